@@ -1,0 +1,32 @@
+// Lint: the recommended TypeScript rules, plus the layering rule that keeps imports pointing down the stack.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', setImmediate: 'readonly' },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='it'][callee.property.name='skip']", message: 'No skipped tests.' }, { selector: "CallExpression[callee.object.name='describe'][callee.property.name='skip']", message: 'No skipped tests.' }, { selector: "CallExpression[callee.object.name='test'][callee.property.name='skip']", message: 'No skipped tests.' }],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/tools/**', '**/mcp/**', '**/runs/**', '**/agent/**', '**/surfaces/**', '**/app.js'], message: 'core is the bottom layer; it imports no other layer.' }] }] },
+  },
+  {
+    files: ['src/tools/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/mcp/**', '**/runs/**', '**/agent/**', '**/surfaces/**', '**/app.js'], message: 'tools may import only core.' }] }] },
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runs/**', '**/agent/**', '**/surfaces/**', '**/app.js'], message: 'mcp may import only core and tools.' }] }] },
+  },
+);

@@ -1,0 +1,53 @@
+/**
+ * The one error type weft throws across layers. Surfaces map `code` to exit codes,
+ * HTTP statuses and JSON-RPC errors in one table each; nothing branches on `message`.
+ */
+
+export type WeftErrorCode =
+  | 'USAGE'
+  | 'SETTINGS_INVALID'
+  | 'CONFIG_INVALID'
+  | 'TOOL_NOT_FOUND'
+  | 'TOOL_INVALID_ARGS'
+  | 'TOOL_DENIED'
+  | 'TOOL_TIMEOUT'
+  | 'TOOL_CANCELLED'
+  | 'TOOL_FAILED'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'FILE_NOT_READ'
+  | 'FILE_NOT_FOUND'
+  | 'EDIT_NO_MATCH'
+  | 'EDIT_AMBIGUOUS'
+  | 'FETCH_FAILED'
+  | 'MCP_SERVER_NOT_FOUND'
+  | 'MCP_SERVER_UNAVAILABLE'
+  | 'MCP_SERVER_FAILED'
+  | 'INVALID_ID'
+  | 'INTERNAL';
+
+export interface WeftErrorOptions {
+  data?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class WeftError extends Error {
+  readonly code: WeftErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: WeftErrorCode, message: string, options: WeftErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WeftError';
+    this.code = code;
+    this.data = options.data ?? {};
+  }
+
+  static is(value: unknown, code?: WeftErrorCode): value is WeftError {
+    return value instanceof WeftError && (code === undefined || value.code === code);
+  }
+}
+
+/** The message of anything thrown, for places that must report but not rethrow. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

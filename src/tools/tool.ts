@@ -1,0 +1,108 @@
+/**
+ * The tool model every layer shares: built-in tools, MCP tools and weft's own run tools
+ * all have this shape, so the agent loop and the CLI call them the same way.
+ */
+import type { JsonSchema } from '../core/json-schema.js';
+import type { Logger } from '../core/logger.js';
+
+export type ToolSource = 'builtin' | 'mcp' | 'weft';
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; uri: string; mimeType?: string; text?: string; blob?: string };
+
+export interface ToolResult {
+  content: ToolContent[];
+  isError: boolean;
+  /** Machine-readable result (MCP `structuredContent`); kept for events, not sent to the model. */
+  structuredContent?: Record<string, unknown>;
+  /** Where the full output was kept when the budget cut it. */
+  artifactPath?: string;
+}
+
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * Remembers which files a session has read, for the read-before-write guardrail.
+ * Keys are canonical absolute paths, so `src/a.ts` and `/ws/src/a.ts` are one file.
+ */
+export interface FileReadTracker {
+  markRead(absolutePath: string): void;
+  hasRead(absolutePath: string): boolean;
+}
+
+export interface ToolContext {
+  /** The workspace root (the run's cwd); file tools never reach outside it. */
+  workspaceRoot: string;
+  signal: AbortSignal;
+  readFiles: FileReadTracker;
+  logger: Logger;
+  onProgress?: (progress: ToolProgress) => void;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  source: ToolSource;
+  /** The MCP server that owns the tool, for `source: 'mcp'`. */
+  server?: string;
+  /** Per-tool limit; the executor's default applies when absent. */
+  timeoutMs?: number;
+  /**
+   * Runs the tool. May throw (a `WeftError` ideally): the executor turns every throw into
+   * an error result, so implementations need not catch.
+   */
+  execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+export function textResult(text: string, extra: Partial<ToolResult> = {}): ToolResult {
+  return { content: [{ type: 'text', text }], isError: false, ...extra };
+}
+
+export function errorResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The text of a result as the model sees it when it cannot take images or audio. */
+export function resultText(result: ToolResult): string {
+  return result.content
+    .map((part) => {
+      switch (part.type) {
+        case 'text':
+          return part.text;
+        case 'image':
+          return '[image content]';
+        case 'audio':
+          return '[audio content]';
+        case 'resource':
+          return part.text ?? '[resource content]';
+        default: {
+          const unreachable: never = part;
+          return String(unreachable);
+        }
+      }
+    })
+    .join('\n');
+}
+
+export function createFileReadTracker(): FileReadTracker {
+  const read = new Set<string>();
+  return { markRead: (path) => void read.add(path), hasRead: (path) => read.has(path) };
+}
