@@ -1,0 +1,60 @@
+/**
+ * The composition root: the only place that builds infrastructure objects (settings,
+ * registry, executor, MCP hub) and wires them into the application services that the
+ * surfaces call.
+ */
+import { join, resolve } from 'node:path';
+import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
+import { loadSettings, type Settings } from '../core/settings/settings.js';
+import { ApprovalPolicy } from '../tools/approval-policy.js';
+import { fileArtifactSink } from '../tools/artifact-sink.js';
+import { builtinTools } from '../tools/builtin/index.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { ToolExecutor } from '../tools/tool-executor.js';
+import { resolveStorageDir } from './storage-dir.js';
+import { ToolService } from './tool-service.js';
+
+export interface WeftAppOptions {
+  cwd?: string;
+  storageDir?: string;
+  env?: Record<string, string | undefined>;
+  logLevel?: LogLevel;
+}
+
+export interface WeftApp {
+  workspaceRoot: string;
+  storageDir: string;
+  settings: Settings;
+  logger: Logger;
+  tools: ToolService;
+  close(): Promise<void>;
+}
+
+export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftApp> {
+  const env = options.env ?? process.env;
+  const workspaceRoot = resolve(options.cwd ?? process.cwd());
+  const storageDir = resolveStorageDir(options.storageDir, env);
+  const settings = await loadSettings({ storageDir, workspaceRoot });
+  const logger = createLogger(stderrSink(options.logLevel ?? settings.logLevel));
+
+  const registry = new ToolRegistry();
+  for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) registry.register(tool);
+
+  const executor = new ToolExecutor({
+    registry,
+    policy: new ApprovalPolicy(settings.approvalRules),
+    approvalMode: { interactive: false, autoApprove: true },
+    artifacts: fileArtifactSink(join(storageDir, 'artifacts', 'tool-output')),
+    logger,
+    outputLimitBytes: settings.outputLimitBytes,
+  });
+
+  return {
+    workspaceRoot,
+    storageDir,
+    settings,
+    logger,
+    tools: new ToolService(registry, executor, workspaceRoot),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The settings keys weft knows, with their types, and the checker that turns any mismatch
+ * into an error naming the file, the dotted key and the expected type. Tables marked
+ * `opaque` belong to another layer, which validates them itself (e.g. `mcp.servers`).
+ */
+import { parseDuration } from '../duration.js';
+
+export type Shape =
+  | { kind: 'string'; values?: readonly string[] }
+  | { kind: 'boolean' }
+  | { kind: 'integer'; min?: number }
+  | { kind: 'duration' }
+  | { kind: 'array'; of: Shape }
+  | { kind: 'table'; fields: Record<string, Shape> }
+  | { kind: 'opaque-table' };
+
+export const SETTINGS_SHAPE: Shape = {
+  kind: 'table',
+  fields: {
+    tools: {
+      kind: 'table',
+      fields: {
+        shell_timeout: { kind: 'duration' },
+        output_limit_bytes: { kind: 'integer', min: 1024 },
+      },
+    },
+    approval: {
+      kind: 'table',
+      fields: {
+        rules: {
+          kind: 'array',
+          of: { kind: 'table', fields: { pattern: { kind: 'string' }, action: { kind: 'string', values: ['allow', 'deny', 'ask'] } } },
+        },
+      },
+    },
+    mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
+    log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
+  },
+};
+
+function describeShape(shape: Shape): string {
+  switch (shape.kind) {
+    case 'string':
+      return shape.values ? `one of ${shape.values.map((v) => `"${v}"`).join(', ')}` : 'a string';
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+      return shape.min === undefined ? 'an integer' : `an integer ≥ ${shape.min}`;
+    case 'duration':
+      return 'a duration such as "500ms", "30s" or "2m"';
+    case 'array':
+      return `an array of ${describeShape(shape.of).replace(/^an? /, '')}s`;
+    case 'table':
+    case 'opaque-table':
+      return 'a table';
+    default: {
+      const unreachable: never = shape;
+      return String(unreachable);
+    }
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'a table';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** Returns one message per problem, each naming the dotted key. */
+export function checkShape(value: unknown, shape: Shape, key: string): string[] {
+  const wrongType = () => [`key '${key}' must be ${describeShape(shape)} (got ${describeValue(value)})`];
+  switch (shape.kind) {
+    case 'string':
+      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();
+      return [];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : wrongType();
+    case 'integer':
+      return Number.isInteger(value) && (shape.min === undefined || (value as number) >= shape.min) ? [] : wrongType();
+    case 'duration':
+      return (typeof value === 'string' || typeof value === 'number') && parseDuration(value) !== undefined ? [] : wrongType();
+    case 'array':
+      if (!Array.isArray(value)) return wrongType();
+      return value.flatMap((item, index) => checkShape(item, shape.of, `${key}[${index}]`));
+    case 'opaque-table':
+      return isTable(value) ? [] : wrongType();
+    case 'table': {
+      if (!isTable(value)) return wrongType();
+      const problems: string[] = [];
+      for (const [name, child] of Object.entries(value)) {
+        const childKey = key ? `${key}.${name}` : name;
+        const childShape = shape.fields[name];
+        if (!childShape) {
+          const known = Object.keys(shape.fields).join(', ');
+          problems.push(`unknown key '${childKey}' (known keys${key ? ` in [${key}]` : ''}: ${known})`);
+          continue;
+        }
+        problems.push(...checkShape(child, childShape, childKey));
+      }
+      return problems;
+    }
+    default: {
+      const unreachable: never = shape;
+      return [String(unreachable)];
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WeftError } from '../errors.js';
+import { loadSettings } from './settings.js';
+
+let storageDir: string;
+let workspaceRoot: string;
+let base: string;
+
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'weft-settings-'));
+  storageDir = join(base, 'home');
+  workspaceRoot = join(base, 'project');
+  await mkdir(storageDir, { recursive: true });
+  await mkdir(join(workspaceRoot, '.weft'), { recursive: true });
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+async function failure(): Promise<WeftError> {
+  try {
+    await loadSettings({ storageDir, workspaceRoot });
+  } catch (error) {
+    if (error instanceof WeftError) return error;
+    throw error;
+  }
+  throw new Error('expected loadSettings to fail');
+}
+
+describe('loadSettings', () => {
+  it('uses defaults when no file exists', async () => {
+    const settings = await loadSettings({ storageDir, workspaceRoot });
+    expect({ ...settings, userDocument: undefined, projectDocument: undefined }).toEqual({
+      shellTimeoutMs: 120_000,
+      outputLimitBytes: 102_400,
+      approvalRules: [],
+      logLevel: 'warn',
+      userDocument: undefined,
+      projectDocument: undefined,
+    });
+  });
+
+  it('lets the project win key by key and appends project approval rules after user rules', async () => {
+    await writeFile(join(storageDir, 'settings.toml'), 'tools.shell_timeout = "30s"\ntools.output_limit_bytes = 4096\n[[approval.rules]]\npattern = "*"\naction = "ask"\n');
+    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[tools]\nshell_timeout = "3m"\n[[approval.rules]]\npattern = "shell"\naction = "allow"\n');
+    const settings = await loadSettings({ storageDir, workspaceRoot });
+    expect(settings.shellTimeoutMs).toBe(180_000);
+    expect(settings.outputLimitBytes).toBe(4096);
+    expect(settings.approvalRules).toEqual([
+      { pattern: '*', action: 'ask' },
+      { pattern: 'shell', action: 'allow' },
+    ]);
+  });
+
+  it('reports a TOML syntax error with file, line and column', async () => {
+    const file = join(workspaceRoot, '.weft/settings.toml');
+    await writeFile(file, 'a = 1\n[tools\n');
+    const error = await failure();
+    expect(error.code).toBe('SETTINGS_INVALID');
+    expect(error.message).toBe(`${file}:2:7: TOML syntax error: illegal character in key. Fix the file or move it aside.`);
+  });
+
+  it('refuses unknown keys, naming the file, the key and the known keys', async () => {
+    const file = join(storageDir, 'settings.toml');
+    await writeFile(file, '[tools]\nshel_timeout = "5s"\n');
+    expect((await failure()).message).toBe(`${file}: unknown key 'tools.shel_timeout' (known keys in [tools]: shell_timeout, output_limit_bytes).`);
+  });
+
+  it('refuses wrong types, naming the expected type', async () => {
+    const file = join(workspaceRoot, '.weft/settings.toml');
+    await writeFile(file, '[tools]\nshell_timeout = "soon"\noutput_limit_bytes = "big"\n[[approval.rules]]\npattern = "x"\naction = "maybe"\n');
+    expect((await failure()).message).toBe(
+      `${file}: key 'tools.shell_timeout' must be a duration such as "500ms", "30s" or "2m" (got string "soon"); ` +
+        `key 'tools.output_limit_bytes' must be an integer ≥ 1024 (got string "big"); ` +
+        `key 'approval.rules[0].action' must be one of "allow", "deny", "ask" (got string "maybe").`,
+    );
+  });
+
+  it('leaves [mcp.servers] to the MCP layer but keeps the parsed document', async () => {
+    await writeFile(join(storageDir, 'settings.toml'), '[mcp.servers.files]\ncommand = ["npx", "x"]\nwhatever = 1\n');
+    const settings = await loadSettings({ storageDir, workspaceRoot });
+    expect(settings.userDocument?.data).toEqual({ mcp: { servers: { files: { command: ['npx', 'x'], whatever: 1 } } } });
+  });
+});

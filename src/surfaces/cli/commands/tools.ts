@@ -1,0 +1,65 @@
+/**
+ * `weft tools list` and `weft tools call`.
+ */
+import type { Command } from 'commander';
+import { WeftError } from '../../../core/errors.js';
+import { resultText } from '../../../tools/tool.js';
+import { printJson, withApp } from '../command-context.js';
+import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+
+function parseArgsJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new WeftError('USAGE', `--args is not valid JSON (${(error as Error).message}). Pass an object, e.g. --args '{"command":"echo hi"}'.`);
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+export function registerToolCommands(program: Command): void {
+  const tools = program.command('tools').description('list and call tools (built-in and MCP)');
+
+  tools
+    .command('list')
+    .description('list every tool an agent can call')
+    .option('--server <name>', 'only the tools of this MCP server')
+    .option('--json', 'print JSON: [{name, source, server, description, inputSchema}]')
+    .action(async (options: { server?: string; json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const list = app.tools.list({ server: options.server });
+        if (options.json) return printJson(list);
+        const width = Math.max(4, ...list.map((tool) => tool.name.length));
+        for (const tool of list) process.stdout.write(`${tool.name.padEnd(width)}  ${tool.source.padEnd(7)}  ${firstLine(tool.description)}\n`);
+      });
+    });
+
+  tools
+    .command('call')
+    .description('call one tool directly and print its result')
+    .argument('<name>', "tool name as shown by 'weft tools list'")
+    .option('--args <json>', 'arguments as a JSON object', '{}')
+    .option('--json', 'print the whole result as JSON')
+    .action(async (name: string, options: { args: string; json?: boolean }, command: Command) => {
+      const args = parseArgsJson(options.args);
+      await withApp(command, async (app) => {
+        const controller = new AbortController();
+        const onSignal = () => controller.abort();
+        process.once('SIGINT', onSignal);
+        try {
+          const result = await app.tools.call(name, args, controller.signal);
+          if (options.json) printJson(result);
+          else {
+            const text = resultText(result);
+            (result.isError ? process.stderr : process.stdout).write(text.endsWith('\n') ? text : `${text}\n`);
+          }
+          process.exitCode = result.isError ? EXIT_FAILURE : EXIT_OK;
+        } finally {
+          process.off('SIGINT', onSignal);
+        }
+      });
+    });
+}

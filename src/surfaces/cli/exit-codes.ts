@@ -1,0 +1,24 @@
+/**
+ * The one table from error codes to process exit codes: 2 for a usage or config mistake,
+ * 1 for a failure of the thing asked.
+ */
+import type { WeftErrorCode } from '../../core/errors.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export function exitCodeFor(code: WeftErrorCode): number {
+  switch (code) {
+    case 'USAGE':
+    case 'SETTINGS_INVALID':
+    case 'CONFIG_INVALID':
+    case 'TOOL_NOT_FOUND':
+    case 'TOOL_INVALID_ARGS':
+    case 'MCP_SERVER_NOT_FOUND':
+    case 'INVALID_ID':
+      return EXIT_USAGE;
+    default:
+      return EXIT_FAILURE;
+  }
+}

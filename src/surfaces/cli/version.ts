@@ -1,0 +1,16 @@
+/** The package version, read once from package.json next to the bundle or the sources. */
+import { readFileSync } from 'node:fs';
+
+function readVersion(): string {
+  for (const candidate of ['../package.json', '../../../package.json']) {
+    try {
+      const parsed = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (parsed.name === 'weft' && parsed.version) return parsed.version;
+    } catch {
+      // Try the next layout: dist/cli.js sits one level below package.json, src/surfaces/cli three.
+    }
+  }
+  return '0.0.0';
+}
+
+export const version = readVersion();

@@ -1,0 +1,174 @@
+/**
+ * Runs tool calls: name lookup → argument validation → approval policy → execution with
+ * timeout and abort → result normalisation and output budget. Every failure comes back as
+ * an error result; nothing a tool does can throw through to the caller.
+ */
+import { WeftError, errorMessage } from '../core/errors.js';
+import { formatDuration } from '../core/duration.js';
+import { checkAgainstSchema } from '../core/json-schema.js';
+import type { Logger } from '../core/logger.js';
+import { redactSecrets } from '../core/redact.js';
+import type { ApprovalMode, ApprovalPolicy } from './approval-policy.js';
+import type { ArtifactSink } from './artifact-sink.js';
+import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget } from './output-budget.js';
+import type { ToolRegistry } from './registry.js';
+import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
+
+export interface ToolCall {
+  /** The model's id for the call (or any unique label); echoed in the outcome. */
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export interface ToolCallOutcome {
+  callId: string;
+  name: string;
+  result: ToolResult;
+  durationMs: number;
+}
+
+/** One agent session's view of the workspace; shared by all its calls. */
+export interface ToolSession {
+  workspaceRoot: string;
+  readFiles: FileReadTracker;
+  signal: AbortSignal;
+  onProgress?: (callId: string, progress: ToolProgress) => void;
+}
+
+/** Asked when the policy says `ask`; resolves true to allow the call. */
+export type ApprovalPrompt = (call: ToolCall, tool: Tool) => Promise<boolean>;
+
+export interface ToolExecutorOptions {
+  registry: ToolRegistry;
+  policy: ApprovalPolicy;
+  approvalMode: ApprovalMode;
+  artifacts: ArtifactSink;
+  logger: Logger;
+  askApproval?: ApprovalPrompt;
+  /** Applies to tools without their own `timeoutMs`. */
+  defaultTimeoutMs?: number;
+  outputLimitBytes?: number;
+}
+
+// Above shell's own 600 s cap, so a tool's own timeout always fires first.
+const DEFAULT_TIMEOUT_MS = 660_000;
+
+export class ToolExecutor {
+  readonly #options: ToolExecutorOptions;
+
+  constructor(options: ToolExecutorOptions) {
+    this.#options = options;
+  }
+
+  /** Runs a model turn's calls concurrently; outcomes come back in call order. */
+  executeAll(calls: readonly ToolCall[], session: ToolSession): Promise<ToolCallOutcome[]> {
+    return Promise.all(calls.map((call) => this.execute(call, session)));
+  }
+
+  async execute(call: ToolCall, session: ToolSession): Promise<ToolCallOutcome> {
+    const startedAt = performance.now();
+    const result = await this.#run(call, session);
+    const budgeted = await this.#budget(result, call.name);
+    return { callId: call.id, name: call.name, result: budgeted, durationMs: performance.now() - startedAt };
+  }
+
+  async #run(call: ToolCall, session: ToolSession): Promise<ToolResult> {
+    if (session.signal.aborted) return errorResult('Cancelled');
+    const tool = this.#options.registry.get(call.name);
+    if (!tool) return errorResult(`Unknown tool '${call.name}'. Available tools: ${this.#toolNames()}.`);
+
+    const args = call.arguments ?? {};
+    const check = checkAgainstSchema(tool.inputSchema, args);
+    if (!check.ok) {
+      return errorResult(`Invalid arguments for '${tool.name}': ${check.problems.join('; ')}`);
+    }
+
+    const refusal = await this.#approve(call, tool);
+    if (refusal) return refusal;
+
+    try {
+      return await this.#executeWithLimits(tool, args as Record<string, unknown>, call, session);
+    } catch (error) {
+      return this.#failure(tool, error);
+    }
+  }
+
+  async #approve(call: ToolCall, tool: Tool): Promise<ToolResult | undefined> {
+    const decision = this.#options.policy.decide(tool.name, tool.source, this.#options.approvalMode);
+    switch (decision.action) {
+      case 'allow':
+        return undefined;
+      case 'deny':
+        return errorResult(`Tool '${tool.name}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`);
+      case 'ask': {
+        const ask = this.#options.askApproval;
+        if (!ask) {
+          return errorResult(`Tool '${tool.name}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${tool.name}", action = "allow" } or enable auto_approve.`);
+        }
+        try {
+          return (await ask(call, tool)) ? undefined : errorResult(`Tool '${tool.name}' was denied by the user.`);
+        } catch (error) {
+          return errorResult(`Approval for '${tool.name}' failed: ${errorMessage(error)}`);
+        }
+      }
+      default: {
+        const unreachable: never = decision.action;
+        return errorResult(`Unknown approval action ${String(unreachable)}`);
+      }
+    }
+  }
+
+  async #executeWithLimits(tool: Tool, args: Record<string, unknown>, call: ToolCall, session: ToolSession): Promise<ToolResult> {
+    const timeoutMs = tool.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const controller = new AbortController();
+    let settle: ((result: ToolResult) => void) | undefined;
+    const stopped = new Promise<ToolResult>((resolve) => {
+      settle = resolve;
+    });
+    const onAbort = () => {
+      controller.abort(new WeftError('TOOL_CANCELLED', 'Cancelled'));
+      settle?.(errorResult('Cancelled'));
+    };
+    session.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => {
+      controller.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
+      settle?.(errorResult(`Tool '${tool.name}' timed out after ${formatDuration(timeoutMs)}.`));
+    }, timeoutMs);
+    try {
+      const running = tool.execute(args, {
+        workspaceRoot: session.workspaceRoot,
+        signal: controller.signal,
+        readFiles: session.readFiles,
+        logger: this.#options.logger.child(tool.name),
+        onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
+      });
+      // A tool that ignores its signal must not hold the turn: whichever settles first wins.
+      running.catch(() => {});
+      return await Promise.race([running, stopped]);
+    } finally {
+      clearTimeout(timer);
+      session.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #failure(tool: Tool, error: unknown): ToolResult {
+    if (WeftError.is(error, 'TOOL_CANCELLED')) return errorResult('Cancelled');
+    if (!WeftError.is(error)) this.#options.logger.debug(`tool '${tool.name}' threw`, { error: errorMessage(error) });
+    return errorResult(redactSecrets(errorMessage(error)));
+  }
+
+  async #budget(result: ToolResult, toolName: string): Promise<ToolResult> {
+    const limit = this.#options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
+    try {
+      return await applyOutputBudget(result, toolName, limit, this.#options.artifacts);
+    } catch (error) {
+      return errorResult(`Could not keep the full output of '${toolName}': ${errorMessage(error)}`);
+    }
+  }
+
+  #toolNames(): string {
+    const names = this.#options.registry.list().map((tool) => tool.name).sort();
+    return names.length > 20 ? `${names.slice(0, 20).join(', ')}, … (${names.length} in all; see 'weft tools list')` : names.join(', ');
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Builds the CLI bundle once before the tests that spawn `bin/weft.js`, so `npx vitest run`
+ * works without a separate build step.
+ */
+import { execFileSync } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export default function setup(): void {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+}

@@ -1,0 +1,73 @@
+/**
+ * Imports point down the stack only: core → tools → mcp → runs → agent → app → surfaces,
+ * and the surfaces never import each other. Scans the sources so the rule cannot be
+ * switched off by editing the lint config alone.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+const LAYERS = ['core', 'tools', 'mcp', 'runs', 'agent', 'app', 'surfaces'] as const;
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return sourceFiles(path);
+      return Promise.resolve(entry.name.endsWith('.ts') ? [path] : []);
+    }),
+  );
+  return nested.flat();
+}
+
+/** `tools`, or `surfaces/cli` for the surfaces, which are separate from each other. */
+function layerOf(file: string): { layer: string; rank: number; unit: string } {
+  const parts = relative(SRC, file).split(sep);
+  const layer = parts[0] ?? '';
+  const rank = LAYERS.indexOf(layer as (typeof LAYERS)[number]);
+  return { layer, rank, unit: layer === 'surfaces' ? `surfaces/${parts[1]}` : layer };
+}
+
+export function layeringViolations(files: Map<string, string>): string[] {
+  const violations: string[] = [];
+  for (const [file, text] of files) {
+    const from = layerOf(file);
+    for (const match of text.matchAll(IMPORT)) {
+      const specifier = match[1] ?? match[2] ?? '';
+      if (!specifier.startsWith('.')) continue;
+      const target = layerOf(resolve(dirname(file), specifier));
+      const where = `${relative(SRC, file)} imports '${specifier}'`;
+      if (from.rank < 0) violations.push(`${where}: ${from.layer} is not a known layer (${LAYERS.join(', ')})`);
+      else if (target.rank > from.rank) violations.push(`${where}: ${from.layer} may not import from ${target.layer} (higher layer)`);
+      else if (from.layer === 'surfaces' && target.layer === 'surfaces' && from.unit !== target.unit) violations.push(`${where}: surfaces do not import each other`);
+    }
+  }
+  return violations;
+}
+
+describe('layering', () => {
+  it('every import in src points down the stack', async () => {
+    const files = new Map<string, string>();
+    for (const file of await sourceFiles(SRC)) files.set(file, await readFile(file, 'utf8'));
+    expect(files.size).toBeGreaterThan(10);
+    expect(layeringViolations(files)).toEqual([]);
+  });
+
+  it('flags an import that points up, and one between surfaces', () => {
+    const files = new Map([
+      [join(SRC, 'tools/registry.ts'), "import { McpHub } from '../mcp/hub/mcp-hub.js';"],
+      [join(SRC, 'core/errors.ts'), "const lazy = await import('../app/weft-app.js');"],
+      [join(SRC, 'surfaces/cli/main.ts'), "import { route } from '../http/app.js';"],
+      [join(SRC, 'mcp/hub/x.ts'), "import type { Tool } from '../../tools/tool.js';"],
+    ]);
+    expect(layeringViolations(files)).toEqual([
+      "tools/registry.ts imports '../mcp/hub/mcp-hub.js': tools may not import from mcp (higher layer)",
+      "core/errors.ts imports '../app/weft-app.js': core may not import from app (higher layer)",
+      "surfaces/cli/main.ts imports '../http/app.js': surfaces do not import each other",
+    ]);
+  });
+});
