@@ -19,14 +19,26 @@ export default tseslint.config(
   },
   {
     files: ['src/core/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/tools/**', '**/mcp/**', '**/runs/**', '**/agent/**', '**/surfaces/**', '**/app.js'], message: 'core is the bottom layer; it imports no other layer.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/tools/**', '**/mcp/**', '**/runs/**', '**/agent/**', '**/app/**', '**/surfaces/**'], message: 'core is the bottom layer; it imports no other layer.' }] }] },
   },
   {
     files: ['src/tools/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/mcp/**', '**/runs/**', '**/agent/**', '**/surfaces/**', '**/app.js'], message: 'tools may import only core.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/mcp/**', '**/runs/**', '**/agent/**', '**/app/**', '**/surfaces/**'], message: 'tools may import only core.' }] }] },
   },
   {
     files: ['src/mcp/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runs/**', '**/agent/**', '**/surfaces/**', '**/app.js'], message: 'mcp may import only core and tools.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runs/**', '**/agent/**', '**/app/**', '**/surfaces/**'], message: 'mcp may import only core and tools.' }] }] },
+  },
+  {
+    files: ['src/runs/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/agent/**', '**/app/**', '**/surfaces/**'], message: 'runs may import only core, tools and mcp.' }] }] },
+  },
+  {
+    files: ['src/agent/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/app/**', '**/surfaces/**'], message: 'agent may not import app or surfaces.' }] }] },
+  },
+  {
+    files: ['src/app/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**'], message: 'app is the composition root below the surfaces.' }] }] },
   },
 );
