@@ -1,0 +1,149 @@
+/**
+ * Typed reads of one server entry's fields. Every read that finds the wrong shape records
+ * a problem naming the file, the server and the field (as the user spelled it) with an
+ * example of the right shape, and returns `undefined`.
+ */
+import { formatDuration, parseDuration } from '../../core/duration.js';
+import { ENV_NAME, exampleValue, type EntryField } from './entry-fields.js';
+import { describeValue, example, fieldProblem, isPlainObject, type FileContext, type McpConfigProblem } from './problems.js';
+
+export interface RawField {
+  /** The key as written in the file (`serverUrl`, `url`, …). */
+  key: string;
+  value: unknown;
+}
+
+export class FieldReader {
+  readonly problems: McpConfigProblem[] = [];
+
+  constructor(
+    readonly ctx: FileContext,
+    readonly server: string,
+    readonly fields: Map<EntryField, RawField>,
+  ) {}
+
+  has(field: EntryField): boolean {
+    return this.fields.has(field);
+  }
+
+  key(field: EntryField): string {
+    return this.fields.get(field)?.key ?? field;
+  }
+
+  error(field: string, text: string, fix: string): void {
+    this.problems.push(fieldProblem(this.ctx, this.server, field, text, fix));
+  }
+
+  wrongType(field: EntryField, expected: string, value: unknown, shownKey = this.key(field)): void {
+    const sample = example(this.ctx.format, shownKey, exampleValue(field, this.ctx.format));
+    this.error(shownKey, `must be ${expected}, not ${describeValue(this.ctx.format, value)}`, `e.g. ${sample}`);
+  }
+
+  string(field: EntryField): string | undefined {
+    const raw = this.fields.get(field);
+    if (!raw) return undefined;
+    if (typeof raw.value === 'string') return raw.value;
+    this.wrongType(field, 'a string', raw.value);
+    return undefined;
+  }
+
+  boolean(field: EntryField): boolean | undefined {
+    const raw = this.fields.get(field);
+    if (!raw) return undefined;
+    if (typeof raw.value === 'boolean') return raw.value;
+    this.wrongType(field, 'true or false', raw.value);
+    return undefined;
+  }
+
+  /** An array of strings; `what` names the items in messages (e.g. "tool names"). */
+  stringArray(field: EntryField, what = 'strings'): string[] | undefined {
+    const raw = this.fields.get(field);
+    if (!raw) return undefined;
+    if (!Array.isArray(raw.value)) {
+      this.wrongType(field, `an array of ${what}`, raw.value);
+      return undefined;
+    }
+    const items: string[] = [];
+    let ok = true;
+    raw.value.forEach((item: unknown, index) => {
+      if (typeof item === 'string') items.push(item);
+      else {
+        ok = false;
+        const quoted = JSON.stringify(typeof item === 'object' ? '…' : String(item));
+        this.error(`${raw.key}[${index}]`, `must be a string, not ${describeValue(this.ctx.format, item)}`, `quote it: ${quoted}`);
+      }
+    });
+    return ok ? items : undefined;
+  }
+
+  /** A table/object whose values are strings (`env`, `headers`). */
+  stringMap(field: EntryField): Record<string, string> | undefined {
+    const raw = this.fields.get(field);
+    if (!raw) return undefined;
+    if (!isPlainObject(raw.value)) {
+      this.wrongType(field, this.ctx.format === 'json' ? 'an object of strings' : 'a table of strings', raw.value);
+      return undefined;
+    }
+    const map: Record<string, string> = {};
+    let ok = true;
+    for (const [name, item] of Object.entries(raw.value)) {
+      if (typeof item === 'string') map[name] = item;
+      else {
+        ok = false;
+        const quoted = typeof item === 'object' ? '"…"' : JSON.stringify(String(item));
+        const fix = this.ctx.format === 'json' ? `${JSON.stringify(name)}: ${quoted}` : `${name} = ${quoted}`;
+        this.error(`${raw.key}.${name}`, `must be a string, not ${describeValue(this.ctx.format, item)}`, `quote it: ${fix}`);
+      }
+    }
+    return ok ? map : undefined;
+  }
+
+  /** Names of environment variables (`env_vars`), each checked. */
+  variableNames(field: EntryField): string[] | undefined {
+    const names = this.stringArray(field, 'variable names');
+    if (!names) return undefined;
+    const key = this.key(field);
+    let ok = true;
+    names.forEach((name, index) => {
+      if (ENV_NAME.test(name)) return;
+      ok = false;
+      this.error(`${key}[${index}]`, `is not a variable name: ${JSON.stringify(name)}`, `use letters, digits and '_', not starting with a digit (e.g. "GITHUB_TOKEN")`);
+    });
+    return ok ? names : undefined;
+  }
+
+  /** A duration (`"500ms"`, `"10s"`, `"2m"`, or a number of milliseconds) greater than zero. */
+  duration(field: EntryField): number | undefined {
+    const raw = this.fields.get(field);
+    if (!raw) return undefined;
+    const sample = example(this.ctx.format, raw.key, exampleValue(field, this.ctx.format));
+    const ms = typeof raw.value === 'string' || typeof raw.value === 'number' ? parseDuration(raw.value) : undefined;
+    if (ms === undefined) {
+      const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValue(this.ctx.format, raw.value);
+      this.error(raw.key, `is not a duration: ${shown}`, `use a number with a unit ("500ms", "10s", "2m", "1h"), e.g. ${sample}`);
+      return undefined;
+    }
+    if (ms <= 0) {
+      this.error(raw.key, `must be greater than zero`, `e.g. ${sample}`);
+      return undefined;
+    }
+    return ms;
+  }
+
+  /** A TCP port number. */
+  port(field: EntryField): number | undefined {
+    const raw = this.fields.get(field);
+    if (!raw) return undefined;
+    if (typeof raw.value === 'number' && Number.isInteger(raw.value) && raw.value >= 1 && raw.value <= 65_535) return raw.value;
+    this.wrongType(field, 'an integer port between 1 and 65535', raw.value);
+    return undefined;
+  }
+
+  /** `max_tool_timeout` must not be shorter than `tool_timeout`. */
+  checkMaxToolTimeout(toolMs: number, maxMs: number): boolean {
+    if (maxMs >= toolMs) return true;
+    const key = this.key('max_tool_timeout');
+    this.error(key, `(${formatDuration(maxMs)}) is shorter than tool_timeout (${formatDuration(toolMs)})`, `raise it, or remove it to use the default of 10 × tool_timeout`);
+    return false;
+  }
+}
