@@ -18,14 +18,22 @@ export interface ToolInfo {
   inputSchema: JsonSchema;
 }
 
+/** What the tool service needs from MCP: connecting the servers whose tools are asked for. */
+export interface McpToolSource {
+  start(names?: readonly string[]): Promise<unknown>;
+  startForTool(toolName: string): Promise<void>;
+}
+
 export class ToolService {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly executor: ToolExecutor,
+    private readonly mcp: McpToolSource,
     private readonly workspaceRoot: string,
   ) {}
 
-  list(filter: { server?: string } = {}): ToolInfo[] {
+  async list(filter: { server?: string } = {}): Promise<ToolInfo[]> {
+    await this.mcp.start(filter.server === undefined ? undefined : [filter.server]);
     return this.registry
       .list()
       .filter((tool) => filter.server === undefined || tool.server === filter.server)
@@ -34,6 +42,7 @@ export class ToolService {
 
   /** Throws for what is the caller's mistake (unknown tool, bad arguments); returns the tool's own result otherwise. */
   async call(name: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+    await this.mcp.startForTool(name);
     const tool = this.registry.get(name);
     if (!tool) {
       const similar = this.registry.list().map((t) => t.name).filter((n) => n.includes(name) || name.includes(n));

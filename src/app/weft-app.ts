@@ -11,10 +11,14 @@ import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
+import { McpConfigService } from './mcp-config-service.js';
+import { McpService } from './mcp-service.js';
 import { resolveStorageDir } from './storage-dir.js';
 import { ToolService } from './tool-service.js';
 
 export interface WeftAppOptions {
+  /** Reported to MCP servers as weft's version. */
+  version?: string;
   cwd?: string;
   storageDir?: string;
   env?: Record<string, string | undefined>;
@@ -27,6 +31,8 @@ export interface WeftApp {
   settings: Settings;
   logger: Logger;
   tools: ToolService;
+  mcp: McpService;
+  mcpConfig: McpConfigService;
   close(): Promise<void>;
 }
 
@@ -49,12 +55,16 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     outputLimitBytes: settings.outputLimitBytes,
   });
 
+  const mcp = new McpService({ registry, settings, workspaceRoot, env, logger, clientVersion: options.version ?? '0.0.0' });
+
   return {
     workspaceRoot,
     storageDir,
     settings,
     logger,
-    tools: new ToolService(registry, executor, workspaceRoot),
-    close: async () => {},
+    tools: new ToolService(registry, executor, mcp, workspaceRoot),
+    mcp,
+    mcpConfig: new McpConfigService(workspaceRoot, storageDir),
+    close: () => mcp.close(),
   };
 }

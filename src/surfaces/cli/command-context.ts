@@ -18,8 +18,8 @@ export function globalOptions(command: Command): GlobalOptions {
 /** Builds the app for a command; imported lazily so `--help` and `--version` stay instant. */
 export async function openApp(command: Command): Promise<WeftApp> {
   const options = globalOptions(command);
-  const { createWeftApp } = await import('../../app/weft-app.js');
-  return createWeftApp({ cwd: options.cwd, storageDir: options.storageDir, logLevel: options.verbose ? 'debug' : undefined });
+  const [{ createWeftApp }, { version }] = await Promise.all([import('../../app/weft-app.js'), import('./version.js')]);
+  return createWeftApp({ cwd: options.cwd, storageDir: options.storageDir, logLevel: options.verbose ? 'debug' : undefined, version });
 }
 
 export async function withApp<T>(command: Command, use: (app: WeftApp) => Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerToolCommands } from './commands/tools.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { version } from './version.js';
@@ -21,6 +22,7 @@ function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
   registerToolCommands(program);
+  registerMcpCommands(program);
   for (const command of program.commands) applyToTree(command);
   return program;
 }

@@ -30,7 +30,7 @@ export function registerToolCommands(program: Command): void {
     .option('--json', 'print JSON: [{name, source, server, description, inputSchema}]')
     .action(async (options: { server?: string; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const list = app.tools.list({ server: options.server });
+        const list = await app.tools.list({ server: options.server });
         if (options.json) return printJson(list);
         const width = Math.max(4, ...list.map((tool) => tool.name.length));
         for (const tool of list) process.stdout.write(`${tool.name.padEnd(width)}  ${tool.source.padEnd(7)}  ${firstLine(tool.description)}\n`);

@@ -1,0 +1,21 @@
+/** The MCP client hub's public surface. */
+export { McpHub, type McpCallOptions, type McpHubOptions } from './mcp-hub.js';
+export { qualifiedToolName, MAX_TOOL_NAME_LENGTH } from './tool-names.js';
+export { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+export type {
+  ElicitationHandler,
+  ElicitationRequest,
+  HostEnv,
+  McpHubHandlers,
+  McpPrompt,
+  McpPromptInfo,
+  McpPromptMessage,
+  McpResourceInfo,
+  McpResourceRead,
+  McpResourceTemplateInfo,
+  McpServerState,
+  McpServerStatus,
+  McpServerTimings,
+  SamplingHandler,
+  SamplingRequest,
+} from './types.js';

@@ -1,0 +1,102 @@
+/**
+ * Splits a byte stream into lines without re-copying what it has buffered (a 50 MB
+ * message arrives in thousands of chunks), and with a bound on the length of one line.
+ */
+
+export interface LineReaderOptions {
+  /** Longer lines are dropped whole; `onOversize` says so once per dropped line. */
+  maxLineBytes: number;
+  onOversize?: (bytes: number) => void;
+}
+
+export class LineReader {
+  readonly #onLine: (line: string) => void;
+  readonly #options: LineReaderOptions;
+  #parts: Buffer[] = [];
+  #size = 0;
+  #discarding = false;
+  #discarded = 0;
+
+  constructor(onLine: (line: string) => void, options: LineReaderOptions) {
+    this.#onLine = onLine;
+    this.#options = options;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(10, start);
+      if (newline === -1) {
+        this.#append(chunk.subarray(start));
+        return;
+      }
+      this.#append(chunk.subarray(start, newline));
+      this.#emit();
+      start = newline + 1;
+    }
+  }
+
+  /** Emits what is left as a last line (a stream that ends without a newline). */
+  end(): void {
+    if (this.#size > 0 || this.#discarding) this.#emit();
+  }
+
+  #append(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.#discarding) {
+      this.#discarded += part.length;
+      return;
+    }
+    if (this.#size + part.length > this.#options.maxLineBytes) {
+      this.#discarding = true;
+      this.#discarded = this.#size + part.length;
+      this.#parts = [];
+      this.#size = 0;
+      return;
+    }
+    this.#parts.push(part);
+    this.#size += part.length;
+  }
+
+  #emit(): void {
+    if (this.#discarding) {
+      this.#discarding = false;
+      this.#options.onOversize?.(this.#discarded);
+      this.#discarded = 0;
+      return;
+    }
+    const parts = this.#parts;
+    const size = this.#size;
+    this.#parts = [];
+    this.#size = 0;
+    const buffer = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size);
+    let line = buffer.toString('utf8');
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    this.#onLine(line);
+  }
+}
+
+/** The last `limit` lines of a stream, each cut to `maxLineLength` characters, for error reports. */
+export class LineTail {
+  readonly #lines: string[] = [];
+  readonly #limit: number;
+  readonly #maxLineLength: number;
+
+  constructor(limit = 50, maxLineLength = 500) {
+    this.#limit = limit;
+    this.#maxLineLength = maxLineLength;
+  }
+
+  add(line: string): void {
+    this.#lines.push(line.length > this.#maxLineLength ? `${line.slice(0, this.#maxLineLength)}…` : line);
+    if (this.#lines.length > this.#limit) this.#lines.shift();
+  }
+
+  lines(): string[] {
+    return [...this.#lines];
+  }
+
+  clear(): void {
+    this.#lines.length = 0;
+  }
+}

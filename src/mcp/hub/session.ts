@@ -1,0 +1,115 @@
+/**
+ * One connection attempt to a server: transport, client, handshake and discovery, all
+ * within `startup_timeout`. Yields a live `Session` or a `ConnectFailure` whose message
+ * says what to do, with the server's stderr tail; a failed attempt leaves no process.
+ */
+import type { Client, Implementation } from '@modelcontextprotocol/client';
+import type { Logger } from '../../core/logger.js';
+import type { McpServerConfig } from '../config/server-config.js';
+import { createClient, type ClientEvents } from './client-factory.js';
+import { discover, type Discovery } from './discovery.js';
+import { StartupTimeout, describeStartupFailure } from './startup-failure.js';
+import { createTransport, type BuiltTransport, type TransportDeps } from './transport-factory.js';
+import type { McpHubHandlers } from './types.js';
+
+export interface SessionParts {
+  client: Client;
+  built: BuiltTransport;
+}
+
+export interface Session extends SessionParts {
+  /** The connection attempt this session came from; newer attempts have larger numbers. */
+  generation: number;
+  discovery: Discovery;
+  serverInfo?: Implementation;
+  protocolVersion?: string;
+}
+
+export class ConnectFailure extends Error {
+  readonly stderrTail: string[];
+
+  constructor(message: string, stderrTail: string[]) {
+    super(message);
+    this.name = 'ConnectFailure';
+    this.stderrTail = stderrTail;
+  }
+}
+
+export interface SessionDeps extends TransportDeps {
+  handlers: McpHubHandlers;
+  clientVersion: string;
+}
+
+export interface OpenSessionOptions {
+  config: McpServerConfig;
+  deps: SessionDeps;
+  generation: number;
+  serverLogger: Logger;
+  events: (client: Client) => ClientEvents;
+  /** Told about the attempt's parts at once (and when it is over), so a `close()` meanwhile can end them. */
+  onAttempt: (parts: SessionParts, over: boolean) => void;
+  /** The established session's connection closed. */
+  onLost: (session: Session, reason: string) => void;
+  onError: (session: Session, error: Error) => void;
+}
+
+export async function openSession(options: OpenSessionOptions): Promise<Session> {
+  const { config, deps, generation } = options;
+  const timeoutMs = config.startupTimeoutMs;
+  let built: BuiltTransport;
+  try {
+    built = createTransport(config, deps);
+  } catch (error) {
+    throw new ConnectFailure(describeStartupFailure(error, {}), []);
+  }
+  const client: Client = createClient({
+    server: config.name,
+    clientVersion: deps.clientVersion,
+    workspaceRoot: deps.workspaceRoot,
+    handlers: deps.handlers,
+    samplingEnabled: config.sampling,
+    serverLogger: options.serverLogger,
+    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri) },
+  });
+  const events = options.events(client);
+  options.onAttempt({ client, built }, false);
+
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StartupTimeout(timeoutMs)), timeoutMs);
+  });
+  const handshake = (async (): Promise<Session> => {
+    await client.connect(built.transport, { timeout: timeoutMs });
+    const discovery = await discover(client, { timeout: timeoutMs }, deps.logger, config.name);
+    const serverInfo = client.getServerVersion();
+    const protocolVersion = client.getNegotiatedProtocolVersion();
+    return { generation, client, built, discovery, ...(serverInfo ? { serverInfo } : {}), ...(protocolVersion ? { protocolVersion } : {}) };
+  })();
+  handshake.catch(() => {});
+  try {
+    const session = await Promise.race([handshake, deadline]);
+    client.onclose = () => options.onLost(session, 'the connection closed');
+    client.onerror = (error) => options.onError(session, error);
+    return session;
+  } catch (error) {
+    // Read before disposing: the exit we cause ourselves is not the story.
+    const exit = built.kind === 'stdio' ? built.transport.exitDescription : undefined;
+    await disposeParts({ client, built });
+    const line = describeStartupFailure(error, {
+      ...(built.kind === 'stdio' ? { command: built.command } : { url: built.url }),
+      ...(exit ? { exit } : {}),
+    });
+    throw new ConnectFailure(line, built.kind === 'stdio' ? built.transport.stderrTail.lines() : []);
+  } finally {
+    clearTimeout(timer);
+    options.onAttempt({ client, built }, true);
+  }
+}
+
+/** Closes the client and its transport (for stdio: stdin, SIGTERM, SIGKILL of the group). */
+export async function disposeParts(parts: SessionParts): Promise<void> {
+  parts.client.onclose = undefined;
+  parts.client.onerror = undefined;
+  await parts.client.close().catch(() => {});
+  await parts.built.transport.close().catch(() => {});
+}

@@ -1,0 +1,193 @@
+/**
+ * The MCP stdio transport weft uses instead of the SDK's: the server runs in its own
+ * process group (registered with the watchdog), stdout lines that are not JSON-RPC are
+ * skipped instead of breaking the connection, messages may be large (tens of MB), stderr
+ * is logged line by line and its tail kept for error reports, and shutdown escalates
+ * from closing stdin to SIGTERM and SIGKILL of the whole group.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/client';
+import type { Logger } from '../../core/logger.js';
+import { LineReader, LineTail } from './line-reader.js';
+import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from './process-group.js';
+import type { GroupWatchdog } from './watchdog.js';
+
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface StdioTransportOptions {
+  server: string;
+  launch: StdioLaunch;
+  logger: Logger;
+  watchdog?: GroupWatchdog;
+  /** One message (one stdout line) may be at most this large. Default 256 MiB. */
+  maxMessageBytes?: number;
+  /** After closing stdin, how long the server may take to exit before SIGTERM. Default 500 ms. */
+  eofGraceMs?: number;
+  /** After SIGTERM, how long before SIGKILL. Default 2 s. */
+  killGraceMs?: number;
+}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+const SHOWN_GARBAGE_CHARS = 200;
+
+export class StdioProcessTransport implements Transport {
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  onmessage?: Transport['onmessage'];
+
+  /** The last 50 stderr lines, for error reports. */
+  readonly stderrTail = new LineTail(50);
+  readonly #options: StdioTransportOptions;
+  #child: ChildProcess | undefined;
+  #started = false;
+  #closed = false;
+  #closing = false;
+  #exit: string | undefined;
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** `exited with code 3`, `was killed by SIGKILL`, or undefined while it runs. */
+  get exitDescription(): string | undefined {
+    return this.#exit;
+  }
+
+  start(): Promise<void> {
+    if (this.#child) return Promise.reject(new Error('The stdio transport was already started.'));
+    const { launch } = this.#options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(launch.command, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: PROCESS_GROUPS,
+        windowsHide: true,
+      });
+      this.#child = child;
+      child.once('spawn', () => {
+        this.#started = true;
+        if (child.pid !== undefined) this.#options.watchdog?.watch(child.pid);
+        resolve();
+      });
+      child.on('error', (error) => {
+        if (!this.#started) reject(error);
+        else this.onerror?.(error);
+      });
+      child.once('exit', (code, signal) => this.#onExit(child, code, signal));
+      child.once('close', () => this.#finish());
+      this.#wireStreams(child);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || !stdin.writable || this.#closed || this.#exit) {
+      return Promise.reject(new Error(`MCP server '${this.#options.server}' is not running${this.#exit ? ` (${this.#exit})` : ''}.`));
+    }
+    return new Promise((resolve, reject) => {
+      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Closes stdin, then SIGTERM to the group, then SIGKILL; resolves when the group is gone. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (!child || !this.#started) {
+      this.#finish();
+      return;
+    }
+    this.#closing = true;
+    const pid = child.pid;
+    const { eofGraceMs = 500, killGraceMs = 2000 } = this.#options;
+    child.stdin?.end();
+    if (!(await waitForExit(child, eofGraceMs)) && pid !== undefined) {
+      await terminateGroup(pid, killGraceMs);
+    }
+    // The leader is gone; anything it left behind in its group goes too.
+    if (pid !== undefined && PROCESS_GROUPS && groupAlive(pid)) await terminateGroup(pid, killGraceMs);
+    if (pid !== undefined) this.#options.watchdog?.unwatch(pid);
+    this.#destroyStreams(child);
+    this.#finish();
+  }
+
+  #wireStreams(child: ChildProcess): void {
+    const { logger, server } = this.#options;
+    const stdout = new LineReader((line) => this.#onStdoutLine(line), {
+      maxLineBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      onOversize: (bytes) => {
+        const error = new Error(`MCP [${server}] sent a message of ${bytes} bytes, over the limit; it was dropped.`);
+        logger.warn(error.message);
+        this.onerror?.(error);
+      },
+    });
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout?.on('end', () => stdout.end());
+    const stderr = new LineReader(
+      (line) => {
+        this.stderrTail.add(line);
+        logger.debug(`MCP [${server}] stderr: ${line}`);
+      },
+      { maxLineBytes: 1024 * 1024 },
+    );
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr?.on('end', () => stderr.end());
+    // EPIPE when the server is gone; the exit handler reports that.
+    child.stdin?.on('error', (error) => logger.debug(`MCP [${server}] stdin: ${error.message}`));
+    child.stdout?.on('error', (error) => logger.debug(`MCP [${server}] stdout: ${error.message}`));
+    child.stderr?.on('error', (error) => logger.debug(`MCP [${server}] stderr stream: ${error.message}`));
+  }
+
+  #onStdoutLine(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch {
+      const shown = line.length > SHOWN_GARBAGE_CHARS ? `${line.slice(0, SHOWN_GARBAGE_CHARS)}…` : line;
+      this.#options.logger.debug(`MCP [${this.#options.server}] stdout: skipped a line that is not JSON-RPC: ${shown}`);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exit = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+    const pid = child.pid;
+    if (pid === undefined) return;
+    // Children the server left in its group are ended too, unless close() is already on it.
+    void (async () => {
+      if (PROCESS_GROUPS && groupAlive(pid) && !this.#closing) await terminateGroup(pid, this.#options.killGraceMs ?? 2000);
+      this.#options.watchdog?.unwatch(pid);
+    })();
+    // A grandchild holding stdout open must not keep the connection half-alive.
+    setTimeout(() => {
+      if (!this.#closed) {
+        this.#destroyStreams(child);
+        this.#finish();
+      }
+    }, 250).unref();
+  }
+
+  #destroyStreams(child: ChildProcess): void {
+    child.stdin?.destroy();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#started) this.onclose?.();
+  }
+}

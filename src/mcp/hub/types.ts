@@ -1,0 +1,112 @@
+/**
+ * The public vocabulary of the MCP hub: server states and status, the pluggable
+ * elicitation and sampling handlers, and the resource and prompt shapes it hands out.
+ */
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { McpTransportType } from '../config/server-config.js';
+import type { ToolContent } from '../../tools/tool.js';
+
+/** The host environment (`process.env` or a test's stand-in); stdio servers get a safe subset. */
+export type HostEnv = Readonly<Record<string, string | undefined>>;
+
+export type McpServerState = 'connecting' | 'ready' | 'offline' | 'failed' | 'closed';
+
+export interface ElicitationRequest {
+  server: string;
+  params: ElicitRequestParams;
+  signal: AbortSignal;
+}
+
+export interface SamplingRequest {
+  server: string;
+  params: CreateMessageRequestParams;
+  signal: AbortSignal;
+}
+
+/** Answers `elicitation/create` (a run question or a terminal prompt, wired by the agent layer). */
+export type ElicitationHandler = (request: ElicitationRequest) => Promise<ElicitResult>;
+
+/** Answers `sampling/createMessage` with weft's model, after the approval policy. */
+export type SamplingHandler = (request: SamplingRequest) => Promise<CreateMessageResult>;
+
+export interface McpHubHandlers {
+  /** Offered to every server when set. */
+  elicitation?: ElicitationHandler;
+  /** Offered only to servers whose config says `sampling = true`. */
+  sampling?: SamplingHandler;
+}
+
+export interface McpServerTimings {
+  /** When the hub first tried to connect (ISO 8601). */
+  startedAt?: string;
+  /** Handshake + discovery of the last successful connection. */
+  connectMs?: number;
+  /** Since when the server has been in its current state (ISO 8601). */
+  stateSince: string;
+  /** While offline: when the next reconnect attempt runs. */
+  nextRetryInMs?: number;
+}
+
+export interface McpServerStatus {
+  name: string;
+  type: McpTransportType;
+  state: McpServerState;
+  /** The server process (stdio), while it runs. */
+  pid?: number;
+  tools: number;
+  resources: number;
+  resourceTemplates: number;
+  prompts: number;
+  /** Why it failed or went offline, with what to do about it. */
+  error?: string;
+  /** The last stderr lines of a stdio server (bounded). */
+  stderrTail?: string[];
+  serverInfo?: { name: string; version: string };
+  protocolVersion?: string;
+  reconnects: number;
+  timings: McpServerTimings;
+}
+
+export interface McpResourceInfo {
+  server: string;
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpResourceTemplateInfo {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpPromptInfo {
+  server: string;
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: { name: string; description?: string; required?: boolean }[];
+}
+
+export interface McpPromptMessage {
+  role: 'user' | 'assistant';
+  content: ToolContent;
+}
+
+export interface McpPrompt {
+  server: string;
+  name: string;
+  description?: string;
+  messages: McpPromptMessage[];
+}
+
+export interface McpResourceRead {
+  server: string;
+  uri: string;
+  contents: ToolContent[];
+}

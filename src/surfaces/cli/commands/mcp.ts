@@ -1,0 +1,159 @@
+/**
+ * `weft mcp list | get | add | add-json | remove | test`: the MCP servers weft connects to.
+ */
+import type { Command } from 'commander';
+import { WeftError } from '../../../core/errors.js';
+import { formatDuration } from '../../../core/duration.js';
+import type { McpScope } from '../../../app/mcp-config-service.js';
+import { printJson, withApp } from '../command-context.js';
+import { EXIT_FAILURE } from '../exit-codes.js';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parsePairs(values: string[], separator: '=' | ':', flag: string, example: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const value of values) {
+    const index = value.indexOf(separator);
+    if (index <= 0) throw new WeftError('USAGE', `${flag} '${value}' is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}; e.g. ${flag} ${example}.`);
+    pairs[value.slice(0, index).trim()] = value.slice(index + 1).trim();
+  }
+  return pairs;
+}
+
+function parseScope(value: string | undefined): McpScope | undefined {
+  if (value === undefined || value === 'project' || value === 'user') return value;
+  throw new WeftError('USAGE', `--scope must be 'project' (writes .mcp.json) or 'user' (writes the user settings.toml), not '${value}'.`);
+}
+
+function printWarnings(warnings: readonly { message: string }[]): void {
+  for (const warning of warnings) process.stderr.write(`weft: warning: ${warning.message}\n`);
+}
+
+export function registerMcpCommands(program: Command): void {
+  const mcp = program.command('mcp').description('manage the MCP servers whose tools agents use');
+
+  mcp
+    .command('list')
+    .description('list configured servers with their status and tool count (connects to each)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const rows = await app.mcp.list();
+        if (options.json) return printJson(rows);
+        if (rows.length === 0) {
+          process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
+          return;
+        }
+        for (const row of rows) {
+          const error = row.error ? ` — ${row.error.split('\n', 1)[0]}` : '';
+          process.stdout.write(`${row.name}  ${row.type}  ${row.status}  ${row.tools} tools  (${row.source})${error}\n`);
+        }
+      });
+    });
+
+  mcp
+    .command('get')
+    .description('show one server: its resolved config and status')
+    .argument('<name>', 'server name')
+    .option('--json', 'print JSON')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const config = await app.mcp.config(name);
+        const status = (await app.mcp.start([name])).find((entry) => entry.name === name) ?? null;
+        // Values of env and headers may hold secrets; show names only.
+        const shown = { ...config, env: Object.keys(config.env), headers: Object.keys(config.headers) };
+        if (options.json) return printJson({ config: shown, status });
+        process.stdout.write(`${name} (${config.type}) from ${config.source.file}\n`);
+        if (config.command) process.stdout.write(`  command: ${config.command.join(' ')}\n`);
+        if (config.script) process.stdout.write(`  script: ${config.script}\n`);
+        if (config.url) process.stdout.write(`  url: ${config.url}\n`);
+        process.stdout.write(`  enabled: ${config.enabled}  required: ${config.required}\n`);
+        process.stdout.write(`  status: ${status?.state ?? 'disabled'}  tools: ${status?.tools ?? 0}${status?.error ? `\n  error: ${status.error}` : ''}\n`);
+      });
+    });
+
+  mcp
+    .command('add')
+    .description('add a server: `add <name> -- <command…>` (stdio) or `add <name> --url <url>`')
+    .argument('<name>', 'server name ([A-Za-z0-9_-]+)')
+    .argument('[command...]', 'executable and arguments, after --')
+    .option('--scope <scope>', "'project' (.mcp.json) or 'user' (user settings.toml)", 'project')
+    .option('-e, --env <KEY=VALUE>', 'environment variable for the server (repeatable)', collect, [])
+    .option('--url <url>', 'endpoint of an HTTP or SSE server')
+    .option('--transport <transport>', "'http' or 'sse' (with --url)", 'http')
+    .option('-H, --header <"Name: value">', 'HTTP header (repeatable)', collect, [])
+    .option('--replace', 'replace an entry of the same name')
+    .action(async (name: string, commandParts: string[], options: { scope: string; env: string[]; url?: string; transport: string; header: string[]; replace?: boolean }, command: Command) => {
+      if (options.transport !== 'http' && options.transport !== 'sse') throw new WeftError('USAGE', `--transport must be 'http' or 'sse', not '${options.transport}'.`);
+      const scope = parseScope(options.scope) ?? 'project';
+      await withApp(command, async (app) => {
+        const result = await app.mcpConfig.add({
+          name,
+          scope,
+          command: commandParts.length > 0 ? commandParts : undefined,
+          env: parsePairs(options.env, '=', '-e', 'API_URL=https://example.com'),
+          url: options.url,
+          transport: options.transport as 'http' | 'sse',
+          headers: parsePairs(options.header, ':', '-H', '"X-Team: infra"'),
+          replace: options.replace,
+        });
+        printWarnings(result.warnings);
+        process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
+      });
+    });
+
+  mcp
+    .command('add-json')
+    .description("add a server from a JSON entry, e.g. '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'")
+    .argument('<name>', 'server name')
+    .argument('<json>', 'the entry, in the .mcp.json shape')
+    .option('--scope <scope>', "'project' or 'user'", 'project')
+    .option('--replace', 'replace an entry of the same name')
+    .action(async (name: string, json: string, options: { scope: string; replace?: boolean }, command: Command) => {
+      const scope = parseScope(options.scope) ?? 'project';
+      await withApp(command, async (app) => {
+        const result = await app.mcpConfig.addJson(name, json, scope, options.replace);
+        printWarnings(result.warnings);
+        process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
+      });
+    });
+
+  mcp
+    .command('remove')
+    .description('remove a server (from .mcp.json, else the user settings, unless --scope says)')
+    .argument('<name>', 'server name')
+    .option('--scope <scope>', "'project' or 'user'")
+    .action(async (name: string, options: { scope?: string }, command: Command) => {
+      const scope = parseScope(options.scope);
+      await withApp(command, async (app) => {
+        const result = await app.mcpConfig.remove(name, scope);
+        process.stdout.write(`Removed MCP server '${name}' from ${result.file}\n`);
+      });
+    });
+
+  mcp
+    .command('test')
+    .description('connect to one server and list its tools, resources and prompts with timings')
+    .argument('<name>', 'server name')
+    .option('--json', 'print JSON')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        try {
+          const report = await app.mcp.test(name);
+          if (options.json) return printJson({ ok: true, ...report });
+          const info = report.serverInfo ? ` ${report.serverInfo.name} ${report.serverInfo.version}` : '';
+          process.stdout.write(`✓ ${name}: connected in ${formatDuration(report.connectMs)} (${report.type}${info}, protocol ${report.protocolVersion ?? '?'})\n`);
+          process.stdout.write(`  tools (${report.tools.length}): ${report.tools.map((tool) => tool.name).join(', ')}\n`);
+          process.stdout.write(`  resources (${report.resources.count}, ${formatDuration(report.resources.ms)})\n`);
+          process.stdout.write(`  prompts (${report.prompts.count}, ${formatDuration(report.prompts.ms)}): ${report.prompts.items.join(', ')}\n`);
+        } catch (error) {
+          if (!WeftError.is(error, 'MCP_SERVER_FAILED')) throw error;
+          if (options.json) printJson({ ok: false, name, error: error.message });
+          else process.stderr.write(`✗ ${error.message}\n`);
+          process.exitCode = EXIT_FAILURE;
+        }
+      });
+    });
+}
