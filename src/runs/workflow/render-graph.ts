@@ -1,0 +1,117 @@
+/**
+ * A workflow as a Mermaid flowchart or a Graphviz DOT digraph: nodes labelled with name
+ * and kind (shape by kind), edges labelled with their conditions (and weights), fan-out
+ * edges of parallel nodes drawn bold, the fan-in to the join dashed. With `states`, nodes
+ * are coloured by their stage state. Output depends only on the workflow, so it is stable.
+ */
+import type { Edge, Workflow, WorkflowNode } from './types.js';
+
+export type GraphFormat = 'mermaid' | 'dot';
+export type NodeState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'blocked' | 'waiting';
+
+const STATE_COLOURS: Record<NodeState, { fill: string; stroke: string }> = {
+  pending: { fill: '#f3f4f6', stroke: '#9ca3af' },
+  running: { fill: '#dbeafe', stroke: '#2563eb' },
+  succeeded: { fill: '#dcfce7', stroke: '#16a34a' },
+  failed: { fill: '#fee2e2', stroke: '#dc2626' },
+  skipped: { fill: '#f9fafb', stroke: '#d1d5db' },
+  cancelled: { fill: '#e5e7eb', stroke: '#6b7280' },
+  blocked: { fill: '#fef3c7', stroke: '#d97706' },
+  waiting: { fill: '#ede9fe', stroke: '#7c3aed' },
+};
+
+interface DrawnEdge {
+  from: string;
+  to: string;
+  label?: string;
+  style: 'normal' | 'fan-out' | 'fan-in';
+}
+
+function edgeLabel(edge: Edge, node: WorkflowNode): string | undefined {
+  const weight = edge.weight !== 0 ? ` (weight ${edge.weight})` : '';
+  if (edge.when) return `${edge.when.source}${weight}`;
+  const hasConditions = node.edges.some((other) => other.when !== undefined);
+  return hasConditions ? `else${weight}` : weight.trim() || undefined;
+}
+
+function drawnEdges(workflow: Workflow): DrawnEdge[] {
+  const edges: DrawnEdge[] = [];
+  for (const node of Object.values(workflow.nodes)) {
+    if (node.kind === 'parallel') {
+      for (const branch of node.branches) edges.push({ from: node.name, to: branch, style: 'fan-out' });
+      edges.push({ from: node.name, to: node.join, label: 'join', style: 'fan-in' });
+    }
+    for (const edge of node.edges) {
+      const label = edgeLabel(edge, node);
+      edges.push({ from: node.name, to: edge.to, ...(label === undefined ? {} : { label }), style: 'normal' });
+    }
+  }
+  return edges;
+}
+
+const MERMAID_ESCAPES: Record<string, string> = { '"': '#quot;', '<': '#lt;', '>': '#gt;', '&': '#amp;', '|': '#124;', '#': '#35;' };
+const mermaidText = (text: string): string => text.replace(/["<>&|#]/g, (char) => MERMAID_ESCAPES[char]!);
+
+function mermaidShape(node: WorkflowNode): [string, string] {
+  if (node.kind === 'branch') return ['{', '}'];
+  if (node.kind === 'human') return ['[/', '/]'];
+  if (node.kind === 'parallel' || node.kind === 'join') return ['[[', ']]'];
+  return ['[', ']'];
+}
+
+function renderMermaid(workflow: Workflow, states: Readonly<Record<string, NodeState>>): string {
+  const ids = new Map(Object.keys(workflow.nodes).map((name, index) => [name, `n${index}`]));
+  const lines = ['flowchart TD'];
+  for (const node of Object.values(workflow.nodes)) {
+    const [open, close] = mermaidShape(node);
+    lines.push(`  ${ids.get(node.name)}${open}"${mermaidText(node.name)}<br/>${node.kind}"${close}`);
+  }
+  const arrows = { normal: '-->', 'fan-out': '==>', 'fan-in': '-.->' } as const;
+  for (const edge of drawnEdges(workflow)) {
+    const label = edge.label === undefined ? '' : `|"${mermaidText(edge.label)}"|`;
+    lines.push(`  ${ids.get(edge.from)} ${arrows[edge.style]}${label} ${ids.get(edge.to)}`);
+  }
+  for (const state of Object.keys(STATE_COLOURS) as NodeState[]) {
+    const members = Object.keys(workflow.nodes).filter((name) => states[name] === state);
+    if (members.length === 0) continue;
+    const { fill, stroke } = STATE_COLOURS[state];
+    lines.push(`  classDef ${state} fill:${fill},stroke:${stroke}`);
+    lines.push(`  class ${members.map((name) => ids.get(name)).join(',')} ${state}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const dotText = (text: string): string => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+
+function dotShape(node: WorkflowNode): string {
+  if (node.kind === 'branch') return ', shape=diamond';
+  if (node.kind === 'human') return ', shape=parallelogram';
+  if (node.kind === 'parallel' || node.kind === 'join') return ', peripheries=2';
+  return '';
+}
+
+function renderDot(workflow: Workflow, states: Readonly<Record<string, NodeState>>): string {
+  const lines = [
+    `digraph ${dotText(workflow.name)} {`,
+    '  rankdir=TB;',
+    '  node [shape=box, style=rounded, fontname="Helvetica"];',
+    '  edge [fontname="Helvetica", fontsize=10];',
+  ];
+  for (const node of Object.values(workflow.nodes)) {
+    const state = states[node.name];
+    const colour = state === undefined ? '' : `, style="rounded,filled", fillcolor="${STATE_COLOURS[state].fill}", color="${STATE_COLOURS[state].stroke}"`;
+    lines.push(`  ${dotText(node.name)} [label=${dotText(`${node.name}\n${node.kind}`)}${dotShape(node)}${colour}];`);
+  }
+  const styles = { normal: '', 'fan-out': 'style=bold', 'fan-in': 'style=dashed' } as const;
+  for (const edge of drawnEdges(workflow)) {
+    const attributes = [styles[edge.style], edge.label === undefined ? '' : `label=${dotText(edge.label)}`].filter(Boolean);
+    lines.push(`  ${dotText(edge.from)} -> ${dotText(edge.to)}${attributes.length > 0 ? ` [${attributes.join(', ')}]` : ''};`);
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Renders the graph; `states` (by node name) colours nodes, e.g. for a run's dashboard. */
+export function renderGraph(workflow: Workflow, format: GraphFormat, states: Readonly<Record<string, NodeState>> = {}): string {
+  return format === 'mermaid' ? renderMermaid(workflow, states) : renderDot(workflow, states);
+}

@@ -1,0 +1,187 @@
+/**
+ * The shape of a loaded workflow: run defaults, declared inputs, and nodes (a union by
+ * `kind`) each carrying its outgoing edges. Produced by `validateWorkflowText`, read by the
+ * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
+ */
+import type { CompiledCondition } from './condition.js';
+
+/** One validation problem; `line` is 1-based in `file`. `message` ends with ` — how to fix`. */
+export interface WorkflowProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export const NODE_KINDS = ['agent', 'prompt', 'command', 'tool', 'human', 'branch', 'parallel', 'join', 'child', 'wait'] as const;
+export type NodeKind = (typeof NODE_KINDS)[number];
+
+export const QUESTION_TYPES = ['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation'] as const;
+export type QuestionType = (typeof QUESTION_TYPES)[number];
+
+export const INPUT_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+export type InputType = (typeof INPUT_TYPES)[number];
+
+export interface Edge {
+  to: string;
+  when?: CompiledCondition;
+  /** Higher wins among matching conditional edges; 0 when not given. */
+  weight: number;
+  line: number;
+}
+
+export interface RetryPolicy {
+  /** Total attempts including the first (≥ 1). */
+  attempts: number;
+  backoffMs: number;
+  /** Multiplier applied to the backoff after each failed attempt (≥ 1). */
+  factor: number;
+  maxBackoffMs?: number;
+}
+
+interface NodeBase {
+  name: string;
+  description?: string;
+  /** Line of the node's table header (or first key) in the workflow file. */
+  line: number;
+  /** Outgoing edges in declaration order; empty for exits (and for `parallel`). */
+  edges: Edge[];
+}
+
+interface Retrying {
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+}
+
+interface LlmFields extends Retrying {
+  /** The prompt template: inline `prompt`, or the text of `prompt_file`. */
+  prompt: string;
+  /** Absolute path of `prompt_file`, when the prompt came from one. */
+  promptFile?: string;
+  system?: string;
+  model?: string;
+  maxTokens?: number;
+}
+
+export interface AgentNode extends NodeBase, LlmFields {
+  kind: 'agent';
+  maxTurns?: number;
+  /** Names of the tools the agent may use; undefined means the run's default set. */
+  tools?: string[];
+}
+
+export interface PromptNode extends NodeBase, LlmFields {
+  kind: 'prompt';
+}
+
+export interface CommandNode extends NodeBase, Retrying {
+  kind: 'command';
+  /** Shell script (template), run in the workspace. */
+  run: string;
+  /** Working directory relative to the workspace root. */
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+export interface ToolNode extends NodeBase, Retrying {
+  kind: 'tool';
+  tool: string;
+  /** Arguments; strings inside are templates (see `resolveArgs`). */
+  args: Record<string, unknown>;
+}
+
+export interface HumanNode extends NodeBase {
+  kind: 'human';
+  question: string;
+  type: QuestionType;
+  options?: string[];
+  timeoutMs?: number;
+}
+
+export interface BranchNode extends NodeBase {
+  kind: 'branch';
+}
+
+export interface ParallelNode extends NodeBase {
+  kind: 'parallel';
+  branches: string[];
+  join: string;
+}
+
+export interface JoinNode extends NodeBase {
+  kind: 'join';
+}
+
+export interface ChildNode extends NodeBase, Retrying {
+  kind: 'child';
+  /** Absolute path of the child workflow file. */
+  workflow: string;
+  /** Inputs for the child run; strings inside are templates. */
+  inputs: Record<string, unknown>;
+}
+
+export interface WaitNode extends NodeBase {
+  kind: 'wait';
+  durationMs?: number;
+  event?: string;
+  /** Only with `event`: give up waiting after this long. */
+  timeoutMs?: number;
+}
+
+export type WorkflowNode = AgentNode | PromptNode | CommandNode | ToolNode | HumanNode | BranchNode | ParallelNode | JoinNode | ChildNode | WaitNode;
+
+export interface InputSpec {
+  name: string;
+  description?: string;
+  required: boolean;
+  default?: unknown;
+  type?: InputType;
+  line: number;
+}
+
+export interface ApprovalRuleSpec {
+  pattern: string;
+  action: 'allow' | 'deny' | 'ask';
+}
+
+export interface RunDefaults {
+  goal?: string;
+  labels: Record<string, string>;
+  autoApprove?: boolean;
+  model?: string;
+  approval: ApprovalRuleSpec[];
+  /** `[run.agent]` as written, for the agent layer (including `mcps`). */
+  agent: Record<string, unknown>;
+  /** `[run.agent.mcps.*]`, unvalidated here, with where they were written for the MCP config layer's messages. */
+  mcpServers?: { file: string; servers: Record<string, Record<string, unknown>>; lines: Record<string, number> };
+}
+
+export interface Workflow {
+  name: string;
+  description?: string;
+  /** Absolute path of the workflow file. */
+  file: string;
+  dir: string;
+  start: string;
+  run: RunDefaults;
+  inputs: Record<string, InputSpec>;
+  /** In declaration order. */
+  nodes: Record<string, WorkflowNode>;
+}
+
+/** What one finished stage left behind; field names are the ones expressions use. */
+export interface StageOutcome {
+  status: string;
+  output?: unknown;
+  exit_code?: number | null;
+  answer?: unknown;
+}
+
+/** Everything conditions and templates can see while a run executes. */
+export interface WorkflowContext {
+  inputs: Record<string, unknown>;
+  stages: Record<string, StageOutcome>;
+  env?: Record<string, string | undefined>;
+  run?: { id: string; goal?: string };
+  /** The stage whose edges are being chosen: `status`, `exit_code`, `output`, `answer` in conditions. */
+  last?: StageOutcome;
+}
