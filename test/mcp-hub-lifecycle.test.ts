@@ -58,7 +58,7 @@ describe('MCP hub lifecycle', () => {
       fixtureConfig('exits', { FIXTURE_EXIT_AT_START: '2' }),
       serverConfig('no-node', { command: ['npx', '-y', 'some-server'], env: { PATH: join(tmp, 'empty-path') } }),
       serverConfig('no-command', { command: ['weft-test-no-such-command'] }),
-      serverConfig('sandboxed', { type: 'sandbox', command: ['x'], port: 3000 }),
+      serverConfig('sandboxed', { type: 'sandbox', command: ['weft-test-no-such-command'], port: 1 }),
       fixtureConfig('off', {}, { enabled: false }),
     ]);
     const byName = new Map(statuses.map((status) => [status.name, status]));
@@ -80,7 +80,7 @@ describe('MCP hub lifecycle', () => {
     });
     expect(byName.get('no-node')?.error).toBe('command not found: npx — is Node.js on PATH?');
     expect(byName.get('no-command')?.error).toBe('command not found: weft-test-no-such-command — is it installed and on PATH?');
-    expect(byName.get('sandboxed')?.error).toMatch(/sandbox/);
+    expect(byName.get('sandboxed')?.error).toBe('command not found: weft-test-no-such-command — is it installed and on PATH?');
 
     const warning = logged(records, /^MCP server 'exits' failed to start: /);
     expect(warning?.level).toBe('warn');

@@ -38,13 +38,20 @@ export interface McpHubOptions {
   /** Reconnect delays (tests make them short). */
   backoff?: Partial<BackoffOptions>;
   random?: () => number;
-  /** Shutdown of stdio servers: wait after closing stdin, then after SIGTERM. Defaults 500 ms, 2 s. */
+  /** Shutdown of stdio servers: wait after closing stdin, then after SIGTERM (sandbox servers: SIGTERM at once). Defaults 500 ms, 2 s. */
   shutdown?: { eofGraceMs?: number; killGraceMs?: number };
   /** Liveness ping of HTTP/SSE servers after a transport error. Default 5 s. */
   pingTimeoutMs?: number;
   /** Reaps servers when weft dies; `false` turns it off. Default: the process-wide watchdog. */
   watchdog?: GroupWatchdog | false;
   onResourceUpdated?: (server: string, uri: string) => void;
+  /**
+   * OAuth for http/sse servers that demand it: tokens stored by `weft mcp login` under
+   * `<storageDir>/mcp-oauth/` are sent and refreshed. Without it a 401 is only reported.
+   */
+  oauth?: { storageDir: string };
+  /** How long a sandbox server may take to listen on its port (the larger of this and its startup_timeout). Default 30 s. */
+  sandboxListenTimeoutMs?: number;
 }
 
 export interface McpCallOptions {
@@ -233,6 +240,8 @@ export class McpHub {
       ...(options.shutdown?.eofGraceMs !== undefined ? { eofGraceMs: options.shutdown.eofGraceMs } : {}),
       ...(options.shutdown?.killGraceMs !== undefined ? { killGraceMs: options.shutdown.killGraceMs } : {}),
       ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
+      ...(options.oauth ? { oauth: { storageDir: options.oauth.storageDir } } : {}),
+      ...(options.sandboxListenTimeoutMs !== undefined ? { sandboxListenTimeoutMs: options.sandboxListenTimeoutMs } : {}),
     };
   }
 }

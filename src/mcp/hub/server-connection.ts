@@ -21,6 +21,7 @@ import { describeDiff, diffNames } from './list-diff.js';
 import { buildServerTools } from './mcp-tools.js';
 import { ConnectFailure, disposeParts, openSession, type Session, type SessionDeps, type SessionParts } from './session.js';
 import { withStderrTail } from './startup-failure.js';
+import { localProcess } from './transport-factory.js';
 import type { McpServerStatus } from './types.js';
 
 export interface ConnectionDeps extends SessionDeps {
@@ -166,7 +167,7 @@ export class ServerConnection {
     switch (state.kind) {
       case 'ready': {
         const { session } = state;
-        const pid = session.built.kind === 'stdio' ? session.built.transport.pid : undefined;
+        const pid = localProcess(session.built)?.pid;
         return {
           ...base,
           ...(pid !== undefined ? { pid } : {}),
@@ -184,7 +185,7 @@ export class ServerConnection {
         return { ...base, error: state.error };
       case 'connecting': {
         const attempt = this.#attempt?.built;
-        const pid = attempt?.kind === 'stdio' ? attempt.transport.pid : undefined;
+        const pid = attempt ? localProcess(attempt)?.pid : undefined;
         return pid !== undefined ? { ...base, pid } : base;
       }
       case 'closed':
@@ -291,7 +292,7 @@ export class ServerConnection {
   }
 
   #requestFailure(error: unknown, session: Session, what: string, signal?: AbortSignal, maxTimeoutMs?: number): WeftError {
-    const exit = session.built.kind === 'stdio' ? session.built.transport.exitDescription : undefined;
+    const exit = localProcess(session.built)?.exitDescription;
     const failure = callFailure(error, { server: this.name, what, signal, timeoutMs: this.config.toolTimeoutMs, maxTimeoutMs, ...(exit ? { exit } : {}) });
     if (session.built.kind !== 'stdio' && !signal?.aborted && isConnectionLoss(error)) this.#probe(session);
     return failure;
@@ -324,9 +325,9 @@ export class ServerConnection {
 
   #onConnectionLost(session: Session, fallbackReason: string): void {
     if (!this.#isSession(session)) return;
-    const exit = session.built.kind === 'stdio' ? session.built.transport.exitDescription : undefined;
+    const exit = localProcess(session.built)?.exitDescription;
     const reason = exit ? `the server ${exit}` : fallbackReason;
-    const tail = session.built.kind === 'stdio' ? session.built.transport.stderrTail.lines() : [];
+    const tail = localProcess(session.built)?.stderrTail.lines() ?? [];
     this.#stderrTail = tail;
     this.#logger.warn(withStderrTail(`MCP [${this.name}] ${reason} — reconnecting`, tail.slice(-10)));
     this.#state = { kind: 'offline', since: Date.now(), reason, attempt: 0 };

@@ -1,7 +1,8 @@
 /**
  * One connection attempt to a server: transport, client, handshake and discovery, all
- * within `startup_timeout`. Yields a live `Session` or a `ConnectFailure` whose message
- * says what to do, with the server's stderr tail; a failed attempt leaves no process.
+ * within `startup_timeout` (a sandbox server first gets its own wait until it listens).
+ * Yields a live `Session` or a `ConnectFailure` whose message says what to do, with the
+ * server's stderr tail; a failed attempt leaves no process.
  */
 import type { Client, Implementation } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
@@ -9,7 +10,7 @@ import type { McpServerConfig } from '../config/server-config.js';
 import { createClient, type ClientEvents } from './client-factory.js';
 import { discover, type Discovery } from './discovery.js';
 import { StartupTimeout, describeStartupFailure } from './startup-failure.js';
-import { createTransport, type BuiltTransport, type TransportDeps } from './transport-factory.js';
+import { createTransport, localProcess, type BuiltTransport, type TransportDeps } from './transport-factory.js';
 import type { McpHubHandlers } from './types.js';
 
 export interface SessionParts {
@@ -73,6 +74,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
   });
   const events = options.events(client);
   options.onAttempt({ client, built }, false);
+  if (built.kind === 'sandbox') await launchSandbox({ client, built }, options);
 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -90,26 +92,47 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     const session = await Promise.race([handshake, deadline]);
     client.onclose = () => options.onLost(session, 'the connection closed');
     client.onerror = (error) => options.onError(session, error);
+    if (built.kind === 'sandbox') built.process.onExit = (exit) => options.onLost(session, `the server ${exit}`);
     return session;
   } catch (error) {
     // Read before disposing: the exit we cause ourselves is not the story.
-    const exit = built.kind === 'stdio' ? built.transport.exitDescription : undefined;
+    const exit = localProcess(built)?.exitDescription;
     await disposeParts({ client, built });
     const line = describeStartupFailure(error, {
       ...(built.kind === 'stdio' ? { command: built.command } : { url: built.url }),
       ...(exit ? { exit } : {}),
     });
-    throw new ConnectFailure(line, built.kind === 'stdio' ? built.transport.stderrTail.lines() : []);
+    throw new ConnectFailure(line, localProcess(built)?.stderrTail.lines() ?? []);
   } finally {
     clearTimeout(timer);
     options.onAttempt({ client, built }, true);
   }
 }
 
-/** Closes the client and its transport (for stdio: stdin, SIGTERM, SIGKILL of the group). */
+/**
+ * Starts a sandbox server's process and waits until it listens — before the handshake's
+ * `startup_timeout` starts counting. A failure ends the attempt, with the stderr tail.
+ */
+async function launchSandbox(parts: { client: Client; built: Extract<BuiltTransport, { kind: 'sandbox' }> }, options: OpenSessionOptions): Promise<void> {
+  const { built } = parts;
+  try {
+    await built.process.start();
+  } catch (error) {
+    const exit = built.process.exitDescription;
+    await disposeParts(parts);
+    options.onAttempt(parts, true);
+    throw new ConnectFailure(describeStartupFailure(error, { command: built.command, ...(exit ? { exit } : {}) }), built.process.stderrTail.lines());
+  }
+}
+
+/** Closes the client and its transport (for stdio: stdin, SIGTERM, SIGKILL of the group; for sandbox: the process group). */
 export async function disposeParts(parts: SessionParts): Promise<void> {
   parts.client.onclose = undefined;
   parts.client.onerror = undefined;
   await parts.client.close().catch(() => {});
   await parts.built.transport.close().catch(() => {});
+  if (parts.built.kind === 'sandbox') {
+    parts.built.process.onExit = undefined;
+    await parts.built.process.stop();
+  }
 }

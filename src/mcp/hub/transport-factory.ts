@@ -1,8 +1,10 @@
 /**
  * Builds the transport for one connection attempt from a server's config: weft's own
  * stdio transport for `stdio`, the SDK's Streamable HTTP and SSE transports for `http`
- * and `sse`. Problems a person must fix (no command, missing token, bad cwd) are thrown
- * as `StartupProblem`s.
+ * and `sse` (with weft's OAuth provider when the hub has a storage dir and the config
+ * sets no Authorization of its own), and for `sandbox` a local server process plus the
+ * HTTP or SSE transport to its port. Problems a person must fix (no command, missing
+ * token, bad cwd) are thrown as `StartupProblem`s.
  */
 import { existsSync } from 'node:fs';
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -13,6 +15,9 @@ import { buildChildEnv } from '../config/child-env.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { StartupProblem } from './startup-failure.js';
 import { StdioProcessTransport, type StdioLaunch } from './stdio-transport.js';
+import { createConnectAuth } from '../oauth/connect-auth.js';
+import { SandboxProcess, sandboxUrl } from './sandbox-process.js';
+import type { LineTail } from './line-reader.js';
 import type { HostEnv } from './types.js';
 import type { GroupWatchdog } from './watchdog.js';
 
@@ -23,11 +28,30 @@ export interface TransportDeps {
   watchdog?: GroupWatchdog;
   eofGraceMs?: number;
   killGraceMs?: number;
+  /** OAuth for http/sse servers: tokens from `<storageDir>/mcp-oauth/`. */
+  oauth?: { storageDir: string };
+  /** How long a sandbox server may take to listen (the larger of this and its startup_timeout). Default 30 s. */
+  sandboxListenTimeoutMs?: number;
 }
 
 export type BuiltTransport =
   | { kind: 'stdio'; transport: StdioProcessTransport; command: string }
-  | { kind: 'http' | 'sse'; transport: Transport; url: string };
+  | { kind: 'http' | 'sse'; transport: Transport; url: string }
+  | { kind: 'sandbox'; transport: Transport; url: string; command: string; process: SandboxProcess };
+
+/** The local process behind a connection: a stdio server, or a sandbox server's process. */
+export interface LocalProcess {
+  readonly pid: number | undefined;
+  readonly exitDescription: string | undefined;
+  readonly stderrTail: LineTail;
+}
+
+export function localProcess(built: BuiltTransport): LocalProcess | undefined {
+  if (built.kind === 'stdio') return built.transport;
+  return built.kind === 'sandbox' ? built.process : undefined;
+}
+
+export const DEFAULT_SANDBOX_LISTEN_TIMEOUT_MS = 30_000;
 
 const SECRET_HEADER = /(auth|token|key|secret|cookie|session)/i;
 
@@ -78,21 +102,46 @@ export function createTransport(config: McpServerConfig, deps: TransportDeps): B
       });
       return { kind: 'stdio', transport, command: launch.command };
     }
-    case 'http': {
-      const url = endpoint(config);
-      const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: httpHeaders(config, deps.env) } });
-      return { kind: 'http', transport, url: url.href };
-    }
+    case 'http':
     case 'sse': {
       const url = endpoint(config);
-      const transport = new SSEClientTransport(url, { requestInit: { headers: httpHeaders(config, deps.env) } });
-      return { kind: 'sse', transport, url: url.href };
+      const headers = httpHeaders(config, deps.env);
+      const hasOwnAuth = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+      const authProvider = deps.oauth && !hasOwnAuth ? createConnectAuth({ server: config.name, serverUrl: url, storageDir: deps.oauth.storageDir }) : undefined;
+      const options = { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) };
+      const transport = config.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
+      return { kind: config.type, transport, url: url.href };
     }
     case 'sandbox':
-      throw new StartupProblem('sandbox servers start inside a run\'s sandbox; the hub cannot start them on its own');
+      return sandboxTransport(config, deps);
     default: {
       const unreachable: never = config.type;
-      throw new StartupProblem(`unknown transport type '${String(unreachable)}' — use stdio, http or sse`);
+      throw new StartupProblem(`unknown transport type '${String(unreachable)}' — use stdio, http, sse or sandbox`);
     }
   }
+}
+
+/**
+ * The local sandbox: the server runs as a detached process on this machine (`PORT` set
+ * to its port unless its env says otherwise) and is reached on 127.0.0.1:<port>, at
+ * `/mcp` for Streamable HTTP and `/sse` for SSE. The process starts in `openSession`.
+ */
+function sandboxTransport(config: McpServerConfig, deps: TransportDeps): BuiltTransport {
+  const { port } = config;
+  if (port === undefined) throw new StartupProblem('no port — set port = 3000 (the port the sandbox server listens on)');
+  const launch = stdioLaunch(config, deps);
+  if (!existsSync(launch.cwd)) throw new StartupProblem(`working directory does not exist: ${launch.cwd} — fix cwd`);
+  if (!Object.hasOwn(config.env, 'PORT')) launch.env.PORT = String(port);
+  const process = new SandboxProcess({
+    server: config.name,
+    launch,
+    port,
+    logger: deps.logger,
+    watchdog: deps.watchdog,
+    listenTimeoutMs: Math.max(deps.sandboxListenTimeoutMs ?? DEFAULT_SANDBOX_LISTEN_TIMEOUT_MS, config.startupTimeoutMs),
+    killGraceMs: deps.killGraceMs,
+  });
+  const url = sandboxUrl(port, config.protocol);
+  const transport = config.protocol === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url);
+  return { kind: 'sandbox', transport, url: url.href, command: launch.command, process };
 }

@@ -1,0 +1,185 @@
+/**
+ * The process behind a `type = "sandbox"` server in the local sandbox: started detached
+ * in its own session and process group (registered with the watchdog, so it never
+ * outlives weft), its stdout and stderr logged and the stderr tail kept for error
+ * reports, waited on until something listens on 127.0.0.1:<port>, and stopped with
+ * SIGTERM to the group, then SIGKILL after the grace period.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { formatDuration } from '../../core/duration.js';
+import type { Logger } from '../../core/logger.js';
+import { LineReader, LineTail } from './line-reader.js';
+import { PROCESS_GROUPS, groupAlive, terminateGroup } from './process-group.js';
+import { StartupProblem } from './startup-failure.js';
+import type { StdioLaunch } from './stdio-transport.js';
+import type { GroupWatchdog } from './watchdog.js';
+
+/** The local sandbox exposes a server's port on the loopback interface. */
+export const SANDBOX_HOST = '127.0.0.1';
+
+export interface SandboxProcessOptions {
+  server: string;
+  launch: StdioLaunch;
+  port: number;
+  logger: Logger;
+  watchdog?: GroupWatchdog;
+  /** How long the server may take to listen on its port. */
+  listenTimeoutMs: number;
+  /** After SIGTERM, how long before SIGKILL. Default 2 s. */
+  killGraceMs?: number;
+  /** Interval between connection attempts while waiting for the port. Default 100 ms. */
+  pollMs?: number;
+}
+
+export class SandboxProcess {
+  /** The last 50 stderr lines, for error reports. */
+  readonly stderrTail = new LineTail(50);
+  /** Told once when the process exits on its own (not when `stop()` ends it). */
+  onExit: ((description: string) => void) | undefined;
+  readonly #options: SandboxProcessOptions;
+  #child: ChildProcess | undefined;
+  #exit: string | undefined;
+  #exited: Promise<void> = new Promise(() => {});
+  #closed: Promise<void> = Promise.resolve();
+  #stopping = false;
+
+  constructor(options: SandboxProcessOptions) {
+    this.#options = options;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** `exited with code 3`, `was killed by SIGKILL`, or undefined while it runs. */
+  get exitDescription(): string | undefined {
+    return this.#exit;
+  }
+
+  /** Starts the server and resolves once its port accepts connections. */
+  async start(): Promise<void> {
+    const { port } = this.#options;
+    if (await portAccepts(port, 1000)) {
+      throw new StartupProblem(`port ${port} is already in use on ${SANDBOX_HOST} before the server started — stop whatever listens there, or pick another port`);
+    }
+    await this.#spawn();
+    await this.#waitForListening();
+  }
+
+  /** SIGTERM to the process group, SIGKILL after the grace period; resolves when it is gone. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    const child = this.#child;
+    const pid = child?.pid;
+    if (!child || pid === undefined) return;
+    const graceMs = this.#options.killGraceMs ?? 2000;
+    if (this.#exit === undefined || (PROCESS_GROUPS && groupAlive(pid))) await terminateGroup(pid, graceMs);
+    this.#options.watchdog?.unwatch(pid);
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
+
+  #spawn(): Promise<void> {
+    const { launch } = this.#options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(launch.command, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: PROCESS_GROUPS,
+        windowsHide: true,
+      });
+      this.#child = child;
+      let spawned = false;
+      this.#exited = new Promise((done) => child.once('exit', () => done()));
+      this.#closed = new Promise((done) => child.once('close', () => done()));
+      child.once('spawn', () => {
+        spawned = true;
+        if (child.pid !== undefined) this.#options.watchdog?.watch(child.pid);
+        resolve();
+      });
+      child.on('error', (error) => {
+        if (!spawned) reject(error);
+        else this.#options.logger.debug(`MCP [${this.#options.server}] process error: ${error.message}`);
+      });
+      child.once('exit', (code, signal) => this.#onExit(child, code, signal));
+      this.#wireStreams(child);
+    });
+  }
+
+  async #waitForListening(): Promise<void> {
+    const { port, listenTimeoutMs, pollMs = 100 } = this.#options;
+    const deadline = Date.now() + listenTimeoutMs;
+    for (;;) {
+      if (this.#stopping) throw new StartupProblem('the server was stopped before it listened');
+      if (this.#exit !== undefined) {
+        // Let the last stderr lines arrive before reporting them.
+        await Promise.race([this.#closed, delay(250)]);
+        throw new StartupProblem(`the server ${this.#exit} before listening on port ${port} — see its stderr below`);
+      }
+      if (await portAccepts(port, Math.max(pollMs, 250))) return;
+      if (Date.now() >= deadline) {
+        throw new StartupProblem(
+          `the server did not listen on ${SANDBOX_HOST}:${port} within ${formatDuration(listenTimeoutMs)} — check that it listens on port ${port} (weft sets PORT=${port} for it), or raise startup_timeout`,
+        );
+      }
+      await Promise.race([delay(pollMs), this.#exited]);
+    }
+  }
+
+  #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exit = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+    const pid = child.pid;
+    if (this.#stopping || pid === undefined) return;
+    // Anything the server left behind in its group goes too.
+    void (async () => {
+      if (PROCESS_GROUPS && groupAlive(pid)) await terminateGroup(pid, this.#options.killGraceMs ?? 2000);
+      this.#options.watchdog?.unwatch(pid);
+    })();
+    this.onExit?.(this.#exit);
+  }
+
+  #wireStreams(child: ChildProcess): void {
+    const { logger, server } = this.#options;
+    const stdout = new LineReader((line) => logger.debug(`MCP [${server}] stdout: ${line}`), { maxLineBytes: 1024 * 1024 });
+    const stderr = new LineReader(
+      (line) => {
+        this.stderrTail.add(line);
+        logger.debug(`MCP [${server}] stderr: ${line}`);
+      },
+      { maxLineBytes: 1024 * 1024 },
+    );
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout?.on('end', () => stdout.end());
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr?.on('end', () => stderr.end());
+    child.stdout?.on('error', (error) => logger.debug(`MCP [${server}] stdout: ${error.message}`));
+    child.stderr?.on('error', (error) => logger.debug(`MCP [${server}] stderr stream: ${error.message}`));
+  }
+}
+
+/** The URL the local sandbox exposes for a server: `/mcp` for Streamable HTTP, `/sse` for SSE. */
+export function sandboxUrl(port: number, protocol: 'streamable_http' | 'sse'): URL {
+  return new URL(`http://${SANDBOX_HOST}:${port}${protocol === 'sse' ? '/sse' : '/mcp'}`);
+}
+
+/** Whether a TCP connection to 127.0.0.1:`port` succeeds within `timeoutMs`. */
+export function portAccepts(port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: SANDBOX_HOST, port });
+    const done = (open: boolean) => {
+      socket.removeAllListeners();
+      socket.on('error', () => {});
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,163 @@
+/**
+ * The official MCP conformance suite's client scenarios against weft's MCP hub: bundles
+ * the adapter client (`weft-client.ts`) once, runs `conformance client --suite core`
+ * (on Node 20 through the `fs.globSync` loader hook) with its results in a temp dir, and
+ * asserts it passes against `expected-failures.yml`. Also pins the loader hook itself.
+ */
+import { spawn } from 'node:child_process';
+import nodeFs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = resolve(here, '../..');
+const CONFORMANCE_CLI = resolve(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const REGISTER_HOOK = resolve(here, 'register-node20-globsync.mjs');
+const BASELINE = resolve(here, 'expected-failures.yml');
+const ADAPTER = resolve(here, 'weft-client.ts');
+const LAUNCHER = resolve(here, 'client-launcher.mjs');
+/** The core scenarios weft passes; each must run and pass, whatever the baseline says. */
+const MUST_PASS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], cwd: string): Promise<Finished> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', fail);
+    child.once('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** The scenario names listed under `client:` in the baseline file. */
+function baselineScenarios(): string[] {
+  return [...readFileSync(BASELINE, 'utf8').matchAll(/^\s+-\s+(\S+)/gm)].map((match) => match[1] ?? '');
+}
+
+/** `✓ name: 1 passed, 0 failed[, 1 warnings]` lines of the suite summary: name → clean pass. */
+function summary(stdout: string): Map<string, boolean> {
+  const lines = stdout.slice(stdout.indexOf('=== SUITE SUMMARY ==='));
+  return new Map([...lines.matchAll(/^([✓✗]) (\S+): \d+ passed, \d+ failed/gm)].map((match) => [match[2] ?? '', match[1] === '✓']));
+}
+
+/** The failed and warning checks plus the client's stderr of one scenario, from the results dir. */
+function scenarioReport(outDir: string, scenario: string): string {
+  const parent = join(outDir, dirname(scenario));
+  const dir = existsSync(parent) ? readdirSync(parent).find((entry) => entry.startsWith(`${basename(scenario)}-`)) : undefined;
+  if (!dir) return `${scenario}: no results written`;
+  const checks = JSON.parse(readFileSync(join(parent, dir, 'checks.json'), 'utf8')) as { id: string; status: string; errorMessage?: string; description: string }[];
+  const bad = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+  const lines = bad.map((check) => `  ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
+  return [`${scenario}:`, ...lines, '  client stderr:', readFileSync(join(parent, dir, 'stderr.txt'), 'utf8').trim()].join('\n');
+}
+
+describe('MCP conformance suite, client scenarios (core) against weft', () => {
+  let tmp: string;
+  let outDir: string;
+  let result: Finished;
+  let elapsedMs: number;
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'weft-conformance-'));
+    outDir = join(tmp, 'results');
+    // One self-contained bundle: the suite starts ~20 clients at once, and through tsx each
+    // would spend seconds transpiling weft's sources before speaking MCP.
+    const adapter = join(tmp, 'weft-client.mjs');
+    await build({ entryPoints: [ADAPTER], outfile: adapter, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+    // The launcher lowers the priority of every client but sse-retry's, whose reconnect is timed.
+    const command = [process.execPath, LAUNCHER, adapter];
+    // The CLI splits --command on spaces.
+    if (command.some((part) => part.includes(' '))) throw new Error(`paths with spaces cannot pass through --command: ${command.join(' ')}`);
+    const startedAt = Date.now();
+    result = await run(
+      ['--import', REGISTER_HOOK, CONFORMANCE_CLI, 'client', '--command', command.join(' '), '--suite', 'core', '--expected-failures', BASELINE, '-o', outDir],
+      tmp,
+    );
+    elapsedMs = Date.now() - startedAt;
+  }, 120_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('passes against the expected-failures baseline', () => {
+    const ran = summary(result.stdout);
+    const unexpected = [...ran].filter(([scenario, ok]) => ok === baselineScenarios().includes(scenario)).map(([scenario]) => scenario);
+    const report = unexpected.map((scenario) => scenarioReport(outDir, scenario)).join('\n\n');
+    expect(result.code, `conformance exited ${result.code} after ${elapsedMs} ms\n${report}\n--- stdout ---\n${result.stdout}\n--- stderr (tail) ---\n${result.stderr.slice(-4000)}`).toBe(0);
+    expect(result.stdout).toContain('Baseline check passed: all failures are expected.');
+  });
+
+  it('ran every core scenario: the ones weft supports passed, only baseline entries failed', () => {
+    const declared = /Running core suite \((\d+) scenarios\)/.exec(result.stdout);
+    const ran = summary(result.stdout);
+    expect(Number(declared?.[1])).toBe(ran.size);
+    const passed = [...ran].filter(([, ok]) => ok).map(([scenario]) => scenario);
+    const failed = [...ran].filter(([, ok]) => !ok).map(([scenario]) => scenario);
+    expect(passed).toEqual(expect.arrayContaining(MUST_PASS));
+    expect(failed.sort()).toEqual(baselineScenarios().sort());
+  });
+
+  it('wrote its results to the temp dir', () => {
+    expect(readdirSync(outDir)).toEqual(expect.arrayContaining(MUST_PASS.map((scenario) => expect.stringMatching(new RegExp(`^${scenario}-`)))));
+  });
+});
+
+describe('node20-globsync loader hook', () => {
+  let tmp: string;
+
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'weft-globsync-'));
+    const data = join(tmp, 'data');
+    mkdirSync(join(data, 'auth', 'basic'), { recursive: true });
+    writeFileSync(join(data, 'checks.json'), '[]');
+    writeFileSync(join(data, 'auth', 'basic', 'checks.json'), '[]');
+    writeFileSync(join(data, 'auth', 'notes.txt'), '');
+    // An importer inside a (stand-in) conformance package, and one outside it.
+    const inside = join(tmp, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist');
+    mkdirSync(inside, { recursive: true });
+    writeFileSync(
+      join(inside, 'probe.mjs'),
+      [
+        "import { globSync, readFileSync } from 'fs';",
+        "import fs from 'node:fs';",
+        'const cwd = process.argv[2];',
+        'const found = (pattern) => globSync(pattern, { cwd }).sort();',
+        "console.log(JSON.stringify({ checks: found('**/checks.json'), auth: found('auth/*'), defaultHas: typeof fs.globSync, readFile: typeof readFileSync }));",
+      ].join('\n'),
+    );
+    writeFileSync(join(tmp, 'outside.mjs'), "import fs from 'node:fs';\nconsole.log(typeof fs.globSync);\n");
+  });
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('gives importers inside the conformance package fs plus a Node 22-style globSync', async () => {
+    const probe = await run(['--import', REGISTER_HOOK, join(tmp, 'node_modules/@modelcontextprotocol/conformance/dist/probe.mjs'), join(tmp, 'data')], tmp);
+    expect(probe.code, probe.stderr).toBe(0);
+    expect(JSON.parse(probe.stdout)).toEqual({
+      checks: ['auth/basic/checks.json', 'checks.json'],
+      auth: ['auth/basic', 'auth/notes.txt'],
+      defaultHas: 'function',
+      readFile: 'function',
+    });
+  });
+
+  it('leaves every other importer with the fs Node has', async () => {
+    const outside = await run(['--import', REGISTER_HOOK, join(tmp, 'outside.mjs')], tmp);
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stdout.trim()).toBe(typeof Reflect.get(nodeFs, 'globSync'));
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The client the MCP conformance suite spawns (`client --command`): connects weft's
+ * `McpHub` to the scenario's server (an `http` config for the URL given as the last
+ * argument), does what the scenario named in `MCP_CONFORMANCE_SCENARIO` expects — list
+ * tools, call a tool through the tool registry, answer elicitations with the schema's
+ * defaults — then closes the hub. Exits 0 when the scenario's steps succeeded, 1 (with
+ * the reason on stderr) otherwise; the suite's own checks decide pass or fail.
+ * The test bundles it and starts it through `client-launcher.mjs`; by hand,
+ * `MCP_CONFORMANCE_SCENARIO=tools_call node --import tsx weft-client.ts <url>` works too.
+ */
+import { createLogger, stderrSink } from '../../src/core/logger.js';
+import type { McpServerConfig } from '../../src/mcp/config/server-config.js';
+import { applyElicitationDefaults } from '../../src/mcp/hub/elicitation-defaults.js';
+import { McpHub, qualifiedToolName, type ElicitationHandler } from '../../src/mcp/hub/index.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { createFileReadTracker, resultText, type ToolResult } from '../../src/tools/tool.js';
+
+const SERVER = 'conformance';
+
+/** Accepts every form with the requested schema's defaults, as a person pressing "accept" would. */
+const acceptDefaults: ElicitationHandler = async ({ params }) => {
+  if (params.mode === 'url') return { action: 'decline' };
+  return { action: 'accept', content: applyElicitationDefaults(params.requestedSchema) };
+};
+
+/** Each scenario's steps after the hub connected; scenarios not listed only connect and list tools. */
+const SCENARIOS: Record<string, (client: ConformanceClient) => Promise<void>> = {
+  initialize: async () => {},
+  tools_call: async (client) => {
+    const result = await client.call('add_numbers', { a: 5, b: 3 });
+    if (!resultText(result).includes('8')) throw new Error(`add_numbers(5, 3) answered: ${resultText(result)}`);
+  },
+  'elicitation-sep1034-client-defaults': async (client) => {
+    await client.call('test_client_elicitation_defaults', {});
+  },
+  // The server closes the call's SSE stream after a priming event; the answer arrives on the resumed stream.
+  'sse-retry': async (client) => {
+    await client.call('test_reconnection', {});
+  },
+};
+
+class ConformanceClient {
+  readonly registry = new ToolRegistry();
+  readonly hub: McpHub;
+  readonly #logger = createLogger(stderrSink('debug'), 'conformance');
+
+  constructor() {
+    this.hub = new McpHub({
+      registry: this.registry,
+      workspaceRoot: process.cwd(),
+      env: process.env,
+      logger: this.#logger,
+      handlers: { elicitation: acceptDefaults },
+      clientVersion: '0.1.0',
+      watchdog: false,
+    });
+  }
+
+  async connect(url: string): Promise<void> {
+    const [status] = await this.hub.start([httpConfig(url)]);
+    const tools = this.registry.list().filter((tool) => tool.server === SERVER).map((tool) => tool.name);
+    this.#logger.info(`connected: ${status?.serverInfo?.name ?? '?'} (protocol ${status?.protocolVersion ?? '?'}), tools: ${tools.join(', ') || 'none'}`);
+  }
+
+  /** Calls a server tool the way agents do: through its registered, qualified name. */
+  async call(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const name = qualifiedToolName(SERVER, tool);
+    const registered = this.registry.get(name);
+    if (!registered) throw new Error(`tool ${name} is not registered`);
+    const result = await registered.execute(args, {
+      workspaceRoot: process.cwd(),
+      signal: new AbortController().signal,
+      readFiles: createFileReadTracker(),
+      logger: this.#logger,
+    });
+    this.#logger.info(`${tool} → ${resultText(result)}`);
+    if (result.isError) throw new Error(`${tool} failed: ${resultText(result)}`);
+    return result;
+  }
+}
+
+/**
+ * Generous limits: the suite starts all its clients at once, and on a busy 2-core machine
+ * a handshake has taken 10 s; the suite's own per-client limit (30 s) stays the backstop.
+ */
+function httpConfig(url: string): McpServerConfig {
+  return {
+    name: SERVER,
+    type: 'http',
+    url,
+    env: {},
+    envVars: [],
+    headers: {},
+    protocol: 'streamable_http',
+    startupTimeoutMs: 25_000,
+    toolTimeoutMs: 20_000,
+    maxToolTimeoutMs: 25_000,
+    enabled: true,
+    required: true,
+    disabledTools: [],
+    sampling: false,
+    source: { kind: 'runtime', file: 'conformance' },
+  };
+}
+
+async function main(): Promise<number> {
+  const url = process.argv.at(-1);
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  if (!url?.startsWith('http')) {
+    process.stderr.write('usage: weft-client.ts <server-url> (with MCP_CONFORMANCE_SCENARIO set)\n');
+    return 2;
+  }
+  const client = new ConformanceClient();
+  try {
+    await client.connect(url);
+    await (SCENARIOS[scenario] ?? (async () => {}))(client);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`weft conformance client (${scenario}): ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await client.hub.close();
+  }
+}
+
+process.exitCode = await main();
