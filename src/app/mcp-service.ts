@@ -42,6 +42,7 @@ export interface McpServiceDeps {
   env: Record<string, string | undefined>;
   logger: Logger;
   clientVersion: string;
+  storageDir: string;
 }
 
 export class McpService {
@@ -172,6 +173,7 @@ export class McpService {
       env: this.#deps.env,
       logger: this.#deps.logger.child('mcp'),
       clientVersion: this.#deps.clientVersion,
+      oauth: { storageDir: this.#deps.storageDir },
     });
     return this.#hub;
   }

@@ -11,7 +11,13 @@ import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
+import { newId } from '../core/ids.js';
+import { Worker } from '../runs/engine/worker.js';
+import { RunService } from '../runs/run-service.js';
+import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
 import { McpConfigService } from './mcp-config-service.js';
+import { detachedRunnerLauncher } from './runner-launcher.js';
+import { runToolboxFactory } from './run-toolbox.js';
 import { McpService } from './mcp-service.js';
 import { resolveStorageDir } from './storage-dir.js';
 import { ToolService } from './tool-service.js';
@@ -33,6 +39,10 @@ export interface WeftApp {
   tools: ToolService;
   mcp: McpService;
   mcpConfig: McpConfigService;
+  /** The run service over the embedded store (opened on first use). */
+  runs(): Promise<RunService>;
+  /** A runner that executes queued runs (`weft worker`). */
+  worker(options: { maxParallel: number; untilIdle: boolean }): Promise<Worker>;
   close(): Promise<void>;
 }
 
@@ -55,7 +65,13 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     outputLimitBytes: settings.outputLimitBytes,
   });
 
-  const mcp = new McpService({ registry, settings, workspaceRoot, env, logger, clientVersion: options.version ?? '0.0.0' });
+  const version = options.version ?? '0.0.0';
+  const mcp = new McpService({ registry, settings, workspaceRoot, env, logger, clientVersion: version, storageDir });
+  const launcher = detachedRunnerLauncher(storageDir, env);
+  let store: Promise<SqliteRunStore> | undefined;
+  const openStore = () => (store ??= SqliteRunStore.open({ storageDir, logger }));
+  // Tests shorten leases so a killed runner's run is picked up quickly.
+  const leaseMs = Number(env.WEFT_LEASE_MS ?? 15_000);
 
   return {
     workspaceRoot,
@@ -65,6 +81,24 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     tools: new ToolService(registry, executor, mcp, workspaceRoot),
     mcp,
     mcpConfig: new McpConfigService(workspaceRoot, storageDir),
-    close: () => mcp.close(),
+    runs: async () => new RunService({ store: await openStore(), clock: Date.now, wakeRunners: () => launcher.launch() }),
+    worker: async ({ maxParallel, untilIdle }) =>
+      new Worker({
+        store: await openStore(),
+        workerId: `${process.pid}-${newId()}`,
+        logger,
+        clock: Date.now,
+        newId,
+        toolboxFactory: runToolboxFactory({ storageDir, env, logger, version }),
+        leaseMs,
+        heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
+        maxParallel,
+        pollMs: 200,
+        ...(untilIdle ? { idleExitMs: 2000 } : {}),
+      }),
+    close: async () => {
+      await mcp.close();
+      if (store) await (await store).close();
+    },
   };
 }

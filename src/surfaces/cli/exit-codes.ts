@@ -17,6 +17,11 @@ export function exitCodeFor(code: WeftErrorCode): number {
     case 'TOOL_INVALID_ARGS':
     case 'MCP_SERVER_NOT_FOUND':
     case 'INVALID_ID':
+    case 'WORKFLOW_INVALID':
+    case 'FILE_NOT_FOUND':
+    case 'RUN_NOT_FOUND':
+    case 'RUN_INVALID_PARAMS':
+    case 'QUESTION_NOT_FOUND':
       return EXIT_USAGE;
     default:
       return EXIT_FAILURE;

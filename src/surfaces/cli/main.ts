@@ -6,6 +6,11 @@ import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { registerMcpCommands } from './commands/mcp.js';
+import { registerRunCreateCommands } from './commands/run-create.js';
+import { registerRunReadCommands } from './commands/run-read.js';
+import { registerRunSteerCommands } from './commands/run-steer.js';
+import { registerWorkerCommand } from './commands/worker.js';
+import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerToolCommands } from './commands/tools.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { version } from './version.js';
@@ -23,6 +28,11 @@ function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   registerToolCommands(program);
   registerMcpCommands(program);
+  registerRunCreateCommands(program);
+  registerRunReadCommands(program);
+  registerRunSteerCommands(program);
+  registerWorkflowCommands(program);
+  registerWorkerCommand(program);
   for (const command of program.commands) applyToTree(command);
   return program;
 }

@@ -108,8 +108,10 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
 
 export const shellTool: Tool = createShellTool();
 
-interface RunOptions {
+export interface RunOptions {
   cwd: string;
+  /** Added to the inherited environment. */
+  env?: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
   maxCaptureBytes: number;
@@ -124,7 +126,7 @@ export async function runCommand(command: string, options: RunOptions): Promise<
       cwd: options.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
     });
   } catch (error) {
     throw new WeftError('TOOL_FAILED', `Could not start /bin/bash in ${options.cwd}: ${errorMessage(error)}`, {

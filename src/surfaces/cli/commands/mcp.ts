@@ -7,10 +7,8 @@ import { formatDuration } from '../../../core/duration.js';
 import type { McpScope } from '../../../app/mcp-config-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
+import { collect } from '../options.js';
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
 
 function parsePairs(values: string[], separator: '=' | ':', flag: string, example: string): Record<string, string> {
   const pairs: Record<string, string> = {};

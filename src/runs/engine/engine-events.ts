@@ -1,0 +1,44 @@
+/**
+ * The events the engine writes beyond the store's own, with their payloads. Replaying
+ * them (see `execution-state.ts`) tells a runner exactly where a run stands.
+ */
+import type { JsonObject, JsonValue } from '../model/json.js';
+
+export const ENGINE_EVENT = {
+  stageStarted: 'stage-started',
+  stageFinished: 'stage-finished',
+  childRunCreated: 'child-run-created',
+  cancelRequested: 'run-cancel-requested',
+  interruptRequested: 'run-interrupt-requested',
+  resumeRequested: 'run-resume-requested',
+  messageSent: 'message-sent',
+  signalSent: 'run-signal-sent',
+  stageOutput: 'stage-output',
+} as const;
+
+/** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
+export type StageStatus = 'succeeded' | 'failed' | 'cancelled' | 'abandoned' | 'interrupted';
+
+export interface StageStartedPayload extends JsonObject {
+  node: string;
+  kind: string;
+  attempt: number;
+  /** The node whose edge led here. */
+  from: string | null;
+  /** Tokens this stage consumed: 1, or the number of branches a join waited for. */
+  consumed: number;
+}
+
+export interface StageFinishedPayload extends JsonObject {
+  node: string;
+  status: StageStatus;
+  durationMs: number;
+  output: JsonValue;
+  exitCode: number | null;
+  answer: JsonValue;
+  error: string | null;
+  /** Nodes the run goes on to (the chosen edge, or a parallel node's branches). */
+  next: string[];
+  /** True when the retry policy runs the node again. */
+  retrying: boolean;
+}

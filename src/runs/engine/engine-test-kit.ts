@@ -1,0 +1,112 @@
+/**
+ * Test support for the engine: a temp workspace with workflow files, an in-memory or
+ * SQLite store, a run service, and a worker that executes until idle. Used by the
+ * engine's tests only.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newId } from '../../core/ids.js';
+import { silentLogger } from '../../core/logger.js';
+import { ApprovalPolicy, type ApprovalRule } from '../../tools/approval-policy.js';
+import { fileArtifactSink } from '../../tools/artifact-sink.js';
+import { builtinTools } from '../../tools/builtin/index.js';
+import { ToolRegistry } from '../../tools/registry.js';
+import { ToolExecutor } from '../../tools/tool-executor.js';
+import type { Tool } from '../../tools/tool.js';
+import type { RunEvent } from '../model/run-event.js';
+import type { RunRecord } from '../model/run-record.js';
+import { RunService } from '../run-service.js';
+import { MemoryRunStore } from '../store/memory/memory-run-store.js';
+import type { RunStore } from '../store/run-store.js';
+import type { AgentStageRunner, RunToolboxFactory } from './stage-context.js';
+import { Worker } from './worker.js';
+
+export interface EngineKit {
+  dir: string;
+  store: RunStore;
+  service: RunService;
+  write(name: string, text: string): Promise<string>;
+  /** Runs a worker in the background until `stop()`; returns the promise of its end. */
+  startWorker(options?: { agent?: AgentStageRunner; maxParallel?: number }): { stop(): Promise<void>; worker: Worker };
+  /** Executes until nothing is left to run. */
+  runUntilIdle(options?: { agent?: AgentStageRunner }): Promise<void>;
+  until(runId: string, predicate: (run: RunRecord) => boolean, what: string): Promise<RunRecord>;
+  events(runId: string): Promise<RunEvent[]>;
+  close(): Promise<void>;
+}
+
+export async function createEngineKit(options: { store?: RunStore; extraTools?: Tool[]; rules?: ApprovalRule[] } = {}): Promise<EngineKit> {
+  const dir = await mkdtemp(join(tmpdir(), 'weft-engine-'));
+  const store = options.store ?? new MemoryRunStore();
+  const workers: Worker[] = [];
+  const service = new RunService({ store, clock: Date.now, wakeRunners: () => workers.forEach((worker) => worker.wake()) });
+  const toolboxFactory: RunToolboxFactory = async (run, workflow, askApproval) => {
+    const registry = new ToolRegistry();
+    for (const tool of [...builtinTools(), ...(options.extraTools ?? [])]) registry.register(tool);
+    const executor = new ToolExecutor({
+      registry,
+      policy: new ApprovalPolicy([...(options.rules ?? []), ...workflow.run.approval]),
+      approvalMode: { interactive: false, autoApprove: run.autoApprove },
+      artifacts: fileArtifactSink(join(dir, '.artifacts')),
+      logger: silentLogger,
+      askApproval,
+    });
+    return { registry, executor, close: async () => {} };
+  };
+  const makeWorker = (agent?: AgentStageRunner, maxParallel = 8, idleExitMs?: number) =>
+    new Worker({ store, workerId: `test-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, agent, leaseMs: 5000, heartbeatMs: 1000, maxParallel, pollMs: 20, idleExitMs });
+
+  const kit: EngineKit = {
+    dir,
+    store,
+    service,
+    write: async (name, text) => {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      return path;
+    },
+    startWorker: (workerOptions = {}) => {
+      const worker = makeWorker(workerOptions.agent, workerOptions.maxParallel);
+      workers.push(worker);
+      const controller = new AbortController();
+      const done = worker.run(controller.signal);
+      return {
+        worker,
+        stop: async () => {
+          controller.abort();
+          await done;
+        },
+      };
+    },
+    runUntilIdle: async (workerOptions = {}) => {
+      const worker = makeWorker(workerOptions.agent, 8, 0);
+      workers.push(worker);
+      await worker.run(new AbortController().signal);
+    },
+    until: async (runId, predicate, what) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const run = await service.get(runId);
+        if (predicate(run)) return run;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for run ${runId} to be ${what}; it is ${run.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    events: async (runId) => store.listEvents(runId, { limit: 1000 }),
+    close: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return kit;
+}
+
+/** `[stageId, status]` of every finished stage, in order. */
+export function finishedStages(events: readonly RunEvent[]): [string, string][] {
+  return events.filter((event) => event.type === 'stage-finished').map((event) => [event.stageId ?? '', String(event.payload.status)]);
+}
+
+export function statusChanges(events: readonly RunEvent[]): string[] {
+  return events.filter((event) => event.type === 'run-status-changed').map((event) => String(event.payload.to));
+}

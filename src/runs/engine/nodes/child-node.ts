@@ -1,0 +1,50 @@
+/**
+ * `child` stages: create a child run of another workflow (parent link set, approval and
+ * dry-run inherited), let a runner execute it, and wait until it ends. A resumed stage
+ * attaches to the child it had already created; cancelling the stage cancels the child.
+ */
+import { isTerminal } from '../../model/run-status.js';
+import { requestCancel } from '../../run-cancel.js';
+import { resolveInputs } from '../../run-inputs.js';
+import { loadWorkflow, resolveArgs, type ChildNode } from '../../workflow/index.js';
+import { ENGINE_EVENT } from '../engine-events.js';
+import type { NodeExecutor, StageRun } from '../stage-context.js';
+import { abortableDelay } from './abortable-delay.js';
+
+async function createChild(stage: StageRun & { node: ChildNode }): Promise<string> {
+  const workflow = await loadWorkflow(stage.node.workflow);
+  const inputs = resolveInputs(workflow, resolveArgs(stage.node.inputs, stage.context) as Record<string, unknown>);
+  const child = await stage.services.store.createRun({
+    workflow: workflow.name,
+    workflowPath: workflow.file,
+    goal: workflow.run.goal ?? stage.run.goal,
+    inputs,
+    labels: { ...workflow.run.labels, 'weft/parent-stage': stage.stageId },
+    parentId: stage.run.id,
+    autoApprove: stage.run.autoApprove,
+    dryRun: stage.run.dryRun,
+    ...(stage.run.model ? { model: stage.run.model } : {}),
+    cwd: stage.run.cwd,
+    initialStatus: 'queued',
+  });
+  await stage.emit([{ type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } }]);
+  return child.id;
+}
+
+export const executeChildNode: NodeExecutor<ChildNode> = async (stage) => {
+  const { store } = stage.services;
+  const childId = stage.resume.childId ?? (await createChild(stage));
+  stage.services.wakeRunners();
+  for (;;) {
+    const child = await store.getRun(childId);
+    if (!child) return { status: 'failed', error: `Child run ${childId} no longer exists` };
+    if (isTerminal(child.status)) {
+      const output = { runId: child.id, status: child.status, ...(child.reason ? { reason: child.reason } : {}) };
+      return child.status === 'succeeded' ? { status: 'succeeded', output } : { status: 'failed', output, error: `Child run ${child.id} ${child.status}${child.reason ? `: ${child.reason}` : ''}` };
+    }
+    if (!(await abortableDelay(stage.services.pollMs, stage.signal))) {
+      await requestCancel(store, childId, `parent run ${stage.run.id} was cancelled`, stage.services.clock()).catch(() => undefined);
+      return { status: 'cancelled', output: { runId: childId }, error: 'Cancelled' };
+    }
+  }
+};

@@ -1,0 +1,37 @@
+/**
+ * `command` stages: a shell script in the workspace. Exit code 0 succeeds; stdout is the
+ * output. Cancellation and timeouts kill the whole process group (see `runCommand`).
+ */
+import { resolve } from 'node:path';
+import { formatDuration } from '../../../core/duration.js';
+import { runCommand } from '../../../tools/builtin/shell.js';
+import { renderTemplate, type CommandNode } from '../../workflow/index.js';
+import type { NodeExecutor } from '../stage-context.js';
+
+const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
+const MAX_OUTPUT_CHARS = 64 * 1024;
+
+function cap(text: string): string {
+  return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[… ${text.length - MAX_OUTPUT_CHARS} more characters]` : text;
+}
+
+export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
+  const { node, context, run } = stage;
+  const script = renderTemplate(node.run, context);
+  const env = Object.fromEntries(Object.entries(node.env ?? {}).map(([key, value]) => [key, renderTemplate(value, context)]));
+  const timeoutMs = node.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const outcome = await runCommand(script, {
+    cwd: resolve(run.cwd, node.cwd ?? '.'),
+    env,
+    timeoutMs,
+    signal: stage.signal,
+    maxCaptureBytes: 4 * 1024 * 1024,
+    killGraceMs: 1000,
+  });
+  const stdout = cap(outcome.stdout.replace(/\n$/, ''));
+  if (outcome.cancelled) return { status: 'cancelled', output: stdout, exitCode: outcome.exitCode, error: 'Cancelled' };
+  if (outcome.timedOut) return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: `Command timed out after ${formatDuration(timeoutMs)}` };
+  if (outcome.exitCode === 0) return { status: 'succeeded', output: stdout, exitCode: 0 };
+  const stderr = cap(outcome.stderr.trim());
+  return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: stderr || `exit code ${outcome.exitCode ?? outcome.signal}` };
+};

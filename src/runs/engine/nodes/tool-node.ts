@@ -1,0 +1,30 @@
+/**
+ * `tool` stages: one direct call of a built-in or MCP tool through the run's tool runtime
+ * (validation, approval, budget), no model. The structured result, else the text, is the
+ * stage output.
+ */
+import { createFileReadTracker, resultText } from '../../../tools/tool.js';
+import type { JsonObject, JsonValue } from '../../model/json.js';
+import { resolveArgs, type ToolNode } from '../../workflow/index.js';
+import type { NodeExecutor } from '../stage-context.js';
+
+export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
+  const { node, context } = stage;
+  const args = resolveArgs(node.args, context) as JsonObject;
+  const toolbox = await stage.services.toolbox();
+  await stage.emit([{ type: 'tool-call-started', payload: { tool: node.tool, arguments: args } }]);
+  const outcome = await toolbox.executor.execute(
+    { id: stage.stageId, name: node.tool, arguments: args },
+    { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal },
+  );
+  const text = resultText(outcome.result);
+  const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;
+  await stage.emit([
+    {
+      type: 'tool-call-finished',
+      payload: { tool: node.tool, isError: outcome.result.isError, durationMs: Math.round(outcome.durationMs), text: text.slice(0, 64 * 1024), artifactPath: outcome.result.artifactPath ?? null },
+    },
+  ]);
+  if (stage.signal.aborted) return { status: 'cancelled', output, error: 'Cancelled' };
+  return outcome.result.isError ? { status: 'failed', output, error: text.slice(0, 4000) } : { status: 'succeeded', output };
+};

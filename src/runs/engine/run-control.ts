@@ -1,0 +1,125 @@
+/**
+ * What other processes tell a running run: cancel, interrupt, resume, answers, messages
+ * and signals arrive as events in the store. One watcher per run reads new events of
+ * those types and wakes whoever waits on them; a runner never has to re-read the log.
+ */
+import { WeftError } from '../../core/errors.js';
+import type { JsonValue } from '../model/json.js';
+import { RUN_EVENT, type RunEvent } from '../model/run-event.js';
+import type { RunStore } from '../store/run-store.js';
+import { ENGINE_EVENT } from './engine-events.js';
+
+const WATCHED = [
+  ENGINE_EVENT.cancelRequested,
+  ENGINE_EVENT.interruptRequested,
+  ENGINE_EVENT.resumeRequested,
+  ENGINE_EVENT.messageSent,
+  ENGINE_EVENT.signalSent,
+  RUN_EVENT.questionAnswered,
+];
+
+type Listener = (event: RunEvent) => void;
+
+export class RunControl {
+  readonly #store: RunStore;
+  readonly #runId: string;
+  readonly #pollMs: number;
+  readonly #listeners = new Set<Listener>();
+  #afterSeq: number;
+  #timer: NodeJS.Timeout | undefined;
+  #polling = false;
+  cancelReason: string | undefined;
+  cancelRequested = false;
+  interruptRequested = false;
+  readonly answers = new Map<string, JsonValue>();
+
+  constructor(store: RunStore, runId: string, afterSeq: number, pollMs: number) {
+    this.#store = store;
+    this.#runId = runId;
+    this.#afterSeq = afterSeq;
+    this.#pollMs = pollMs;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.poll(), this.#pollMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#listeners.clear();
+  }
+
+  /** Reads new control events now (also called on a timer). */
+  async poll(): Promise<void> {
+    if (this.#polling) return;
+    this.#polling = true;
+    try {
+      for (;;) {
+        const events = await this.#store.listEvents(this.#runId, { afterSeq: this.#afterSeq, types: WATCHED, limit: 500 });
+        for (const event of events) this.#take(event);
+        if (events.length < 500) break;
+      }
+    } catch {
+      // A transient store error: the next tick tries again.
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  #take(event: RunEvent): void {
+    this.#afterSeq = Math.max(this.#afterSeq, event.seq);
+    switch (event.type) {
+      case ENGINE_EVENT.cancelRequested:
+        this.cancelRequested = true;
+        this.cancelReason = typeof event.payload.reason === 'string' ? event.payload.reason : undefined;
+        break;
+      case ENGINE_EVENT.interruptRequested:
+        this.interruptRequested = true;
+        break;
+      case ENGINE_EVENT.resumeRequested:
+        this.interruptRequested = false;
+        break;
+      case RUN_EVENT.questionAnswered:
+        this.answers.set(String(event.payload.questionId), event.payload.answer ?? null);
+        break;
+      default:
+        break;
+    }
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+
+  /** Resolves with the first watched event that `matches`; rejects with `TOOL_CANCELLED` on abort. */
+  waitFor<T>(matches: (event: RunEvent) => T | undefined, signal: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        this.#listeners.delete(listener);
+        reject(new WeftError('TOOL_CANCELLED', 'Cancelled'));
+      };
+      const listener: Listener = (event) => {
+        const value = matches(event);
+        if (value === undefined) return;
+        this.#listeners.delete(listener);
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#listeners.add(listener);
+    });
+  }
+
+  /** Wakes on any watched event (or abort); for the run loop. */
+  next(signal: AbortSignal): Promise<void> {
+    return this.waitFor(() => true, signal).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** An answer already given (possibly before this runner started), else waits for it. */
+  async answer(questionId: string, signal: AbortSignal): Promise<JsonValue> {
+    if (this.answers.has(questionId)) return this.answers.get(questionId)!;
+    return this.waitFor((event) => (event.type === RUN_EVENT.questionAnswered && event.payload.questionId === questionId ? (event.payload.answer ?? null) : undefined), signal);
+  }
+}

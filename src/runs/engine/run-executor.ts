@@ -1,0 +1,345 @@
+/**
+ * Executes one run that this runner has claimed: replays its log to find where it
+ * stands, then starts every runnable token's stage (concurrently for parallel branches),
+ * records each stage's start and end, follows edges, retries with backoff, and ends the
+ * run — or stops when asked to cancel or interrupt. Every step is an event, written
+ * before the run moves on, so another runner can pick up from the log alone.
+ */
+import { errorMessage, WeftError } from '../../core/errors.js';
+import type { ApprovalPrompt } from '../../tools/tool-executor.js';
+import type { JsonValue } from '../model/json.js';
+import type { NewRunEvent, RunEvent } from '../model/run-event.js';
+import type { RunRecord } from '../model/run-record.js';
+import type { RunStatus } from '../model/run-status.js';
+import { loadWorkflow, type StageOutcome, type Workflow, type WorkflowContext, type WorkflowNode } from '../workflow/index.js';
+import { ENGINE_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from './engine-events.js';
+import { replay, stageId as makeStageId, type ExecutionState, type InflightStage, type Token } from './execution-state.js';
+import { dryRunNode, executeNode } from './node-executors.js';
+import { nextNodes, retryDelayMs } from './next-nodes.js';
+import { abortableDelay } from './nodes/abortable-delay.js';
+import { RunControl } from './run-control.js';
+import type { EngineServices, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
+import { askApprovalQuestion } from './approval-question.js';
+
+export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
+  toolboxFactory: RunToolboxFactory;
+  /** Aborts when the runner lost its lease: stop at once and write nothing more. */
+  leaseLost: AbortSignal;
+}
+
+/** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
+const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
+
+type StopReason = 'cancel' | 'interrupt';
+
+async function allEvents(deps: RunExecutorDeps, runId: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for (;;) {
+    const page = await deps.store.listEvents(runId, { afterSeq: events.at(-1)?.seq ?? 0, limit: 1000 });
+    events.push(...page);
+    if (page.length < 1000) return events;
+  }
+}
+
+export class RunExecutor {
+  readonly #deps: RunExecutorDeps;
+  #run: RunRecord;
+  #status: RunStatus;
+  #workflow!: Workflow;
+  #state!: ExecutionState;
+  #control!: RunControl;
+  #toolbox: Promise<RunToolbox> | undefined;
+  readonly #running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
+  #blockedStages = 0;
+  #stopReason: StopReason | undefined;
+
+  constructor(run: RunRecord, deps: RunExecutorDeps) {
+    this.#run = run;
+    this.#status = run.status;
+    this.#deps = deps;
+  }
+
+  async execute(): Promise<void> {
+    try {
+      this.#workflow = await loadWorkflow(this.#run.workflowPath);
+    } catch (error) {
+      await this.#moveTo('starting');
+      await this.#finishRun('failed', `workflow ${this.#run.workflowPath} cannot be loaded: ${errorMessage(error)}`);
+      return;
+    }
+    const events = await allEvents(this.#deps, this.#run.id);
+    this.#state = replay(events, this.#workflow.start);
+    // Control requests count from the start of this attempt: a cancel before a retry is history.
+    this.#control = new RunControl(this.#deps.store, this.#run.id, this.#state.attemptStartSeq, this.#deps.pollMs);
+    this.#control.start();
+    try {
+      // A new run goes queued → starting → running; a resumed one carries on from where it was
+      // (a blocked stage blocks the run again itself; a paused run waits for resume).
+      await this.#moveTo('starting');
+      if (this.#status === 'starting' || this.#status === 'blocked') await this.#moveTo('running');
+      await this.#loop();
+    } finally {
+      this.#control.stop();
+      for (const { controller } of this.#running.values()) controller.abort();
+      await Promise.allSettled([...this.#running.values()].map((entry) => entry.promise));
+      if (this.#toolbox) await (await this.#toolbox.catch(() => undefined))?.close().catch(() => undefined);
+    }
+  }
+
+  async #loop(): Promise<void> {
+    await this.#resumeInflight();
+    for (;;) {
+      if (this.#deps.leaseLost.aborted) return;
+      await this.#control.poll();
+      if (this.#control.cancelRequested) return this.#stop('cancel');
+      if (this.#control.interruptRequested && this.#status !== 'paused') {
+        await this.#stop('interrupt');
+        if (this.#control.cancelRequested) return this.#stop('cancel');
+        continue;
+      }
+      if (this.#status === 'paused') {
+        if (!this.#control.interruptRequested) await this.#moveTo(this.#blockedStages > 0 ? 'blocked' : 'running');
+        else {
+          await this.#control.next(this.#deps.leaseLost);
+          continue;
+        }
+      }
+      this.#startRunnable();
+      if (this.#running.size === 0) return this.#conclude();
+      const waker = new AbortController();
+      await Promise.race([...[...this.#running.values()].map((entry) => entry.promise), this.#control.next(AbortSignal.any([waker.signal, this.#deps.leaseLost]))]);
+      waker.abort();
+    }
+  }
+
+  /** Continues stages a lost runner left in flight: some in place, the rest as a new attempt. */
+  async #resumeInflight(): Promise<void> {
+    for (const stage of [...this.#state.inflight.values()]) {
+      const node = this.#workflow.nodes[stage.node];
+      if (node && RESUMED_IN_PLACE.has(node.kind)) {
+        this.#launch(stage, node, true);
+        continue;
+      }
+      await this.#recordFinish(stage, { status: 'failed', error: 'runner lost; the stage runs again' }, 'abandoned', [], false, 0);
+      this.#state.pending.push({ node: stage.node, from: stage.from });
+    }
+  }
+
+  #startRunnable(): void {
+    const waiting: Token[] = [];
+    for (const token of this.#state.pending.splice(0)) {
+      const node = this.#workflow.nodes[token.node];
+      if (!node) {
+        this.#state.failed.push({ ...token, stageId: `${token.node}@0`, error: `node '${token.node}' is not in the workflow (was the file changed?)` });
+        continue;
+      }
+      if (node.kind === 'join') {
+        const expected = this.#joinArrivals(node.name);
+        const arrived = [...waiting, token].filter((entry) => entry.node === node.name).length;
+        if (arrived < expected) {
+          waiting.push(token);
+          continue;
+        }
+        for (let index = waiting.length - 1; index >= 0; index -= 1) if (waiting[index]!.node === node.name) waiting.splice(index, 1);
+        this.#begin(node, token.from, expected);
+        continue;
+      }
+      this.#begin(node, token.from, 1);
+    }
+    this.#state.pending.push(...waiting);
+  }
+
+  #joinArrivals(join: string): number {
+    const parallel = Object.values(this.#workflow.nodes).find((node) => node.kind === 'parallel' && node.join === join);
+    return parallel?.kind === 'parallel' ? parallel.branches.length : 1;
+  }
+
+  #begin(node: WorkflowNode, from: string | null, consumed: number): void {
+    const attempt = (this.#state.attempts.get(node.name) ?? 0) + 1;
+    this.#state.attempts.set(node.name, attempt);
+    const stage: InflightStage = { stageId: makeStageId(node.name, attempt), node: node.name, attempt, firstAttempt: attempt, from, consumed };
+    this.#state.inflight.set(stage.stageId, stage);
+    this.#launch(stage, node, false);
+  }
+
+  #launch(stage: InflightStage, node: WorkflowNode, resumed: boolean): void {
+    const controller = new AbortController();
+    const promise = this.#runStage(stage, node, resumed, controller.signal)
+      .catch((error: unknown) => this.#deps.logger.error(`stage ${stage.stageId} of run ${this.#run.id} could not be recorded: ${errorMessage(error)}`))
+      .finally(() => this.#running.delete(stage.stageId));
+    this.#running.set(stage.stageId, { promise, controller });
+  }
+
+  async #runStage(first: InflightStage, node: WorkflowNode, resumed: boolean, signal: AbortSignal): Promise<void> {
+    let stage = first;
+    let skipStart = resumed;
+    for (;;) {
+      if (!skipStart) {
+        const payload: StageStartedPayload = { node: node.name, kind: node.kind, attempt: stage.attempt, from: stage.from, consumed: stage.consumed };
+        await this.#append([{ type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload }]);
+      }
+      skipStart = false;
+      const startedAt = this.#deps.clock();
+      const result = await this.#execute(stage, node, signal);
+      const durationMs = this.#deps.clock() - startedAt;
+      if (signal.aborted && this.#stopReason === 'interrupt') {
+        return this.#recordFinish(stage, result, 'interrupted', [], false, durationMs, () => this.#state.pending.push({ node: node.name, from: stage.from }));
+      }
+      const retry = 'retry' in node ? node.retry : undefined;
+      if (result.status === 'failed' && retry && stage.attempt < this.#firstAttempt(stage) + retry.attempts - 1 && !signal.aborted) {
+        await this.#recordFinish(stage, result, 'failed', [], true, durationMs);
+        if (!(await abortableDelay(retryDelayMs(retry, stage.attempt - this.#firstAttempt(stage) + 1), signal))) {
+          return this.#recordFinish(stage, { status: 'cancelled', error: 'Cancelled' }, 'cancelled', [], false, 0, () => this.#failToken(stage, 'Cancelled'));
+        }
+        const attempt = (this.#state.attempts.get(node.name) ?? stage.attempt) + 1;
+        this.#state.attempts.set(node.name, attempt);
+        this.#state.inflight.delete(stage.stageId);
+        stage = { ...stage, stageId: makeStageId(node.name, attempt), attempt };
+        this.#state.inflight.set(stage.stageId, stage);
+        continue;
+      }
+      const outcome = this.#outcome(result);
+      const step = nextNodes(node, result, outcome, this.#context());
+      return this.#recordFinish(stage, result, result.status, step.next, false, durationMs, () => {
+        this.#state.outcomes.set(node.name, outcome);
+        for (const next of step.next) this.#state.pending.push({ node: next, from: node.name });
+        if (step.error !== null) this.#failToken(stage, step.error);
+      }, step.error);
+    }
+  }
+
+  /** The attempt number a retry series began with (loops reuse a node with higher numbers). */
+  #firstAttempt(stage: InflightStage): number {
+    return stage.firstAttempt;
+  }
+
+  #failToken(stage: InflightStage, error: string): void {
+    this.#state.failed.push({ node: stage.node, from: stage.from, stageId: stage.stageId, error });
+  }
+
+  async #execute(stage: InflightStage, node: WorkflowNode, signal: AbortSignal): Promise<StageResult> {
+    const timeoutMs = node.kind !== 'command' && 'timeoutMs' in node ? node.timeoutMs : undefined;
+    const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const stageSignal = timeout ? AbortSignal.any([signal, timeout]) : signal;
+    const stageRun = this.#stageRun(stage, node, stageSignal);
+    try {
+      const result = await (this.#run.dryRun ? dryRunNode(stageRun) : executeNode(stageRun));
+      if (timeout?.aborted && !signal.aborted) return { ...result, status: 'failed', error: `Stage timed out after ${Math.round(timeoutMs! / 1000)}s` };
+      return result;
+    } catch (error) {
+      if (signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
+      if (timeout?.aborted) return { status: 'failed', error: `Stage timed out after ${Math.round(timeoutMs! / 1000)}s` };
+      return { status: 'failed', error: errorMessage(error) };
+    }
+  }
+
+  #stageRun(stage: InflightStage, node: WorkflowNode, signal: AbortSignal): StageRun {
+    const question = this.#state.questions.get(stage.stageId);
+    return {
+      run: this.#run,
+      workflow: this.#workflow,
+      node,
+      stageId: stage.stageId,
+      attempt: stage.attempt,
+      context: { ...this.#context(), last: stage.from ? this.#state.outcomes.get(stage.from) : undefined },
+      signal,
+      control: this.#control,
+      services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
+      emit: (events) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }))),
+      whileBlocked: (work) => this.#whileBlocked(work),
+      resume: {
+        childId: this.#state.children.get(stage.stageId),
+        questionId: question?.questionId,
+        ...(question && 'answer' in question ? { answer: question.answer as JsonValue } : {}),
+      },
+    };
+  }
+
+  #toolboxFor(): Promise<RunToolbox> {
+    const ask: ApprovalPrompt = (call, tool) =>
+      askApprovalQuestion(call, tool, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), fallbackStageId: [...this.#state.inflight.keys()].at(-1) });
+    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask);
+    return this.#toolbox;
+  }
+
+  #context(): WorkflowContext {
+    return {
+      inputs: this.#run.inputs,
+      stages: Object.fromEntries(this.#state.outcomes),
+      env: process.env,
+      run: { id: this.#run.id, goal: this.#run.goal },
+    };
+  }
+
+  #outcome(result: StageResult): StageOutcome {
+    return { status: result.status, output: result.output, exit_code: result.exitCode ?? null, answer: result.answer };
+  }
+
+  async #recordFinish(stage: InflightStage, result: StageResult, status: StageStatus, next: string[], retrying: boolean, durationMs: number, apply?: () => void, runError?: string | null): Promise<void> {
+    const payload: StageFinishedPayload = {
+      node: stage.node,
+      status,
+      durationMs: Math.round(durationMs),
+      output: result.output ?? null,
+      exitCode: result.exitCode ?? null,
+      answer: result.answer ?? null,
+      error: runError ?? result.error ?? null,
+      next,
+      retrying,
+    };
+    await this.#append([{ type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
+    if (!retrying) this.#state.inflight.delete(stage.stageId);
+    apply?.();
+  }
+
+  async #whileBlocked<T>(work: () => Promise<T>): Promise<T> {
+    this.#blockedStages += 1;
+    if (this.#blockedStages === 1 && this.#status === 'running') await this.#moveTo('blocked');
+    try {
+      return await work();
+    } finally {
+      this.#blockedStages -= 1;
+      if (this.#blockedStages === 0 && this.#status === 'blocked' && !this.#deps.leaseLost.aborted) await this.#moveTo('running').catch(() => undefined);
+    }
+  }
+
+  /** Stops every stage for a cancel (the run ends) or an interrupt (the run pauses; stages rerun on resume). */
+  async #stop(reason: StopReason): Promise<void> {
+    this.#stopReason = reason;
+    for (const { controller } of this.#running.values()) controller.abort();
+    await Promise.allSettled([...this.#running.values()].map((entry) => entry.promise));
+    this.#stopReason = undefined;
+    if (reason === 'interrupt') return this.#moveTo('paused', 'interrupted');
+    return this.#finishRun('cancelled', this.#control.cancelReason ?? 'cancelled on request');
+  }
+
+  async #conclude(): Promise<void> {
+    if (this.#state.failed.length > 0) {
+      const failure = this.#state.failed[0]!;
+      return this.#finishRun(failure.error === 'Cancelled' ? 'cancelled' : 'failed', failure.error ?? `stage ${failure.stageId} failed`);
+    }
+    if (this.#state.pending.length > 0) {
+      const stuck = [...new Set(this.#state.pending.map((token) => token.node))].join(', ');
+      return this.#finishRun('failed', `the run cannot go on: ${stuck} waits for branches that ended elsewhere`);
+    }
+    return this.#finishRun('succeeded');
+  }
+
+  async #finishRun(to: 'succeeded' | 'failed' | 'cancelled', reason?: string): Promise<void> {
+    await this.#moveTo(to, reason);
+  }
+
+  async #moveTo(to: RunStatus, reason?: string): Promise<void> {
+    if (this.#status === to) return;
+    if (to === 'starting' && this.#status !== 'queued') return;
+    await this.#append([{ type: 'run-status-changed', payload: { from: this.#status, to, ...(reason ? { reason } : {}) } }]);
+    this.#status = to;
+  }
+
+  async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
+    if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
+    const appended = await this.#deps.store.appendEvents(this.#run.id, events);
+    this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
+    return appended;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * What a node executor gets to run one stage, and what it hands back. Executors are
+ * small functions per node kind; the run loop owns events for stage start and finish,
+ * edges, retries and run status.
+ */
+import type { Logger } from '../../core/logger.js';
+import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import type { JsonValue } from '../model/json.js';
+import type { NewRunEvent, RunEvent } from '../model/run-event.js';
+import type { RunRecord } from '../model/run-record.js';
+import type { RunStore } from '../store/run-store.js';
+import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.js';
+import type { RunControl } from './run-control.js';
+
+/** The tools one run can call: built-ins plus its MCP servers, behind the run's approval rules. */
+export interface RunToolbox {
+  registry: ToolRegistry;
+  executor: ToolExecutor;
+  close(): Promise<void>;
+}
+
+export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt) => Promise<RunToolbox>;
+
+/** Runs `agent` and `prompt` stages; the agent layer provides it. */
+export interface AgentStageRunner {
+  runStage(stage: StageRun): Promise<StageResult>;
+}
+
+export interface EngineServices {
+  store: RunStore;
+  logger: Logger;
+  clock: () => number;
+  newId: () => string;
+  /** Built on first use, so runs without tool nodes never start MCP servers. */
+  toolbox: () => Promise<RunToolbox>;
+  agent: AgentStageRunner | undefined;
+  /** Makes sure some runner will execute a run this one just queued (a child run). */
+  wakeRunners: () => void;
+  /** How often waiting stages (children) look at the store again. */
+  pollMs: number;
+}
+
+export interface StageRun {
+  run: RunRecord;
+  workflow: Workflow;
+  node: WorkflowNode;
+  stageId: string;
+  attempt: number;
+  /** Inputs, finished stages, env and `last` (the outcome that led here). */
+  context: WorkflowContext;
+  signal: AbortSignal;
+  control: RunControl;
+  services: EngineServices;
+  /** Appends events for this stage (stageId filled in). */
+  emit(events: NewRunEvent[]): Promise<RunEvent[]>;
+  /** Marks the run waiting for a person while `work` runs (blocked), then running again. */
+  whileBlocked<T>(work: () => Promise<T>): Promise<T>;
+  /** What an earlier runner already did in this stage before it was lost. */
+  resume: { childId?: string; questionId?: string; answer?: JsonValue };
+}
+
+export interface StageResult {
+  status: 'succeeded' | 'failed' | 'cancelled';
+  output?: JsonValue;
+  exitCode?: number | null;
+  answer?: JsonValue;
+  error?: string;
+  /** Overrides edge selection (a parallel node fans out to its branches). */
+  next?: string[];
+}
+
+export type NodeExecutor<N extends WorkflowNode = WorkflowNode> = (stage: StageRun & { node: N }) => Promise<StageResult>;

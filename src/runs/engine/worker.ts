@@ -1,0 +1,115 @@
+/**
+ * A runner: claims runs from the store (queued ones, and ones whose runner died), holds a
+ * lease with a heartbeat while it executes them, up to `maxParallel` at a time. With
+ * `idleExitMs` it exits once nothing has been left to do for that long — the short-lived
+ * runner that `weft run` starts; `weft worker` runs without it.
+ */
+import { errorMessage } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { RunRecord } from '../model/run-record.js';
+import type { RunStore } from '../store/run-store.js';
+import { abortableDelay } from './nodes/abortable-delay.js';
+import { RunExecutor } from './run-executor.js';
+import type { AgentStageRunner, RunToolboxFactory } from './stage-context.js';
+
+export interface WorkerOptions {
+  store: RunStore;
+  workerId: string;
+  logger: Logger;
+  clock: () => number;
+  newId: () => string;
+  toolboxFactory: RunToolboxFactory;
+  agent?: AgentStageRunner;
+  leaseMs: number;
+  heartbeatMs: number;
+  maxParallel: number;
+  /** How often to look for claimable runs, and how often waiting stages look at the store. */
+  pollMs: number;
+  /** Exit after this long with nothing to run; undefined runs until the signal aborts. */
+  idleExitMs?: number;
+}
+
+export class Worker {
+  readonly #options: WorkerOptions;
+  readonly #active = new Map<string, Promise<void>>();
+  #poke: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.#options = options;
+  }
+
+  get activeRuns(): number {
+    return this.#active.size;
+  }
+
+  /** Claims and executes runs until `signal` aborts (or the worker has been idle long enough). */
+  async run(signal: AbortSignal): Promise<void> {
+    const { store, clock } = this.#options;
+    let idleSince = clock();
+    const stopping = new AbortController();
+    signal.addEventListener('abort', () => stopping.abort(), { once: true });
+    while (!stopping.signal.aborted) {
+      let claimed = false;
+      while (this.#active.size < this.#options.maxParallel) {
+        const run = await store.claimRun(this.#options.workerId, this.#options.leaseMs, clock()).catch((error: unknown) => {
+          this.#options.logger.warn(`could not claim a run: ${errorMessage(error)}`);
+          return undefined;
+        });
+        if (!run) break;
+        claimed = true;
+        this.#start(run.id, stopping.signal, run);
+      }
+      if (claimed || this.#active.size > 0) idleSince = clock();
+      else if (this.#options.idleExitMs !== undefined && clock() - idleSince >= this.#options.idleExitMs) break;
+      const wake = new AbortController();
+      this.#poke = () => wake.abort();
+      await Promise.race([abortableDelay(this.#options.pollMs, AbortSignal.any([wake.signal, stopping.signal])), ...this.#active.values()]);
+      this.#poke = undefined;
+    }
+    await Promise.allSettled(this.#active.values());
+  }
+
+  /** Looks for claimable runs now instead of at the next poll. */
+  wake(): void {
+    this.#poke?.();
+  }
+
+  #start(runId: string, stopping: AbortSignal, run: RunRecord): void {
+    const { store, workerId, leaseMs, heartbeatMs, logger } = this.#options;
+    const leaseLost = new AbortController();
+    const onStop = () => leaseLost.abort();
+    stopping.addEventListener('abort', onStop, { once: true });
+    const heartbeat = setInterval(() => {
+      store.renewLease(runId, workerId, leaseMs).then(
+        (held) => {
+          if (!held) {
+            logger.warn(`run ${runId}: lease lost to another runner; stopping here`);
+            leaseLost.abort();
+          }
+        },
+        (error: unknown) => logger.warn(`run ${runId}: could not renew the lease: ${errorMessage(error)}`),
+      );
+    }, heartbeatMs);
+    const executor = new RunExecutor(run, {
+      store,
+      logger: logger.child(`run ${runId}`),
+      clock: this.#options.clock,
+      newId: this.#options.newId,
+      agent: this.#options.agent,
+      wakeRunners: () => this.wake(),
+      pollMs: this.#options.pollMs,
+      toolboxFactory: this.#options.toolboxFactory,
+      leaseLost: leaseLost.signal,
+    });
+    const done = executor
+      .execute()
+      .catch((error: unknown) => logger.error(`run ${runId} stopped: ${errorMessage(error)}`))
+      .finally(async () => {
+        clearInterval(heartbeat);
+        stopping.removeEventListener('abort', onStop);
+        await store.releaseLease(runId, workerId).catch(() => false);
+        this.#active.delete(runId);
+      });
+    this.#active.set(runId, done);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Reads and checks the payloads of the events the projection depends on. Every problem is
+ * a `RUN_INVALID_PARAMS` error that names the event type and the field.
+ */
+import { WeftError } from '../../core/errors.js';
+import { assertUlid } from '../../core/ids.js';
+import { describeType, isJsonObject, type JsonObject } from './json.js';
+import { QUESTION_KINDS, type QuestionKind } from './question.js';
+import type { QuestionAnsweredPayload, QuestionAskedPayload, RunCreatedPayload, RunParentChangedPayload, RunStatusChangedPayload } from './run-event.js';
+import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS } from './run-record.js';
+import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
+
+const MAX_TEXT = 64 * 1024;
+
+function invalid(type: string, message: string): WeftError {
+  return new WeftError('RUN_INVALID_PARAMS', `Invalid ${type} event: ${message}`);
+}
+
+function text(payload: JsonObject, type: string, key: string, options: { optional?: boolean; nonEmpty?: boolean } = {}): string | undefined {
+  const value = payload[key];
+  if (value === undefined || value === null) {
+    if (options.optional) return undefined;
+    throw invalid(type, `'${key}' is required (a string).`);
+  }
+  if (typeof value !== 'string') throw invalid(type, `'${key}' must be a string, got ${describeType(value)}.`);
+  if (options.nonEmpty && value.trim() === '') throw invalid(type, `'${key}' must not be empty.`);
+  if (value.length > MAX_TEXT) throw invalid(type, `'${key}' is longer than ${MAX_TEXT} characters.`);
+  return value;
+}
+
+function flag(payload: JsonObject, type: string, key: string): boolean {
+  const value = payload[key] ?? false;
+  if (typeof value !== 'boolean') throw invalid(type, `'${key}' must be true or false, got ${describeType(value)}.`);
+  return value;
+}
+
+function status(payload: JsonObject, type: string, key: string): RunStatus | undefined {
+  const value = payload[key];
+  if (value === undefined) return undefined;
+  if (!isRunStatus(value)) throw invalid(type, `'${key}' must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(value)}.`);
+  return value;
+}
+
+/** Checks label keys and values; shared by run creation and search filters. */
+export function readLabels(value: unknown, what: string): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (!isJsonObject(value)) throw new WeftError('RUN_INVALID_PARAMS', `${what} must be an object of string keys to string values.`);
+  const entries = Object.entries(value);
+  if (entries.length > MAX_LABELS) throw new WeftError('RUN_INVALID_PARAMS', `${what}: at most ${MAX_LABELS} labels, got ${entries.length}.`);
+  const labels: Record<string, string> = {};
+  for (const [key, label] of entries) {
+    if (!LABEL_KEY.test(key)) throw new WeftError('RUN_INVALID_PARAMS', `${what}: label key '${key.slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-', '/' (at most 63 characters).`);
+    if (typeof label !== 'string') throw new WeftError('RUN_INVALID_PARAMS', `${what}: label '${key}' must be a string, got ${describeType(label)}.`);
+    if (label.length > MAX_LABEL_VALUE_LENGTH) throw new WeftError('RUN_INVALID_PARAMS', `${what}: label '${key}' is longer than ${MAX_LABEL_VALUE_LENGTH} characters.`);
+    labels[key] = label;
+  }
+  return labels;
+}
+
+export function readRunCreated(payload: JsonObject): RunCreatedPayload {
+  const type = 'run-created';
+  const inputs = payload.inputs ?? {};
+  if (!isJsonObject(inputs)) throw invalid(type, `'inputs' must be a JSON object, got ${describeType(inputs)}.`);
+  const parentId = text(payload, type, 'parentId', { optional: true });
+  const model = text(payload, type, 'model', { optional: true });
+  return {
+    workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
+    workflowPath: text(payload, type, 'workflowPath') as string,
+    goal: text(payload, type, 'goal', { optional: true }) ?? '',
+    inputs,
+    labels: readLabels(payload.labels, 'labels'),
+    ...(parentId === undefined ? {} : { parentId: assertUlid(parentId, 'parent run id') }),
+    autoApprove: flag(payload, type, 'autoApprove'),
+    dryRun: flag(payload, type, 'dryRun'),
+    ...(model === undefined ? {} : { model }),
+    cwd: text(payload, type, 'cwd', { nonEmpty: true }) as string,
+  };
+}
+
+export function readStatusChanged(payload: JsonObject): RunStatusChangedPayload {
+  const type = 'run-status-changed';
+  const to = status(payload, type, 'to');
+  if (to === undefined) throw invalid(type, `'to' is required (one of ${RUN_STATUSES.join(', ')}).`);
+  const from = status(payload, type, 'from');
+  const reason = text(payload, type, 'reason', { optional: true });
+  return { to, ...(from === undefined ? {} : { from }), ...(reason === undefined ? {} : { reason }) };
+}
+
+export function readParentChanged(payload: JsonObject): RunParentChangedPayload {
+  const parentId = text(payload, 'run-parent-changed', 'parentId', { optional: true });
+  return { parentId: parentId === undefined ? null : assertUlid(parentId, 'parent run id') };
+}
+
+export function readQuestionAsked(payload: JsonObject): QuestionAskedPayload {
+  const type = 'question-asked';
+  const questionId = assertUlid(text(payload, type, 'questionId') as string, 'question id');
+  const kind = payload.kind;
+  if (typeof kind !== 'string' || !(QUESTION_KINDS as readonly string[]).includes(kind)) {
+    throw invalid(type, `'kind' must be one of ${QUESTION_KINDS.join(', ')}, got ${JSON.stringify(kind ?? null)}.`);
+  }
+  const prompt = text(payload, type, 'prompt', { nonEmpty: true }) as string;
+  const options = payload.options;
+  const needsOptions = kind === 'choice' || kind === 'multi_select';
+  if (options === undefined || options === null) {
+    if (needsOptions) throw invalid(type, `a ${kind} question needs 'options' (a non-empty array of strings).`);
+    return { questionId, kind: kind as QuestionKind, prompt };
+  }
+  if (!Array.isArray(options) || options.length === 0 || !options.every((option) => typeof option === 'string')) {
+    throw invalid(type, `'options' must be a non-empty array of strings.`);
+  }
+  if (new Set(options).size !== options.length) throw invalid(type, `'options' must not repeat a value.`);
+  return { questionId, kind: kind as QuestionKind, prompt, options: options as string[] };
+}
+
+export function readQuestionAnswered(payload: JsonObject): QuestionAnsweredPayload {
+  const type = 'question-answered';
+  const questionId = assertUlid(text(payload, type, 'questionId') as string, 'question id');
+  const answer = payload.answer;
+  if (answer === undefined) throw invalid(type, `'answer' is required.`);
+  return { questionId, answer };
+}

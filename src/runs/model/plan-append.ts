@@ -1,0 +1,95 @@
+/**
+ * Turns a batch of new events into what a store must write, atomically: the numbered
+ * events, the projected state (and the spec, when the batch creates the run) and the
+ * questions they create or answer. Pure apart from
+ * the question lookup the store passes in; both store implementations use it, so they
+ * cannot disagree about the rules.
+ */
+import { WeftError } from '../../core/errors.js';
+import { readQuestionAnswered, readQuestionAsked, readStatusChanged } from './event-payloads.js';
+import { normalizeJsonObject } from './json.js';
+import { createdRun, projectState } from './project-run.js';
+import { answerQuestion, questionFromAsked, type QuestionRecord } from './question.js';
+import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, RESERVED_EVENT_TYPES, RUN_EVENT, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
+import { splitRun, type RunSpec, type RunState } from './run-record.js';
+
+export interface AppendPlan {
+  /** Present when the batch starts with `run-created`. */
+  spec?: RunSpec;
+  state: RunState;
+  events: RunEvent[];
+  /** Questions created or answered by the batch, in their final state. */
+  questions: QuestionRecord[];
+}
+
+export interface AppendContext {
+  runId: string;
+  /** Timestamp for events that carry no `at`. */
+  now: number;
+  lookupQuestion(id: string): QuestionRecord | undefined;
+  /** Lets the store's own methods write reserved types such as `run-created`. */
+  allowReserved?: boolean;
+}
+
+/**
+ * @example planAppend(state, [{ type: 'stage-started', stageId: 'plan@1', payload: {} }], context).state.currentStageId // → 'plan@1'
+ */
+export function planAppend(current: RunState | undefined, inputs: readonly NewRunEvent[], context: AppendContext): AppendPlan {
+  if (!Array.isArray(inputs)) throw new WeftError('RUN_INVALID_PARAMS', 'events must be an array of { type, stageId?, payload, at? }.');
+  let run = current;
+  let spec: RunSpec | undefined;
+  const events: RunEvent[] = [];
+  const touched = new Map<string, QuestionRecord>();
+  inputs.forEach((input, index) => {
+    const event = toEvent(input, index, (run?.counts.events ?? 0) + 1, context);
+    if (event.type === RUN_EVENT.runStatusChanged && run !== undefined) {
+      const change = readStatusChanged(event.payload);
+      event.payload = { ...event.payload, from: change.from ?? run.status };
+    }
+    if (event.type === RUN_EVENT.questionAsked) {
+      const { questionId } = readQuestionAsked(event.payload);
+      if ((touched.get(questionId) ?? context.lookupQuestion(questionId)) !== undefined) {
+        throw new WeftError('RUN_INVALID_PARAMS', `Question id ${questionId} is already used; ask each question with a new ULID.`);
+      }
+      touched.set(questionId, questionFromAsked(event, readQuestionAsked(event.payload)));
+    }
+    if (event.type === RUN_EVENT.questionAnswered) {
+      const payload = readQuestionAnswered(event.payload);
+      const question = touched.get(payload.questionId) ?? context.lookupQuestion(payload.questionId);
+      if (question === undefined || question.runId !== context.runId) {
+        throw new WeftError('QUESTION_NOT_FOUND', `Run ${context.runId} has no question ${payload.questionId}.`, { data: { runId: context.runId, questionId: payload.questionId } });
+      }
+      touched.set(question.id, answerQuestion(question, event, payload));
+    }
+    if (run === undefined) {
+      const created = splitRun(createdRun(event));
+      spec = created.spec;
+      run = created.state;
+    } else {
+      run = projectState(run, event);
+    }
+    events.push(event);
+  });
+  if (run === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Run ${context.runId} cannot be created without a run-created event.`);
+  return { ...(spec === undefined ? {} : { spec }), state: run, events, questions: [...touched.values()] };
+}
+
+function toEvent(input: NewRunEvent, index: number, seq: number, context: AppendContext): RunEvent {
+  const where = `events[${index}]`;
+  if (typeof input !== 'object' || input === null) throw new WeftError('RUN_INVALID_PARAMS', `${where} must be an object { type, stageId?, payload, at? }.`);
+  const { type, stageId, at } = input;
+  if (typeof type !== 'string' || type.length > MAX_EVENT_TYPE_LENGTH || !EVENT_TYPE.test(type)) {
+    throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${String(type).slice(0, 80)}' must be a noun-verb kebab-case name such as 'stage-started' (at most ${MAX_EVENT_TYPE_LENGTH} characters).`);
+  }
+  if (RESERVED_EVENT_TYPES.has(type) && !context.allowReserved) {
+    throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${type}' is written by the store itself; use createRun, setArchived or setParent.`);
+  }
+  if (stageId !== undefined && (typeof stageId !== 'string' || !STAGE_ID.test(stageId))) {
+    throw new WeftError('RUN_INVALID_PARAMS', `${where}.stageId '${String(stageId).slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
+  }
+  if (at !== undefined && (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)) {
+    throw new WeftError('RUN_INVALID_PARAMS', `${where}.at must be a timestamp in epoch milliseconds.`);
+  }
+  const payload = normalizeJsonObject(input.payload ?? {}, `${where}.payload`).value;
+  return { runId: context.runId, seq, at: at ?? context.now, type, ...(stageId === undefined ? {} : { stageId }), payload };
+}

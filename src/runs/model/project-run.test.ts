@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { WeftError } from '../../core/errors.js';
+import { planAppend, type AppendContext } from './plan-append.js';
+import { projectRun } from './project-run.js';
+import type { QuestionRecord } from './question.js';
+import type { NewRunEvent, RunEvent } from './run-event.js';
+import { splitRun, type RunRecord } from './run-record.js';
+
+const RUN = '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC';
+const QUESTION = '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BD';
+const created: NewRunEvent = { type: 'run-created', at: 100, payload: { workflow: 'build', workflowPath: 'build.toml', cwd: '/w', labels: { team: 'core' } } };
+
+/** Plans an append and reassembles the whole summary, as a store would. */
+function plan(current: RunRecord | undefined, events: NewRunEvent[], questions = new Map<string, QuestionRecord>()) {
+  const context: AppendContext = { runId: RUN, now: 500, allowReserved: true, lookupQuestion: (id) => questions.get(id) };
+  const before = current === undefined ? undefined : splitRun(current);
+  const result = planAppend(before?.state, events, context);
+  for (const question of result.questions) questions.set(question.id, question);
+  const spec = result.spec ?? before?.spec;
+  return { ...result, run: { ...spec, ...result.state } as RunRecord };
+}
+
+function code(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return WeftError.is(error) ? error.code : `not a WeftError: ${String(error)}`;
+  }
+  return undefined;
+}
+
+describe('projectRun', () => {
+  it('equals the fold of the stored events, whatever the batching', () => {
+    const questions = new Map<string, QuestionRecord>();
+    const events: NewRunEvent[] = [
+      created,
+      { type: 'run-status-changed', at: 110, payload: { to: 'queued' } },
+      { type: 'run-status-changed', at: 120, payload: { to: 'starting' } },
+      { type: 'run-status-changed', at: 130, payload: { to: 'running' } },
+      { type: 'stage-started', at: 140, stageId: 'ask@1', payload: {} },
+      { type: 'question-asked', at: 150, stageId: 'ask@1', payload: { questionId: QUESTION, kind: 'multi_select', prompt: 'Which?', options: ['x', 'y', 'z'] } },
+      { type: 'run-status-changed', at: 160, payload: { to: 'blocked' } },
+      { type: 'question-answered', at: 170, payload: { questionId: QUESTION, answer: ['z', 'x'] } },
+      { type: 'run-status-changed', at: 180, payload: { to: 'failed', reason: 'tests failed' } },
+    ];
+    const whole = plan(undefined, events, questions);
+    let stepwise: RunRecord | undefined;
+    const stepQuestions = new Map<string, QuestionRecord>();
+    for (const event of events) stepwise = plan(stepwise, [event], stepQuestions).run;
+    expect([...stepQuestions.values()]).toEqual([...questions.values()]);
+    expect(stepwise).toEqual(whole.run);
+    expect(whole.events.reduce<RunRecord | undefined>(projectRun, undefined)).toEqual(whole.run);
+    expect(whole.run).toEqual({
+      id: RUN,
+      workflow: 'build',
+      workflowPath: 'build.toml',
+      goal: '',
+      inputs: {},
+      labels: { team: 'core' },
+      status: 'failed',
+      reason: 'tests failed',
+      archived: false,
+      autoApprove: false,
+      dryRun: false,
+      cwd: '/w',
+      attempt: 1,
+      currentStageId: 'ask@1',
+      createdAt: 100,
+      updatedAt: 180,
+      startedAt: 130,
+      finishedAt: 180,
+      counts: { events: 9, stages: 1, toolCalls: 0, questionsPending: 0 },
+      pendingQuestionIds: [],
+    });
+    expect(whole.questions).toEqual([{ id: QUESTION, runId: RUN, stageId: 'ask@1', kind: 'multi_select', prompt: 'Which?', options: ['x', 'y', 'z'], status: 'answered', answer: ['z', 'x'], askedAt: 150, answeredAt: 170 }]);
+    expect(whole.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(whole.events[3]?.payload).toEqual({ to: 'running', from: 'starting' });
+  });
+
+  it('keeps the first start time and resets the finish time on a retry', () => {
+    let run = plan(undefined, [created, { type: 'run-status-changed', at: 110, payload: { to: 'queued' } }, { type: 'run-status-changed', at: 120, payload: { to: 'starting' } }, { type: 'run-status-changed', at: 130, payload: { to: 'running' } }, { type: 'run-status-changed', at: 140, payload: { to: 'cancelled' } }]).run;
+    run = plan(run, [{ type: 'run-status-changed', at: 200, payload: { to: 'queued' } }, { type: 'run-status-changed', at: 210, payload: { to: 'starting' } }, { type: 'run-status-changed', at: 220, payload: { to: 'running' } }]).run;
+    expect([run.attempt, run.startedAt, run.finishedAt, run.status]).toEqual([2, 130, undefined, 'running']);
+  });
+
+  it('refuses events that do not fit the run', () => {
+    const run = plan(undefined, [created]).run;
+    expect(code(() => plan(undefined, [{ type: 'stage-started', stageId: 'a@1', payload: {} }]))).toBe('INTERNAL');
+    expect(code(() => plan(run, [created]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(run, [{ type: 'run-archived', payload: {} }]))).toBe('RUN_NOT_TERMINAL');
+    expect(code(() => plan(run, [{ type: 'stage-started', payload: {} }]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(run, [{ type: 'run-status-changed', payload: { to: 'nowhere' } }]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(run, [{ type: 'run-status-changed', payload: { to: 'running' } }]))).toBe('RUN_INVALID_TRANSITION');
+    expect(code(() => planAppend(run, [{ type: 'run-archived', payload: {} }], { runId: RUN, now: 1, lookupQuestion: () => undefined }))).toBe('RUN_INVALID_PARAMS');
+    const stale: RunEvent = { runId: RUN, seq: 5, at: 1, type: 'artifact-saved', payload: {} };
+    expect(code(() => projectRun(run, stale))).toBe('INTERNAL');
+  });
+
+  it('refuses oversized and non-JSON payloads', () => {
+    const run = plan(undefined, [created]).run;
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(code(() => plan(run, [{ type: 'artifact-saved', payload: cyclic as never }]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(run, [{ type: 'artifact-saved', payload: { text: 'x'.repeat(1024 * 1024 + 1) } }]))).toBe('RUN_INVALID_PARAMS');
+    expect(plan(run, [{ type: 'artifact-saved', payload: { gone: undefined, nan: Number.NaN } as never }]).events[0]?.payload).toEqual({ nan: null });
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The run summary as a projection of its events: pure reducers that the store applies in
+ * the same transaction as the append, so the stored summary always equals the fold of the
+ * log. `run-created` gives the spec and the first state; every later event changes only
+ * the state.
+ */
+import { WeftError } from '../../core/errors.js';
+import { readParentChanged, readQuestionAnswered, readQuestionAsked, readRunCreated, readStatusChanged } from './event-payloads.js';
+import { RUN_EVENT, type RunEvent } from './run-event.js';
+import { splitRun, type RunRecord, type RunState } from './run-record.js';
+import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
+
+/**
+ * Folds one event into a summary (`undefined` before `run-created`). Throws on an event
+ * that does not fit: an illegal transition, archiving a live run, answering a question
+ * that is not pending, an event out of sequence.
+ *
+ * @example events.reduce<RunRecord | undefined>(projectRun, undefined)
+ */
+export function projectRun(summary: RunRecord | undefined, event: RunEvent): RunRecord {
+  if (summary === undefined) return createdRun(event);
+  const { spec, state } = splitRun(summary);
+  return { ...spec, ...projectState(state, event) };
+}
+
+/** The summary a `run-created` event (seq 1) describes. */
+export function createdRun(event: RunEvent): RunRecord {
+  if (event.type !== RUN_EVENT.runCreated || event.seq !== 1) {
+    throw new WeftError('INTERNAL', `The first event of run ${event.runId} must be run-created with seq 1, got ${event.type} #${event.seq}.`);
+  }
+  const { parentId, ...payload } = readRunCreated(event.payload);
+  return {
+    id: event.runId,
+    ...payload,
+    createdAt: event.at,
+    ...(parentId === undefined ? {} : { parentId }),
+    status: 'submitted',
+    archived: false,
+    attempt: 1,
+    updatedAt: event.at,
+    counts: { events: 1, stages: 0, toolCalls: 0, questionsPending: 0 },
+    pendingQuestionIds: [],
+  };
+}
+
+/** Folds one event after `run-created` into the projected state. */
+export function projectState(state: RunState, event: RunEvent): RunState {
+  const id = event.runId;
+  if (event.seq !== state.counts.events + 1) {
+    throw new WeftError('INTERNAL', `Event ${event.seq} of run ${id} is out of sequence: the summary has ${state.counts.events} events.`);
+  }
+  const next: RunState = { ...state, counts: { ...state.counts, events: event.seq }, pendingQuestionIds: [...state.pendingQuestionIds], updatedAt: Math.max(state.updatedAt, event.at) };
+  switch (event.type) {
+    case RUN_EVENT.runCreated:
+      throw new WeftError('RUN_INVALID_PARAMS', `Run ${id} already has a run-created event.`);
+    case RUN_EVENT.runStatusChanged:
+      return changeStatus(id, next, event);
+    case RUN_EVENT.runArchived:
+      if (!isTerminal(next.status)) {
+        throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${next.status}; only a succeeded, failed or cancelled run can be archived.`, { data: { runId: id, status: next.status } });
+      }
+      return { ...next, archived: true };
+    case RUN_EVENT.runUnarchived:
+      return { ...next, archived: false };
+    case RUN_EVENT.runParentChanged: {
+      const { parentId } = readParentChanged(event.payload);
+      const { parentId: _old, ...withoutParent } = next;
+      return parentId === null ? withoutParent : { ...withoutParent, parentId };
+    }
+    case RUN_EVENT.stageStarted:
+      if (event.stageId === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Invalid stage-started event: set 'stageId' (e.g. 'implement@1').`);
+      return { ...next, currentStageId: event.stageId, counts: { ...next.counts, stages: next.counts.stages + 1 } };
+    case RUN_EVENT.toolCallStarted:
+      return { ...next, counts: { ...next.counts, toolCalls: next.counts.toolCalls + 1 } };
+    case RUN_EVENT.questionAsked: {
+      const { questionId } = readQuestionAsked(event.payload);
+      next.pendingQuestionIds.push(questionId);
+      return { ...next, counts: { ...next.counts, questionsPending: next.pendingQuestionIds.length } };
+    }
+    case RUN_EVENT.questionAnswered: {
+      const { questionId } = readQuestionAnswered(event.payload);
+      const index = next.pendingQuestionIds.indexOf(questionId);
+      if (index < 0) throw new WeftError('QUESTION_NOT_PENDING', `Question ${questionId} is not pending in run ${id}.`, { data: { runId: id, questionId } });
+      next.pendingQuestionIds.splice(index, 1);
+      return { ...next, counts: { ...next.counts, questionsPending: next.pendingQuestionIds.length } };
+    }
+    default:
+      return next;
+  }
+}
+
+function changeStatus(id: string, run: RunState, event: RunEvent): RunState {
+  const { from, to, reason } = readStatusChanged(event.payload);
+  if (from !== undefined && from !== run.status) {
+    throw new WeftError('RUN_INVALID_TRANSITION', `Run ${id} is ${run.status}, not ${from}, so it was not changed to ${to}; from ${run.status} it can become: ${RUN_TRANSITIONS[run.status].join(', ') || 'nothing (final)'}.`, {
+      data: { runId: id, from: run.status, expected: from, to, allowed: [...RUN_TRANSITIONS[run.status]] },
+    });
+  }
+  assertTransition(run.status, to, id);
+  const { reason: _reason, ...rest } = run;
+  const next: RunState = { ...rest, status: to, ...(reason === undefined ? {} : { reason }) };
+  if (to === 'running' && next.startedAt === undefined) next.startedAt = event.at;
+  if (isTerminal(to)) next.finishedAt = event.at;
+  if (isTerminal(run.status)) {
+    const { finishedAt: _finished, ...retried } = next;
+    return { ...retried, attempt: run.attempt + 1, archived: false };
+  }
+  return next;
+}

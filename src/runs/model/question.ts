@@ -1,0 +1,90 @@
+/**
+ * Questions: pending human input inside a run, derived from `question-asked` and
+ * `question-answered` events. Answers are checked against the question's kind here.
+ */
+import { WeftError } from '../../core/errors.js';
+import type { JsonValue } from './json.js';
+import type { QuestionAnsweredPayload, QuestionAskedPayload, RunEvent } from './run-event.js';
+
+export type QuestionKind = 'yes_no' | 'choice' | 'multi_select' | 'freeform' | 'confirmation';
+
+export const QUESTION_KINDS: readonly QuestionKind[] = ['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation'];
+
+export type QuestionStatus = 'pending' | 'answered';
+
+export interface QuestionRecord {
+  /** ULID, chosen by whoever asks. */
+  id: string;
+  runId: string;
+  stageId: string;
+  kind: QuestionKind;
+  prompt: string;
+  options?: string[];
+  status: QuestionStatus;
+  answer?: JsonValue;
+  askedAt: number;
+  answeredAt?: number;
+}
+
+/** The record a `question-asked` event creates. */
+export function questionFromAsked(event: RunEvent, payload: QuestionAskedPayload): QuestionRecord {
+  if (event.stageId === undefined) {
+    throw new WeftError('RUN_INVALID_PARAMS', `Invalid question-asked event: a question belongs to a stage; set 'stageId'.`);
+  }
+  return {
+    id: payload.questionId,
+    runId: event.runId,
+    stageId: event.stageId,
+    kind: payload.kind,
+    prompt: payload.prompt,
+    ...(payload.options === undefined ? {} : { options: payload.options }),
+    status: 'pending',
+    askedAt: event.at,
+  };
+}
+
+/**
+ * The record after a `question-answered` event. Refuses a second answer
+ * (`QUESTION_NOT_PENDING`) and an answer that does not fit the kind (`RUN_INVALID_PARAMS`).
+ *
+ * @example answerQuestion(choiceQuestion, event, { questionId, answer: 'b' }).status // → 'answered'
+ */
+export function answerQuestion(question: QuestionRecord, event: RunEvent, payload: QuestionAnsweredPayload): QuestionRecord {
+  if (question.status !== 'pending') {
+    throw new WeftError('QUESTION_NOT_PENDING', `Question ${question.id} of run ${question.runId} was already answered; an answer cannot be changed.`, {
+      data: { questionId: question.id, runId: question.runId },
+    });
+  }
+  checkAnswer(question, payload.answer);
+  return { ...question, status: 'answered', answer: payload.answer, answeredAt: event.at };
+}
+
+function checkAnswer(question: QuestionRecord, answer: JsonValue): void {
+  const options = question.options ?? [];
+  const fail = (expected: string): never => {
+    throw new WeftError('RUN_INVALID_PARAMS', `The answer to question ${question.id} (${question.kind}) must be ${expected}; got ${JSON.stringify(answer).slice(0, 80)}.`, {
+      data: { questionId: question.id, kind: question.kind },
+    });
+  };
+  switch (question.kind) {
+    case 'yes_no':
+    case 'confirmation':
+      if (typeof answer !== 'boolean') fail('true or false');
+      return;
+    case 'freeform':
+      if (typeof answer !== 'string') fail('a string');
+      return;
+    case 'choice':
+      if (typeof answer !== 'string' || !options.includes(answer)) fail(`one of ${options.map((option) => JSON.stringify(option)).join(', ')}`);
+      return;
+    case 'multi_select': {
+      const valid = Array.isArray(answer) && answer.every((item) => typeof item === 'string' && options.includes(item)) && new Set(answer).size === answer.length;
+      if (!valid) fail(`an array of distinct values from ${options.map((option) => JSON.stringify(option)).join(', ')}`);
+      return;
+    }
+    default: {
+      const unknown: never = question.kind;
+      throw new Error(`unknown question kind ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Events: the append-only log of a run. Types are noun-verb kebab strings; the set is open
+ * (model turns, pair sessions, MCP servers…), and the ones the projection reads are named
+ * here with their payloads.
+ */
+import type { JsonObject, JsonValue } from './json.js';
+import type { QuestionKind } from './question.js';
+import type { RunStatus } from './run-status.js';
+
+export interface RunEvent {
+  runId: string;
+  /** 1-based, per run, no gaps. */
+  seq: number;
+  /** Epoch ms. */
+  at: number;
+  type: string;
+  stageId?: string;
+  payload: JsonObject;
+}
+
+/** An event as a caller appends it; the store assigns `runId`, `seq` and (by default) `at`. */
+export interface NewRunEvent {
+  type: string;
+  stageId?: string;
+  payload: JsonObject;
+  at?: number;
+}
+
+export const RUN_EVENT = {
+  runCreated: 'run-created',
+  runStatusChanged: 'run-status-changed',
+  runArchived: 'run-archived',
+  runUnarchived: 'run-unarchived',
+  runParentChanged: 'run-parent-changed',
+  stageStarted: 'stage-started',
+  stageFinished: 'stage-finished',
+  toolCallStarted: 'tool-call-started',
+  toolCallFinished: 'tool-call-finished',
+  questionAsked: 'question-asked',
+  questionAnswered: 'question-answered',
+  artifactSaved: 'artifact-saved',
+} as const;
+
+/** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
+
+/** noun-verb, lower-case kebab: `stage-started`, `mcp-server-connected`. */
+export const EVENT_TYPE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/;
+export const MAX_EVENT_TYPE_LENGTH = 64;
+
+/** `<node>@<attempt>`, e.g. `implement@1`; safe to use in a file name. */
+export const STAGE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}@[1-9][0-9]{0,8}$/;
+
+export interface RunCreatedPayload {
+  workflow: string;
+  workflowPath: string;
+  goal: string;
+  inputs: JsonObject;
+  labels: Record<string, string>;
+  parentId?: string;
+  autoApprove: boolean;
+  dryRun: boolean;
+  model?: string;
+  cwd: string;
+}
+
+/** `from` is optional on input: when given it must equal the current status (compare-and-set). */
+export interface RunStatusChangedPayload {
+  from?: RunStatus;
+  to: RunStatus;
+  reason?: string;
+}
+
+export interface RunParentChangedPayload {
+  parentId: string | null;
+}
+
+export interface QuestionAskedPayload {
+  questionId: string;
+  kind: QuestionKind;
+  prompt: string;
+  options?: string[];
+}
+
+export interface QuestionAnsweredPayload {
+  questionId: string;
+  answer: JsonValue;
+}

@@ -1,0 +1,73 @@
+/**
+ * The run summary: what `run_get` and `run_search` return. The spec is fixed at creation,
+ * the state is a projection of the run's events (see `project-run.ts`), and the lease is
+ * coordination state owned by the store.
+ */
+import type { JsonObject } from './json.js';
+import type { RunStatus } from './run-status.js';
+
+export interface RunCounts {
+  events: number;
+  stages: number;
+  toolCalls: number;
+  questionsPending: number;
+}
+
+/** Which runner holds the run, until when (epoch ms). Absent when nobody holds it. */
+export interface RunLease {
+  workerId: string;
+  expiresAt: number;
+}
+
+/** What a run was created with; never changes afterwards. */
+export interface RunSpec {
+  /** ULID. */
+  id: string;
+  workflow: string;
+  workflowPath: string;
+  goal: string;
+  inputs: JsonObject;
+  labels: Record<string, string>;
+  autoApprove: boolean;
+  dryRun: boolean;
+  model?: string;
+  cwd: string;
+  createdAt: number;
+}
+
+/** What the events change: the projected part of the summary. */
+export interface RunState {
+  parentId?: string;
+  status: RunStatus;
+  /** Only a terminal run can be archived; archived runs are hidden from searches by default. */
+  archived: boolean;
+  /** 1 for the first attempt, +1 for every retry (failed|cancelled → queued). */
+  attempt: number;
+  /** The stage that started most recently (kept after the run ends, so a retry knows where it stopped). */
+  currentStageId?: string;
+  /** Reason given with the latest status change (denial, failure, cancellation). */
+  reason?: string;
+  updatedAt: number;
+  /** First time the run reached `running`. */
+  startedAt?: number;
+  /** When the run last reached a terminal state; cleared by a retry. */
+  finishedAt?: number;
+  counts: RunCounts;
+  /** Ids of the questions still waiting for an answer, oldest first. */
+  pendingQuestionIds: string[];
+}
+
+export interface RunRecord extends RunSpec, RunState {
+  lease?: RunLease;
+}
+
+/** Splits a record into its immutable spec and its projected state (the lease is dropped). */
+export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, createdAt, lease: _lease, ...state } = run;
+  const spec: RunSpec = { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, ...(model === undefined ? {} : { model }), cwd, createdAt };
+  return { spec, state };
+}
+
+export const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/;
+export const MAX_LABEL_VALUE_LENGTH = 256;
+export const MAX_LABELS = 32;

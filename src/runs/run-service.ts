@@ -1,0 +1,250 @@
+/**
+ * The application service for runs, shared by the CLI, the MCP server and the HTTP API:
+ * create runs from workflow files, steer them (approve, deny, answer, message, interrupt,
+ * cancel, retry, archive), read them, and wait for them. It only writes to the store;
+ * runners execute (see `engine/worker.ts`), so a surface that exits never kills a run.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { WeftError } from '../core/errors.js';
+import { assertUlid } from '../core/ids.js';
+import type { JsonObject, JsonValue } from './model/json.js';
+import type { QuestionRecord } from './model/question.js';
+import { RUN_EVENT, type RunEvent } from './model/run-event.js';
+import type { RunRecord } from './model/run-record.js';
+import { isTerminal, RUN_TRANSITIONS, type RunStatus } from './model/run-status.js';
+import { ENGINE_EVENT } from './engine/engine-events.js';
+import { answerFromText } from './answer-text.js';
+import { requestCancel } from './run-cancel.js';
+import { resolveInputs } from './run-inputs.js';
+import type { ListEventsOptions, RunFilter, RunPage, RunStore } from './store/run-store.js';
+import { loadWorkflow } from './workflow/index.js';
+
+export interface CreateRunRequest {
+  /** Path of the workflow file (relative to `cwd`). */
+  workflow: string;
+  goal?: string;
+  /** A file holding the goal; relative to `cwd`, and never outside it. */
+  goalFile?: string;
+  cwd: string;
+  inputs?: Record<string, unknown>;
+  labels?: Record<string, string>;
+  parentId?: string;
+  dryRun?: boolean;
+  autoApprove?: boolean;
+  model?: string;
+  /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
+  start?: boolean;
+}
+
+export interface RunServiceDeps {
+  store: RunStore;
+  clock: () => number;
+  /** Makes sure a runner will pick the run up (spawns one if needed). */
+  wakeRunners: () => void;
+}
+
+function notFound(id: string): WeftError {
+  return new WeftError('RUN_NOT_FOUND', `No run with id ${id}. List runs with 'weft ps --all'.`, { data: { runId: id } });
+}
+
+export class RunService {
+  readonly #deps: RunServiceDeps;
+
+  constructor(deps: RunServiceDeps) {
+    this.#deps = deps;
+  }
+
+  get store(): RunStore {
+    return this.#deps.store;
+  }
+
+  async create(request: CreateRunRequest): Promise<RunRecord> {
+    const cwd = resolve(request.cwd);
+    const workflow = await loadWorkflow(resolve(cwd, request.workflow));
+    if (request.goal !== undefined && request.goalFile !== undefined) {
+      throw new WeftError('RUN_INVALID_PARAMS', `Give either a goal or a goal file, not both.`);
+    }
+    const goal = request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
+    const inputs = resolveInputs(workflow, request.inputs ?? {});
+    if (request.parentId !== undefined) {
+      assertUlid(request.parentId, 'parent run id');
+      if (!(await this.#deps.store.getRun(request.parentId))) throw notFound(request.parentId);
+    }
+    const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
+    const run = await this.#deps.store.createRun({
+      workflow: workflow.name,
+      workflowPath: workflow.file,
+      goal,
+      inputs,
+      labels: { ...workflow.run.labels, ...request.labels },
+      ...(request.parentId ? { parentId: request.parentId } : {}),
+      autoApprove,
+      dryRun: request.dryRun ?? false,
+      ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
+      cwd,
+      ...(request.start === false ? {} : { initialStatus: autoApprove ? ('queued' as const) : ('pending' as const) }),
+    });
+    if (run.status === 'queued') this.#deps.wakeRunners();
+    return run;
+  }
+
+  async #readGoalFile(cwd: string, goalFile: string): Promise<string> {
+    const path = resolve(cwd, goalFile);
+    const inside = relative(cwd, path);
+    if (inside.startsWith('..') || isAbsolute(inside)) {
+      throw new WeftError('RUN_INVALID_PARAMS', `goal file '${goalFile}' is outside the run's directory ${cwd}; put it inside or pass the goal as text.`);
+    }
+    try {
+      return (await readFile(path, 'utf8')).trim();
+    } catch (error) {
+      throw new WeftError('RUN_INVALID_PARAMS', `goal file '${goalFile}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: error });
+    }
+  }
+
+  async get(id: string): Promise<RunRecord> {
+    assertUlid(id, 'run id');
+    const run = await this.#deps.store.getRun(id);
+    if (!run) throw notFound(id);
+    return run;
+  }
+
+  search(filter: RunFilter): Promise<RunPage> {
+    return this.#deps.store.searchRuns(filter);
+  }
+
+  async events(id: string, options: ListEventsOptions = {}): Promise<RunEvent[]> {
+    await this.get(id);
+    return this.#deps.store.listEvents(id, options);
+  }
+
+  async questions(id: string, pendingOnly = false): Promise<QuestionRecord[]> {
+    await this.get(id);
+    return this.#deps.store.listQuestions(id, pendingOnly ? { pending: true } : {});
+  }
+
+  /** submitted → pending|queued; a paused run resumes. */
+  async start(id: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (run.status === 'paused') return this.#request(run, ENGINE_EVENT.resumeRequested, {});
+    if (run.status !== 'submitted') throw this.#wrongState(run, 'started', ['submitted', 'paused']);
+    return this.#transition(run, run.autoApprove ? 'queued' : 'pending');
+  }
+
+  async approve(id: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (run.status !== 'pending') throw this.#wrongState(run, 'approved', ['pending']);
+    return this.#transition(run, 'queued');
+  }
+
+  async deny(id: string, reason?: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (run.status !== 'pending') throw this.#wrongState(run, 'denied', ['pending']);
+    return this.#transition(run, 'cancelled', `denied${reason ? `: ${reason}` : ''}`);
+  }
+
+  async answer(id: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
+    await this.get(id);
+    assertUlid(questionId, 'question id');
+    const question = await this.#deps.store.getQuestion(questionId);
+    if (!question || question.runId !== id) {
+      const pending = await this.#deps.store.listQuestions(id, { pending: true });
+      throw new WeftError('QUESTION_NOT_FOUND', `Run ${id} has no question ${questionId}.${pending.length > 0 ? ` Pending: ${pending.map((q) => `${q.id} (${q.prompt.slice(0, 60)})`).join(', ')}.` : ' It has no pending questions.'}`, { data: { runId: id, questionId } });
+    }
+    await this.#deps.store.appendEvents(id, [{ type: RUN_EVENT.questionAnswered, stageId: question.stageId, payload: { questionId, answer } }]);
+    return (await this.#deps.store.getQuestion(questionId)) ?? question;
+  }
+
+  /** Like `answer`, with the answer typed as text (`yes`, `a,b`, …) and converted for the question's kind. */
+  async answerText(id: string, questionId: string, text: string): Promise<QuestionRecord> {
+    assertUlid(questionId, 'question id');
+    const question = await this.#deps.store.getQuestion(questionId);
+    return this.answer(id, questionId, question ? answerFromText(question, text) : text);
+  }
+
+  async message(id: string, text: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (isTerminal(run.status)) throw this.#wrongState(run, 'sent a message', ['running', 'blocked', 'paused']);
+    return this.#request(run, ENGINE_EVENT.messageSent, { text });
+  }
+
+  async signal(id: string, name: string, data: JsonValue = null): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (isTerminal(run.status)) throw this.#wrongState(run, 'signalled', ['running', 'blocked', 'paused']);
+    return this.#request(run, ENGINE_EVENT.signalSent, { name, data });
+  }
+
+  async interrupt(id: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (run.status !== 'running' && run.status !== 'blocked') throw this.#wrongState(run, 'interrupted', ['running', 'blocked']);
+    return this.#request(run, ENGINE_EVENT.interruptRequested, {});
+  }
+
+  async cancel(id: string, reason?: string): Promise<RunRecord> {
+    await this.get(id);
+    return requestCancel(this.#deps.store, id, reason, this.#deps.clock());
+  }
+
+  async retry(id: string): Promise<RunRecord> {
+    const run = await this.get(id);
+    if (run.status !== 'failed' && run.status !== 'cancelled') throw this.#wrongState(run, 'retried', ['failed', 'cancelled']);
+    const retried = await this.#transition(run, 'queued', 'retry');
+    this.#deps.wakeRunners();
+    return retried;
+  }
+
+  async archive(id: string, archived: boolean): Promise<RunRecord> {
+    await this.get(id);
+    return this.#deps.store.setArchived(id, archived);
+  }
+
+  async setParent(id: string, parentId: string | null): Promise<RunRecord> {
+    await this.get(id);
+    if (parentId !== null) await this.get(parentId);
+    return this.#deps.store.setParent(id, parentId);
+  }
+
+  async remove(id: string): Promise<void> {
+    const run = await this.get(id);
+    if (!isTerminal(run.status)) throw this.#wrongState(run, 'removed', ['succeeded', 'failed', 'cancelled']);
+    await this.#deps.store.deleteRun(id);
+  }
+
+  /** Resolves when every run is terminal, or when `timeoutMs` passes (`timedOut: true`). */
+  async wait(ids: readonly string[], timeoutMs: number, signal?: AbortSignal, onChange?: (runs: RunRecord[]) => void): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
+    const deadline = this.#deps.clock() + timeoutMs;
+    let previous = '';
+    for (;;) {
+      const runs = await Promise.all(ids.map((id) => this.get(id)));
+      const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
+      if (key !== previous) onChange?.(runs);
+      previous = key;
+      if (runs.every((run) => isTerminal(run.status))) return { runs, timedOut: false };
+      const left = deadline - this.#deps.clock();
+      if (left <= 0 || signal?.aborted) return { runs, timedOut: true };
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, Math.min(100, left)));
+    }
+  }
+
+  async #transition(run: RunRecord, to: RunStatus, reason?: string): Promise<RunRecord> {
+    try {
+      await this.#deps.store.appendEvents(run.id, [{ type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to, ...(reason ? { reason } : {}) } }]);
+    } catch (error) {
+      if (WeftError.is(error, 'RUN_INVALID_TRANSITION')) throw this.#wrongState(await this.get(run.id), `moved to ${to}`, RUN_TRANSITIONS[run.status].length > 0 ? [run.status] : []);
+      throw error;
+    }
+    if (to === 'queued') this.#deps.wakeRunners();
+    return this.get(run.id);
+  }
+
+  async #request(run: RunRecord, type: string, payload: JsonObject): Promise<RunRecord> {
+    await this.#deps.store.appendEvents(run.id, [{ type, payload }]);
+    return this.get(run.id);
+  }
+
+  #wrongState(run: RunRecord, action: string, allowed: readonly RunStatus[]): WeftError {
+    return new WeftError('RUN_INVALID_TRANSITION', `Run ${run.id} is ${run.status}${run.reason ? ` (${run.reason})` : ''}; it can be ${action} only when ${allowed.join(' or ')}.`, {
+      data: { runId: run.id, status: run.status },
+    });
+  }
+}

@@ -1,0 +1,4 @@
+import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
+import { MemoryRunStore } from './memory-run-store.js';
+
+runRunStoreContract('memory', async ({ clock, newId }) => new MemoryRunStore({ clock, newId }));

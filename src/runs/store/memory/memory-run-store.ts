@@ -1,0 +1,229 @@
+/**
+ * The in-memory `RunStore`, for engine unit tests: same rules as the SQLite store (the
+ * shared planner and input checks), no persistence. Every result is a copy, so callers
+ * cannot change stored state by mutating what they got.
+ */
+import { WeftError } from '../../../core/errors.js';
+import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
+import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
+import { planAppend } from '../../model/plan-append.js';
+import type { QuestionRecord } from '../../model/question.js';
+import { RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
+import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
+import { isTerminal } from '../../model/run-status.js';
+import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions } from '../run-store.js';
+import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+
+interface StoredRun {
+  spec: RunSpec;
+  state: RunState;
+  events: RunEvent[];
+  lease?: RunLease;
+}
+
+const ORPHANABLE = new Set(['starting', 'running', 'blocked']);
+
+export class MemoryRunStore implements RunStore {
+  private readonly runs = new Map<string, StoredRun>();
+  private readonly questions = new Map<string, QuestionRecord>();
+  private readonly servers = new Map<string, McpServerEntry>();
+  private readonly clock: Clock;
+  private readonly newId: IdGenerator;
+  private closed = false;
+
+  constructor(options: RunStoreOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+    this.newId = options.newId ?? defaultNewId;
+  }
+
+  async createRun(params: CreateRunParams): Promise<RunRecord> {
+    this.open();
+    const id = runId(params?.id ?? this.newId());
+    const events = createRunEvents(params);
+    if (this.runs.has(id)) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
+    if (params.parentId !== undefined && !this.runs.has(params.parentId)) throw runNotFound(params.parentId);
+    const plan = planAppend(undefined, events, this.context(id, true));
+    if (plan.spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
+    this.runs.set(id, { spec: plan.spec, state: plan.state, events: [] });
+    this.commit(id, plan.state, plan.events, plan.questions);
+    return this.record(id);
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    this.open();
+    return this.runs.has(runId(id)) ? this.record(id) : undefined;
+  }
+
+  async searchRuns(filter?: RunFilter): Promise<RunPage> {
+    this.open();
+    const query = normalizeFilter(filter);
+    const matches = [...this.runs.keys()]
+      .map((id) => this.record(id))
+      .filter((run) => matchesFilter(run, query))
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const page = matches.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return matches.length > query.limit && last ? { runs: page, nextCursor: encodeCursor(last) } : { runs: page };
+  }
+
+  async appendEvents(id: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+    this.open();
+    return structuredClone(this.append(runId(id), events, false));
+  }
+
+  async listEvents(id: string, options?: ListEventsOptions): Promise<RunEvent[]> {
+    this.open();
+    const query = normalizeEventQuery(options);
+    const stored = this.require(runId(id));
+    const selected = stored.events.filter((event) => event.seq > query.afterSeq && event.seq < query.beforeSeq && (query.types === undefined || query.types.includes(event.type)));
+    if (query.direction === 'desc') selected.reverse();
+    return structuredClone(selected.slice(0, query.limit));
+  }
+
+  async setArchived(id: string, archived: boolean): Promise<RunRecord> {
+    this.open();
+    const stored = this.require(runId(id));
+    if (typeof archived !== 'boolean') throw new WeftError('RUN_INVALID_PARAMS', 'archived must be true or false.');
+    if (stored.state.archived !== archived) this.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
+    return this.record(id);
+  }
+
+  async setParent(id: string, parentId: string | null): Promise<RunRecord> {
+    this.open();
+    const stored = this.require(runId(id));
+    if (parentId !== null) {
+      runId(parentId);
+      checkParentLink(id, parentId, (ancestor) => (this.runs.has(ancestor) ? (this.runs.get(ancestor)?.state.parentId ?? null) : undefined));
+    }
+    if ((stored.state.parentId ?? null) !== parentId) this.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
+    return this.record(id);
+  }
+
+  async listQuestions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
+    this.open();
+    this.require(runId(id));
+    const all = [...this.questions.values()].filter((question) => question.runId === id && (options.pending !== true || question.status === 'pending'));
+    return structuredClone(all.sort((a, b) => a.askedAt - b.askedAt || (a.id < b.id ? -1 : 1)));
+  }
+
+  async getQuestion(id: string): Promise<QuestionRecord | undefined> {
+    this.open();
+    const question = this.questions.get(assertUlid(id, 'question id'));
+    return question === undefined ? undefined : structuredClone(question);
+  }
+
+  async claimRun(workerId: string, leaseMs: number, now: number = this.clock()): Promise<RunRecord | undefined> {
+    this.open();
+    checkLease(workerId, leaseMs);
+    const free = (stored: StoredRun) => (stored.lease?.expiresAt ?? 0) <= now;
+    const all = [...this.runs.values()];
+    const byAge = (a: StoredRun, b: StoredRun) => a.spec.createdAt - b.spec.createdAt || (a.spec.id < b.spec.id ? -1 : 1);
+    const orphan = all
+      .filter((stored) => ORPHANABLE.has(stored.state.status) && free(stored))
+      .sort((a, b) => (a.lease?.expiresAt ?? 0) - (b.lease?.expiresAt ?? 0) || byAge(a, b))[0];
+    const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored)).sort(byAge)[0];
+    if (claimed === undefined) return undefined;
+    claimed.lease = { workerId, expiresAt: now + leaseMs };
+    return this.record(claimed.spec.id);
+  }
+
+  async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+    this.open();
+    checkLease(workerId, leaseMs);
+    const stored = this.require(runId(id));
+    if (stored.lease?.workerId !== workerId) return false;
+    stored.lease = { workerId, expiresAt: this.clock() + leaseMs };
+    return true;
+  }
+
+  async releaseLease(id: string, workerId: string): Promise<boolean> {
+    this.open();
+    checkLease(workerId, 1);
+    const stored = this.require(runId(id));
+    if (stored.lease?.workerId !== workerId) return false;
+    delete stored.lease;
+    return true;
+  }
+
+  async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
+    this.open();
+    const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`).value, updatedAt: this.clock() };
+    this.servers.set(name, entry);
+    return structuredClone(entry);
+  }
+
+  async deleteMcpServer(name: string): Promise<boolean> {
+    this.open();
+    return this.servers.delete(mcpServerName(name));
+  }
+
+  async listMcpServers(): Promise<McpServerEntry[]> {
+    this.open();
+    return structuredClone([...this.servers.values()].sort((a, b) => (a.name < b.name ? -1 : 1)));
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    this.open();
+    const stored = this.require(runId(id));
+    if (!isTerminal(stored.state.status)) {
+      throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${stored.state.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: stored.state.status } });
+    }
+    for (const child of this.runs.values()) {
+      if (child.state.parentId === id) this.append(child.spec.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
+    }
+    for (const question of this.questions.values()) if (question.runId === id) this.questions.delete(question.id);
+    this.runs.delete(id);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private append(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
+    const stored = this.require(id);
+    const plan = planAppend(stored.state, events, this.context(id, allowReserved));
+    if (statusChangeEndsLease(stored.state.status, plan.state.status)) delete stored.lease;
+    this.commit(id, plan.state, plan.events, plan.questions);
+    return plan.events;
+  }
+
+  private commit(id: string, state: RunState, events: RunEvent[], questions: QuestionRecord[]): void {
+    const stored = this.require(id);
+    stored.events.push(...events);
+    stored.state = state;
+    for (const question of questions) this.questions.set(question.id, question);
+  }
+
+  private context(id: string, allowReserved: boolean) {
+    return { runId: id, now: Math.trunc(this.clock()), allowReserved, lookupQuestion: (questionId: string) => this.questions.get(questionId) };
+  }
+
+  private require(id: string): StoredRun {
+    const stored = this.runs.get(id);
+    if (stored === undefined) throw runNotFound(id);
+    return stored;
+  }
+
+  private record(id: string): RunRecord {
+    const stored = this.require(id);
+    const summary: RunRecord = structuredClone({ ...stored.spec, ...stored.state });
+    return stored.lease === undefined ? summary : { ...summary, lease: { ...stored.lease } };
+  }
+
+  private open(): void {
+    if (this.closed) throw new WeftError('STORE_FAILED', 'The run store is closed; open a new one.');
+  }
+}
+
+function matchesFilter(run: RunRecord, query: NormalizedFilter): boolean {
+  if (query.archived !== 'any' && run.archived !== query.archived) return false;
+  if (query.ids !== undefined && !query.ids.includes(run.id)) return false;
+  if (query.parentId !== undefined && run.parentId !== query.parentId) return false;
+  if (query.workflow !== undefined && run.workflow !== query.workflow) return false;
+  if (query.status !== undefined && !query.status.includes(run.status)) return false;
+  if (query.createdAfter !== undefined && !(run.createdAt > query.createdAfter)) return false;
+  if (query.createdBefore !== undefined && !(run.createdAt < query.createdBefore)) return false;
+  if (query.labels.some(([key, value]) => run.labels[key] !== value)) return false;
+  const cursor = query.cursor;
+  return cursor === undefined || run.createdAt < cursor.createdAt || (run.createdAt === cursor.createdAt && run.id < cursor.id);
+}

@@ -1,0 +1,135 @@
+/**
+ * The one storage interface of the run engine (spec §4.3): runs, their append-only event
+ * logs, questions, runner leases and the runtime MCP server catalogue. All methods are
+ * async and speak only model types, so a PostgreSQL store can sit behind it as well as
+ * the embedded SQLite one and the in-memory one for tests.
+ */
+import type { IdGenerator } from '../../core/ids.js';
+import type { JsonObject } from '../model/json.js';
+import type { QuestionRecord } from '../model/question.js';
+import type { NewRunEvent, RunEvent } from '../model/run-event.js';
+import type { RunRecord } from '../model/run-record.js';
+import type { RunStatus } from '../model/run-status.js';
+
+/** Epoch milliseconds; injected so tests can expire leases without waiting. */
+export type Clock = () => number;
+
+export interface RunStoreOptions {
+  clock?: Clock;
+  newId?: IdGenerator;
+}
+
+export interface CreateRunParams {
+  /** A ULID chosen by the caller; generated when absent. */
+  id?: string;
+  workflow: string;
+  workflowPath: string;
+  goal?: string;
+  inputs?: JsonObject;
+  labels?: Record<string, string>;
+  parentId?: string;
+  autoApprove?: boolean;
+  dryRun?: boolean;
+  model?: string;
+  cwd: string;
+  /**
+   * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
+   * event follows `run-created`), so no crash can leave it behind in `submitted`.
+   */
+  initialStatus?: 'pending' | 'queued';
+}
+
+export interface RunFilter {
+  ids?: string[];
+  /** Direct children of this run. */
+  parentId?: string;
+  workflow?: string;
+  /** Every label given must match. */
+  labels?: Record<string, string>;
+  status?: RunStatus[];
+  /** `false` (default) hides archived runs, `true` returns only archived ones, `'any'` both. */
+  archived?: boolean | 'any';
+  /** Exclusive lower bound on `createdAt` (epoch ms). */
+  createdAfter?: number;
+  /** Exclusive upper bound on `createdAt` (epoch ms). */
+  createdBefore?: number;
+  /** Default 50; larger values are capped at 500. */
+  limit?: number;
+  /** `nextCursor` of the previous page, unchanged. */
+  cursor?: string;
+}
+
+export interface RunPage {
+  /** Newest first (by `createdAt`, then id). */
+  runs: RunRecord[];
+  /** Present when more runs match. */
+  nextCursor?: string;
+}
+
+export interface ListEventsOptions {
+  /** Only events with a larger seq. */
+  afterSeq?: number;
+  /** Only events with a smaller seq. */
+  beforeSeq?: number;
+  types?: string[];
+  /** Default 'asc'. */
+  direction?: 'asc' | 'desc';
+  /** Default 100; larger values are capped at 1000. */
+  limit?: number;
+}
+
+export interface McpServerEntry {
+  name: string;
+  config: JsonObject;
+  updatedAt: number;
+}
+
+export const SEARCH_LIMITS = { default: 50, max: 500 } as const;
+export const EVENT_LIMITS = { default: 100, max: 1000 } as const;
+
+/**
+ * Errors are `WeftError`s: `INVALID_ID` for any id that is not a ULID, `RUN_NOT_FOUND`,
+ * `RUN_INVALID_TRANSITION`, `RUN_NOT_TERMINAL`, `RUN_PARENT_CYCLE`, `RUN_INVALID_PARAMS`,
+ * `QUESTION_NOT_FOUND`, `QUESTION_NOT_PENDING`, and `STORE_FAILED` when the storage
+ * itself fails (its message says what to do).
+ *
+ * @example
+ * const run = await store.createRun({ workflow: 'fix', workflowPath: 'fix.toml', cwd, initialStatus: 'queued' });
+ * await store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { from: 'queued', to: 'starting' } }]);
+ */
+export interface RunStore {
+  /** Creates a run in `submitted` (or `initialStatus`) with its `run-created` event. */
+  createRun(params: CreateRunParams): Promise<RunRecord>;
+  getRun(id: string): Promise<RunRecord | undefined>;
+  searchRuns(filter?: RunFilter): Promise<RunPage>;
+  /**
+   * Appends atomically with consecutive seqs and applies the projection in the same
+   * transaction; status changes are `run-status-changed` events checked against the
+   * transition table, so of two writers moving a run out of one state only one wins.
+   */
+  appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEvent[]>;
+  listEvents(runId: string, options?: ListEventsOptions): Promise<RunEvent[]>;
+  /** Archives a terminal run, or unarchives; appends `run-archived` / `run-unarchived` when it changes. */
+  setArchived(runId: string, archived: boolean): Promise<RunRecord>;
+  /** Links a run to a parent (or unlinks with null); refuses self-links and cycles. */
+  setParent(runId: string, parentId: string | null): Promise<RunRecord>;
+  listQuestions(runId: string, options?: { pending?: boolean }): Promise<QuestionRecord[]>;
+  getQuestion(id: string): Promise<QuestionRecord | undefined>;
+  /**
+   * Claims one run for a runner: a run whose lease expired (or was released) while it was
+   * starting, running or blocked first, else the oldest unleased `queued` run. Never hands
+   * one run to two workers.
+   */
+  claimRun(workerId: string, leaseMs: number, now?: number): Promise<RunRecord | undefined>;
+  /** Extends the lease; false when the worker no longer holds it. */
+  renewLease(runId: string, workerId: string, leaseMs: number): Promise<boolean>;
+  /** Gives the lease up; false when the worker did not hold it. */
+  releaseLease(runId: string, workerId: string): Promise<boolean>;
+  putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry>;
+  /** False when there was no such server. */
+  deleteMcpServer(name: string): Promise<boolean>;
+  listMcpServers(): Promise<McpServerEntry[]>;
+  /** Deletes a terminal run with its events and questions; its children lose their parent link. */
+  deleteRun(id: string): Promise<void>;
+  close(): Promise<void>;
+}

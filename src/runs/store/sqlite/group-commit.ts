@@ -1,0 +1,96 @@
+/**
+ * Group commit for the SQLite store: write requests that arrive while the event loop is
+ * busy are run together in one `BEGIN IMMEDIATE` transaction, each inside its own
+ * savepoint, so one request failing never undoes another and many concurrent appends
+ * cost one commit. A locked database is retried a bounded number of times.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+import type { Logger } from '../../../core/logger.js';
+import { isBusy, storeFailed, toStoreError } from './sqlite-errors.js';
+
+interface Request {
+  action: string;
+  body: () => unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
+}
+
+export interface GroupCommitOptions {
+  /** Attempts of a batch that finds the database locked (each waits for the busy timeout). */
+  attempts: number;
+  retryDelayMs: number;
+  logger: Logger;
+}
+
+export class GroupCommit {
+  private queue: Request[] = [];
+  private flushing: Promise<void> | undefined;
+  private readonly batch: Database.Transaction<(requests: Request[]) => void>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly file: string,
+    private readonly options: GroupCommitOptions,
+  ) {
+    const savepoint = db.transaction((body: () => unknown) => body());
+    this.batch = db.transaction((requests: Request[]) => {
+      for (const request of requests) {
+        try {
+          request.outcome = { ok: true, value: savepoint(request.body) };
+        } catch (error) {
+          if (isBusy(error)) throw error;
+          request.outcome = { ok: false, error };
+        }
+      }
+    });
+  }
+
+  /** Runs `body` in a write transaction shared with the other requests of this turn of the event loop. */
+  run<T>(action: string, body: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ action, body, resolve: resolve as (value: unknown) => void, reject });
+      this.flushing ??= new Promise((resolveFlush) => setImmediate(resolveFlush)).then(() => this.flush());
+    });
+  }
+
+  /** Resolves once every queued request has been committed or refused. */
+  async idle(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const requests = this.queue;
+    this.queue = [];
+    try {
+      await this.commit(requests);
+    } finally {
+      this.flushing = this.queue.length > 0 ? new Promise((resolveFlush) => setImmediate(resolveFlush)).then(() => this.flush()) : undefined;
+    }
+  }
+
+  private async commit(requests: Request[]): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');
+        for (const request of requests) delete request.outcome;
+        this.batch.immediate(requests);
+        break;
+      } catch (error) {
+        if (isBusy(error) && attempt < this.options.attempts) {
+          this.options.logger.warn(`database ${this.file} is locked by another process; retrying (attempt ${attempt + 1} of ${this.options.attempts})`);
+          await delay(this.options.retryDelayMs * attempt);
+          continue;
+        }
+        for (const request of requests) request.reject(toStoreError(error, this.file, request.action, attempt));
+        return;
+      }
+    }
+    for (const request of requests) {
+      const outcome = request.outcome;
+      if (outcome?.ok) request.resolve(outcome.value);
+      else request.reject(toStoreError(outcome?.error, this.file, request.action));
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The database schema as an ordered list of migrations, applied at open inside one
+ * immediate transaction and recorded in `schema_version`. Append new migrations; never
+ * edit an applied one. A run's immutable spec (goal, inputs…) lives apart from its
+ * projected state, so appending an event rewrites only the small state row.
+ */
+import type Database from 'better-sqlite3';
+import { storeFailed } from './sqlite-errors.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'runs (projected state + immutable spec), events, labels, questions, leases, MCP server catalogue',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY NOT NULL,
+        workflow TEXT NOT NULL,
+        status TEXT NOT NULL,
+        archived INTEGER NOT NULL DEFAULT 0,
+        parent_id TEXT REFERENCES runs(id),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_expires_at INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL
+      );
+      CREATE INDEX runs_by_created ON runs (archived, created_at, id);
+      CREATE INDEX runs_by_status ON runs (status, created_at, id);
+      CREATE INDEX runs_by_parent ON runs (parent_id, created_at, id);
+      CREATE INDEX runs_by_workflow ON runs (workflow, created_at, id);
+      CREATE INDEX runs_by_lease ON runs (status, lease_expires_at);
+
+      CREATE TABLE run_specs (
+        id TEXT PRIMARY KEY NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        spec TEXT NOT NULL
+      );
+
+      CREATE TABLE run_labels (
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (key, value, created_at, run_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX run_labels_by_run ON run_labels (run_id);
+
+      CREATE TABLE events (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        stage_id TEXT,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE questions (
+        id TEXT PRIMARY KEY NOT NULL,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        asked_at INTEGER NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX questions_by_run ON questions (run_id, asked_at, id);
+
+      CREATE TABLE mcp_servers (
+        name TEXT PRIMARY KEY NOT NULL,
+        config TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** Applies the migrations the database lacks; returns the versions applied. */
+export function migrate(db: Database, file: string, now: number, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  const apply = db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    const row = db.prepare<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_version').get();
+    const current = row?.version ?? 0;
+    if (current > latest) {
+      throw storeFailed(file, 'other', `The database ${file} has schema version ${current}, written by a newer weft; this weft knows up to version ${latest}. Upgrade weft, or use another storage dir.`);
+    }
+    const applied: number[] = [];
+    const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+  return apply.immediate();
+}

@@ -1,0 +1,123 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { WeftError } from '../../../core/errors.js';
+import { createLogger } from '../../../core/logger.js';
+import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
+import { SqliteRunStore, type ImportedRun } from './sqlite-run-store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'weft-sqlite-store-'));
+let dirs = 0;
+const freshDir = () => {
+  const dir = join(root, `store-${(dirs += 1)}`);
+  mkdirSync(dir);
+  return dir;
+};
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+runRunStoreContract('sqlite', ({ clock, newId }) => SqliteRunStore.open({ storageDir: freshDir(), clock, newId }));
+
+const params = { workflow: 'build', workflowPath: 'build.toml', cwd: '/work' };
+
+describe('SqliteRunStore', () => {
+  it('keeps one WAL database file in the storage dir, migrated and recorded in schema_version, across reopen', async () => {
+    const dir = freshDir();
+    const store = await SqliteRunStore.open({ storageDir: dir, clock: () => 1000 });
+    const run = await store.createRun({ ...params, labels: { team: 'core' } });
+    await store.close();
+    const raw = new Database(join(dir, 'weft.db'));
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([{ version: 1, applied_at: 1000 }]);
+    raw.close();
+    const reopened = await SqliteRunStore.open({ storageDir: dir });
+    expect(await reopened.getRun(run.id)).toEqual(run);
+    expect((await reopened.searchRuns({ labels: { team: 'core' } })).runs).toEqual([run]);
+    await reopened.close();
+  });
+
+  it('refuses a database written by a newer weft, naming the file, and changes nothing', async () => {
+    const dir = freshDir();
+    await (await SqliteRunStore.open({ storageDir: dir })).close();
+    const raw = new Database(join(dir, 'weft.db'));
+    raw.prepare("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'future', 0)").run();
+    raw.close();
+    const error = await SqliteRunStore.open({ storageDir: dir }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
+    expect((error as Error).message).toContain(join(dir, 'weft.db'));
+    expect((error as Error).message).toContain('newer weft');
+  });
+
+  it('retries a write while another connection holds the lock, and reports STORE_FAILED if it never frees', async () => {
+    const dir = freshDir();
+    const other = new Database(join(dir, 'weft.db'));
+    const warnings: string[] = [];
+    let releaseOnWarning = true;
+    const logger = createLogger((record) => {
+      warnings.push(record.message);
+      if (releaseOnWarning && other.inTransaction) other.exec('COMMIT');
+    });
+    const store = await SqliteRunStore.open({ storageDir: dir, busyTimeoutMs: 20, logger });
+    const run = await store.createRun(params);
+    other.exec('BEGIN IMMEDIATE');
+    expect((await store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }])).map((event) => event.seq)).toEqual([2]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('is locked by another process; retrying (attempt 2 of 3)');
+
+    releaseOnWarning = false;
+    other.exec('BEGIN IMMEDIATE');
+    const error = await store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }]).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    other.exec('ROLLBACK');
+    other.close();
+    expect(warnings).toHaveLength(3);
+    expect(error).toMatchObject({ code: 'STORE_FAILED', data: { reason: 'locked', file: join(dir, 'weft.db') } });
+    expect((error as Error).message).toMatch(/^Could not append events: the database .* stayed locked by another process through 3 attempt\(s\)/);
+    expect((await store.getRun(run.id))?.counts.events).toBe(2);
+    await store.close();
+  });
+
+  it('commits concurrent writes together, each in its own savepoint: one failing request undoes nothing else', async () => {
+    const store = await SqliteRunStore.open({ storageDir: freshDir() });
+    const runs = await Promise.all(Array.from({ length: 20 }, () => store.createRun({ ...params, initialStatus: 'queued' })));
+    const results = await Promise.allSettled(
+      runs.flatMap((run, index) => [
+        store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { index } }]),
+        store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: index % 2 === 0 ? 'starting' : 'succeeded' } }]),
+      ]),
+    );
+    expect(results.map((result) => result.status)).toEqual(runs.flatMap((_, index) => ['fulfilled', index % 2 === 0 ? 'fulfilled' : 'rejected']));
+    const after = await store.searchRuns({ limit: 100 });
+    expect(after.runs.map((run) => [run.status, run.counts.events])).toEqual(runs.map((_, index) => [index % 2 === 0 ? 'starting' : 'queued', index % 2 === 0 ? 4 : 3]).reverse());
+    await store.close();
+  });
+
+  it('imports runs in bulk through the same projection', async () => {
+    const store = await SqliteRunStore.open({ storageDir: freshDir() });
+    const count = await store.importRuns(
+      Array.from({ length: 5 }, (_, index): ImportedRun => ({
+        run: { ...params, labels: { n: String(index) } },
+        createdAt: 1000 + index,
+        events: [
+          { type: 'run-status-changed', payload: { to: 'queued' }, at: 2000 },
+          { type: 'stage-started', stageId: 'a@1', payload: {}, at: 2001 },
+        ],
+      })),
+      2,
+    );
+    expect(count).toBe(5);
+    const page = await store.searchRuns({ status: ['queued'], createdAfter: 1001 });
+    expect(page.runs.map((run) => [run.labels.n, run.createdAt, run.updatedAt, run.currentStageId, run.counts.events])).toEqual([
+      ['4', 1004, 2001, 'a@1', 3],
+      ['3', 1003, 2001, 'a@1', 3],
+      ['2', 1002, 2001, 'a@1', 3],
+    ]);
+    await store.close();
+  });
+});

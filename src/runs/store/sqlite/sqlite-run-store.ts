@@ -1,0 +1,371 @@
+/**
+ * The embedded `RunStore`: one SQLite file in the storage dir, shared safely by several
+ * processes. Writes run in `BEGIN IMMEDIATE` transactions (a 5 s busy timeout plus a
+ * bounded retry), apply the shared planner and keep the projected summary in the `runs`
+ * row, so reads are one indexed lookup. SQLite errors leave only as `STORE_FAILED`.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+import { WeftError } from '../../../core/errors.js';
+import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
+import { silentLogger, type Logger } from '../../../core/logger.js';
+import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
+import { planAppend, type AppendContext } from '../../model/plan-append.js';
+import type { QuestionRecord } from '../../model/question.js';
+import { RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
+import type { RunRecord, RunState } from '../../model/run-record.js';
+import { isTerminal } from '../../model/run-status.js';
+import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions } from '../run-store.js';
+import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import { GroupCommit } from './group-commit.js';
+import { openDatabase } from './open-database.js';
+import { eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateColumns, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
+import { driverCandidates, ESTIMATE_CAP, estimateSql, searchSql, type SearchDriver } from './search-plan.js';
+import { isBusy, storeFailed, toStoreError } from './sqlite-errors.js';
+
+export interface SqliteRunStoreOptions extends RunStoreOptions {
+  /** The storage dir; the database is `<storageDir>/weft.db`. */
+  storageDir: string;
+  /** How long one attempt waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** Told about lock retries. */
+  logger?: Logger;
+}
+
+/** One run for {@link SqliteRunStore.importRuns}: its creation and the events that follow. */
+export interface ImportedRun {
+  run: CreateRunParams;
+  createdAt?: number;
+  events?: NewRunEvent[];
+}
+
+/** Attempts of a write transaction that finds the database locked (each waits up to 5 s). */
+export const WRITE_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 25;
+const GET_RUN = 'SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?';
+const GET_STATE = 'SELECT state FROM runs WHERE id = ?';
+const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
+
+export class SqliteRunStore implements RunStore {
+  readonly file: string;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>;
+  private readonly writes: GroupCommit;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly newId: IdGenerator,
+    logger: Logger,
+  ) {
+    this.file = db.name;
+    this.transaction = db.transaction((body: () => unknown) => body());
+    this.writes = new GroupCommit(db, this.file, { attempts: WRITE_ATTEMPTS, retryDelayMs: RETRY_DELAY_MS, logger });
+  }
+
+  /** @example const store = await SqliteRunStore.open({ storageDir: '/home/me/.weft' }); */
+  static async open(options: SqliteRunStoreOptions): Promise<SqliteRunStore> {
+    const clock = options.clock ?? Date.now;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return new SqliteRunStore(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), clock, options.newId ?? defaultNewId, options.logger ?? silentLogger);
+      } catch (error) {
+        if (!(WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked' && attempt < WRITE_ATTEMPTS)) throw error;
+        await delay(RETRY_DELAY_MS * attempt);
+      }
+    }
+  }
+
+  async createRun(params: CreateRunParams): Promise<RunRecord> {
+    return this.execute('create a run', 'write', () => runFromRow({ ...this.importSync({ run: params }), lease_owner: null, lease_expires_at: 0 }));
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    runId(id);
+    return this.execute('read a run', 'read', () => {
+      const row = this.stmt<RunRow>(GET_RUN).get(id);
+      return row === undefined ? undefined : runFromRow(row);
+    });
+  }
+
+  async searchRuns(filter?: RunFilter): Promise<RunPage> {
+    const query = normalizeFilter(filter);
+    const rows = await this.execute('search runs', 'snapshot', () => {
+      const plan = this.planSearch(query);
+      const { sql, params } = searchSql(plan.filter, plan.driver);
+      return this.stmt<RunRow>(sql).all(...params);
+    });
+    const runs = rows.slice(0, query.limit).map(runFromRow);
+    const last = runs[runs.length - 1];
+    return rows.length > query.limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  async appendEvents(id: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+    runId(id);
+    return this.execute('append events', 'write', () => this.appendSync(id, events, false));
+  }
+
+  async listEvents(id: string, options?: ListEventsOptions): Promise<RunEvent[]> {
+    runId(id);
+    const query = normalizeEventQuery(options);
+    const types = query.types === undefined ? '' : 'AND type IN (SELECT value FROM json_each(?))';
+    const sql = `SELECT seq, at, type, stage_id, payload FROM events WHERE run_id = ? AND seq > ? AND seq < ? ${types} ORDER BY seq ${query.direction === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`;
+    const params = [id, query.afterSeq, query.beforeSeq, ...(query.types === undefined ? [] : [JSON.stringify(query.types)]), query.limit];
+    return this.execute('list events', 'snapshot', () => {
+      this.requireExists(id);
+      return this.stmt<EventRow>(sql).all(...params).map((row) => eventFromRow(id, row));
+    });
+  }
+
+  async setArchived(id: string, archived: boolean): Promise<RunRecord> {
+    runId(id);
+    if (typeof archived !== 'boolean') throw new WeftError('RUN_INVALID_PARAMS', 'archived must be true or false.');
+    return this.execute('archive a run', 'write', () => {
+      if (this.requireRun(id).archived !== archived) this.appendSync(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
+      return this.requireRun(id);
+    });
+  }
+
+  async setParent(id: string, parentId: string | null): Promise<RunRecord> {
+    runId(id);
+    if (parentId !== null) runId(parentId);
+    return this.execute('link a run to its parent', 'write', () => {
+      const run = this.requireRun(id);
+      if (parentId !== null) {
+        const parentOf = this.stmt<{ parent_id: string | null }>('SELECT parent_id FROM runs WHERE id = ?');
+        checkParentLink(id, parentId, (ancestor) => {
+          const row = parentOf.get(ancestor);
+          return row === undefined ? undefined : row.parent_id;
+        });
+      }
+      if ((run.parentId ?? null) !== parentId) this.appendSync(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
+      return this.requireRun(id);
+    });
+  }
+
+  async listQuestions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
+    runId(id);
+    const pending = options.pending === true ? "AND status = 'pending'" : '';
+    return this.execute('list questions', 'snapshot', () => {
+      this.requireExists(id);
+      return this.stmt<{ record: string }>(`SELECT record FROM questions WHERE run_id = ? ${pending} ORDER BY asked_at, id`).all(id).map(questionFromRow);
+    });
+  }
+
+  async getQuestion(id: string): Promise<QuestionRecord | undefined> {
+    assertUlid(id, 'question id');
+    return this.execute('read a question', 'read', () => this.lookupQuestion(id));
+  }
+
+  async claimRun(workerId: string, leaseMs: number, now: number = this.clock()): Promise<RunRecord | undefined> {
+    checkLease(workerId, leaseMs);
+    return this.execute('claim a run', 'write', () => {
+      const pick = (sql: string) => this.stmt<{ id: string }>(sql).get(now)?.id;
+      const id =
+        pick("SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ? ORDER BY lease_expires_at, created_at, id LIMIT 1") ??
+        pick("SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= ? ORDER BY created_at, id LIMIT 1");
+      if (id === undefined) return undefined;
+      this.stmt('UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?').run(workerId, now + leaseMs, id);
+      return this.requireRun(id);
+    });
+  }
+
+  async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+    runId(id);
+    checkLease(workerId, leaseMs);
+    return this.execute('renew a lease', 'write', () => {
+      this.requireExists(id);
+      return this.stmt('UPDATE runs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ?').run(this.clock() + leaseMs, id, workerId).changes === 1;
+    });
+  }
+
+  async releaseLease(id: string, workerId: string): Promise<boolean> {
+    runId(id);
+    checkLease(workerId, 1);
+    return this.execute('release a lease', 'write', () => {
+      this.requireExists(id);
+      return this.stmt('UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = ? AND lease_owner = ?').run(id, workerId).changes === 1;
+    });
+  }
+
+  async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
+    const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`), updatedAt: this.clock() };
+    await this.execute('save an MCP server', 'write', () =>
+      this.stmt('INSERT INTO mcp_servers (name, config, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at').run(entry.name, entry.config.text, entry.updatedAt),
+    );
+    return { name: entry.name, config: entry.config.value, updatedAt: entry.updatedAt };
+  }
+
+  async deleteMcpServer(name: string): Promise<boolean> {
+    mcpServerName(name);
+    return this.execute('delete an MCP server', 'write', () => this.stmt('DELETE FROM mcp_servers WHERE name = ?').run(name).changes === 1);
+  }
+
+  async listMcpServers(): Promise<McpServerEntry[]> {
+    return this.execute('list MCP servers', 'read', () => this.stmt<McpServerRow>('SELECT name, config, updated_at FROM mcp_servers ORDER BY name').all().map(mcpServerFromRow));
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    runId(id);
+    await this.execute('delete a run', 'write', () => {
+      const run = this.requireRun(id);
+      if (!isTerminal(run.status)) {
+        throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: run.status } });
+      }
+      for (const child of this.stmt<{ id: string }>('SELECT id FROM runs WHERE parent_id = ?').all(id)) {
+        this.appendSync(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
+      }
+      this.stmt('DELETE FROM runs WHERE id = ?').run(id);
+    });
+  }
+
+  /**
+   * Bulk load (benchmarks, imports from another store): creates runs and appends their
+   * events through the same planner, `batchSize` runs per transaction.
+   */
+  async importRuns(items: Iterable<ImportedRun>, batchSize = 1000): Promise<number> {
+    let batch: ImportedRun[] = [];
+    let count = 0;
+    const flush = async () => {
+      await this.execute('import runs', 'write', () => batch.forEach((item) => this.importSync(item)));
+      count += batch.length;
+      batch = [];
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    for (const item of items) {
+      batch.push(item);
+      if (batch.length >= batchSize) await flush();
+    }
+    if (batch.length > 0) await flush();
+    return count;
+  }
+
+  async close(): Promise<void> {
+    await this.writes.idle();
+    if (!this.db.open) return;
+    try {
+      this.db.pragma('optimize');
+    } finally {
+      this.db.close();
+    }
+  }
+
+  private async execute<T>(action: string, mode: 'read' | 'snapshot' | 'write', body: () => T): Promise<T> {
+    if (mode === 'write') return this.writes.run(action, body);
+    for (let attempt = 1; ; attempt += 1) {
+      if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');
+      try {
+        return mode === 'read' ? body() : (this.transaction.deferred(body) as T);
+      } catch (error) {
+        if (!isBusy(error) || attempt >= WRITE_ATTEMPTS) throw toStoreError(error, this.file, action, attempt);
+        await delay(RETRY_DELAY_MS * attempt);
+      }
+    }
+  }
+
+  private stmt<Row = unknown>(sql: string): Database.Statement<Row> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement as Database.Statement<Row>;
+  }
+
+  /**
+   * Picks the most selective candidate index by capped counts when there is a choice;
+   * with several labels, the rarest one goes first (it is the one the label index walks).
+   */
+  private planSearch(query: NormalizedFilter): { filter: NormalizedFilter; driver: SearchDriver } {
+    const count = (driver: SearchDriver, filter: NormalizedFilter) => {
+      const { sql, params } = estimateSql(driver, filter);
+      return this.stmt<{ n: number }>(sql).get(...params)?.n ?? ESTIMATE_CAP;
+    };
+    let filter = query;
+    if (filter.labels.length > 1) {
+      const counted = filter.labels.map((label) => ({ label, rows: count('label', { ...filter, labels: [label] }) }));
+      filter = { ...filter, labels: counted.sort((a, b) => a.rows - b.rows).map((entry) => entry.label) };
+    }
+    const candidates = driverCandidates(filter);
+    if (candidates.length === 1) return { filter, driver: candidates[0] as SearchDriver };
+    let best: { driver: SearchDriver; rows: number } | undefined;
+    for (const driver of candidates) {
+      const rows = count(driver, filter);
+      if (best === undefined || rows < best.rows) best = { driver, rows };
+    }
+    return { filter, driver: best?.driver ?? 'created' };
+  }
+
+  private requireExists(id: string): void {
+    if (this.stmt(GET_STATE).get(id) === undefined) throw runNotFound(id);
+  }
+
+  private requireRun(id: string): RunRecord {
+    const row = this.stmt<RunRow>(GET_RUN).get(id);
+    if (row === undefined) throw runNotFound(id);
+    return runFromRow(row);
+  }
+
+  private lookupQuestion(id: string): QuestionRecord | undefined {
+    const row = this.stmt<{ record: string }>(GET_QUESTION).get(id);
+    return row === undefined ? undefined : questionFromRow(row);
+  }
+
+  private context(id: string, allowReserved: boolean): AppendContext {
+    return { runId: id, now: Math.trunc(this.clock()), allowReserved, lookupQuestion: (questionId) => this.lookupQuestion(questionId) };
+  }
+
+  /** Creates one run (inside the caller's transaction); returns the stored spec and state. */
+  private importSync(item: ImportedRun): { spec: string; state: string } {
+    const id = runId(item.run?.id ?? this.newId());
+    const created = createRunEvents(item.run);
+    if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
+    if (this.stmt(GET_STATE).get(id) !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
+    if (item.run.parentId !== undefined && this.stmt(GET_STATE).get(item.run.parentId) === undefined) throw runNotFound(item.run.parentId);
+    const { spec, state, events, questions } = planAppend(undefined, [...created, ...(item.events ?? [])], this.context(id, true));
+    if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
+    const columns = stateColumns(state);
+    const specText = JSON.stringify(spec);
+    this.stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      id,
+      spec.workflow,
+      columns.status,
+      columns.archived,
+      columns.parentId,
+      spec.createdAt,
+      columns.updatedAt,
+      columns.state,
+    );
+    this.stmt('INSERT INTO run_specs (id, spec) VALUES (?, ?)').run(id, specText);
+    const label = this.stmt('INSERT INTO run_labels (key, value, created_at, run_id) VALUES (?, ?, ?, ?)');
+    for (const [key, value] of Object.entries(spec.labels)) label.run(key, value, spec.createdAt, id);
+    this.writeEvents(events, questions);
+    return { spec: specText, state: columns.state };
+  }
+
+  private appendSync(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
+    const row = this.stmt<{ state: string }>(GET_STATE).get(id);
+    if (row === undefined) throw runNotFound(id);
+    const before = JSON.parse(row.state) as RunState;
+    const plan = planAppend(before, events, this.context(id, allowReserved));
+    if (plan.events.length === 0) return [];
+    this.writeEvents(plan.events, plan.questions);
+    const after = stateColumns(plan.state);
+    if (before.status === after.status && before.archived === plan.state.archived && (before.parentId ?? null) === after.parentId) {
+      this.stmt('UPDATE runs SET updated_at = ?, state = ? WHERE id = ?').run(after.updatedAt, after.state, id);
+    } else {
+      const endsLease = statusChangeEndsLease(before.status, plan.state.status) ? 1 : 0;
+      this.stmt(
+        'UPDATE runs SET status = ?, archived = ?, parent_id = ?, updated_at = ?, state = ?, lease_owner = CASE WHEN ? THEN NULL ELSE lease_owner END, lease_expires_at = CASE WHEN ? THEN 0 ELSE lease_expires_at END WHERE id = ?',
+      ).run(after.status, after.archived, after.parentId, after.updatedAt, after.state, endsLease, endsLease, id);
+    }
+    return plan.events;
+  }
+
+  private writeEvents(events: RunEvent[], questions: QuestionRecord[]): void {
+    const insertEvent = this.stmt('INSERT INTO events (run_id, seq, at, type, stage_id, payload) VALUES (?, ?, ?, ?, ?, ?)');
+    for (const event of events) insertEvent.run(event.runId, event.seq, event.at, event.type, event.stageId ?? null, JSON.stringify(event.payload));
+    const saveQuestion = this.stmt('INSERT INTO questions (id, run_id, status, asked_at, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record');
+    for (const question of questions) saveQuestion.run(question.id, question.runId, question.status, question.askedAt, JSON.stringify(question));
+  }
+}

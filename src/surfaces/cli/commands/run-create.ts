@@ -1,0 +1,118 @@
+/**
+ * `weft run` (create, approve, start and follow) and `weft create` / `weft start`.
+ */
+import { type Command, Option } from 'commander';
+import type { RunRecord } from '../../../runs/model/run-record.js';
+import type { CreateRunRequest } from '../../../runs/run-service.js';
+import { printJson, withApp } from '../command-context.js';
+import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { followRun } from '../run-follow.js';
+import { collect, parseKeyValues } from '../options.js';
+
+interface CreateOptions {
+  goal?: string;
+  goalFile?: string;
+  input: string[];
+  label: string[];
+  autoApprove?: boolean;
+  dryRun?: boolean;
+  parent?: string;
+  model?: string;
+  json?: boolean;
+}
+
+function addCreateOptions(command: Command): Command {
+  return command
+    .argument('<workflow>', 'workflow file (TOML)')
+    .addOption(new Option('--goal <text>', 'what the run is for').conflicts('goalFile'))
+    .option('--goal-file <file>', 'read the goal from a file (inside the working directory)')
+    .option('--input <key=value>', 'workflow input (repeatable; numbers, booleans and JSON are converted to the declared type)', collect, [])
+    .option('--label <key=value>', 'label (repeatable)', collect, [])
+    .option('--auto-approve', 'skip approval (pending) and let MCP tools run without asking')
+    .option('--dry-run', 'walk the graph and check every stage without side effects')
+    .option('--parent <run-id>', 'make this a child of another run')
+    .option('--model <model>', 'model for agent stages')
+    .option('--json', 'print JSON');
+}
+
+function createRequest(workflow: string, cwd: string, options: CreateOptions): CreateRunRequest {
+  return {
+    workflow,
+    cwd,
+    ...(options.goal !== undefined ? { goal: options.goal } : {}),
+    ...(options.goalFile !== undefined ? { goalFile: options.goalFile } : {}),
+    inputs: parseKeyValues(options.input, '--input'),
+    labels: parseKeyValues(options.label, '--label') as Record<string, string>,
+    ...(options.autoApprove ? { autoApprove: true } : {}),
+    ...(options.dryRun ? { dryRun: true } : {}),
+    ...(options.parent ? { parentId: options.parent } : {}),
+    ...(options.model ? { model: options.model } : {}),
+  };
+}
+
+function describeCreated(run: RunRecord): string {
+  switch (run.status) {
+    case 'pending':
+      return `Created run ${run.id} (pending approval): weft approve ${run.id}`;
+    case 'submitted':
+      return `Created run ${run.id} (not started): weft start ${run.id}`;
+    default:
+      return `Created run ${run.id} (${run.status})`;
+  }
+}
+
+export function registerRunCreateCommands(program: Command): void {
+  addCreateOptions(program.command('run').description('create a run, start it and follow it until it ends (exit 0 when it succeeds)'))
+    .option('--detach', 'return once the run is queued; it goes on in the background')
+    .action(async (workflow: string, options: CreateOptions & { detach?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const runs = await app.runs();
+        let run = await runs.create(createRequest(workflow, app.workspaceRoot, options));
+        // Whoever types `weft run` approves the run; `weft create` leaves approval to someone else.
+        if (run.status === 'pending') run = await runs.approve(run.id);
+        if (options.detach) {
+          if (options.json) printJson(run);
+          else process.stdout.write(`${run.id}\n`);
+          return;
+        }
+        if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n`);
+        const controller = new AbortController();
+        const onInterrupt = () => controller.abort();
+        process.once('SIGINT', onInterrupt);
+        try {
+          const finished = await followRun(runs, run.id, { json: options.json === true, signal: controller.signal });
+          if (controller.signal.aborted) {
+            process.stderr.write(`Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`);
+            return;
+          }
+          if (!options.json) process.stderr.write(`run ${finished.id} ${finished.status}${finished.reason ? ` — ${finished.reason}` : ''}\n`);
+          process.exitCode = finished.status === 'succeeded' ? EXIT_OK : EXIT_FAILURE;
+        } finally {
+          process.off('SIGINT', onInterrupt);
+        }
+      });
+    });
+
+  addCreateOptions(program.command('create').description('create a run without starting it (start it with `weft start`)')).action(
+    async (workflow: string, options: CreateOptions, command: Command) => {
+      await withApp(command, async (app) => {
+        const run = await (await app.runs()).create({ ...createRequest(workflow, app.workspaceRoot, options), start: false });
+        if (options.json) printJson(run);
+        else process.stdout.write(`${describeCreated(run)}\n`);
+      });
+    },
+  );
+
+  program
+    .command('start')
+    .description('start a created run (it then waits for approval unless auto-approved), or resume a paused one')
+    .argument('<run-id>')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const run = await (await app.runs()).start(id);
+        if (options.json) printJson(run);
+        else process.stdout.write(`${describeCreated(run)}\n`);
+      });
+    });
+}

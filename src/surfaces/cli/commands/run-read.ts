@@ -1,0 +1,145 @@
+/**
+ * Reading runs: `ps`, `inspect`, `events`, `logs`, `wait`.
+ */
+import type { Command } from 'commander';
+import { formatDuration } from '../../../core/duration.js';
+import { WeftError } from '../../../core/errors.js';
+import type { RunRecord } from '../../../runs/model/run-record.js';
+import { isRunStatus, isTerminal, RUN_STATUSES, type RunStatus } from '../../../runs/model/run-status.js';
+import { printJson, withApp } from '../command-context.js';
+import { eventLine } from '../event-lines.js';
+import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { collect, parseKeyValues, parseSeconds } from '../options.js';
+import { followRun } from '../run-follow.js';
+
+function age(run: RunRecord): string {
+  return `${formatDuration(Date.now() - run.createdAt)} ago`;
+}
+
+function parseStatuses(values: string[]): RunStatus[] | undefined {
+  if (values.length === 0) return undefined;
+  const statuses = values.flatMap((value) => value.split(','));
+  for (const status of statuses) {
+    if (!isRunStatus(status)) throw new WeftError('USAGE', `--status '${status}' is not a run status; use one of ${RUN_STATUSES.join(', ')}.`);
+  }
+  return statuses as RunStatus[];
+}
+
+export function registerRunReadCommands(program: Command): void {
+  program
+    .command('ps')
+    .description('list runs, newest first (archived runs only with --all)')
+    .option('--status <status>', 'only runs in this status (repeatable, or comma-separated)', collect, [])
+    .option('--label <key=value>', 'only runs with this label (repeatable)', collect, [])
+    .option('--parent <run-id>', 'only the direct children of this run')
+    .option('--workflow <name>', 'only runs of this workflow')
+    .option('--all', 'include archived runs')
+    .option('--limit <n>', 'at most this many', '50')
+    .option('--json', 'print JSON')
+    .action(async (options: { status: string[]; label: string[]; parent?: string; workflow?: string; all?: boolean; limit: string; json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const page = await (await app.runs()).search({
+          status: parseStatuses(options.status),
+          labels: parseKeyValues(options.label, '--label') as Record<string, string>,
+          ...(options.parent ? { parentId: options.parent } : {}),
+          ...(options.workflow ? { workflow: options.workflow } : {}),
+          archived: options.all ? 'any' : false,
+          limit: Number(options.limit) || 50,
+        });
+        if (options.json) return printJson(page.runs);
+        if (page.runs.length === 0) return void process.stdout.write('No runs. Start one with: weft run <workflow.toml>\n');
+        for (const run of page.runs) {
+          const goal = run.goal ? `  ${run.goal.replace(/\s+/g, ' ').slice(0, 50)}` : '';
+          process.stdout.write(`${run.id}  ${run.status.padEnd(9)}  ${run.workflow.padEnd(16)}  ${age(run).padEnd(10)}${goal}\n`);
+        }
+      });
+    });
+
+  program
+    .command('inspect')
+    .description('show a run: status, stages, timings, pending questions')
+    .argument('<run-id>')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const runs = await app.runs();
+        const run = await runs.get(id);
+        const questions = await runs.questions(id, true);
+        if (options.json) return printJson({ ...run, pendingQuestions: questions });
+        const lines = [
+          `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
+          `  workflow  ${run.workflow} (${run.workflowPath})`,
+          ...(run.goal ? [`  goal      ${run.goal}`] : []),
+          `  cwd       ${run.cwd}`,
+          `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
+          `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
+          ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
+          ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
+          ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
+          ...questions.map((question) => `  ? ${question.id} ${question.prompt} [${question.kind}${question.options ? `: ${question.options.join(' | ')}` : ''}]`),
+        ];
+        process.stdout.write(`${lines.join('\n')}\n`);
+      });
+    });
+
+  program
+    .command('events')
+    .description("print a run's events as JSON Lines")
+    .argument('<run-id>')
+    .option('--follow', 'keep printing until the run ends')
+    .option('--type <type>', 'only events of this type (repeatable)', collect, [])
+    .option('--json', 'JSON Lines (the default for this command)')
+    .action(async (id: string, options: { follow?: boolean; type: string[] }, command: Command) => {
+      await withApp(command, async (app) => {
+        const runs = await app.runs();
+        if (options.follow && options.type.length === 0) return void (await followRun(runs, id, { json: true }));
+        let afterSeq = 0;
+        for (;;) {
+          const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
+          for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+          afterSeq = events.at(-1)?.seq ?? afterSeq;
+          if (events.length === 1000) continue;
+          if (!options.follow || isTerminal((await runs.get(id)).status)) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      });
+    });
+
+  program
+    .command('logs')
+    .description("a run's readable transcript")
+    .argument('<run-id>')
+    .option('--follow', 'keep printing until the run ends')
+    .action(async (id: string, options: { follow?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const runs = await app.runs();
+        if (options.follow) return void (await followRun(runs, id, { json: false }));
+        let afterSeq = 0;
+        for (;;) {
+          const events = await runs.events(id, { afterSeq, limit: 1000 });
+          for (const event of events) {
+            const line = eventLine(event);
+            if (line !== undefined) process.stdout.write(`${line}\n`);
+          }
+          afterSeq = events.at(-1)?.seq ?? afterSeq;
+          if (events.length < 1000) return;
+        }
+      });
+    });
+
+  program
+    .command('wait')
+    .description('wait until the runs end; exit 0 when all succeeded, 1 otherwise (or on timeout)')
+    .argument('<run-id...>')
+    .option('--timeout <seconds>', 'give up after this long', '3600')
+    .option('--json', 'print JSON')
+    .action(async (ids: string[], options: { timeout: string; json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const result = await (await app.runs()).wait(ids, parseSeconds(options.timeout, '--timeout') * 1000);
+        if (options.json) printJson({ timedOut: result.timedOut, runs: result.runs.map((run) => ({ id: run.id, status: run.status, reason: run.reason ?? null })) });
+        else for (const run of result.runs) process.stdout.write(`${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}\n`);
+        if (result.timedOut && !options.json) process.stderr.write(`Timed out after ${options.timeout}s; the runs go on.\n`);
+        process.exitCode = !result.timedOut && result.runs.every((run) => run.status === 'succeeded') ? EXIT_OK : EXIT_FAILURE;
+      });
+    });
+}

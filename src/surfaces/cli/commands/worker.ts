@@ -1,0 +1,33 @@
+/**
+ * `weft worker`: a runner process that executes queued runs (and picks up runs whose
+ * runner died). SIGINT/SIGTERM stop it cleanly: its leases are released so another
+ * runner can carry on at once.
+ */
+import type { Command } from 'commander';
+import { WeftError } from '../../../core/errors.js';
+import { withApp } from '../command-context.js';
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('execute queued runs until stopped (Ctrl-C); several workers may share one storage dir')
+    .option('--max-parallel <n>', 'runs executed at once', '8')
+    .option('--until-idle', 'exit once there is nothing left to run')
+    .action(async (options: { maxParallel: string; untilIdle?: boolean }, command: Command) => {
+      const maxParallel = Number(options.maxParallel);
+      if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
+      await withApp(command, async (app) => {
+        const worker = await app.worker({ maxParallel, untilIdle: options.untilIdle === true });
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        try {
+          await worker.run(controller.signal);
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+        }
+      });
+    });
+}

@@ -1,0 +1,102 @@
+/**
+ * `weft workflow validate | graph` and `weft init` (scaffolds settings and a workflow).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { WeftError } from '../../../core/errors.js';
+import { loadWorkflow, renderGraph } from '../../../runs/workflow/index.js';
+import { globalOptions } from '../command-context.js';
+
+const SETTINGS_TEMPLATE = `# weft project settings — see README "Settings".
+[tools]
+shell_timeout = "120s"
+
+# Rules are ordered; the last matching one wins (allow | deny | ask).
+[[approval.rules]]
+pattern = "mcp__*"
+action = "ask"
+`;
+
+const WORKFLOW_TEMPLATE = `# A first workflow: run it with  weft run hello.toml
+[workflow]
+name = "hello"
+description = "Say hello, ask whether to write a file, and write it."
+
+[inputs.name]
+description = "Who to greet"
+default = "world"
+
+[nodes.greet]
+kind = "command"
+run = "echo 'hello {{ inputs.name }}'"
+next = "ask"
+
+[nodes.ask]
+kind = "human"
+question = "Write the greeting to hello.txt?"
+type = "yes_no"
+next = "route"
+
+[nodes.route]
+kind = "branch"
+[[nodes.route.edges]]
+to = "write"
+when = "stages.ask.answer == true"
+[[nodes.route.edges]]
+to = "skip"
+
+[nodes.write]
+kind = "tool"
+tool = "write_file"
+args = { file_path = "hello.txt", content = "{{ stages.greet.output }}" }
+
+[nodes.skip]
+kind = "command"
+run = "echo 'nothing written'"
+`;
+
+export function registerWorkflowCommands(program: Command): void {
+  const workflow = program.command('workflow').description('check and draw workflow files');
+  workflow
+    .command('validate')
+    .description('check a workflow file; every problem is listed with file and line (exit 2 when there are any)')
+    .argument('<file>')
+    .action(async (file: string, _options: unknown, command: Command) => {
+      const loaded = await loadWorkflow(resolve(globalOptions(command).cwd ?? process.cwd(), file));
+      process.stdout.write(`${loaded.file}: ok — workflow '${loaded.name}', ${Object.keys(loaded.nodes).length} nodes, starts at '${loaded.start}'\n`);
+    });
+  workflow
+    .command('graph')
+    .description('draw a workflow as Mermaid (default) or DOT')
+    .argument('<file>')
+    .option('--format <format>', 'mermaid or dot', 'mermaid')
+    .action(async (file: string, options: { format: string }, command: Command) => {
+      if (options.format !== 'mermaid' && options.format !== 'dot') throw new WeftError('USAGE', `--format must be 'mermaid' or 'dot', not '${options.format}'.`);
+      const loaded = await loadWorkflow(resolve(globalOptions(command).cwd ?? process.cwd(), file));
+      process.stdout.write(`${renderGraph(loaded, options.format)}\n`);
+    });
+
+  program
+    .command('init')
+    .description('create .weft/settings.toml and an example workflow (hello.toml) here; existing files are kept')
+    .action(async (_options: unknown, command: Command) => {
+      const root = resolve(globalOptions(command).cwd ?? process.cwd());
+      const created: string[] = [];
+      for (const [path, text] of [
+        [join(root, '.weft', 'settings.toml'), SETTINGS_TEMPLATE],
+        [join(root, 'hello.toml'), WORKFLOW_TEMPLATE],
+      ] as const) {
+        if (existsSync(path)) {
+          process.stdout.write(`kept     ${path} (exists)\n`);
+          continue;
+        }
+        await mkdir(join(path, '..'), { recursive: true });
+        await writeFile(path, text, { flag: 'wx' });
+        created.push(path);
+        process.stdout.write(`created  ${path}\n`);
+      }
+      if (created.length > 0) process.stdout.write('Next: weft workflow validate hello.toml && weft run hello.toml\n');
+    });
+}

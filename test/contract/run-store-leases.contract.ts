@@ -1,0 +1,137 @@
+/**
+ * RunStore contract, coordination and catalogue: runner leases (claim, renew, expiry,
+ * release, no double claim), the MCP server catalogue, id validation on every method,
+ * and a closed store.
+ */
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/core/ids.js';
+import type { RunStore } from '../../src/runs/store/run-store.js';
+import { rejection, T0, type ContractContext } from './run-store-kit.js';
+
+export function leasesContract(ctx: ContractContext): void {
+  describe('leases', () => {
+    it('claims the oldest queued run, one per worker, and nothing when none is left', async () => {
+      const older = await ctx.createIn('queued');
+      ctx.advance(10);
+      const newer = await ctx.createIn('queued');
+      await ctx.createIn('submitted');
+      await ctx.createIn('paused');
+      const first = await ctx.store.claimRun('worker-a', 1000);
+      expect(first).toMatchObject({ id: older.id, status: 'queued', lease: { workerId: 'worker-a', expiresAt: T0 + 10 + 1000 } });
+      expect((await ctx.store.claimRun('worker-b', 1000))?.id).toBe(newer.id);
+      expect(await ctx.store.claimRun('worker-c', 1000)).toBeUndefined();
+      expect((await ctx.store.getRun(older.id))?.lease).toEqual({ workerId: 'worker-a', expiresAt: T0 + 1010 });
+    });
+
+    it('renews only for the holder, and hands an expired lease of a running run to another worker', async () => {
+      const run = await ctx.createIn('queued');
+      await ctx.store.claimRun('worker-a', 1000);
+      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }]);
+      ctx.advance(900);
+      expect(await ctx.store.renewLease(run.id, 'worker-a', 1000)).toBe(true);
+      expect(await ctx.store.renewLease(run.id, 'worker-b', 1000)).toBe(false);
+      ctx.advance(999);
+      expect(await ctx.store.claimRun('worker-b', 1000)).toBeUndefined();
+      ctx.advance(1);
+      const reclaimed = await ctx.store.claimRun('worker-b', 5000);
+      expect(reclaimed).toMatchObject({ id: run.id, status: 'running', lease: { workerId: 'worker-b', expiresAt: T0 + 1900 + 5000 } });
+      expect(await ctx.store.renewLease(run.id, 'worker-a', 1000)).toBe(false);
+      expect(await ctx.store.releaseLease(run.id, 'worker-a')).toBe(false);
+      expect(await ctx.store.releaseLease(run.id, 'worker-b')).toBe(true);
+      expect((await ctx.store.getRun(run.id))?.lease).toBeUndefined();
+      expect((await ctx.store.claimRun('worker-c', 1000))?.id).toBe(run.id);
+    });
+
+    it('prefers an orphaned running run to a queued one, skips paused runs, and ends the lease when the run ends', async () => {
+      const queued = await ctx.createIn('queued');
+      const running = await ctx.createIn('running');
+      const paused = await ctx.createIn('paused');
+      expect((await ctx.store.claimRun('worker-a', 1000))?.id).toBe(running.id);
+      expect((await ctx.store.claimRun('worker-a', 1000))?.id).toBe(queued.id);
+      expect(await ctx.store.claimRun('worker-a', 1000)).toBeUndefined();
+      await ctx.store.appendEvents(running.id, [{ type: 'run-status-changed', payload: { to: 'succeeded' } }]);
+      expect((await ctx.store.getRun(running.id))?.lease).toBeUndefined();
+      expect(await ctx.store.renewLease(running.id, 'worker-a', 1000)).toBe(false);
+      ctx.advance(5000);
+      expect((await ctx.store.claimRun('worker-b', 1000))?.id).toBe(queued.id);
+      expect((await ctx.store.getRun(paused.id))?.lease).toBeUndefined();
+    });
+
+    it('never hands one run to two workers claiming at once', async () => {
+      const runs = await Promise.all([ctx.createIn('queued'), ctx.createIn('queued'), ctx.createIn('queued')]);
+      const claims = await Promise.all(Array.from({ length: 10 }, (_, index) => ctx.store.claimRun(`worker-${index}`, 1000)));
+      const claimed = claims.filter((run) => run !== undefined).map((run) => run.id);
+      expect(claimed.sort()).toEqual(runs.map((run) => run.id).sort());
+    });
+
+    it('refuses bad lease arguments', async () => {
+      const run = await ctx.createIn('queued');
+      await rejection(ctx.store.claimRun('', 1000), 'RUN_INVALID_PARAMS');
+      await rejection(ctx.store.claimRun('worker', 0), 'RUN_INVALID_PARAMS');
+      await rejection(ctx.store.renewLease(run.id, 'worker', -5), 'RUN_INVALID_PARAMS');
+      await rejection(ctx.store.renewLease(newId(), 'worker', 5), 'RUN_NOT_FOUND');
+    });
+  });
+
+  describe('MCP server catalogue', () => {
+    it('puts, overwrites, lists by name and deletes servers', async () => {
+      await ctx.store.putMcpServer('zeta', { type: 'stdio', command: ['zeta'] });
+      ctx.advance(5);
+      await ctx.store.putMcpServer('alpha', { type: 'http', url: 'http://localhost:1', skip: undefined } as never);
+      ctx.advance(5);
+      await ctx.store.putMcpServer('zeta', { type: 'stdio', command: ['zeta', '--v2'] });
+      expect(await ctx.store.listMcpServers()).toEqual([
+        { name: 'alpha', config: { type: 'http', url: 'http://localhost:1' }, updatedAt: T0 + 5 },
+        { name: 'zeta', config: { type: 'stdio', command: ['zeta', '--v2'] }, updatedAt: T0 + 10 },
+      ]);
+      expect(await ctx.store.deleteMcpServer('zeta')).toBe(true);
+      expect(await ctx.store.deleteMcpServer('zeta')).toBe(false);
+      expect((await ctx.store.listMcpServers()).map((server) => server.name)).toEqual(['alpha']);
+      await rejection(ctx.store.putMcpServer('../evil', {}), 'RUN_INVALID_PARAMS');
+      await rejection(ctx.store.putMcpServer('ok', 'text' as never), 'RUN_INVALID_PARAMS');
+    });
+  });
+
+  describe('ids', () => {
+    it('refuses a non-ULID id with INVALID_ID in every method that takes one', async () => {
+      const run = await ctx.createIn('queued');
+      const bad = '../../etc/passwd';
+      const calls: [string, (store: RunStore) => Promise<unknown>][] = [
+        ['createRun id', (store) => store.createRun({ id: bad, workflow: 'w', workflowPath: 'w.toml', cwd: '/' })],
+        ['createRun parentId', (store) => store.createRun({ parentId: bad, workflow: 'w', workflowPath: 'w.toml', cwd: '/' })],
+        ['getRun', (store) => store.getRun(bad)],
+        ['searchRuns ids', (store) => store.searchRuns({ ids: [run.id, bad] })],
+        ['searchRuns parentId', (store) => store.searchRuns({ parentId: bad })],
+        ['appendEvents', (store) => store.appendEvents(bad, [])],
+        ['listEvents', (store) => store.listEvents(bad)],
+        ['setArchived', (store) => store.setArchived(bad, true)],
+        ['setParent child', (store) => store.setParent(bad, null)],
+        ['setParent parent', (store) => store.setParent(run.id, bad)],
+        ['listQuestions', (store) => store.listQuestions(bad)],
+        ['getQuestion', (store) => store.getQuestion(bad)],
+        ['question-asked questionId', (store) => store.appendEvents(run.id, [{ type: 'question-asked', stageId: 'a@1', payload: { questionId: bad, kind: 'yes_no', prompt: 'x' } }])],
+        ['renewLease', (store) => store.renewLease(bad, 'worker', 10)],
+        ['releaseLease', (store) => store.releaseLease(bad, 'worker')],
+        ['deleteRun', (store) => store.deleteRun(bad)],
+      ];
+      for (const [name, call] of calls) {
+        const error = await rejection(call(ctx.store), 'INVALID_ID').catch((failure: Error) => {
+          throw new Error(`${name}: ${failure.message}`);
+        });
+        expect(error.message, name).toContain('../../etc/passwd');
+      }
+      expect((await ctx.store.searchRuns({ archived: 'any' })).runs).toHaveLength(1);
+    });
+  });
+
+  describe('close', () => {
+    it('refuses calls after close with STORE_FAILED', async () => {
+      const run = await ctx.create();
+      await ctx.store.close();
+      expect((await rejection(ctx.store.getRun(run.id), 'STORE_FAILED')).message).toContain('closed');
+      await rejection(ctx.store.createRun({ workflow: 'w', workflowPath: 'w.toml', cwd: '/' }), 'STORE_FAILED');
+      await ctx.store.close();
+      ctx.store = await ctx.make({ clock: ctx.clock, newId });
+    });
+  });
+}
