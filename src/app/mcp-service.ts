@@ -11,6 +11,7 @@ import type { Settings } from '../core/settings/settings.js';
 import { loadMcpServerConfigs, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../mcp/config/index.js';
 import { McpHub, type McpServerStatus } from '../mcp/hub/index.js';
 import { qualifiedToolName } from '../mcp/hub/tool-names.js';
+import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../mcp/oauth/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 
 export interface McpServerRow {
@@ -155,6 +156,21 @@ export class McpService {
       resources: { count: resources.value.length, ms: resources.ms, items: resources.value.map((r) => r.uri) },
       prompts: { count: prompts.value.length, ms: prompts.ms, items: prompts.value.map((p) => p.name) },
     };
+  }
+
+  /**
+   * Runs the OAuth login of a remote server: `openUrl` gets the authorization URL (print it,
+   * open a browser); resolves once the redirect came back and the tokens are stored.
+   */
+  async login(name: string, openUrl: (url: URL) => void | Promise<void>, signal?: AbortSignal): Promise<McpLoginResult> {
+    const config = await this.config(name);
+    return loginMcpServer({ config, storageDir: this.#deps.storageDir, openUrl, ...(signal ? { signal } : {}) });
+  }
+
+  /** Forgets the stored tokens of a server; false when there were none. */
+  async logout(name: string): Promise<boolean> {
+    await this.config(name);
+    return logoutMcpServer(name, this.#deps.storageDir);
   }
 
   hub(): McpHub | undefined {

@@ -1,6 +1,7 @@
 /**
  * `weft mcp list | get | add | add-json | remove | test`: the MCP servers weft connects to.
  */
+import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { formatDuration } from '../../../core/duration.js';
@@ -154,4 +155,47 @@ export function registerMcpCommands(program: Command): void {
         }
       });
     });
+
+  mcp
+    .command('login')
+    .description('sign in to a remote (http/sse) server with OAuth; prints the URL to open and waits for the redirect')
+    .argument('<name>', 'server name')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      await withApp(command, async (app) => {
+        const controller = new AbortController();
+        const onInterrupt = () => controller.abort();
+        process.once('SIGINT', onInterrupt);
+        try {
+          const result = await app.mcp.login(name, (url) => openInBrowser(url), controller.signal);
+          const expiry = result.expiresAt ? `, token valid until ${new Date(result.expiresAt).toISOString()}` : '';
+          process.stdout.write(`Logged in to '${name}'${expiry}. Tokens are stored in ${result.file}\n`);
+        } finally {
+          process.off('SIGINT', onInterrupt);
+        }
+      });
+    });
+
+  mcp
+    .command('logout')
+    .description('forget the OAuth tokens of a server')
+    .argument('<name>', 'server name')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      await withApp(command, async (app) => {
+        const removed = await app.mcp.logout(name);
+        process.stdout.write(removed ? `Logged out of '${name}'.\n` : `Nothing stored for '${name}'.\n`);
+      });
+    });
+}
+
+/** Prints the URL (always) and tries the desktop's opener; a headless machine just shows the URL. */
+function openInBrowser(url: URL): void {
+  process.stderr.write(`Open this URL to authorize weft:\n  ${url.href}\n`);
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';
+  try {
+    const child = spawn(opener, [url.href], { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No opener here: the printed URL is enough.
+  }
 }
