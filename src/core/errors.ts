@@ -32,6 +32,10 @@ export type WeftErrorCode =
   | 'QUESTION_NOT_FOUND'
   | 'QUESTION_NOT_PENDING'
   | 'STORE_FAILED'
+  | 'MODEL_CONFIG_INVALID'
+  | 'MODEL_KEY_MISSING'
+  | 'MODEL_AUTH_FAILED'
+  | 'MODEL_REQUEST_FAILED'
   | 'INTERNAL';
 
 export interface WeftErrorOptions {

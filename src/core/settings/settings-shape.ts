@@ -12,6 +12,8 @@ export type Shape =
   | { kind: 'duration' }
   | { kind: 'array'; of: Shape }
   | { kind: 'table'; fields: Record<string, Shape> }
+  /** A table whose keys are names chosen by the user (aliases, providers), each value of one shape. */
+  | { kind: 'map'; of: Shape }
   | { kind: 'opaque-table' };
 
 export const SETTINGS_SHAPE: Shape = {
@@ -35,6 +37,22 @@ export const SETTINGS_SHAPE: Shape = {
     },
     mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
+    llm: {
+      kind: 'table',
+      fields: {
+        provider: { kind: 'string' },
+        model: { kind: 'string' },
+        base_url: { kind: 'string' },
+        api_key_env: { kind: 'string' },
+        max_retries: { kind: 'integer', min: 0 },
+        stream: { kind: 'boolean' },
+        aliases: { kind: 'map', of: { kind: 'string' } },
+        providers: {
+          kind: 'map',
+          of: { kind: 'table', fields: { api: { kind: 'string' }, base_url: { kind: 'string' }, api_key_env: { kind: 'string' } } },
+        },
+      },
+    },
   },
 };
 
@@ -51,6 +69,7 @@ function describeShape(shape: Shape): string {
     case 'array':
       return `an array of ${describeShape(shape.of).replace(/^an? /, '')}s`;
     case 'table':
+    case 'map':
     case 'opaque-table':
       return 'a table';
     default: {
@@ -88,6 +107,9 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
       return value.flatMap((item, index) => checkShape(item, shape.of, `${key}[${index}]`));
     case 'opaque-table':
       return isTable(value) ? [] : wrongType();
+    case 'map':
+      if (!isTable(value)) return wrongType();
+      return Object.entries(value).flatMap(([name, child]) => checkShape(child, shape.of, `${key}.${name}`));
     case 'table': {
       if (!isTable(value)) return wrongType();
       const problems: string[] = [];

@@ -38,6 +38,7 @@ describe('loadSettings', () => {
       outputLimitBytes: 102_400,
       approvalRules: [],
       logLevel: 'warn',
+      llm: { aliases: {}, providers: {} },
       userDocument: undefined,
       projectDocument: undefined,
     });
@@ -76,6 +77,31 @@ describe('loadSettings', () => {
       `${file}: key 'tools.shell_timeout' must be a duration such as "500ms", "30s" or "2m" (got string "soon"); ` +
         `key 'tools.output_limit_bytes' must be an integer ≥ 1024 (got string "big"); ` +
         `key 'approval.rules[0].action' must be one of "allow", "deny", "ask" (got string "maybe").`,
+    );
+  });
+
+  it('reads [llm], merging aliases and providers by name with the project winning', async () => {
+    await writeFile(
+      join(storageDir, 'settings.toml'),
+      '[llm]\nprovider = "anthropic"\nmodel = "claude-sonnet-4-5"\nmax_retries = 5\n[llm.aliases]\nfast = "anthropic:claude-haiku-4-5"\nsmart = "openai:gpt-5"\n[llm.providers.together]\napi = "openai-compatible"\nbase_url = "https://api.together.xyz/v1"\napi_key_env = "TOGETHER_API_KEY"\n',
+    );
+    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[llm]\nprovider = "ollama"\nmodel = "llama3.1:8b"\nstream = false\n[llm.aliases]\nsmart = "ollama:qwen3:32b"\n');
+    const settings = await loadSettings({ storageDir, workspaceRoot });
+    expect(settings.llm).toEqual({
+      provider: 'ollama',
+      model: 'llama3.1:8b',
+      maxRetries: 5,
+      stream: false,
+      aliases: { fast: 'anthropic:claude-haiku-4-5', smart: 'ollama:qwen3:32b' },
+      providers: { together: { api: 'openai-compatible', baseUrl: 'https://api.together.xyz/v1', apiKeyEnv: 'TOGETHER_API_KEY' } },
+    });
+  });
+
+  it('refuses a non-string alias and unknown [llm] keys', async () => {
+    const file = join(storageDir, 'settings.toml');
+    await writeFile(file, '[llm]\nprovder = "x"\n[llm.aliases]\nfast = 3\n');
+    expect((await failure()).message).toBe(
+      `${file}: unknown key 'llm.provder' (known keys in [llm]: provider, model, base_url, api_key_env, max_retries, stream, aliases, providers); key 'llm.aliases.fast' must be a string (got number 3).`,
     );
   });
 

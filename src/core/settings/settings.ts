@@ -1,7 +1,8 @@
 /**
  * Settings from `~/.weft/settings.toml` (user) and `.weft/settings.toml` (project): read,
  * checked against the known keys, and merged with the project winning key by key.
- * Approval rules concatenate (user first) because the last matching rule wins.
+ * Approval rules concatenate (user first) because the last matching rule wins; `[llm.aliases]`
+ * and `[llm.providers]` merge by name (a project entry replaces the user's entry whole).
  */
 import { join } from 'node:path';
 import { parseDuration } from '../duration.js';
@@ -15,11 +16,35 @@ export interface ApprovalRuleSetting {
   action: 'allow' | 'deny' | 'ask';
 }
 
+/** A provider entry under `[llm.providers.<name>]`: a base URL or key variable for a known provider, or a new OpenAI-compatible endpoint. */
+export interface LlmProviderSetting {
+  /** For a name weft does not know: which API it speaks (e.g. `openai-compatible`). */
+  api?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+}
+
+/** `[llm]`: the default model and how providers are reached. The agent layer interprets it. */
+export interface LlmSettings {
+  provider?: string;
+  model?: string;
+  /** Applies to `provider`. */
+  baseUrl?: string;
+  /** Applies to `provider`: the variable holding its API key. */
+  apiKeyEnv?: string;
+  maxRetries?: number;
+  stream?: boolean;
+  /** Alias name → `provider:model`. */
+  aliases: Record<string, string>;
+  providers: Record<string, LlmProviderSetting>;
+}
+
 export interface Settings {
   shellTimeoutMs: number;
   outputLimitBytes: number;
   approvalRules: ApprovalRuleSetting[];
   logLevel: LogLevel;
+  llm: LlmSettings;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -56,6 +81,32 @@ function pick<T>(name: string, key: string, user: TomlDocument | undefined, proj
   return (section(project, name)[key] ?? section(user, name)[key]) as T | undefined;
 }
 
+function readLlm(user: TomlDocument | undefined, project: TomlDocument | undefined): LlmSettings {
+  const llm = (document: TomlDocument | undefined) => section(document, 'llm');
+  const table = (document: TomlDocument | undefined, key: string) => (llm(document)[key] ?? {}) as Record<string, unknown>;
+  const providers: Record<string, LlmProviderSetting> = {};
+  for (const [name, entry] of Object.entries({ ...table(user, 'providers'), ...table(project, 'providers') })) {
+    const fields = entry as Record<string, string | undefined>;
+    providers[name] = {
+      ...(fields.api === undefined ? {} : { api: fields.api }),
+      ...(fields.base_url === undefined ? {} : { baseUrl: fields.base_url }),
+      ...(fields.api_key_env === undefined ? {} : { apiKeyEnv: fields.api_key_env }),
+    };
+  }
+  const value = <T>(key: string) => pick<T>('llm', key, user, project);
+  const optional = <K extends string, T>(name: K, item: T | undefined) => (item === undefined ? {} : ({ [name]: item } as Record<K, T>));
+  return {
+    ...optional('provider', value<string>('provider')),
+    ...optional('model', value<string>('model')),
+    ...optional('baseUrl', value<string>('base_url')),
+    ...optional('apiKeyEnv', value<string>('api_key_env')),
+    ...optional('maxRetries', value<number>('max_retries')),
+    ...optional('stream', value<boolean>('stream')),
+    aliases: { ...(table(user, 'aliases') as Record<string, string>), ...(table(project, 'aliases') as Record<string, string>) },
+    providers,
+  };
+}
+
 export async function loadSettings(params: { storageDir: string; workspaceRoot: string }): Promise<Settings> {
   const [userDocument, projectDocument] = await Promise.all([
     readTomlFile(userSettingsFile(params.storageDir)),
@@ -70,6 +121,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     outputLimitBytes: pick<number>('tools', 'output_limit_bytes', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.outputLimitBytes,
     approvalRules: [...rules(userDocument), ...rules(projectDocument)],
     logLevel: pick<LogLevel>('log', 'level', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.logLevel,
+    llm: readLlm(userDocument, projectDocument),
     userDocument,
     projectDocument,
   };

@@ -1,3 +1,4 @@
+// The summary is the fold of the events, whatever the batching; events that do not fit are refused.
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { planAppend, type AppendContext } from './plan-append.js';

@@ -1,3 +1,4 @@
+// The lifecycle table and the messages of illegal transitions.
 import { describe, expect, it } from 'vitest';
 import type { WeftError } from '../../core/errors.js';
 import { assertTransition, canTransition, isTerminal, RUN_STATUSES, RUN_TRANSITIONS, type RunStatus } from './run-status.js';

@@ -1,3 +1,4 @@
+// Input checks shared by every RunStore: cursors, filters, parent cycles.
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { checkParentLink, decodeCursor, encodeCursor, normalizeFilter } from './store-input.js';

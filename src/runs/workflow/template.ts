@@ -75,7 +75,8 @@ export function resolveArgs(value: unknown, context: WorkflowContext): unknown {
     return renderTemplate(value, context);
   }
   if (Array.isArray(value)) return value.map((item) => resolveArgs(item, context));
-  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  // TOML tables are null-prototype objects; class instances (dates) stay as they are.
+  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveArgs(item, context)]));
   }
   return value;

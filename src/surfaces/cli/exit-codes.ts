@@ -22,6 +22,7 @@ export function exitCodeFor(code: WeftErrorCode): number {
     case 'RUN_NOT_FOUND':
     case 'RUN_INVALID_PARAMS':
     case 'QUESTION_NOT_FOUND':
+    case 'RUN_PARENT_CYCLE':
       return EXIT_USAGE;
     default:
       return EXIT_FAILURE;

@@ -6,10 +6,16 @@
 import type { BranchNode, JoinNode, ParallelNode } from '../../workflow/index.js';
 import type { NodeExecutor } from '../stage-context.js';
 
-export const executeBranchNode: NodeExecutor<BranchNode> = async (stage) => ({
-  status: 'succeeded',
-  output: (stage.context.last?.output ?? null) as never,
-});
+export const executeBranchNode: NodeExecutor<BranchNode> = async (stage) => {
+  const last = stage.context.last;
+  return {
+    status: 'succeeded',
+    output: (last?.output ?? null) as never,
+    // `answer` and `exit_code` in the branch's conditions are those of the stage that led here.
+    ...(last?.answer !== undefined ? { answer: last.answer as never } : {}),
+    ...(last?.exit_code !== undefined ? { exitCode: last.exit_code } : {}),
+  };
+};
 
 export const executeParallelNode: NodeExecutor<ParallelNode> = async (stage) => ({
   status: 'succeeded',

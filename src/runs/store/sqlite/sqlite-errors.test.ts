@@ -1,3 +1,4 @@
+// SQLite failures become STORE_FAILED errors that name the file and say what to do.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';

@@ -1,3 +1,4 @@
+// The SQLite RunStore: the shared contract on real files, plus what only a database has (WAL, migrations, lock retries, bulk import).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +119,8 @@ describe('SqliteRunStore', () => {
       ['3', 1003, 2001, 'a@1', 3],
       ['2', 1002, 2001, 'a@1', 3],
     ]);
+    await expect(store.importRuns([{ run: params, events: [{ type: 'run-archived', payload: {} }] }])).rejects.toMatchObject({ code: 'RUN_INVALID_PARAMS' });
+    expect((await store.searchRuns({ archived: 'any', limit: 100 })).runs).toHaveLength(5);
     await store.close();
   });
 });

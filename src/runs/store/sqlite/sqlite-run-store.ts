@@ -1,8 +1,10 @@
 /**
  * The embedded `RunStore`: one SQLite file in the storage dir, shared safely by several
  * processes. Writes run in `BEGIN IMMEDIATE` transactions (a 5 s busy timeout plus a
- * bounded retry), apply the shared planner and keep the projected summary in the `runs`
- * row, so reads are one indexed lookup. SQLite errors leave only as `STORE_FAILED`.
+ * bounded retry), and the writes of one event-loop turn share a commit (group commit).
+ * Each write applies the shared planner and keeps the projected state in the `runs` row
+ * (the immutable spec sits beside it), so a read is one indexed lookup and an append
+ * rewrites only the small state. SQLite errors leave only as `STORE_FAILED`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
@@ -12,7 +14,7 @@ import { silentLogger, type Logger } from '../../../core/logger.js';
 import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
 import { planAppend, type AppendContext } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
-import { RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
+import { RESERVED_EVENT_TYPES, RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
 import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions } from '../run-store.js';
@@ -39,7 +41,7 @@ export interface ImportedRun {
   events?: NewRunEvent[];
 }
 
-/** Attempts of a write transaction that finds the database locked (each waits up to 5 s). */
+/** Attempts of a write transaction that finds the database locked (each waits for the busy timeout). */
 export const WRITE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
 const GET_RUN = 'SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?';
@@ -319,6 +321,8 @@ export class SqliteRunStore implements RunStore {
   private importSync(item: ImportedRun): { spec: string; state: string } {
     const id = runId(item.run?.id ?? this.newId());
     const created = createRunEvents(item.run);
+    const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
+    if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
     if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
     if (this.stmt(GET_STATE).get(id) !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
     if (item.run.parentId !== undefined && this.stmt(GET_STATE).get(item.run.parentId) === undefined) throw runNotFound(item.run.parentId);
