@@ -17,9 +17,9 @@ export function detachedRunnerLauncher(storageDir: string, env: Record<string, s
   let lastLaunch = 0;
   return {
     launch() {
-      // Runners poll for claimable runs; one started moments ago will see this run too.
+      // Runners poll for claimable runs; one started in the last seconds (still booting) will see this run too.
       const now = Date.now();
-      if (now - lastLaunch < 500) return;
+      if (now - lastLaunch < 3000) return;
       lastLaunch = now;
       const logs = join(storageDir, 'logs');
       mkdirSync(logs, { recursive: true });

@@ -220,10 +220,22 @@ export class RunService {
       if (key !== previous) onChange?.(runs);
       previous = key;
       if (runs.every((run) => isTerminal(run.status))) return { runs, timedOut: false };
+      // Nobody executes a queued run, or one whose runner died: start a runner for it.
+      if (runs.some((run) => this.#orphaned(run))) this.#deps.wakeRunners();
       const left = deadline - this.#deps.clock();
       if (left <= 0 || signal?.aborted) return { runs, timedOut: true };
       await new Promise((resolveDelay) => setTimeout(resolveDelay, Math.min(100, left)));
     }
+  }
+
+  /** Starts a runner when nobody executes this run (queued, or its runner died). */
+  ensureRunner(run: RunRecord): void {
+    if (this.#orphaned(run)) this.#deps.wakeRunners();
+  }
+
+  #orphaned(run: RunRecord): boolean {
+    const executable = run.status === 'queued' || run.status === 'starting' || run.status === 'running' || run.status === 'blocked';
+    return executable && (run.lease === undefined || run.lease.expiresAt <= this.#deps.clock());
   }
 
   async #transition(run: RunRecord, to: RunStatus, reason?: string): Promise<RunRecord> {

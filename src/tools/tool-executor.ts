@@ -36,8 +36,8 @@ export interface ToolSession {
   onProgress?: (callId: string, progress: ToolProgress) => void;
 }
 
-/** Asked when the policy says `ask`; resolves true to allow the call. */
-export type ApprovalPrompt = (call: ToolCall, tool: Tool) => Promise<boolean>;
+/** Asked when the policy says `ask`; resolves true to allow the call, rejects when `signal` aborts. */
+export type ApprovalPrompt = (call: ToolCall, tool: Tool, signal: AbortSignal) => Promise<boolean>;
 
 export interface ToolExecutorOptions {
   registry: ToolRegistry;
@@ -84,7 +84,7 @@ export class ToolExecutor {
       return errorResult(`Invalid arguments for '${tool.name}': ${check.problems.join('; ')}`);
     }
 
-    const refusal = await this.#approve(call, tool);
+    const refusal = await this.#approve(call, tool, session.signal);
     if (refusal) return refusal;
 
     try {
@@ -94,7 +94,7 @@ export class ToolExecutor {
     }
   }
 
-  async #approve(call: ToolCall, tool: Tool): Promise<ToolResult | undefined> {
+  async #approve(call: ToolCall, tool: Tool, signal: AbortSignal): Promise<ToolResult | undefined> {
     const decision = this.#options.policy.decide(tool.name, tool.source, this.#options.approvalMode);
     switch (decision.action) {
       case 'allow':
@@ -107,8 +107,9 @@ export class ToolExecutor {
           return errorResult(`Tool '${tool.name}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${tool.name}", action = "allow" } or enable auto_approve.`);
         }
         try {
-          return (await ask(call, tool)) ? undefined : errorResult(`Tool '${tool.name}' was denied by the user.`);
+          return (await ask(call, tool, signal)) ? undefined : errorResult(`Tool '${tool.name}' was denied by the user.`);
         } catch (error) {
+          if (signal.aborted) return errorResult('Cancelled');
           return errorResult(`Approval for '${tool.name}' failed: ${errorMessage(error)}`);
         }
       }

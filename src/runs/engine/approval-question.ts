@@ -21,7 +21,7 @@ function describeArguments(args: unknown): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
-export async function askApprovalQuestion(call: ToolCall, tool: Tool, deps: ApprovalQuestionDeps): Promise<boolean> {
+export async function askApprovalQuestion(call: ToolCall, tool: Tool, signal: AbortSignal, deps: ApprovalQuestionDeps): Promise<boolean> {
   const questionId = deps.newId();
   const stageId = STAGE_ID.test(call.id) ? call.id : deps.fallbackStageId;
   await deps.append([
@@ -31,7 +31,6 @@ export async function askApprovalQuestion(call: ToolCall, tool: Tool, deps: Appr
       payload: { questionId, kind: 'confirmation', prompt: `Allow ${tool.name} with these arguments? ${describeArguments(call.arguments)}`, tool: tool.name },
     },
   ]);
-  const signal = new AbortController().signal;
   const answer = await deps.whileBlocked(() => deps.control.answer(questionId, signal));
   return answer === true;
 }

@@ -74,6 +74,36 @@ run = "true"
     ]);
   });
 
+  it('routes a branch on the status, exit code and answer of the stage that led to it', async () => {
+    const { run, events } = await runWorkflow(`
+[nodes.probe]
+kind = "command"
+run = "exit 4"
+[[nodes.probe.edges]]
+to = "route"
+when = "status == 'failed'"
+[nodes.route]
+kind = "branch"
+[[nodes.route.edges]]
+to = "recover"
+when = "status == 'failed' && exit_code == 4"
+[[nodes.route.edges]]
+to = "normal"
+[nodes.recover]
+kind = "command"
+run = "echo recovered"
+[nodes.normal]
+kind = "command"
+run = "echo normal"
+`);
+    expect(run.status).toBe('succeeded');
+    expect(finishedStages(events)).toEqual([
+      ['probe@1', 'failed'],
+      ['route@1', 'succeeded'],
+      ['recover@1', 'succeeded'],
+    ]);
+  });
+
   it('fails the run when a stage with a plain next fails, naming the stage and its error', async () => {
     const { run, events } = await runWorkflow(`
 [nodes.build]

@@ -199,7 +199,10 @@ export class RunExecutor {
         continue;
       }
       const outcome = this.#outcome(result);
-      const step = nextNodes(node, result, outcome, this.#context());
+      // A branch routes on the stage that led to it: `status` in its conditions is that stage's.
+      const incoming = stage.from ? this.#state.outcomes.get(stage.from) : undefined;
+      const routing = node.kind === 'branch' && incoming ? { ...outcome, status: incoming.status } : outcome;
+      const step = nextNodes(node, result, routing, this.#context());
       return this.#recordFinish(stage, result, result.status, step.next, false, durationMs, () => {
         this.#state.outcomes.set(node.name, outcome);
         for (const next of step.next) this.#state.pending.push({ node: next, from: node.name });
@@ -256,8 +259,8 @@ export class RunExecutor {
   }
 
   #toolboxFor(): Promise<RunToolbox> {
-    const ask: ApprovalPrompt = (call, tool) =>
-      askApprovalQuestion(call, tool, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), fallbackStageId: [...this.#state.inflight.keys()].at(-1) });
+    const ask: ApprovalPrompt = (call, tool, signal) =>
+      askApprovalQuestion(call, tool, signal, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), fallbackStageId: [...this.#state.inflight.keys()].at(-1) });
     this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask);
     return this.#toolbox;
   }

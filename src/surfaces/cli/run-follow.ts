@@ -60,6 +60,7 @@ export async function followRun(runs: RunService, runId: string, options: Follow
       clearStatus();
       return run;
     }
+    runs.ensureRunner(run);
     drawStatus(run);
     if (options.signal?.aborted) {
       clearStatus();

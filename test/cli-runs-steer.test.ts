@@ -1,0 +1,120 @@
+/**
+ * Steering runs from a second CLI invocation while a runner executes them: answering a
+ * human question, cancelling a command (its whole process tree dies), and bad input that
+ * must be refused without touching the store.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createSandbox, isAlive, readPid, until, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+
+// Real processes on a possibly busy machine: more time than the default 30 s.
+vi.setConfig({ testTimeout: 60_000 });
+
+let box: Sandbox;
+
+beforeEach(async () => {
+  box = await createSandbox();
+});
+afterEach(async () => {
+  await box.dispose();
+});
+
+/** A ULID that no run or question has. */
+const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+
+describe('weft answer', () => {
+  it('answers the human question of examples/tour/review.toml while the run is blocked; the branch follows the answer', async () => {
+    const tour = await box.tour();
+    const detached = await box.cli(['--cwd', tour, 'run', 'review.toml', '--detach', '--input', 'version=2.0.0']);
+    expect(detached.code, detached.stderr).toBe(0);
+    const id = detached.stdout.trim();
+
+    const blocked = await until('the review question', async () => {
+      const run = await box.inspect(id);
+      return run.status === 'blocked' && run.pendingQuestions!.length > 0 ? run : undefined;
+    });
+    const question = blocked.pendingQuestions![0]!;
+    expect(question).toMatchObject({ kind: 'yes_no', stageId: 'review@1', prompt: 'Publish these notes? Release notes for 2.0.0: faster startup, fewer surprises.' });
+
+    // A question that does not exist is refused, naming the pending one; so is an answer that is not yes or no.
+    const [wrong, notYesNo] = await Promise.all([box.cli(['answer', id, UNKNOWN_ID, 'yes']), box.cli(['answer', id, question.id, 'perhaps'])]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`Run ${id} has no question ${UNKNOWN_ID}. Pending: ${question.id} (Publish these notes?`);
+    expect(notYesNo.code).toBe(2);
+    expect(notYesNo.stderr).toContain('perhaps');
+    const after = await box.inspect(id);
+    expect({ ...after, lease: undefined }).toEqual({ ...blocked, lease: undefined }); // only the heartbeat moved
+
+    const answered = await box.cli(['answer', id, question.id, 'yes']);
+    expect(answered).toMatchObject({ code: 0, stdout: `Answered ${question.id}: true\n` });
+    expect((await box.cli(['wait', id])).code).toBe(0);
+    const finished = await box.events(id, '--type', 'stage-finished');
+    expect(finished.map((event) => event.stageId)).toEqual(['draft@1', 'review@1', 'decide@1', 'publish@1']);
+    expect(finished.at(-1)!.payload.output).toBe('published: Release notes for 2.0.0: faster startup, fewer surprises.');
+  });
+});
+
+describe('weft cancel', () => {
+  it('kills the running command and its children, and the run ends cancelled', async () => {
+    const detached = await box.cli(['run', 'sleep.toml', '--detach']);
+    const id = detached.stdout.trim();
+    const pids = await until('the pid files of the command', async () => {
+      const [shell, sleeper] = await Promise.all([readPid(join(box.ws, 'shell.pid')), readPid(join(box.ws, 'sleep.pid'))]);
+      return shell !== undefined && sleeper !== undefined ? [shell, sleeper] : undefined;
+    });
+    expect(await Promise.all(pids.map(isAlive))).toEqual([true, true]);
+
+    const cancelled = await box.cli(['cancel', id, '--reason', 'enough']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toContain(`Cancel requested for run ${id}`);
+    const waited = await box.cli(['wait', id, '--json']);
+    expect(waited.code).toBe(1);
+    expect(JSON.parse(waited.stdout)).toEqual({ timedOut: false, runs: [{ id, status: 'cancelled', reason: 'enough' }] });
+    // The stage's whole process group is killed, the background sleep included.
+    await until('the command and its child to exit', async () => ((await Promise.all(pids.map(isAlive))).some(Boolean) ? undefined : true), 5000);
+    const finished = await box.events(id, '--type', 'stage-finished');
+    expect(finished.map((event) => [event.stageId, event.payload.status])).toEqual([['nap@1', 'cancelled']]);
+  });
+});
+
+describe('bad input', () => {
+  it('is refused with exit 2 (usage) or 1 (wrong state) and a message that says why; the store is unchanged', async () => {
+    const created = await box.cli(['create', 'ok.toml', '--json']);
+    const run = JSON.parse(created.stdout) as RunJson;
+    const snapshot = async () => (await box.cli(['ps', '--all', '--json'])).stdout;
+    const before = await snapshot();
+
+    const [unknown, traversal, traversalAnswer, noQuestion, notPending, notFinished, undeclared, missingFile, badStatus] = await Promise.all([
+      box.cli(['inspect', UNKNOWN_ID]),
+      box.cli(['inspect', '../../etc/passwd']),
+      box.cli(['answer', run.id, '../../etc/passwd', 'yes']),
+      box.cli(['answer', run.id, UNKNOWN_ID, 'yes']),
+      box.cli(['approve', run.id]),
+      box.cli(['rm', run.id]),
+      box.cli(['run', 'ok.toml', '--input', 'nope=1']),
+      box.cli(['run', 'missing.toml']),
+      box.cli(['ps', '--status', 'done']),
+    ]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(`weft: No run with id ${UNKNOWN_ID}. List runs with 'weft ps --all'.\n`);
+    for (const result of [traversal, traversalAnswer]) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^weft: Invalid (run|question) id '\.\.\/\.\.\/etc\/passwd': expected a 26-character ULID/);
+    }
+    expect(noQuestion.code).toBe(2);
+    expect(noQuestion.stderr).toBe(`weft: Run ${run.id} has no question ${UNKNOWN_ID}. It has no pending questions.\n`);
+    expect(notPending.code).toBe(1);
+    expect(notPending.stderr).toBe(`weft: Run ${run.id} is submitted; it can be approved only when pending.\n`);
+    expect(notFinished.code).toBe(1);
+    expect(notFinished.stderr).toBe(`weft: Run ${run.id} is submitted; it can be removed only when succeeded or failed or cancelled.\n`);
+    expect(undeclared.code).toBe(2);
+    expect(undeclared.stderr).toBe(`weft: Invalid inputs for ${join(box.ws, 'ok.toml')}: input 'nope' is not declared by workflow 'ok' (declared: who).\n`);
+    expect(missingFile.code).toBe(2);
+    expect(missingFile.stderr).toBe(`weft: Workflow file '${join(box.ws, 'missing.toml')}' does not exist — check the path.\n`);
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toContain("--status 'done' is not a run status");
+
+    expect(await snapshot()).toBe(before);
+    expect(JSON.parse(before)).toMatchObject([{ id: run.id, status: 'submitted' }]);
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * `weft run` and the run commands end to end: the real CLI, real runner processes and the
+ * SQLite store in a temp storage dir per test. See also cli-runs-steer.test.ts (answers,
+ * cancel, bad input) and run-crash-recovery.test.ts.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+
+// Real processes on a possibly busy machine: more time than the default 30 s.
+vi.setConfig({ testTimeout: 60_000 });
+
+let box: Sandbox;
+
+beforeEach(async () => {
+  box = await createSandbox();
+});
+afterEach(async () => {
+  await box.dispose();
+});
+
+const ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+async function ps(...args: string[]): Promise<RunJson[]> {
+  const result = await box.cli(['ps', '--json', ...args]);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as RunJson[];
+}
+
+describe('weft run', () => {
+  it('runs the tour example unattended: MCP tool nodes, a parallel join, a command and a summary', async () => {
+    const tour = await box.tour();
+    const result = await box.cli(['--cwd', tour, 'run', 'tour.toml']);
+    expect(result.code, result.stderr).toBe(0);
+    const id = /^run (\S+) · tour$/m.exec(result.stderr)?.[1];
+    expect(id).toMatch(ID);
+    expect(result.stderr).toContain(`run ${id} succeeded`);
+    // One line per stage start and end, tool calls in between, interpolated arguments.
+    for (const stage of ['prepare', 'echo', 'remember', 'recall', 'notes', 'gather', 'count', 'report', 'summary']) {
+      expect(result.stdout).toContain(`▶ ${stage}@1 (`);
+      expect(result.stdout).toMatch(new RegExp(`✓ ${stage}@1 succeeded in `));
+    }
+    expect(result.stdout).toContain('▶ fan@1 (parallel)');
+    expect(result.stdout).toContain('  ⚙ mcp__everything__echo {"message":"hello from weft"}');
+    expect(result.stdout).toContain('✓ summary@1 succeeded in');
+    expect(result.stdout).toContain('tour done: Echo: hello from weft; notes.md has 3 lines');
+    expect(result.stdout).not.toContain('{{');
+    const report = await readFile(join(tour, '.weft', 'tour-report.md'), 'utf8');
+    expect(report).toContain('- echo: Echo: hello from weft');
+    expect(report).toContain('"name":"weft"');
+
+    // The same run, read back: summary, stage-finished events as JSON Lines, the transcript.
+    const [run, finished, logs] = await Promise.all([box.inspect(id!), box.events(id!, '--type', 'stage-finished'), box.cli(['logs', id!])]);
+    expect(run).toMatchObject({ id, status: 'succeeded', workflow: 'tour', labels: { example: 'tour' }, attempt: 1, pendingQuestions: [] });
+    expect(run.counts).toMatchObject({ stages: 10, toolCalls: 6, questionsPending: 0 });
+    expect(finished.map((event) => event.type)).toEqual(Array(10).fill('stage-finished'));
+    expect(finished.map((event) => event.payload.status)).toEqual(Array(10).fill('succeeded'));
+    expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toBe('tour done: Echo: hello from weft; notes.md has 3 lines; report in .weft/tour-report.md');
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain(`● run ${id} created (tour)`);
+    expect(logs.stdout).toContain('✓ summary@1 succeeded');
+    expect(logs.stdout.trim().split('\n').at(-1)).toBe('● run succeeded');
+  });
+
+  it('runs examples/tour/fanout.toml: three child runs at once, joined', async () => {
+    const tour = await box.tour();
+    const result = await box.cli(['--cwd', tour, 'run', 'fanout.toml']);
+    expect(result.code, result.stderr).toBe(0);
+    const id = /^run (\S+) succeeded$/m.exec(result.stderr)![1]!;
+    expect(result.stdout.match(/ {2}↳ child run \S+ \(greet\)/g)).toHaveLength(3);
+    expect(result.stdout).toContain('✓ summary@1 succeeded in');
+    expect(result.stdout).toContain('children: ada succeeded, grace succeeded, linus succeeded');
+    const children = await ps('--parent', id);
+    expect(children.map((child) => [child.workflow, child.status, child.parentId])).toEqual(Array(3).fill(['greet', 'succeeded', id]));
+    expect(children.map((child) => child.labels['weft/parent-stage']).sort()).toEqual(['ada@1', 'grace@1', 'linus@1']);
+  });
+
+  it('--json prints events as JSON Lines; --detach returns at once; wait exits 0 when runs succeed and 1 when one fails', async () => {
+    const [failed, detached] = await Promise.all([box.cli(['run', 'fail.toml', '--json']), box.cli(['run', 'ok.toml', '--detach', '--json', '--input', 'who=detached'])]);
+    expect(failed.code).toBe(1);
+    const events = jsonLines<EventJson>(failed.stdout);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events[0]).toMatchObject({ type: 'run-created', seq: 1 });
+    expect(events.find((event) => event.type === 'stage-finished')).toMatchObject({ stageId: 'boom@1', payload: { status: 'failed', exitCode: 3 } });
+    expect(events.at(-1)).toMatchObject({ type: 'run-status-changed', payload: { to: 'failed', reason: "stage 'boom' failed: about to fail" } });
+    const failId = events[0]!.runId;
+
+    // --detach --json prints the run record while the run is still queued.
+    expect(detached.code, detached.stderr).toBe(0);
+    const run = JSON.parse(detached.stdout) as RunJson & { inputs: Record<string, unknown> };
+    expect(run).toMatchObject({ workflow: 'ok', status: 'queued', inputs: { who: 'detached' } });
+
+    const [waitOk, waitFail, waitBoth] = await Promise.all([box.cli(['wait', run.id]), box.cli(['wait', failId]), box.cli(['wait', run.id, failId, '--json'])]);
+    expect(waitOk).toMatchObject({ code: 0, stdout: `${run.id}  succeeded\n` });
+    expect(waitFail).toMatchObject({ code: 1, stdout: `${failId}  failed — stage 'boom' failed: about to fail\n` });
+    expect(waitBoth.code).toBe(1);
+    expect(JSON.parse(waitBoth.stdout)).toEqual({
+      timedOut: false,
+      runs: [
+        { id: run.id, status: 'succeeded', reason: null },
+        { id: failId, status: 'failed', reason: "stage 'boom' failed: about to fail" },
+      ],
+    });
+  });
+});
+
+describe('weft create, start, approve', () => {
+  it('a created run waits for start, then for approval, then runs', async () => {
+    const created = await box.cli(['create', 'ok.toml', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const run = JSON.parse(created.stdout) as RunJson;
+    expect(run.status).toBe('submitted');
+
+    const started = await box.cli(['start', run.id, '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ id: run.id, status: 'pending' });
+
+    const approved = await box.cli(['approve', run.id]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(new RegExp(`^Approved run ${run.id} \\((queued|starting|running|succeeded)\\)\\n$`));
+    expect((await box.cli(['wait', run.id])).code).toBe(0);
+  });
+});
+
+describe('weft ps, archive, unarchive, rm', () => {
+  it('filters by status and label, hides archived runs unless --all, and removes finished runs', async () => {
+    const [a, b, done] = await Promise.all([box.cli(['create', 'ok.toml', '--label', 'team=a']), box.cli(['create', 'ok.toml', '--label', 'team=b', '--json']), box.cli(['run', 'ok.toml', '--label', 'team=a'])]);
+    expect(a.stdout).toMatch(/^Created run \S+ \(not started\): weft start \S+\n$/);
+    const idA = /^Created run (\S+)/.exec(a.stdout)![1]!;
+    const idB = (JSON.parse(b.stdout) as RunJson).id;
+    expect(done.code, done.stderr).toBe(0);
+    const doneId = /^run (\S+) succeeded$/m.exec(done.stderr)![1]!;
+    const ids = (runs: RunJson[]) => runs.map((run) => run.id).sort();
+
+    const [all, submitted, teamA, table] = await Promise.all([ps(), ps('--status', 'succeeded,submitted', '--label', 'team=b'), ps('--label', 'team=a'), box.cli(['ps'])]);
+    expect(ids(all)).toEqual([doneId, idA, idB].sort());
+    expect(ids(submitted)).toEqual([idB]);
+    expect(ids(teamA)).toEqual([doneId, idA].sort());
+    expect(table.stdout.trim().split('\n')).toHaveLength(3);
+    expect(table.stdout).toMatch(new RegExp(`^${doneId}  succeeded  ok `, 'm'));
+
+    // Archived runs are hidden unless --all.
+    const archived = await box.cli(['archive', doneId]);
+    expect(archived).toMatchObject({ code: 0, stdout: `Archived run ${doneId}\n` });
+    const [visible, everything] = await Promise.all([ps(), ps('--all')]);
+    expect(ids(visible)).toEqual([idA, idB].sort());
+    expect(everything.find((run) => run.id === doneId)).toMatchObject({ archived: true });
+    const unarchived = await box.cli(['unarchive', doneId, '--json']);
+    expect(JSON.parse(unarchived.stdout)).toMatchObject({ id: doneId, archived: false });
+
+    expect(await box.cli(['rm', doneId])).toMatchObject({ code: 0, stdout: `Removed run ${doneId}\n` });
+    expect(ids(await ps('--all'))).toEqual([idA, idB].sort());
+  });
+});
+
+describe('weft retry', () => {
+  it('runs a failed run again from the stage that failed', async () => {
+    const failed = await box.cli(['run', 'flaky.toml']);
+    expect(failed.code).toBe(1);
+    const id = /^run (\S+) failed/m.exec(failed.stderr)![1]!;
+    await writeFile(join(box.ws, 'ready.marker'), '');
+    const retried = await box.cli(['retry', id]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stdout).toMatch(new RegExp(`^Retrying run ${id} \\(`));
+    expect((await box.cli(['wait', id])).code).toBe(0);
+
+    const [run, finished, again] = await Promise.all([box.inspect(id), box.events(id, '--type', 'stage-finished'), box.cli(['retry', id])]);
+    expect(run).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(finished.map((event) => `${event.stageId} ${String(event.payload.status)}`)).toEqual(['prep@1 succeeded', 'check@1 failed', 'check@2 succeeded']);
+    expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['prep']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`Run ${id} is succeeded; it can be retried only when failed or cancelled.`);
+  });
+});
+
+describe('weft workflow and init', () => {
+  it('validate lists every problem as file:line and exits 2; graph draws DOT; init scaffolds a valid workflow', async () => {
+    const broken = await box.cli(['workflow', 'validate', 'broken.toml']);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toBe('');
+    const file = join(box.ws, 'broken.toml');
+    const lines = broken.stderr.replace(/^weft: /, '').trim().split('\n');
+    for (const line of lines) expect(line.startsWith(`${file}:`)).toBe(true);
+    expect(broken.stderr).toContain(`${file}:6: node 'first': unknown kind 'comand' — did you mean 'command'?`);
+    expect(broken.stderr).toContain(`${file}:11: node 'second' (command): {{ inputs.missing }}: input 'missing' is not declared`);
+    expect(broken.stderr).toContain(`${file}:12: node 'second' (command): edge to unknown node 'nowhere'`);
+
+    const [valid, dot, badFormat] = await Promise.all([
+      box.cli(['workflow', 'validate', 'stages.toml']),
+      box.cli(['workflow', 'graph', 'stages.toml', '--format', 'dot']),
+      box.cli(['workflow', 'graph', 'stages.toml', '--format', 'svg']),
+    ]);
+    expect(valid).toMatchObject({ code: 0, stdout: `${join(box.ws, 'stages.toml')}: ok — workflow 'stages', 4 nodes, starts at 'one'\n` });
+    expect(dot.code).toBe(0);
+    expect(dot.stdout).toMatch(/^digraph /);
+    for (const edge of ['"one" -> "two"', '"two" -> "hold"', '"hold" -> "three"']) expect(dot.stdout).toContain(edge);
+    expect(badFormat.code).toBe(2);
+
+    const fresh = join(box.base, 'fresh');
+    const init = await box.cli(['--cwd', fresh, 'init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain(`created  ${join(fresh, '.weft', 'settings.toml')}`);
+    expect(init.stdout).toContain(`created  ${join(fresh, 'hello.toml')}`);
+    expect(existsSync(join(fresh, 'hello.toml'))).toBe(true);
+    const [hello, again] = await Promise.all([box.cli(['--cwd', fresh, 'workflow', 'validate', 'hello.toml']), box.cli(['--cwd', fresh, 'init'])]);
+    expect(hello.code, hello.stderr).toBe(0);
+    expect(hello.stdout).toContain("workflow 'hello', 5 nodes, starts at 'greet'");
+    expect(again.stdout).toContain('kept     ');
+    expect(again.stdout).not.toContain('created');
+  });
+});
