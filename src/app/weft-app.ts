@@ -82,20 +82,25 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     mcp,
     mcpConfig: new McpConfigService(workspaceRoot, storageDir),
     runs: async () => new RunService({ store: await openStore(), clock: Date.now, wakeRunners: () => launcher.launch() }),
-    worker: async ({ maxParallel, untilIdle }) =>
-      new Worker({
+    worker: async ({ maxParallel, untilIdle }) => {
+      // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
+      const { ModelStageRunner } = await import('../agent/index.js');
+      return new Worker({
         store: await openStore(),
         workerId: `${process.pid}-${newId()}`,
         logger,
         clock: Date.now,
         newId,
         toolboxFactory: runToolboxFactory({ storageDir, env, logger, version }),
+        // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
+        agent: new ModelStageRunner({ llmSettings: async (run) => (await loadSettings({ storageDir, workspaceRoot: run.cwd })).llm, env, logger }),
         leaseMs,
         heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
         maxParallel,
         pollMs: 200,
         ...(untilIdle ? { idleExitMs: 2000 } : {}),
-      }),
+      });
+    },
     close: async () => {
       await mcp.close();
       if (store) await (await store).close();

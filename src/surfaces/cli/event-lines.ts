@@ -41,6 +41,15 @@ export function eventLine(event: RunEvent): string | undefined {
       return `  ⚙ ${String(p.tool)} ${clip(p.arguments, 100)}`;
     case 'tool-call-finished':
       return `  ${p.isError ? '✗' : '✓'} ${String(p.tool)}${typeof p.durationMs === 'number' ? ` (${formatDuration(p.durationMs)})` : ''}`;
+    case 'agent-started':
+      return `  ◆ ${String(p.provider)}:${String(p.model)} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools (max ${String(p.maxTurns)} turns)`;
+    case 'model-turn-finished': {
+      const calls = Array.isArray(p.toolCalls) ? p.toolCalls.length : 0;
+      const text = typeof p.text === 'string' && p.text.trim() !== '' ? ` ${clip(p.text, 200)}` : '';
+      return `  ◆ turn ${String(p.turn)}:${text}${calls > 0 ? ` (${calls} tool call${calls === 1 ? '' : 's'})` : ''}`;
+    }
+    case 'message-delivered':
+      return `  ✉ delivered to the agent: ${clip(p.text, 200)}`;
     case 'child-run-created':
       return `  ↳ child run ${String(p.childId)} (${String(p.workflow)})`;
     case 'run-cancel-requested':

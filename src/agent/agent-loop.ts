@@ -1,0 +1,157 @@
+/**
+ * The agent loop: ask the model, run the tool calls it makes through the run's
+ * `ToolExecutor` (validation, approval, budget — all calls of a turn concurrently,
+ * results in call order), give it the results, and go on until it answers without tool
+ * calls or a limit ends the stage. Failures the model must see are tool results, never
+ * throws: unknown tools, unreadable arguments and failed tools all go back as error
+ * results and the loop continues. Messages sent to the run join the next turn.
+ *
+ *     messages = [user: prompt]
+ *     loop:
+ *       deliver new run messages as user messages
+ *       stop if max turns reached
+ *       turn = model(system, messages, tools of this turn)
+ *       record turn; no tool calls → done (unless messages arrived meanwhile)
+ *       stop if the token budget is spent
+ *       record calls; outcomes = executor.executeAll(calls); record results
+ *       messages += assistant turn + tool results
+ */
+import { errorMessage, WeftError } from '../core/errors.js';
+import type { NewRunEvent } from '../runs/model/run-event.js';
+import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../tools/tool-executor.js';
+import { errorResult, resultText } from '../tools/tool.js';
+import { addUsage, EMPTY_USAGE, type ModelClient, type ModelMessage, type ModelTurn, type ModelUsage } from './model-client.js';
+import type { MessageInbox } from './run-messages.js';
+import { outputTokensFor, tokenLimitReached, turnLimitReached, type AgentLimits, type LoopProgress } from './stop-condition.js';
+import type { AdaptedTools } from './tool-schemas.js';
+import { messageDeliveredEvent, modelTurnEvent, toolCallFinishedEvent, toolCallStartedEvent, type TurnCall } from './transcript-events.js';
+
+export interface AgentLoopParams {
+  client: ModelClient;
+  system?: string;
+  /** The first user message. */
+  prompt: string;
+  /** The tools offered this turn (read again every turn, so new MCP tools appear). */
+  tools: () => AdaptedTools;
+  executor?: ToolExecutor;
+  session: ToolSession;
+  limits: AgentLimits;
+  signal: AbortSignal;
+  emit: (events: NewRunEvent[]) => Promise<unknown>;
+  inbox?: MessageInbox;
+  onWarning?: (message: string) => void;
+}
+
+export type AgentLoopOutcome =
+  | { status: 'succeeded'; text: string; turns: number; usage: ModelUsage }
+  | { status: 'failed'; reason: string; text: string; turns: number; usage: ModelUsage }
+  | { status: 'cancelled'; text: string; turns: number; usage: ModelUsage };
+
+interface PlannedCall extends TurnCall {
+  /** The name the model used. */
+  modelName: string;
+  /** Set when the call cannot run; the model gets this error as the result. */
+  refusal?: string;
+}
+
+function planCalls(turn: ModelTurn, tools: AdaptedTools): PlannedCall[] {
+  return turn.toolCalls.map((call) => {
+    const tool = tools.toolFor(call.name);
+    const base = { callId: call.id, modelName: call.name, tool: tool?.name ?? call.name, arguments: call.input };
+    if (call.invalid !== undefined) return { ...base, refusal: call.invalid };
+    if (!tool) return { ...base, refusal: `Unknown tool '${call.name}'. Available tools: ${tools.specs.map((spec) => spec.name).join(', ') || '(none)'}.` };
+    return base;
+  });
+}
+
+async function runCalls(planned: readonly PlannedCall[], executor: ToolExecutor | undefined, session: ToolSession): Promise<ToolCallOutcome[]> {
+  const runnable = planned.filter((call) => call.refusal === undefined && executor !== undefined);
+  const calls: ToolCall[] = runnable.map((call) => ({ id: call.callId, name: call.tool, arguments: call.arguments }));
+  const outcomes = executor && calls.length > 0 ? await executor.executeAll(calls, session) : [];
+  const byId = new Map(outcomes.map((outcome, index) => [runnable[index]!.callId, outcome]));
+  return planned.map(
+    (call) => byId.get(call.callId) ?? { callId: call.callId, name: call.tool, result: errorResult(call.refusal ?? 'No tools can run in this stage.'), durationMs: 0 },
+  );
+}
+
+function toolMessage(planned: readonly PlannedCall[], outcomes: readonly ToolCallOutcome[]): ModelMessage {
+  return {
+    role: 'tool',
+    content: planned.map((call, index) => {
+      const result = outcomes[index]!.result;
+      const value = resultText(result);
+      return { type: 'tool-result', toolCallId: call.callId, toolName: call.modelName, output: result.isError ? { type: 'error-text', value } : { type: 'text', value } };
+    }),
+  };
+}
+
+/**
+ * Runs one agent (or, with `maxTurns: 1` and no tools, one prompt) to its end.
+ *
+ * @example
+ * const outcome = await runAgentLoop({ client, prompt: 'List the files', tools: () => adapted, executor, session, limits: { maxTurns: 20 }, signal, emit });
+ */
+export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOutcome> {
+  const { client, limits, signal, emit } = params;
+  const messages: ModelMessage[] = [{ role: 'user', content: params.prompt }];
+  const progress: LoopProgress = { turns: 0, usage: EMPTY_USAGE };
+  const warned = new Set<string>();
+  let text = '';
+  const end = (status: 'succeeded' | 'cancelled') => ({ status, text, turns: progress.turns, usage: progress.usage });
+  const fail = (reason: string): AgentLoopOutcome => ({ status: 'failed', reason, text, turns: progress.turns, usage: progress.usage });
+
+  const warnOnce = (warnings: readonly string[]) => {
+    for (const warning of warnings) {
+      if (warned.has(warning)) continue;
+      warned.add(warning);
+      params.onWarning?.(warning);
+    }
+  };
+
+  const deliverMessages = async (): Promise<number> => {
+    const arrived = (await params.inbox?.take()) ?? [];
+    for (const message of arrived) messages.push({ role: 'user', content: message.text });
+    if (arrived.length > 0) await emit(arrived.map((message) => messageDeliveredEvent(progress.turns + 1, message)));
+    return arrived.length;
+  };
+
+  await deliverMessages();
+  for (;;) {
+    if (signal.aborted) return end('cancelled');
+    const limit = turnLimitReached(progress, limits);
+    if (limit) return fail(limit);
+    const tools = params.tools();
+    warnOnce(tools.warnings);
+
+    let turn: ModelTurn;
+    try {
+      turn = await client.generate({ ...(params.system === undefined ? {} : { system: params.system }), messages, tools: tools.specs, maxOutputTokens: outputTokensFor(progress, limits), signal });
+    } catch (error) {
+      if (signal.aborted) return end('cancelled');
+      return fail(WeftError.is(error) ? error.message : `${client.provider} (model '${client.modelId}') failed: ${errorMessage(error)}`);
+    }
+    warnOnce(turn.warnings ?? []);
+    progress.turns += 1;
+    progress.usage = addUsage(progress.usage, turn.usage);
+    text = turn.text;
+    messages.push(...turn.messages);
+    const planned = planCalls(turn, tools);
+    await emit([modelTurnEvent(progress.turns, turn, planned)]);
+
+    if (planned.length === 0) {
+      if (turn.finishReason !== 'length' || tokenLimitReached(progress, limits) === undefined) {
+        if ((await deliverMessages()) > 0) continue;
+        return end('succeeded');
+      }
+      return fail(tokenLimitReached(progress, limits)!);
+    }
+    const spent = tokenLimitReached(progress, limits);
+    if (spent) return fail(spent);
+
+    await emit(planned.map((call) => toolCallStartedEvent(progress.turns, call)));
+    const outcomes = await runCalls(planned, params.executor, params.session);
+    await emit(planned.map((call, index) => toolCallFinishedEvent(progress.turns, call, outcomes[index]!)));
+    messages.push(toolMessage(planned, outcomes));
+    await deliverMessages();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Runs `agent` and `prompt` stages for the engine: picks the model (node, run, workflow,
+ * settings), builds the prompts, offers the run's tools (filtered by the node's `tools`,
+ * adapted to the provider) and runs the agent loop; the final text is the stage output.
+ * A configuration problem (no model, unknown provider, missing key) fails the stage
+ * with the message that says how to fix it.
+ */
+import picomatch from 'picomatch';
+import { WeftError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { LlmSettings } from '../core/settings/settings.js';
+import type { AgentStageRunner, StageResult, StageRun } from '../runs/engine/stage-context.js';
+import type { RunRecord } from '../runs/model/run-record.js';
+import type { AgentNode, PromptNode } from '../runs/workflow/index.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { createFileReadTracker, type Tool } from '../tools/tool.js';
+import { runAgentLoop, type AgentLoopOutcome } from './agent-loop.js';
+import { firstMessage, stageOutputText, systemPrompt } from './agent-prompt.js';
+import type { ModelClient } from './model-client.js';
+import { createModelClient, type ModelClientOptions } from './providers/create-model-client.js';
+import type { ModelSource } from './providers/model-selection.js';
+import { runMessageInbox } from './run-messages.js';
+import { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';
+import { adaptTools, type AdaptedTools } from './tool-schemas.js';
+import { agentStartedEvent } from './transcript-events.js';
+
+export interface AgentRunnerOptions {
+  /** `[llm]` as it applies to a run (its project's settings over the user's). */
+  llmSettings: (run: RunRecord) => Promise<LlmSettings>;
+  env: Readonly<Record<string, string | undefined>>;
+  logger: Logger;
+  /** Replaces provider construction (tests, other model clients). */
+  createClient?: (sources: readonly ModelSource[], options: ModelClientOptions) => ModelClient;
+}
+
+function toolFilter(patterns: readonly string[] | undefined): (tool: Tool) => boolean {
+  if (patterns === undefined) return () => true;
+  const matchers = patterns.map((pattern) => picomatch(pattern, { dot: true, nonegate: true, noextglob: true }));
+  return (tool) => matchers.some((matches) => matches(tool.name));
+}
+
+function limitsFor(stage: StageRun & { node: AgentNode | PromptNode }): AgentLimits {
+  const { node } = stage;
+  if (node.kind === 'prompt') return { maxTurns: 1, ...(node.maxTokens === undefined ? {} : { maxOutputTokens: node.maxTokens }) };
+  const workflowTurns = stage.workflow.run.agent.max_turns;
+  const maxTurns = node.maxTurns ?? (typeof workflowTurns === 'number' && Number.isInteger(workflowTurns) && workflowTurns > 0 ? workflowTurns : DEFAULT_MAX_TURNS);
+  return { maxTurns, ...(node.maxTokens === undefined ? {} : { maxTokens: node.maxTokens }) };
+}
+
+function stageResult(outcome: AgentLoopOutcome): StageResult {
+  switch (outcome.status) {
+    case 'succeeded':
+      return { status: 'succeeded', output: stageOutputText(outcome.text) };
+    case 'failed':
+      return { status: 'failed', output: outcome.text, error: outcome.reason };
+    case 'cancelled':
+      return { status: 'cancelled', output: outcome.text, error: 'Cancelled' };
+    default: {
+      const unreachable: never = outcome;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * The engine's `AgentStageRunner`.
+ *
+ * @example
+ * const agent = new ModelStageRunner({ llmSettings: async () => settings.llm, env: process.env, logger });
+ * new Worker({ ...options, agent });
+ */
+export class ModelStageRunner implements AgentStageRunner {
+  readonly #options: AgentRunnerOptions;
+
+  constructor(options: AgentRunnerOptions) {
+    this.#options = options;
+  }
+
+  async runStage(stage: StageRun): Promise<StageResult> {
+    const node = stage.node;
+    if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot run a ${node.kind} stage` };
+    try {
+      return await this.#run({ ...stage, node });
+    } catch (error) {
+      if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
+      if (WeftError.is(error)) return { status: 'failed', error: error.message };
+      throw error;
+    }
+  }
+
+  async #run(stage: StageRun & { node: AgentNode | PromptNode }): Promise<StageResult> {
+    const { node, run, workflow } = stage;
+    const logger = this.#options.logger.child(`run ${run.id}:${stage.stageId}`);
+    const sources: ModelSource[] = [
+      { spec: node.model, where: `model of node '${node.name}'` },
+      { spec: run.model, where: 'the model the run was created with' },
+      { spec: workflow.run.model, where: `[run] model in ${workflow.file}` },
+    ];
+    const llm = await this.#options.llmSettings(run);
+    const client = (this.#options.createClient ?? createModelClient)(sources, { llm, env: this.#options.env });
+    const system = systemPrompt({ run, workflow, node, context: stage.context });
+    const prompt = firstMessage({ run, node, context: stage.context });
+
+    // Prompt stages take no tools, so they never start the run's MCP servers.
+    const toolbox = node.kind === 'agent' ? await stage.services.toolbox() : undefined;
+    const registry = toolbox?.registry;
+    const executor = toolbox?.executor;
+    const allowed = toolFilter(node.kind === 'agent' ? node.tools : undefined);
+    const tools = (): AdaptedTools => (registry ? adaptTools(registry.list().filter(allowed), client.toolDialect) : adaptTools([], client.toolDialect));
+    const offered = tools();
+    const limits = limitsFor(stage);
+    const [started] = await stage.emit([
+      agentStartedEvent({
+        kind: node.kind,
+        provider: client.provider,
+        model: client.modelId,
+        tools: offered.specs.map((spec) => offered.toolFor(spec.name)?.name ?? spec.name),
+        droppedTools: [...offered.warnings, ...unmatchedPatterns(node, registry)],
+        maxTurns: limits.maxTurns,
+        maxTokens: limits.maxTokens ?? limits.maxOutputTokens ?? null,
+      }),
+    ]);
+    const outcome = await runAgentLoop({
+      client,
+      system,
+      prompt,
+      tools,
+      ...(executor === undefined ? {} : { executor }),
+      session: { workspaceRoot: run.cwd, readFiles: createFileReadTracker(), signal: stage.signal },
+      limits,
+      signal: stage.signal,
+      emit: (events) => stage.emit(events),
+      ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.store, run.id, stage.stageId, started?.seq ?? 0) } : {}),
+      onWarning: (warning) => logger.warn(warning),
+    });
+    if (outcome.status === 'failed') logger.debug(`stage failed: ${outcome.reason}`);
+    return stageResult(outcome);
+  }
+}
+
+/** Node `tools` entries that match no tool, so a typo is visible in the transcript. */
+function unmatchedPatterns(node: AgentNode | PromptNode, registry: ToolRegistry | undefined): string[] {
+  if (node.kind !== 'agent' || node.tools === undefined || !registry) return [];
+  const names = registry.list();
+  return node.tools.filter((pattern) => !names.some(toolFilter([pattern]))).map((pattern) => `Node tools entry '${pattern}' matches no tool.`);
+}

@@ -1,0 +1,85 @@
+/**
+ * The agent layer's view of a language model: one request in, one model turn out. The
+ * loop never sees a provider; providers implement this (over the AI SDK in
+ * `providers/ai-sdk-model-client.ts`), and a test double can too.
+ *
+ * The transcript uses the AI SDK's provider-neutral `ModelMessage`, because assistant
+ * messages carry provider metadata that must go back unchanged on the next turn
+ * (Gemini thought signatures, OpenAI Responses item ids, Anthropic thinking signatures).
+ */
+import type { ModelMessage } from 'ai';
+import type { JsonSchema } from '../core/json-schema.js';
+
+export type { ModelMessage } from 'ai';
+
+/** Which naming and schema rules tool definitions must follow (see `tool-schemas.ts`). */
+export type ToolDialect = 'anthropic' | 'openai' | 'gemini' | 'openai-compatible';
+
+/** A tool as the model is shown it: already provider-safe. */
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+export interface ModelRequest {
+  system?: string;
+  messages: ModelMessage[];
+  tools: ModelToolSpec[];
+  maxOutputTokens?: number;
+  signal: AbortSignal;
+  /** Streaming clients report text as it arrives. */
+  onTextDelta?: (delta: string) => void;
+}
+
+export interface ModelToolCall {
+  id: string;
+  /** The provider-safe name the model used. */
+  name: string;
+  /** Parsed arguments; the raw text when they were not JSON. */
+  input: unknown;
+  /** Set when the call cannot be executed as sent (arguments not JSON, unknown tool). */
+  invalid?: string;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** `stop`, `tool-calls`, `length`, `content-filter`, `error`, `other`. */
+export type ModelFinishReason = string;
+
+export interface ModelTurn {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: ModelUsage;
+  finishReason: ModelFinishReason;
+  /** What the provider said it ignored or approximated (unsupported settings, …). */
+  warnings?: string[];
+  /** The assistant message to append to the transcript (tool results are added by the loop). */
+  messages: ModelMessage[];
+}
+
+/**
+ * A configured model.
+ *
+ * @example
+ * const turn = await client.generate({ system, messages, tools: [], signal });
+ * console.log(turn.text, turn.usage.totalTokens);
+ */
+export interface ModelClient {
+  /** The provider name as configured (`anthropic`, `ollama`, …). */
+  readonly provider: string;
+  readonly modelId: string;
+  readonly toolDialect: ToolDialect;
+  /** One model turn. Throws a `WeftError` (`MODEL_*`) when the provider fails after retries. */
+  generate(request: ModelRequest): Promise<ModelTurn>;
+}
+
+export const EMPTY_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+}

@@ -1,0 +1,85 @@
+/**
+ * The events an agent stage writes, so its transcript can be read back (`weft logs`,
+ * `weft_run_events`): the model and tools it got, every model turn, every tool call and
+ * result, and the messages people sent it. Tool events use the payload names of `tool`
+ * stages (`tool`, `arguments`, `isError`, `durationMs`, `text`, `artifactPath`) plus the
+ * model's `callId` and the `turn`. Long texts are clipped; tool outputs over budget are
+ * artifacts already.
+ */
+import type { JsonObject, JsonValue } from '../runs/model/json.js';
+import type { NewRunEvent } from '../runs/model/run-event.js';
+import type { ToolCallOutcome } from '../tools/tool-executor.js';
+import { resultText } from '../tools/tool.js';
+import type { ModelTurn, ModelUsage } from './model-client.js';
+
+export const AGENT_EVENT = {
+  agentStarted: 'agent-started',
+  modelTurnFinished: 'model-turn-finished',
+  toolCallStarted: 'tool-call-started',
+  toolCallFinished: 'tool-call-finished',
+  messageDelivered: 'message-delivered',
+} as const;
+
+/** Most characters of text one event keeps. */
+export const MAX_EVENT_TEXT = 64 * 1024;
+
+function clip(text: string): string {
+  return text.length > MAX_EVENT_TEXT ? `${text.slice(0, MAX_EVENT_TEXT)}… [${text.length - MAX_EVENT_TEXT} characters cut]` : text;
+}
+
+/** A JSON copy of `value`, or its clipped JSON text when it is large or not JSON. */
+export function clipJson(value: unknown): JsonValue {
+  const text = typeof value === 'string' ? undefined : JSON.stringify(value);
+  if (text === undefined) return clip(String(value ?? ''));
+  return text.length > MAX_EVENT_TEXT ? clip(text) : (JSON.parse(text) as JsonValue);
+}
+
+function usagePayload(usage: ModelUsage): JsonObject {
+  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens };
+}
+
+export function agentStartedEvent(payload: { kind: string; provider: string; model: string; tools: string[]; droppedTools: string[]; maxTurns: number; maxTokens: number | null }): NewRunEvent {
+  return { type: AGENT_EVENT.agentStarted, payload };
+}
+
+export interface TurnCall {
+  callId: string;
+  /** The registry's name (what `tool` stages and approval rules use). */
+  tool: string;
+  arguments: unknown;
+}
+
+export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonly TurnCall[]): NewRunEvent {
+  return {
+    type: AGENT_EVENT.modelTurnFinished,
+    payload: {
+      turn,
+      text: clip(response.text),
+      toolCalls: calls.map((call) => ({ callId: call.callId, tool: call.tool, arguments: clipJson(call.arguments) })),
+      usage: usagePayload(response.usage),
+      finishReason: response.finishReason,
+    },
+  };
+}
+
+export function toolCallStartedEvent(turn: number, call: TurnCall): NewRunEvent {
+  return { type: AGENT_EVENT.toolCallStarted, payload: { tool: call.tool, arguments: clipJson(call.arguments), callId: call.callId, turn } };
+}
+
+export function toolCallFinishedEvent(turn: number, call: TurnCall, outcome: ToolCallOutcome): NewRunEvent {
+  const payload: JsonObject = {
+    tool: call.tool,
+    callId: call.callId,
+    turn,
+    isError: outcome.result.isError,
+    durationMs: Math.round(outcome.durationMs),
+    text: clip(resultText(outcome.result)),
+    artifactPath: outcome.result.artifactPath ?? null,
+  };
+  if (outcome.result.structuredContent !== undefined) payload.structuredContent = clipJson(outcome.result.structuredContent);
+  return { type: AGENT_EVENT.toolCallFinished, payload };
+}
+
+export function messageDeliveredEvent(turn: number, message: { seq: number; text: string }): NewRunEvent {
+  return { type: AGENT_EVENT.messageDelivered, payload: { turn, messageSeq: message.seq, text: clip(message.text) } };
+}
