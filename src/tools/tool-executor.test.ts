@@ -199,3 +199,23 @@ describe('ToolExecutor', () => {
     expect(await readFile(outcome.result.artifactPath!, 'utf8')).toBe(big);
   });
 });
+
+describe('ToolExecutor with many calls in one turn', () => {
+  it('runs 40 concurrent calls on one session without a max-listeners warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const gate = deferred<void>();
+      const { executor, session } = setup([tool('wait', async () => (await gate.promise, textResult('ok')))]);
+      const pending = executor.executeAll(Array.from({ length: 40 }, (_, index) => ({ id: String(index), name: 'wait', arguments: {} })), session);
+      gate.resolve();
+      const outcomes = await pending;
+      expect(outcomes.map((outcome) => resultText(outcome.result))).toEqual(Array.from({ length: 40 }, () => 'ok'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

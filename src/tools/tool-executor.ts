@@ -3,6 +3,7 @@
  * timeout and abort → result normalisation and output budget. Every failure comes back as
  * an error result; nothing a tool does can throw through to the caller.
  */
+import { setMaxListeners } from 'node:events';
 import { WeftError, errorMessage } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
 import { checkAgainstSchema } from '../core/json-schema.js';
@@ -63,6 +64,8 @@ export class ToolExecutor {
 
   /** Runs a model turn's calls concurrently; outcomes come back in call order. */
   executeAll(calls: readonly ToolCall[], session: ToolSession): Promise<ToolCallOutcome[]> {
+    // Every pending call listens on the session's signal; a wide turn is not a leak.
+    setMaxListeners(0, session.signal);
     return Promise.all(calls.map((call) => this.execute(call, session)));
   }
 

@@ -1,0 +1,148 @@
+/**
+ * Run-store benchmark (spec §8): generates 100k runs and 1M events into a temporary SQLite
+ * store, then measures `getRun` and a filtered `searchRuns` (status + label + created
+ * range) p50/p99, and event append throughput: one event per call in a loop, one event
+ * per call from 64 concurrent writers (group commit), and 100 events per call. Writes
+ * `bench/results/store.json` and `bench/results/store.md`.
+ *
+ *   node --import tsx bench/store/store.bench.ts      (BENCH_RUNS=10000 for a quick pass)
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monotonicFactory } from 'ulid';
+import type { NewRunEvent } from '../../src/runs/model/run-event.js';
+import type { RunStatus } from '../../src/runs/model/run-status.js';
+import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
+import { now } from '../lib/measure.js';
+import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
+import { summarize, type Summary } from '../lib/stats.js';
+import { DAY_MS, generateRuns, mulberry32, T0, TEAMS } from './generate-runs.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
+const EVENTS_PER_RUN = 10;
+const GET_SAMPLES = 10_000;
+const SEARCH_SAMPLES = 1_000;
+const APPENDS = 20_000;
+const WRITERS = 64;
+const BATCH = 100;
+
+interface Row {
+  metric: string;
+  value: number;
+  unit: string;
+  digits: number;
+  target?: { text: string; pass: boolean };
+}
+
+async function timeEach(count: number, call: () => Promise<unknown>): Promise<Summary> {
+  const samples: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = now();
+    await call();
+    samples.push(now() - started);
+  }
+  return summarize(samples);
+}
+
+async function throughput(events: number, work: () => Promise<unknown>): Promise<number> {
+  const started = now();
+  await work();
+  return events / ((now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-bench-store-'));
+  const store = await SqliteRunStore.open({ storageDir: dir, newId: monotonicFactory() });
+  const random = mulberry32(42);
+  const ids: string[] = [];
+  try {
+    const loadStarted = now();
+    const runs = await store.importRuns(generateRuns(RUNS, EVENTS_PER_RUN, mulberry32(7), ids), 2000);
+    const loadSeconds = (now() - loadStarted) / 1000;
+    const events = runs * EVENTS_PER_RUN;
+    console.error(`generated ${runs} runs and ${events} events in ${loadSeconds.toFixed(1)} s`);
+    const pick = () => ids[Math.floor(random() * ids.length)] as string;
+
+    await timeEach(500, () => store.getRun(pick()));
+    const get = await timeEach(GET_SAMPLES, () => store.getRun(pick()));
+
+    const statusSets: RunStatus[][] = [['failed'], ['succeeded', 'failed'], ['running', 'blocked', 'paused'], ['cancelled']];
+    let found = 0;
+    const search = (withLabel: boolean) => async () => {
+      const from = T0 + Math.floor(random() * 23) * DAY_MS;
+      const page = await store.searchRuns({
+        status: statusSets[Math.floor(random() * statusSets.length)] as RunStatus[],
+        ...(withLabel ? { labels: { team: TEAMS[Math.floor(random() * TEAMS.length)] as string } } : {}),
+        createdAfter: from,
+        createdBefore: from + 7 * DAY_MS,
+        limit: 50,
+      });
+      found += page.runs.length;
+    };
+    await timeEach(100, search(true));
+    found = 0;
+    const searched = await timeEach(SEARCH_SAMPLES, search(true));
+    const pageSize = found / SEARCH_SAMPLES;
+    const searchedNoLabel = await timeEach(SEARCH_SAMPLES, search(false));
+
+    const event = (turn: number): NewRunEvent => ({ type: 'model-turn-finished', stageId: 'implement@1', payload: { turn, inputTokens: 1200, outputTokens: 340, stopReason: 'tool_use' } });
+    const sequential = await throughput(APPENDS, async () => {
+      for (let index = 0; index < APPENDS; index += 1) await store.appendEvents(pick(), [event(index)]);
+    });
+    const concurrent = await throughput(APPENDS, () =>
+      Promise.all(
+        Array.from({ length: WRITERS }, async (_, writer) => {
+          const run = ids[Math.floor((writer * ids.length) / WRITERS)] as string;
+          for (let index = 0; index < APPENDS / WRITERS; index += 1) await store.appendEvents(run, [event(index)]);
+        }),
+      ),
+    );
+    const batched = await throughput(APPENDS, async () => {
+      for (let index = 0; index < APPENDS / BATCH; index += 1) await store.appendEvents(pick(), Array.from({ length: BATCH }, (_, offset) => event(offset)));
+    });
+
+    const rows: Row[] = [
+      { metric: `generate ${formatNumber(runs)} runs + ${formatNumber(events)} events (bulk import)`, value: loadSeconds, unit: 's', digits: 1 },
+      { metric: 'database file', value: statSync(store.file).size / 1024 / 1024, unit: 'MiB', digits: 0 },
+      { metric: 'getRun p50', value: get.p50, unit: 'ms', digits: 3 },
+      { metric: 'getRun p99', value: get.p99, unit: 'ms', digits: 3, target: { text: '< 5 ms', pass: get.p99 < 5 } },
+      { metric: 'searchRuns status + label + created range, p50', value: searched.p50, unit: 'ms', digits: 3 },
+      { metric: 'searchRuns status + label + created range, p99', value: searched.p99, unit: 'ms', digits: 3, target: { text: '< 50 ms', pass: searched.p99 < 50 } },
+      { metric: 'searchRuns status + created range (no label), p99', value: searchedNoLabel.p99, unit: 'ms', digits: 3, target: { text: '< 50 ms', pass: searchedNoLabel.p99 < 50 } },
+      { metric: 'runs per search page (limit 50), average', value: pageSize, unit: '', digits: 1 },
+      { metric: `append, 1 event per call, ${WRITERS} concurrent writers`, value: concurrent, unit: 'events/s', digits: 0, target: { text: '> 20,000', pass: concurrent > 20_000 } },
+      { metric: `append, ${BATCH} events per call`, value: batched, unit: 'events/s', digits: 0, target: { text: '> 20,000', pass: batched > 20_000 } },
+      { metric: 'append, 1 event per call, one writer awaiting each (one commit per event)', value: sequential, unit: 'events/s', digits: 0 },
+    ];
+    report(rows, { runs, events, samples: { get: GET_SAMPLES, search: SEARCH_SAMPLES, appends: APPENDS }, get, searched, searchedNoLabel });
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(rows: Row[], data: Record<string, unknown> & { runs: number; events: number }): void {
+  const machine = machineInfo();
+  const table = markdownTable({
+    headers: ['metric', 'value', 'target', 'pass'],
+    rows: rows.map((row) => [row.metric, `${formatNumber(row.value, row.digits)}${row.unit ? ` ${row.unit}` : ''}`, row.target?.text ?? '', row.target === undefined ? '' : row.target.pass ? 'yes' : '**no**']),
+    align: ['left', 'right', 'left', 'left'],
+  });
+  const markdown = [
+    '# Run store benchmark (SQLite)',
+    '',
+    `${formatNumber(data.runs)} runs and ${formatNumber(data.events)} events in one WAL database; Node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.date}.`,
+    '',
+    table,
+    '',
+    'Appends are durable transactions (WAL, synchronous=NORMAL). Concurrent single-event appends share commits (group commit);',
+    'a lone writer awaiting each append pays one commit per event.',
+    '',
+  ].join('\n');
+  const written = writeResults('store', { benchmark: 'store', machine, ...data, rows }, markdown);
+  console.log(markdown);
+  console.error(`wrote ${written.json} and ${written.markdown}`);
+}
+
+await main();
