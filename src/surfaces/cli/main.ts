@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { registerMcpCommands } from './commands/mcp.js';
+import { registerMcpServerCommands } from './commands/mcp-server.js';
 import { registerRunCreateCommands } from './commands/run-create.js';
 import { registerRunReadCommands } from './commands/run-read.js';
 import { registerRunSteerCommands } from './commands/run-steer.js';
@@ -15,7 +16,26 @@ import { registerToolCommands } from './commands/tools.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { version } from './version.js';
 
-function buildProgram(): Command {
+/** Global options that take a value, so the word after them is not a command. */
+const VALUE_OPTIONS = new Set(['--storage-dir', '--cwd']);
+
+/**
+ * True for `weft [global options] mcp start …`. MCP clients time the server's start-up
+ * (spec §8: first `tools/list` under 400 ms), so that command builds only the `mcp`
+ * command tree instead of every command's options.
+ */
+function startsMcpServer(argv: readonly string[]): boolean {
+  const words: string[] = [];
+  for (let index = 2; index < argv.length && words.length < 2; index += 1) {
+    const arg = argv[index] ?? '';
+    if (arg === '--') break;
+    if (VALUE_OPTIONS.has(arg)) index += 1;
+    else if (!arg.startsWith('-')) words.push(arg);
+  }
+  return words[0] === 'mcp' && words[1] === 'start';
+}
+
+function buildProgram(argv: readonly string[]): Command {
   const program = new Command('weft')
     .description('agent workflow runtime that speaks MCP both ways')
     .version(version, '-V, --version')
@@ -26,8 +46,15 @@ function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
+  if (startsMcpServer(argv)) {
+    registerMcpCommands(program);
+    registerMcpServerCommands(program);
+    for (const command of program.commands) applyToTree(command);
+    return program;
+  }
   registerToolCommands(program);
   registerMcpCommands(program);
+  registerMcpServerCommands(program);
   registerRunCreateCommands(program);
   registerRunReadCommands(program);
   registerRunSteerCommands(program);
@@ -43,7 +70,7 @@ function applyToTree(command: Command): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);
   } catch (error) {

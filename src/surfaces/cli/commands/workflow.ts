@@ -6,8 +6,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
-import { loadWorkflow, renderGraph } from '../../../runs/workflow/index.js';
 import { globalOptions } from '../command-context.js';
+
+/** The workflow loader (TOML parser, expression parser) loads only for the commands that read a workflow. */
+const workflows = () => import('../../../runs/workflow/index.js');
 
 const SETTINGS_TEMPLATE = `# weft project settings — see README "Settings".
 [tools]
@@ -64,6 +66,7 @@ export function registerWorkflowCommands(program: Command): void {
     .description('check a workflow file; every problem is listed with file and line (exit 2 when there are any)')
     .argument('<file>')
     .action(async (file: string, _options: unknown, command: Command) => {
+      const { loadWorkflow } = await workflows();
       const loaded = await loadWorkflow(resolve(globalOptions(command).cwd ?? process.cwd(), file));
       process.stdout.write(`${loaded.file}: ok — workflow '${loaded.name}', ${Object.keys(loaded.nodes).length} nodes, starts at '${loaded.start}'\n`);
     });
@@ -74,6 +77,7 @@ export function registerWorkflowCommands(program: Command): void {
     .option('--format <format>', 'mermaid or dot', 'mermaid')
     .action(async (file: string, options: { format: string }, command: Command) => {
       if (options.format !== 'mermaid' && options.format !== 'dot') throw new WeftError('USAGE', `--format must be 'mermaid' or 'dot', not '${options.format}'.`);
+      const { loadWorkflow, renderGraph } = await workflows();
       const loaded = await loadWorkflow(resolve(globalOptions(command).cwd ?? process.cwd(), file));
       process.stdout.write(`${renderGraph(loaded, options.format)}\n`);
     });

@@ -1,0 +1,34 @@
+/**
+ * The run service on its own, for a surface that only creates, reads and steers runs
+ * (`weft mcp start`): the embedded store and the runner launcher, without the settings,
+ * tool registry and MCP hub that `createWeftApp` also builds — so the first tool call of
+ * an MCP client does not wait for them. Wired like `WeftApp.runs()`.
+ */
+import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
+import { RunService } from '../runs/run-service.js';
+import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
+import { detachedRunnerLauncher } from './runner-launcher.js';
+import { resolveStorageDir } from './storage-dir.js';
+
+export interface RunHostOptions {
+  storageDir?: string;
+  env?: Record<string, string | undefined>;
+  logLevel?: LogLevel;
+}
+
+export interface RunHost {
+  runs: RunService;
+  storageDir: string;
+  close(): Promise<void>;
+}
+
+/** @example const host = await openRunHost({ storageDir: '/home/me/.weft' }); await host.runs.get(id); await host.close(); */
+export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost> {
+  const env = options.env ?? process.env;
+  const storageDir = resolveStorageDir(options.storageDir, env);
+  const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
+  const store = await SqliteRunStore.open({ storageDir, logger });
+  const launcher = detachedRunnerLauncher(storageDir, env);
+  const runs = new RunService({ store, clock: Date.now, wakeRunners: () => launcher.launch() });
+  return { runs, storageDir, close: () => store.close() };
+}

@@ -1,0 +1,137 @@
+/**
+ * `weft mcp start | config | init`: weft as an MCP server, under the `mcp` command. The
+ * server surface is imported only when `mcp start` runs, and the run service (the store)
+ * only when the first tool call needs it, so a client's `tools/list` comes back fast.
+ */
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { WeftError } from '../../../core/errors.js';
+import { redactSecrets } from '../../../core/redact.js';
+import type { RunHost } from '../../../app/run-host.js';
+import { globalOptions, printJson } from '../command-context.js';
+import { collect } from '../options.js';
+
+interface StartOptions {
+  http?: boolean;
+  host: string;
+  port: string;
+  allowedHost: string[];
+  auth: boolean;
+}
+
+export const DEFAULT_MCP_PORT = 7337;
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WeftError('USAGE', `--port must be a whole number from 0 to 65535 (0 picks a free port), not '${value}'.`);
+  return port;
+}
+
+async function storageDirOf(command: Command): Promise<string> {
+  const { resolveStorageDir } = await import('../../../app/storage-dir.js');
+  return resolveStorageDir(globalOptions(command).storageDir, process.env);
+}
+
+async function start(options: StartOptions, command: Command): Promise<void> {
+  if (!options.http && (options.auth === false || options.allowedHost.length > 0)) throw new WeftError('USAGE', '--no-auth and --allowed-host apply to --http only.');
+  const port = parsePort(options.port);
+  const [mcpServer, { version }, storageDir] = await Promise.all([import('../../mcp-server/index.js'), import('../version.js'), storageDirOf(command)]);
+  if (options.http && !options.auth && !mcpServer.isLoopbackHost(options.host)) {
+    throw new WeftError('USAGE', `--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${options.host}': anyone who can reach it could run commands.`);
+  }
+  const token = options.http && options.auth ? await mcpServer.loadServerToken(storageDir, process.env) : undefined;
+
+  const global = globalOptions(command);
+  let host: Promise<RunHost> | undefined;
+  const openHost = () =>
+    (host ??= import('../../../app/run-host.js').then(({ openRunHost }) => openRunHost({ storageDir, env: process.env, ...(global.verbose ? { logLevel: 'debug' as const } : {}) })));
+  if (!options.http && process.stdin.isTTY) {
+    process.stderr.write("weft MCP server on stdio: it speaks JSON-RPC with the MCP client that launched it (see 'weft mcp init --help'). Ctrl-C stops it.\n");
+  }
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await mcpServer.serveMcp({
+      runs: async () => (await openHost()).runs,
+      cwd: resolve(global.cwd ?? process.cwd()),
+      version,
+      ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost } } : {}),
+      onListening: (url) => {
+        const auth = !token ? 'no authentication' : token.source === 'env' ? `bearer token from ${mcpServer.TOKEN_ENV}` : `bearer token in ${token.file}${token.source === 'created' ? ' (new)' : ''}`;
+        process.stderr.write(`weft MCP server listening on ${url} (${auth})\n`);
+      },
+      onError: (error) => process.stderr.write(`weft: mcp server: ${redactSecrets(error.message)}\n`),
+      signal: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    if (host) await (await host).close();
+  }
+}
+
+export function registerMcpServerCommands(program: Command): void {
+  const mcp = program.commands.find((command) => command.name() === 'mcp');
+  if (!mcp) throw new Error("register the 'mcp' command before its server subcommands");
+
+  mcp
+    .command('start')
+    .description('serve weft as an MCP server (runs, events, questions) over stdio, or Streamable HTTP with --http')
+    .option('--http', 'serve Streamable HTTP instead of stdio')
+    .option('--host <host>', 'HTTP: address to listen on', '127.0.0.1')
+    .option('--port <port>', 'HTTP: port to listen on (0 picks a free one)', String(DEFAULT_MCP_PORT))
+    .option('--allowed-host <name>', 'HTTP: another hostname clients may use in Host/Origin headers (repeatable)', collect, [])
+    .option('--no-auth', 'HTTP: serve without a bearer token (allowed on a loopback host only)')
+    .addHelpText(
+      'after',
+      `\nOver HTTP, clients send "Authorization: Bearer <token>": $WEFT_MCP_TOKEN, else the token in <storage dir>/mcp-server-token (created on first use, mode 0600).\nRuns created through MCP are executed by background runners and keep going when the client or this server stops.`,
+    )
+    .action(async (options: StartOptions, command: Command) => start(options, command));
+
+  mcp
+    .command('config')
+    .description("print the JSON entry an MCP client needs to launch 'weft mcp start'")
+    .option('--client <client>', 'claude, cursor or windsurf', 'claude')
+    .action(async (options: { client: string }, command: Command) => {
+      const config = await import('../../mcp-server/client-config.js');
+      if (!config.isClientTarget(options.client)) throw new WeftError('USAGE', `--client must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${options.client}'.`);
+      const { weftBinPath } = await import('../../../app/weft-bin.js');
+      const entry = config.buildClientEntry(options.client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
+      printJson({ mcpServers: { [config.SERVER_NAME]: entry } });
+    });
+
+  mcp
+    .command('init')
+    .description("add weft to an MCP client's config file (idempotent; keeps a .bak of the previous file and every other setting)")
+    .argument('<client>', 'claude, cursor or windsurf')
+    .option('--scope <scope>', "'user' (the client's user config) or 'project' (this directory: .mcp.json for Claude Code, .cursor/mcp.json for Cursor)", 'user')
+    .action(async (client: string, options: { scope: string }, command: Command) => {
+      const config = await import('../../mcp-server/client-config.js');
+      if (!config.isClientTarget(client)) throw new WeftError('USAGE', `<client> must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${client}'.`);
+      if (options.scope !== 'user' && options.scope !== 'project') throw new WeftError('USAGE', `--scope must be 'user' or 'project', not '${options.scope}'.`);
+      const { weftBinPath } = await import('../../../app/weft-bin.js');
+      const home = homedir();
+      const file = config.clientConfigFile(client, options.scope, { home, cwd: resolve(globalOptions(command).cwd ?? process.cwd()) });
+      const entry = config.buildClientEntry(client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
+      const result = await config.initClientConfig(file, entry, home);
+      const backup = result.backup ? ` (previous file kept as ${result.backup})` : '';
+      switch (result.status) {
+        case 'unchanged':
+          process.stdout.write(`weft is already configured in ${file}; nothing changed.\n`);
+          break;
+        case 'created':
+          process.stdout.write(`Created ${file} with the weft MCP server.\n`);
+          break;
+        case 'added':
+          process.stdout.write(`Added the weft MCP server to ${file}${backup}.\n`);
+          break;
+        case 'updated':
+          process.stdout.write(`Updated the weft MCP server in ${file}${backup}.\n`);
+          break;
+      }
+      if (result.status !== 'unchanged') process.stdout.write(`Restart ${client === 'claude' ? 'Claude Code' : client === 'cursor' ? 'Cursor' : 'Windsurf'} (or reload its MCP servers) to use it.\n`);
+    });
+}

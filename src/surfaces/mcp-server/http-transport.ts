@@ -1,0 +1,184 @@
+/**
+ * `weft mcp start --http`: Streamable HTTP on `/mcp`. Every request passes, in order,
+ * Host and Origin validation (DNS-rebinding protection, 403), then the bearer token
+ * (401), then goes to its protocol era: 2025-era clients get a session (one server
+ * instance each, so subscriptions and progress work), 2026-era requests are served
+ * statelessly by the SDK's `createMcpHandler`.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname as machineName } from 'node:os';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { errorMessage } from '../../core/errors.js';
+import { isLoopbackHost } from './loopback.js';
+import { MAX_BODY_BYTES, readBody, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
+import type { McpEra, WeftMcpServer } from './server.js';
+import { bearerMatches } from './token.js';
+
+export const MCP_PATH = '/mcp';
+/** Sessions unused for this long are closed (clients re-initialize on 404). */
+const SESSION_IDLE_MS = 60 * 60 * 1000;
+const MAX_SESSIONS = 1000;
+
+export interface HttpServeOptions {
+  host: string;
+  port: number;
+  /** `undefined` serves without authentication (loopback only; the CLI enforces it). */
+  token: string | undefined;
+  /** Extra hostnames clients may use in Host/Origin (for a non-loopback bind). */
+  allowedHosts: readonly string[];
+  factory: (era: McpEra) => WeftMcpServer;
+  onError: (error: Error) => void;
+}
+
+export interface HttpServerHandle {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  instance: WeftMcpServer;
+  lastUsed: number;
+}
+
+function bracketed(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** Hostnames accepted in Host and Origin headers. */
+export function allowedHostnames(host: string, extra: readonly string[]): string[] {
+  const names = new Set([...localhostAllowedHostnames(), ...extra.map(bracketed)]);
+  if (!isLoopbackHost(host)) {
+    if (host === '0.0.0.0' || host === '::') names.add(machineName());
+    else names.add(bracketed(host));
+  }
+  return [...names];
+}
+
+/** The body as JSON when it is JSON; `undefined` leaves parsing (and its error answers) to the SDK. */
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function rpcError(code: number, message: string, data: Record<string, unknown>): unknown {
+  return { jsonrpc: '2.0', id: null, error: { code, message, data } };
+}
+
+export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {
+  const hosts = allowedHostnames(options.host, options.allowedHosts);
+  const sessions = new Map<string, Session>();
+  const modern = createMcpHandler(() => options.factory('modern').server, { legacy: 'reject', onerror: options.onError });
+
+  const closeSession = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    session.instance.dispose();
+    void session.instance.server.close().catch(() => undefined);
+  };
+
+  const serveLegacy = async (request: Request, parsedBody: unknown): Promise<Response> => {
+    const given = parsedBody === undefined ? {} : { parsedBody };
+    const id = request.headers.get('mcp-session-id');
+    if (id) {
+      const session = sessions.get(id);
+      if (!session) return Response.json(rpcError(-32001, 'Session not found: it ended or the server restarted. Initialize a new session.', { code: 'SESSION_NOT_FOUND' }), { status: 404 });
+      session.lastUsed = Date.now();
+      return session.transport.handleRequest(request, given);
+    }
+    if (request.method !== 'POST') return Response.json(rpcError(-32000, 'Missing mcp-session-id header: initialize a session with a POST first.', { code: 'SESSION_REQUIRED' }), { status: 400 });
+    if (sessions.size >= MAX_SESSIONS) {
+      const oldest = [...sessions].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (oldest) closeSession(oldest[0]);
+    }
+    const instance = options.factory('legacy');
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, instance, lastUsed: Date.now() }),
+      onsessionclosed: (sessionId) => closeSession(sessionId),
+    });
+    await instance.server.connect(transport);
+    const response = await transport.handleRequest(request, given);
+    if (transport.sessionId === undefined) {
+      instance.dispose();
+      void instance.server.close().catch(() => undefined);
+    }
+    return response;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> => {
+    const path = new URL(req.url ?? '/', origin).pathname;
+    if (path !== MCP_PATH) return sendJson(res, 404, rpcError(-32601, `Not found: weft serves MCP at ${MCP_PATH}.`, { code: 'NOT_FOUND' }));
+    const aborted = new AbortController();
+    res.once('close', () => aborted.abort());
+    // Host, Origin and token are checked on the headers alone, before any body is read.
+    const head = toWebRequest(req, origin, undefined, aborted.signal);
+    const refused = hostHeaderValidationResponse(head, hosts) ?? originValidationResponse(head, hosts);
+    if (refused) return sendWebResponse(res, refused);
+    if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
+      const missing = !req.headers.authorization;
+      return sendJson(
+        res,
+        401,
+        rpcError(-32001, missing ? 'Unauthorized: send "Authorization: Bearer <token>"; the token is in the storage dir\'s mcp-server-token file or WEFT_MCP_TOKEN.' : 'Unauthorized: the bearer token is wrong.', { code: missing ? 'TOKEN_MISSING' : 'TOKEN_INVALID' }),
+        { 'www-authenticate': 'Bearer realm="weft"' },
+      );
+    }
+    const body = await readBody(req);
+    if (body === undefined) return sendJson(res, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, { code: 'TOO_LARGE' }));
+    const request = toWebRequest(req, origin, body, aborted.signal);
+    // Parsed once here and handed on, instead of each layer reading the body again.
+    const parsedBody = parseJson(body);
+    const legacy = parsedBody === undefined ? await isLegacyRequest(request) : await isLegacyRequest(request, parsedBody);
+    const response = legacy ? await serveLegacy(request, parsedBody) : await modern.fetch(request, parsedBody === undefined ? {} : { parsedBody });
+    await sendWebResponse(res, response);
+  };
+
+  const server = createServer((req, res) => {
+    const origin = `http://${req.headers.host && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : 'localhost'}`;
+    handle(req, res, origin).catch((error: unknown) => {
+      options.onError(error instanceof Error ? error : new Error(errorMessage(error)));
+      if (!res.headersSent) sendJson(res, 500, rpcError(-32603, `Internal error: ${errorMessage(error)}`, { code: 'INTERNAL' }));
+      else res.end();
+    });
+  });
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, session] of sessions) if (session.lastUsed < cutoff) closeSession(id);
+  }, 60_000).unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${bracketed(options.host)}:${address.port}${MCP_PATH}`,
+    close: async () => {
+      clearInterval(sweep);
+      for (const id of [...sessions.keys()]) closeSession(id);
+      await modern.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The MCP server surface's entry, what `weft mcp start` loads on demand: serve weft's
+ * tools, resources and prompts over stdio (default) or Streamable HTTP until the client
+ * goes away or the process is told to stop. The run service arrives as a lazy provider,
+ * so answering `initialize` and `tools/list` never opens the store.
+ */
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { RunService } from '../../runs/run-service.js';
+import { RunWatcher } from './run-watcher.js';
+import { createWeftMcpServer, type McpEra } from './server.js';
+import type { McpServerDeps } from './tool-kit.js';
+
+export { isLoopbackHost } from './loopback.js';
+export { loadServerToken, TOKEN_ENV, TOKEN_FILE_NAME } from './token.js';
+
+/** Well after a client's `initialize` and `tools/list`, which the warm-up must not slow down. */
+const WARM_UP_AFTER_MS = 750;
+
+export interface McpServeOptions {
+  runs: () => Promise<RunService>;
+  cwd: string;
+  version: string;
+  /** Serve Streamable HTTP instead of stdio. */
+  http?: {
+    host: string;
+    port: number;
+    /** `undefined` turns authentication off. */
+    token: string | undefined;
+    allowedHosts: readonly string[];
+  };
+  /** Told where an HTTP server listens, once it does. */
+  onListening?: (url: string) => void;
+  onError: (error: Error) => void;
+  /** Stops serving. */
+  signal: AbortSignal;
+}
+
+/** Serves until stdin closes (stdio) or `signal` aborts; resolves once everything is closed. */
+export async function serveMcp(options: McpServeOptions): Promise<void> {
+  const watcher = new RunWatcher(options.runs);
+  const deps: McpServerDeps = { runs: options.runs, cwd: options.cwd, version: options.version, watcher };
+  const factory = (era: McpEra) => createWeftMcpServer(deps, era);
+  // Open the store in the background once the handshake is long over, so the first tool call
+  // does not pay for it; errors surface on that call instead.
+  const warm = setTimeout(() => void options.runs().catch(() => undefined), WARM_UP_AFTER_MS).unref();
+  const stdioInstances: { dispose(): void }[] = [];
+  try {
+    if (options.http) {
+      // node:http and the HTTP transports load only for --http; the HTTP server disposes its sessions' instances itself.
+      const { startHttpServer } = await import('./http-transport.js');
+      const http = await startHttpServer({ ...options.http, factory, onError: options.onError });
+      options.onListening?.(http.url);
+      await new Promise<void>((resolve) => (options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve(), { once: true })));
+      await http.close();
+      return;
+    }
+    const ended = new Promise<void>((resolve) => {
+      process.stdin.once('close', resolve);
+      process.stdin.once('end', resolve);
+      options.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const handle = serveStdio(
+      ({ era }) => {
+        const instance = factory(era);
+        stdioInstances.push(instance);
+        return instance.server;
+      },
+      { onerror: options.onError },
+    );
+    await ended;
+    await handle.close();
+  } finally {
+    clearTimeout(warm);
+    for (const instance of stdioInstances) instance.dispose();
+    watcher.close();
+  }
+}

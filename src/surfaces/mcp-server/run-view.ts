@@ -1,0 +1,196 @@
+/**
+ * What runs, questions and events look like to MCP clients: snake_case fields, ISO
+ * timestamps, `null` for "none" — and the zod output schemas that describe exactly that,
+ * shared by the tools and the resources.
+ */
+import * as z from 'zod';
+import type { QuestionRecord } from '../../runs/model/question.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { isTerminal, RUN_STATUSES } from '../../runs/model/run-status.js';
+
+const iso = (at: number | undefined): string | null => (at === undefined ? null : new Date(at).toISOString());
+const timestamp = z.string().describe('ISO 8601 time');
+const optionalTimestamp = timestamp.nullable();
+
+export const runStatusSchema = z.enum(RUN_STATUSES as [string, ...string[]]).describe('Run state; succeeded, failed and cancelled are terminal');
+
+export const runSummarySchema = z.object({
+  id: z.string().describe('Run id (ULID)'),
+  workflow: z.string().describe('Workflow name'),
+  workflow_path: z.string().describe('Absolute path of the workflow file'),
+  goal: z.string().describe('What the run is for'),
+  status: runStatusSchema,
+  terminal: z.boolean().describe('True when the run has ended (succeeded, failed or cancelled)'),
+  reason: z.string().nullable().describe('Reason given with the latest status change (denial, failure, cancellation)'),
+  archived: z.boolean(),
+  attempt: z.number().int().describe('1 for the first attempt, +1 per retry'),
+  parent_id: z.string().nullable().describe('Parent run id, if this is a child run'),
+  labels: z.record(z.string(), z.string()),
+  inputs: z.record(z.string(), z.unknown()),
+  auto_approve: z.boolean(),
+  dry_run: z.boolean(),
+  model: z.string().nullable(),
+  cwd: z.string().describe('Directory the run works in'),
+  current_stage_id: z.string().nullable().describe('Stage that started most recently, e.g. implement@1'),
+  created_at: timestamp,
+  updated_at: timestamp,
+  started_at: optionalTimestamp,
+  finished_at: optionalTimestamp,
+  counts: z.object({ events: z.number().int(), stages: z.number().int(), tool_calls: z.number().int(), questions_pending: z.number().int() }),
+  pending_question_ids: z.array(z.string()).describe('Questions waiting for an answer (answer with weft_run_interact action "answer")'),
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
+export const runPreviewSchema = z.object({
+  id: z.string(),
+  workflow: z.string(),
+  status: runStatusSchema,
+  terminal: z.boolean(),
+  reason: z.string().nullable(),
+  archived: z.boolean(),
+  parent_id: z.string().nullable(),
+  labels: z.record(z.string(), z.string()),
+  goal_preview: z.string().describe('First line of the goal, at most 120 characters'),
+  current_stage_id: z.string().nullable(),
+  questions_pending: z.number().int(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  finished_at: optionalTimestamp,
+});
+export type RunPreview = z.infer<typeof runPreviewSchema>;
+
+export const questionSchema = z.object({
+  id: z.string().describe('Question id (ULID)'),
+  run_id: z.string(),
+  stage_id: z.string(),
+  kind: z.enum(['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation']),
+  prompt: z.string(),
+  options: z.array(z.string()).nullable(),
+  status: z.enum(['pending', 'answered']),
+  answer: z.unknown().describe('The answer, once given'),
+  answer_hint: z.string().describe('What the answer must be'),
+  asked_at: timestamp,
+  answered_at: optionalTimestamp,
+});
+export type QuestionView = z.infer<typeof questionSchema>;
+
+export const eventSchema = z.object({
+  seq: z.number().int().describe('1-based position in the run\'s log'),
+  at: timestamp,
+  type: z.string().describe('noun-verb event type, e.g. stage-started'),
+  stage_id: z.string().nullable(),
+  payload: z.unknown().describe('Event data; long strings may be truncated (see truncated)'),
+  truncated: z.boolean().describe('True when strings in the payload were shortened to max_content_length'),
+});
+export type EventView = z.infer<typeof eventSchema>;
+
+export function runSummary(run: RunRecord): RunSummary {
+  return {
+    id: run.id,
+    workflow: run.workflow,
+    workflow_path: run.workflowPath,
+    goal: run.goal,
+    status: run.status,
+    terminal: isTerminal(run.status),
+    reason: run.reason ?? null,
+    archived: run.archived,
+    attempt: run.attempt,
+    parent_id: run.parentId ?? null,
+    labels: run.labels,
+    inputs: run.inputs,
+    auto_approve: run.autoApprove,
+    dry_run: run.dryRun,
+    model: run.model ?? null,
+    cwd: run.cwd,
+    current_stage_id: run.currentStageId ?? null,
+    created_at: new Date(run.createdAt).toISOString(),
+    updated_at: new Date(run.updatedAt).toISOString(),
+    started_at: iso(run.startedAt),
+    finished_at: iso(run.finishedAt),
+    counts: { events: run.counts.events, stages: run.counts.stages, tool_calls: run.counts.toolCalls, questions_pending: run.counts.questionsPending },
+    pending_question_ids: run.pendingQuestionIds,
+  };
+}
+
+/** The goal's first line, whitespace collapsed, at most 120 characters. */
+export function goalPreview(goal: string): string {
+  const line = goal.trim().split('\n', 1)[0]?.replace(/\s+/g, ' ') ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+export function runPreview(run: RunRecord): RunPreview {
+  return {
+    id: run.id,
+    workflow: run.workflow,
+    status: run.status,
+    terminal: isTerminal(run.status),
+    reason: run.reason ?? null,
+    archived: run.archived,
+    parent_id: run.parentId ?? null,
+    labels: run.labels,
+    goal_preview: goalPreview(run.goal),
+    current_stage_id: run.currentStageId ?? null,
+    questions_pending: run.counts.questionsPending,
+    created_at: new Date(run.createdAt).toISOString(),
+    updated_at: new Date(run.updatedAt).toISOString(),
+    finished_at: iso(run.finishedAt),
+  };
+}
+
+function answerHint(question: QuestionRecord): string {
+  const options = (question.options ?? []).map((option) => JSON.stringify(option)).join(', ');
+  switch (question.kind) {
+    case 'yes_no':
+    case 'confirmation':
+      return 'true or false (or the text "yes" / "no")';
+    case 'choice':
+      return `one of ${options}`;
+    case 'multi_select':
+      return `an array of distinct values from ${options} (or the text "a,b")`;
+    case 'freeform':
+      return 'any text';
+    default: {
+      const unknown: never = question.kind;
+      return String(unknown);
+    }
+  }
+}
+
+export function questionView(question: QuestionRecord): QuestionView {
+  return {
+    id: question.id,
+    run_id: question.runId,
+    stage_id: question.stageId,
+    kind: question.kind,
+    prompt: question.prompt,
+    options: question.options ?? null,
+    status: question.status,
+    answer: question.answer ?? null,
+    answer_hint: answerHint(question),
+    asked_at: new Date(question.askedAt).toISOString(),
+    answered_at: iso(question.answeredAt),
+  };
+}
+
+/** Copies `value` with every string longer than `max` cut to `max` characters plus a marker. */
+export function truncateStrings(value: unknown, max: number): { value: unknown; truncated: boolean } {
+  let truncated = false;
+  const visit = (item: unknown): unknown => {
+    if (typeof item === 'string') {
+      if (item.length <= max) return item;
+      truncated = true;
+      return `${item.slice(0, max)}…[${item.length - max} more characters]`;
+    }
+    if (Array.isArray(item)) return item.map(visit);
+    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, child]) => [key, visit(child)]));
+    return item;
+  };
+  const result = visit(value);
+  return { value: result, truncated };
+}
+
+export function eventView(event: RunEvent, maxContentLength: number): EventView {
+  const { value, truncated } = truncateStrings(event.payload, maxContentLength);
+  return { seq: event.seq, at: new Date(event.at).toISOString(), type: event.type, stage_id: event.stageId ?? null, payload: value, truncated };
+}

@@ -1,0 +1,95 @@
+/**
+ * Resource subscriptions: tells listeners when a subscribed `weft://runs…` resource
+ * changes. One light timer per process reads the subscribed runs' event counts (one
+ * indexed lookup each) and runs only while someone is subscribed. Runs are executed by
+ * other processes, so the store is the only place a change can be seen.
+ */
+import type { RunService } from '../../runs/run-service.js';
+import type { RunResource } from './resource-uri.js';
+
+export type ChangeListener = (uri: string) => void;
+
+interface Watch {
+  uri: string;
+  resource: RunResource;
+  listener: ChangeListener;
+}
+
+/** How many recent runs `weft://runs` shows, and the watcher compares. */
+export const RECENT_RUNS = 50;
+
+export class RunWatcher {
+  readonly #runs: () => Promise<RunService>;
+  readonly #intervalMs: number;
+  readonly #watches = new Set<Watch>();
+  /** Last seen state per key (`run:<id>` or `runs`). */
+  readonly #seen = new Map<string, string>();
+  #timer: NodeJS.Timeout | undefined;
+  #ticking = false;
+
+  constructor(runs: () => Promise<RunService>, intervalMs = 150) {
+    this.#runs = runs;
+    this.#intervalMs = intervalMs;
+  }
+
+  get size(): number {
+    return this.#watches.size;
+  }
+
+  /**
+   * Starts watching `uri` (already parsed) and resolves once its current state is known,
+   * so a change right after subscribing is reported. Returns the function that stops it.
+   */
+  async watch(uri: string, resource: RunResource, listener: ChangeListener): Promise<() => void> {
+    const key = keyOf(resource);
+    if (!this.#seen.has(key)) this.#seen.set(key, await this.#fingerprint(resource));
+    const watch: Watch = { uri, resource, listener };
+    this.#watches.add(watch);
+    this.#timer ??= setInterval(() => void this.#tick(), this.#intervalMs).unref();
+    return () => {
+      this.#watches.delete(watch);
+      if (![...this.#watches].some((other) => keyOf(other.resource) === key)) this.#seen.delete(key);
+      if (this.#watches.size === 0) this.close();
+    };
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    try {
+      const keys = new Map<string, RunResource>();
+      for (const watch of this.#watches) keys.set(keyOf(watch.resource), watch.resource);
+      for (const [key, resource] of keys) {
+        const now = await this.#fingerprint(resource);
+        if (this.#seen.get(key) === now) continue;
+        this.#seen.set(key, now);
+        for (const watch of [...this.#watches]) if (keyOf(watch.resource) === key) watch.listener(watch.uri);
+      }
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  async #fingerprint(resource: RunResource): Promise<string> {
+    try {
+      const runs = await this.#runs();
+      if (resource.kind === 'runs') {
+        const page = await runs.search({ limit: RECENT_RUNS });
+        return page.runs.map((run) => `${run.id}:${run.counts.events}`).join(',');
+      }
+      const run = await runs.store.getRun(resource.runId);
+      return run ? String(run.counts.events) : 'gone';
+    } catch {
+      return 'unreadable';
+    }
+  }
+}
+
+function keyOf(resource: RunResource): string {
+  return resource.kind === 'runs' ? 'runs' : `run:${resource.runId}`;
+}

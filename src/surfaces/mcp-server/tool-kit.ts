@@ -1,0 +1,145 @@
+/**
+ * How a weft tool is declared and served: a zod input schema (advertised in tools/list,
+ * checked here so a bad argument gets an INVALID_ARGUMENTS result that names it), a zod
+ * output schema, and a `run` that returns a one-line summary plus the structured data.
+ * Every thrown error becomes an `isError` result through the error table.
+ */
+import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
+import type * as z from 'zod';
+import type { RunService } from '../../runs/run-service.js';
+import { failure, toFailure, toolErrorResult, type McpFailure } from './error-codes.js';
+import type { RunWatcher } from './run-watcher.js';
+
+/** What the tools, resources and prompts of one server instance share. */
+export interface McpServerDeps {
+  /** The run service, opened on first use: listing tools never touches the store. */
+  runs: () => Promise<RunService>;
+  /** Where a run without `cwd` resolves its workflow and goal file (the server's cwd). */
+  cwd: string;
+  version: string;
+  /** Watches subscribed runs for changes (shared by every connection of the process). */
+  watcher: RunWatcher;
+}
+
+export interface ToolContext {
+  deps: McpServerDeps;
+  signal: AbortSignal;
+  /** True when the client asked for progress notifications (it sent a progressToken). */
+  wantsProgress: boolean;
+  /** Sends `notifications/progress` when the client asked for it; a no-op otherwise. */
+  progress(progress: number, total: number, message: string): Promise<void>;
+}
+
+export interface ToolOutput<T> {
+  /** One line for people and for clients that only show text. */
+  summary: string;
+  data: T;
+}
+
+/** Thrown by a tool to fail with one of the surface's own codes. */
+export class ToolFailure extends Error {
+  constructor(readonly failed: McpFailure) {
+    super(failed.message);
+  }
+}
+
+export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  run(args: z.output<I>, context: ToolContext): Promise<ToolOutput<z.input<O>>>;
+}
+
+export interface WeftTool {
+  name: string;
+  register(server: McpServer, deps: McpServerDeps): void;
+}
+
+/**
+ * Advertises the zod schema's JSON Schema but lets every value through, so that the
+ * handler (not the SDK) reports invalid arguments, with a stable code.
+ */
+function advertiseOnly(schema: z.ZodType): StandardSchemaWithJSON<unknown, unknown> {
+  const standard = schema['~standard'];
+  return { '~standard': { version: 1, vendor: 'weft', validate: (value: unknown) => ({ value }), jsonSchema: standard.jsonSchema } };
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * One line per problem, each with its path. A union (a run given as a path or an object)
+ * reports the branch the value was meant for — the one whose problems lie inside the
+ * value — instead of zod's bare "Invalid input".
+ *
+ * @example describeIssues(error) // → 'runs.0.dry_run: Invalid input: expected boolean, received string'
+ */
+export function describeIssues(error: z.ZodError): string {
+  const lines: string[] = [];
+  const visit = (issue: Issue, prefix: readonly PropertyKey[]) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union') {
+      const inside = issue.errors.find((branch) => branch.length > 0 && branch.every((nested) => nested.path.length > 0));
+      if (inside) return inside.forEach((nested) => visit(nested, path));
+      const expected = issue.errors.flatMap((branch) => branch.flatMap((nested) => (nested.code === 'invalid_type' ? [nested.expected] : [])));
+      if (expected.length > 0) return void lines.push(`${describePath(path)}: Invalid input: expected ${[...new Set(expected)].join(' or ')}`);
+    }
+    lines.push(`${describePath(path)}: ${issue.message}`);
+  };
+  for (const issue of error.issues) visit(issue, []);
+  return lines.join('; ');
+}
+
+function describePath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? 'arguments' : path.map(String).join('.');
+}
+
+function progressOf(ctx: ServerContext): ToolContext['progress'] {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return async () => {};
+  return async (progress, total, message) => {
+    await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+  };
+}
+
+/** A tool's text + structured result. */
+export function toolResult<T>(output: ToolOutput<T>): CallToolResult {
+  return {
+    content: [
+      { type: 'text', text: output.summary },
+      { type: 'text', text: JSON.stringify(output.data) },
+    ],
+    structuredContent: output.data as Record<string, unknown>,
+  };
+}
+
+/** @example export const runGetTool = defineTool({ name: 'weft_run_get', …, run: async ({ run_id }, context) => … }); */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition: ToolDefinition<I, O>): WeftTool {
+  return {
+    name: definition.name,
+    register(server, deps) {
+      server.registerTool(
+        definition.name,
+        {
+          title: definition.title,
+          description: definition.description,
+          inputSchema: advertiseOnly(definition.input),
+          outputSchema: definition.output,
+          annotations: definition.annotations,
+        },
+        async (args, ctx) => {
+          const parsed = definition.input.safeParse(args ?? {});
+          if (!parsed.success) return toolErrorResult(failure('INVALID_ARGUMENTS', `Invalid arguments for ${definition.name}: ${describeIssues(parsed.error)}.`));
+          const context: ToolContext = { deps, signal: ctx.mcpReq.signal, wantsProgress: ctx.mcpReq._meta?.progressToken !== undefined, progress: progressOf(ctx) };
+          try {
+            return toolResult(await definition.run(parsed.data, context));
+          } catch (error) {
+            return toolErrorResult(error instanceof ToolFailure ? error.failed : toFailure(error));
+          }
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * `weft mcp start` over stdio, driven by the official SDK v2 client against the built
+ * binary: every tool, the resources and subscriptions, the prompts, and bad input. Runs
+ * are executed by the runners the server starts, in separate processes.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, connectStdio, createRun, endAllRuns, getRun, makeWorkspace, waitForStatus, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
+
+const TOOLS = ['weft_run_create', 'weft_run_search', 'weft_run_get', 'weft_run_interact', 'weft_run_gather', 'weft_run_pair', 'weft_run_events'];
+
+describe('weft mcp start over stdio', () => {
+  let ws: Workspace;
+  let client: Client;
+
+  beforeAll(async () => {
+    ws = makeWorkspace();
+    client = await connectStdio(ws);
+  });
+
+  afterAll(async () => {
+    if (client) {
+      await endAllRuns(client);
+      await client.close();
+    }
+    ws?.remove();
+  }, 90_000);
+
+  it('lists seven tools whose schemas describe every parameter, with output schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
+    for (const tool of tools) {
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);
+      expect(tool.outputSchema, tool.name).toBeDefined();
+      const properties = tool.inputSchema.properties as Record<string, { description?: string }>;
+      for (const [name, schema] of Object.entries(properties)) expect(schema.description, `${tool.name}.${name}`).toBeTruthy();
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+    }
+    const interact = tools.find((tool) => tool.name === 'weft_run_interact')!;
+    expect(interact.inputSchema.required).toEqual(['run_id', 'action']);
+    expect((interact.inputSchema.properties as Record<string, { enum?: string[] }>).action!.enum).toEqual([
+      'start', 'approve', 'deny', 'message', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer',
+    ]);
+    const create = tools.find((tool) => tool.name === 'weft_run_create')!;
+    expect(create.inputSchema).toMatchObject({ required: ['runs'], properties: { runs: { minItems: 1, maxItems: 50 } } });
+    expect(tools.find((tool) => tool.name === 'weft_run_get')!.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('creates two runs in one call (labels, goal_file, a parent) and finds them by label and by parent', async () => {
+    const parent = await createRun(client, { workflow: 'quick.toml', start: false, labels: { batch: 'b1' } });
+    expect(parent).toMatchObject({ status: 'submitted', goal: 'Say hello', labels: { kind: 'quick', batch: 'b1' } });
+    const created = await call(client, 'weft_run_create', {
+      runs: ['quick.toml', { workflow: 'quick.toml', goal_file: 'plans/goal.md', parent_id: parent.id, labels: { batch: 'b1', side: 'child' }, start: false }],
+    });
+    expect(created.isError, created.text).toBe(false);
+    expect(created.text).toMatch(/^Created 2 runs: \S+ \(pending approval\), \S+ \(not started\)\./);
+    expect(created.data).toMatchObject({ created: 2, failed: 0 });
+    const [first, second] = (created.data.results as { ok: boolean; run: RunView }[]).map((result) => result.run);
+    expect(first).toMatchObject({ status: 'pending', workflow: 'quick', parent_id: null });
+    expect(second).toMatchObject({ status: 'submitted', goal: 'Ship the release notes\n\nwith details', parent_id: parent.id, labels: { kind: 'quick', batch: 'b1', side: 'child' } });
+
+    const byLabel = await call(client, 'weft_run_search', { labels: { batch: 'b1' } });
+    expect((byLabel.data.runs as RunView[]).map((run) => run.id).sort()).toEqual([parent.id, second!.id].sort());
+    const children = await call(client, 'weft_run_search', { parent_id: parent.id });
+    expect(children.data.runs).toEqual([expect.objectContaining({ id: second!.id, goal_preview: 'Ship the release notes', parent_id: parent.id })]);
+    const paged = await call(client, 'weft_run_search', { workflow: 'quick', limit: 2 });
+    expect(paged.data.runs).toHaveLength(2);
+    const rest = await call(client, 'weft_run_search', { workflow: 'quick', limit: 2, cursor: paged.data.next_cursor });
+    expect((rest.data.runs as RunView[]).map((run) => run.id)).not.toContain((paged.data.runs as RunView[])[0]!.id);
+    const got = await call(client, 'weft_run_get', { run_id: second!.id });
+    expect(got.text).toBe(`Run ${second!.id} (quick) is submitted.`);
+    expect(got.data).toEqual({ run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }), pending_questions: [] });
+  });
+
+  it('gathers a run as soon as it ends, sending progress notifications meanwhile', async () => {
+    const run = await createRun(client, { workflow: 'quick.toml', auto_approve: true });
+    expect(run.status).toBe('queued');
+    const progress: string[] = [];
+    const started = Date.now();
+    const gathered = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 120 }, (update) => progress.push(update.message ?? ''));
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(gathered.data).toMatchObject({ timed_out: false, all_succeeded: true, ended: 1, runs: [{ id: run.id, status: 'succeeded', terminal: true }] });
+    expect(gathered.text).toBe(`All 1 runs ended: ${run.id} succeeded.`);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe('1/1 runs ended');
+  }, 90_000);
+
+  it('answers a human question; gather times out while the run waits for it', async () => {
+    const run = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
+    const blocked = await waitForStatus(client, run.id, ['blocked']);
+    const waiting = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 0.5 });
+    expect(waiting.data).toMatchObject({ timed_out: true, all_succeeded: false, ended: 0, runs: [{ id: run.id, status: 'blocked' }] });
+
+    const questions = await call(client, 'weft_run_interact', { run_id: run.id, action: 'get_questions' });
+    const [question] = questions.data.questions as { id: string; prompt: string; kind: string; options: string[]; answer_hint: string }[];
+    expect(question).toMatchObject({ prompt: 'Ship it?', kind: 'choice', options: ['ship', 'hold'], answer_hint: 'one of "ship", "hold"' });
+    expect(blocked.pending_question_ids).toEqual([question!.id]);
+    const wrong = await call(client, 'weft_run_interact', { run_id: run.id, action: 'answer', question_id: question!.id, answer: 'maybe' });
+    expect(wrong).toMatchObject({ isError: true, code: 'RUN_INVALID_PARAMS' });
+    const answered = await call(client, 'weft_run_interact', { run_id: run.id, action: 'answer', question_id: question!.id, answer: 'ship' });
+    expect(answered.isError, answered.text).toBe(false);
+    expect(answered.data.question).toMatchObject({ id: question!.id, status: 'answered', answer: 'ship' });
+    const done = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
+    expect(done.data).toMatchObject({ timed_out: false, runs: [{ status: 'succeeded' }] });
+  }, 90_000);
+
+  it('steers runs through every interact action', async () => {
+    const act = (run_id: string, action: string, extra: Record<string, unknown> = {}) => call(client, 'weft_run_interact', { run_id, action, ...extra });
+
+    const submitted = await createRun(client, { workflow: 'quick.toml', start: false });
+    expect((await act(submitted.id, 'start')).data.run).toMatchObject({ status: 'pending' });
+    const denied = await act(submitted.id, 'deny', { reason: 'not today' });
+    expect(denied.data.run).toMatchObject({ status: 'cancelled', reason: 'denied: not today', terminal: true });
+
+    const pending = await createRun(client, 'quick.toml');
+    const approved = await act(pending.id, 'approve');
+    expect(approved.text).toMatch(/^Approved run/);
+    expect(['queued', 'starting', 'running', 'succeeded']).toContain((approved.data.run as RunView).status);
+
+    const asking = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
+    await waitForStatus(client, asking.id, ['blocked']);
+    expect((await act(asking.id, 'message', { text: 'take your time' })).isError).toBe(false);
+    const interrupted = await act(asking.id, 'interrupt');
+    expect(interrupted.isError, interrupted.text).toBe(false);
+    await waitForStatus(client, asking.id, ['paused']);
+    expect((await act(asking.id, 'start')).isError).toBe(false);
+    await waitForStatus(client, asking.id, ['blocked']);
+    expect((await act(asking.id, 'cancel', { reason: 'changed my mind' })).isError).toBe(false);
+    const cancelled = await waitForStatus(client, asking.id, ['cancelled']);
+    expect(cancelled.terminal).toBe(true);
+
+    const failing = await createRun(client, { workflow: 'fail.toml', auto_approve: true });
+    await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
+    expect(await getRun(client, failing.id)).toMatchObject({ status: 'failed', attempt: 1 });
+    const retried = await act(failing.id, 'retry');
+    expect(retried.data.run).toMatchObject({ status: 'queued', attempt: 2 });
+    await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
+
+    expect((await act(failing.id, 'archive')).data.run).toMatchObject({ archived: true });
+    const hidden = await call(client, 'weft_run_search', { ids: [failing.id] });
+    expect(hidden.data.runs).toEqual([]);
+    expect((await call(client, 'weft_run_search', { ids: [failing.id], archived: true })).data.runs).toHaveLength(1);
+    expect((await act(failing.id, 'unarchive')).data.run).toMatchObject({ archived: false });
+
+    expect((await act(failing.id, 'link_parent', { parent_id: submitted.id })).data.run).toMatchObject({ parent_id: submitted.id });
+    expect((await call(client, 'weft_run_search', { parent_id: submitted.id })).data.runs).toEqual([expect.objectContaining({ id: failing.id })]);
+    expect((await act(submitted.id, 'link_parent', { parent_id: failing.id }))).toMatchObject({ isError: true, code: 'RUN_PARENT_CYCLE' });
+    expect((await act(failing.id, 'unlink_parent')).data.run).toMatchObject({ parent_id: null });
+
+    const late = await act(submitted.id, 'approve');
+    expect(late).toMatchObject({ isError: true, code: 'RUN_INVALID_TRANSITION' });
+    expect(late.text).toMatch(/^RUN_INVALID_TRANSITION: Run \S+ is cancelled .* Read the run's current status with weft_run_get/);
+  }, 120_000);
+
+  it('reads events: pages both ways, filters types, shows one in full, searches, truncates', async () => {
+    writeFileSync(join(ws.dir, 'chatty.toml'), `[nodes.talk]\nkind = "command"\nrun = "printf 'needle-%0.s' $(seq 1 400)"\n`);
+    const run = await createRun(client, { workflow: 'chatty.toml', auto_approve: true });
+    await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
+    const total = (await getRun(client, run.id)).counts as { events: number };
+
+    const first = await call(client, 'weft_run_events', { run_id: run.id, limit: 2 });
+    expect(first.data).toMatchObject({ action: 'list', total_events: total.events, next_after_seq: 2, next_before_seq: null });
+    expect((first.data.events as { seq: number; type: string }[]).map((event) => [event.seq, event.type])).toEqual([[1, 'run-created'], [2, 'run-status-changed']]);
+    const second = await call(client, 'weft_run_events', { run_id: run.id, limit: 2, after_seq: 2 });
+    expect((second.data.events as { seq: number }[]).map((event) => event.seq)).toEqual([3, 4]);
+    const newest = await call(client, 'weft_run_events', { run_id: run.id, direction: 'desc', limit: 1 });
+    expect(newest.data).toMatchObject({ next_before_seq: total.events, next_after_seq: null, events: [{ seq: total.events, type: 'run-status-changed' }] });
+    const stages = await call(client, 'weft_run_events', { run_id: run.id, types: ['stage-started', 'stage-finished'] });
+    expect((stages.data.events as { type: string }[]).map((event) => event.type)).toEqual(['stage-started', 'stage-finished']);
+
+    const found = await call(client, 'weft_run_events', { run_id: run.id, action: 'search', query: 'NEEDLE-needle', max_content_length: 50 });
+    const hits = found.data.events as { seq: number; truncated: boolean; payload: Record<string, unknown> }[];
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((hit) => hit.truncated)).toBe(true);
+    expect(JSON.stringify(hits[0]!.payload)).toMatch(/needle-needle.*…\[\d+ more characters\]/);
+    const details = await call(client, 'weft_run_events', { run_id: run.id, action: 'details', seq: hits[0]!.seq });
+    expect(details.data.events).toEqual([expect.objectContaining({ seq: hits[0]!.seq, truncated: false })]);
+    const none = await call(client, 'weft_run_events', { run_id: run.id, action: 'details', seq: 9999 });
+    expect(none).toMatchObject({ isError: true, code: 'INVALID_ARGUMENTS' });
+    expect(none.text).toContain(`its events are 1–${total.events}`);
+  }, 90_000);
+
+  it('pair: message reaches the run, every other action says no agent stage is running', async () => {
+    const run = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
+    await waitForStatus(client, run.id, ['blocked']);
+    const message = await call(client, 'weft_run_pair', { run_id: run.id, action: 'message', text: 'hello agent' });
+    expect(message).toMatchObject({ isError: false, data: { action: 'message', delivered: true } });
+    for (const args of [{ action: 'status' }, { action: 'start', stage_id: 'ask@1' }, { action: 'end' }, { action: 'transcript' }]) {
+      const answer = await call(client, 'weft_run_pair', { run_id: run.id, ...args });
+      expect(answer).toMatchObject({ isError: true, code: 'NO_ACTIVE_AGENT_STAGE' });
+      expect(answer.text).toContain('no active agent stage: pairing needs an agent stage; this run has none running');
+    }
+    const events = await call(client, 'weft_run_events', { run_id: run.id, action: 'search', query: 'hello agent' });
+    expect(events.data.events).toEqual([expect.objectContaining({ type: 'message-sent', payload: { text: 'hello agent' } })]);
+    await call(client, 'weft_run_interact', { run_id: run.id, action: 'cancel' });
+  }, 90_000);
+
+  it('serves resources and notifies a subscriber when its run changes', async () => {
+    const run = await createRun(client, 'quick.toml');
+    const listed = await client.listResources();
+    expect(listed.resources.map((resource) => resource.uri)).toEqual(expect.arrayContaining(['weft://runs', `weft://runs/${run.id}`]));
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual(['weft://runs/{run_id}', 'weft://runs/{run_id}/events']);
+
+    const read = async (uri: string) => {
+      const result = await client.readResource({ uri });
+      const content = result.contents[0] as { text: string; mimeType: string };
+      expect(content.mimeType).toBe('application/json');
+      return JSON.parse(content.text) as Record<string, unknown>;
+    };
+    expect(((await read('weft://runs')).runs as RunView[]).some((item) => item.id === run.id)).toBe(true);
+    expect(await read(`weft://runs/${run.id}`)).toMatchObject({ run: { id: run.id, status: 'pending' }, pending_questions: [] });
+    expect(await read(`weft://runs/${run.id}/events`)).toMatchObject({ run_id: run.id, total_events: 2, events: [{ seq: 1 }, { seq: 2 }] });
+
+    const updated = new Promise<string>((resolve) => client.setNotificationHandler('notifications/resources/updated', (notification) => resolve(notification.params.uri)));
+    await client.subscribeResource({ uri: `weft://runs/${run.id}` });
+    await call(client, 'weft_run_interact', { run_id: run.id, action: 'approve' });
+    expect(await updated).toBe(`weft://runs/${run.id}`);
+    await client.unsubscribeResource({ uri: `weft://runs/${run.id}` });
+
+    // URL normalisation turns it into weft://runs/etc/passwd, which no template matches.
+    await expect(client.readResource({ uri: 'weft://runs/../../etc/passwd' })).rejects.toThrow(/Resource not found/);
+    await expect(client.readResource({ uri: 'weft://runs/..%2F..%2Fetc%2Fpasswd' })).rejects.toThrow(/INVALID_ID/);
+    await expect(client.readResource({ uri: 'weft://runs/01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC' })).rejects.toThrow(/RUN_NOT_FOUND/);
+    await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/Resource not found/);
+    await expect(client.subscribeResource({ uri: 'weft://runs/..%2F..%2Fsecrets' })).rejects.toThrow(/INVALID_ID/);
+    await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
+  }, 90_000);
+
+  it('offers two prompts for the slash-command menu', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => [prompt.name, prompt.arguments?.map((arg) => [arg.name, arg.required])])).toEqual([
+      ['weft_start_workflow', [['workflow', true], ['goal', false]]],
+      ['weft_review_run', [['run_id', true]]],
+    ]);
+    const start = await client.getPrompt({ name: 'weft_start_workflow', arguments: { workflow: 'quick.toml', goal: 'Say hi' } });
+    const startText = (start.messages[0]!.content as { text: string }).text;
+    expect(startText).toContain('Call weft_run_create with {"runs": [{"workflow":"quick.toml","goal":"Say hi"}]}');
+    const run = await createRun(client, { workflow: 'quick.toml', start: false });
+    const review = await client.getPrompt({ name: 'weft_review_run', arguments: { run_id: run.id } });
+    expect((review.messages[0]!.content as { text: string }).text).toContain(`Review weft run ${run.id} (quick, submitted)`);
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'weft_start_workflow' }, argument: { name: 'workflow', value: 'q' } });
+    expect(completion.completion.values).toEqual(['quick.toml']);
+    await expect(client.getPrompt({ name: 'weft_review_run', arguments: { run_id: 'nope/../x' } })).rejects.toThrow(/INVALID_ID/);
+  });
+
+  it('refuses bad input with a stable code and a message that says what to do', async () => {
+    const cases: [string, Record<string, unknown>, string, RegExp][] = [
+      ['weft_run_interact', { run_id: '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC', action: 'explode' }, 'INVALID_ARGUMENTS', /action: Invalid option: expected one of "start"\|"approve"/],
+      ['weft_run_create', { runs: [{ workflow: 'quick.toml', goal: 'x', goal_file: 'plans/goal.md' }] }, 'INVALID_ARGUMENTS', /give either goal or goal_file, not both/],
+      ['weft_run_create', { runs: [{ workflow: 'quick.toml', goal_file: '../outside.md' }] }, 'RUN_INVALID_PARAMS', /goal file '..\/outside.md' is outside the run's directory/],
+      ['weft_run_create', { runs: Array.from({ length: 51 }, () => 'quick.toml') }, 'INVALID_ARGUMENTS', /runs: Too big: expected array to have <=50 items/],
+      ['weft_run_create', { runs: [{ workflow: 'quick.toml', goalFile: 'x' }] }, 'INVALID_ARGUMENTS', /runs\.0: Unrecognized key: "goalFile"/],
+      ['weft_run_create', { runs: [{ workflow: 'quick.toml', dry_run: 'yes' }, 7] }, 'INVALID_ARGUMENTS', /runs\.0\.dry_run: Invalid input: expected boolean, received string; runs\.1: Invalid input: expected string or object/],
+      ['weft_run_create', { runs: ['missing.toml'] }, 'FILE_NOT_FOUND', /missing\.toml/],
+      ['weft_run_get', { run_id: '../../etc/passwd' }, 'INVALID_ID', /Invalid run id '..\/..\/etc\/passwd': expected a 26-character ULID/],
+      ['weft_run_get', { run_id: '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC' }, 'RUN_NOT_FOUND', /Find runs with weft_run_search/],
+      ['weft_run_events', { run_id: '..%2F..', action: 'list' }, 'INVALID_ID', /ULID/],
+      ['weft_run_search', { created_after: 'yesterday' }, 'INVALID_ARGUMENTS', /created_after 'yesterday' is not a date/],
+      ['weft_run_search', { cursor: 'bogus' }, 'RUN_INVALID_PARAMS', /Invalid cursor/],
+      ['weft_run_interact', { run_id: '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC', action: 'answer' }, 'INVALID_ARGUMENTS', /action 'answer' needs 'question_id'/],
+      ['weft_run_gather', { run_ids: [] }, 'INVALID_ARGUMENTS', /run_ids: Too small/],
+    ];
+    for (const [tool, args, code, message] of cases) {
+      const result = await call(client, tool, args);
+      expect(result, `${tool} ${JSON.stringify(args).slice(0, 80)}`).toMatchObject({ isError: true, code });
+      expect(result.text).toMatch(new RegExp(`^${code}: `));
+      expect(result.text).toMatch(message);
+    }
+    const partial = await call(client, 'weft_run_create', { runs: [{ workflow: 'quick.toml', start: false }, 'missing.toml'] });
+    expect(partial.isError).toBe(false);
+    expect(partial.data).toMatchObject({ created: 1, failed: 1, results: [{ index: 0, ok: true }, { index: 1, ok: false, run: null, error: { code: 'FILE_NOT_FOUND' } }] });
+    expect(partial.text).toMatch(/^Created 1 of 2 runs .*1 failed: \[1\] FILE_NOT_FOUND/);
+  });
+});
+
+describe('runs created through MCP outlive the server', () => {
+  it('keeps running after the client disconnects and the server exits', async () => {
+    const ws = makeWorkspace();
+    writeFileSync(join(ws.dir, 'steady.toml'), '[nodes.work]\nkind = "command"\nrun = "sleep 2; echo finished"\n');
+    try {
+      const first = await connectStdio(ws);
+      const run = await createRun(first, { workflow: 'steady.toml', auto_approve: true });
+      await waitForStatus(first, run.id, ['running']);
+      await first.close();
+      const second = await connectStdio(ws);
+      const gathered = await call(second, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
+      expect(gathered.data).toMatchObject({ timed_out: false, runs: [{ id: run.id, status: 'succeeded' }] });
+      await second.close();
+    } finally {
+      ws.remove();
+    }
+  }, 90_000);
+});
