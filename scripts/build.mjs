@@ -1,5 +1,5 @@
 // Bundles the CLI into one ESM file so `weft` starts without resolving hundreds of source modules.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Packages bundled into weft's own chunks instead of loaded from node_modules at run time:
@@ -11,6 +11,9 @@ const { dependencies = {} } = JSON.parse(readFileSync(new URL('../package.json',
 const external = Object.keys(dependencies)
   .filter((name) => !BUNDLED.has(name))
   .flatMap((name) => [name, `${name}/*`]);
+
+// Chunk names carry content hashes: clear the old ones so dist/ holds only this build.
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'src/surfaces/cli/main.ts' },

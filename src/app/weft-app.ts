@@ -1,26 +1,18 @@
 /**
  * The composition root: the only place that builds infrastructure objects (settings,
- * registry, executor, MCP hub) and wires them into the application services that the
- * surfaces call.
+ * registry, executor, MCP hub, run store) and wires them into the application services
+ * that the surfaces call. Each service is built — and its modules loaded — on first use,
+ * so `weft ps` never loads the MCP SDK and `weft tools list` never opens the database.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
-import { ApprovalPolicy } from '../tools/approval-policy.js';
-import { fileArtifactSink } from '../tools/artifact-sink.js';
-import { builtinTools } from '../tools/builtin/index.js';
-import { ToolRegistry } from '../tools/registry.js';
-import { ToolExecutor } from '../tools/tool-executor.js';
-import { newId } from '../core/ids.js';
-import { Worker } from '../runs/engine/worker.js';
-import { RunService } from '../runs/run-service.js';
-import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
-import { McpConfigService } from './mcp-config-service.js';
-import { detachedRunnerLauncher } from './runner-launcher.js';
-import { runToolboxFactory } from './run-toolbox.js';
-import { McpService } from './mcp-service.js';
+import type { Worker } from '../runs/engine/worker.js';
+import type { RunService } from '../runs/run-service.js';
+import type { McpConfigService } from './mcp-config-service.js';
+import type { McpService } from './mcp-service.js';
 import { resolveStorageDir } from './storage-dir.js';
-import { ToolService } from './tool-service.js';
+import type { ToolService } from './tool-service.js';
 
 export interface WeftAppOptions {
   /** Reported to MCP servers as weft's version. */
@@ -36,14 +28,23 @@ export interface WeftApp {
   storageDir: string;
   settings: Settings;
   logger: Logger;
-  tools: ToolService;
-  mcp: McpService;
-  mcpConfig: McpConfigService;
-  /** The run service over the embedded store (opened on first use). */
+  /** Built-in and MCP tools for `weft tools …`. */
+  tools(): Promise<ToolService>;
+  /** The configured MCP servers and the hub that connects them. */
+  mcp(): Promise<McpService>;
+  /** Adding and removing MCP server entries in config files. */
+  mcpConfig(): Promise<McpConfigService>;
+  /** The run service over the embedded store. */
   runs(): Promise<RunService>;
   /** A runner that executes queued runs (`weft worker`). */
   worker(options: { maxParallel: number; untilIdle: boolean }): Promise<Worker>;
   close(): Promise<void>;
+}
+
+/** Memoises an async factory: built once, on the first call. */
+function once<T>(build: () => Promise<T>): { get: () => Promise<T>; built: () => Promise<T> | undefined } {
+  let value: Promise<T> | undefined;
+  return { get: () => (value ??= build()), built: () => value };
 }
 
 export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftApp> {
@@ -52,41 +53,73 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const storageDir = resolveStorageDir(options.storageDir, env);
   const settings = await loadSettings({ storageDir, workspaceRoot });
   const logger = createLogger(stderrSink(options.logLevel ?? settings.logLevel));
-
-  const registry = new ToolRegistry();
-  for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) registry.register(tool);
-
-  const executor = new ToolExecutor({
-    registry,
-    policy: new ApprovalPolicy(settings.approvalRules),
-    approvalMode: { interactive: false, autoApprove: true },
-    artifacts: fileArtifactSink(join(storageDir, 'artifacts', 'tool-output')),
-    logger,
-    outputLimitBytes: settings.outputLimitBytes,
-  });
-
   const version = options.version ?? '0.0.0';
-  const mcp = new McpService({ registry, settings, workspaceRoot, env, logger, clientVersion: version, storageDir });
-  const launcher = detachedRunnerLauncher(storageDir, env);
-  let store: Promise<SqliteRunStore> | undefined;
-  const openStore = () => (store ??= SqliteRunStore.open({ storageDir, logger }));
   // Tests shorten leases so a killed runner's run is picked up quickly.
   const leaseMs = Number(env.WEFT_LEASE_MS ?? 15_000);
+
+  const registry = once(async () => {
+    const [{ ToolRegistry }, { builtinTools }] = await Promise.all([import('../tools/registry.js'), import('../tools/builtin/index.js')]);
+    const tools = new ToolRegistry();
+    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) tools.register(tool);
+    return tools;
+  });
+
+  const mcp = once(async () => {
+    const { McpService } = await import('./mcp-service.js');
+    return new McpService({ registry: await registry.get(), settings, workspaceRoot, env, logger, clientVersion: version, storageDir });
+  });
+
+  const tools = once(async () => {
+    const [{ ToolService }, { ToolExecutor }, { ApprovalPolicy }, { fileArtifactSink }] = await Promise.all([
+      import('./tool-service.js'),
+      import('../tools/tool-executor.js'),
+      import('../tools/approval-policy.js'),
+      import('../tools/artifact-sink.js'),
+    ]);
+    const executor = new ToolExecutor({
+      registry: await registry.get(),
+      policy: new ApprovalPolicy(settings.approvalRules),
+      approvalMode: { interactive: false, autoApprove: true },
+      artifacts: fileArtifactSink(resolve(storageDir, 'artifacts', 'tool-output')),
+      logger,
+      outputLimitBytes: settings.outputLimitBytes,
+    });
+    return new ToolService(await registry.get(), executor, await mcp.get(), workspaceRoot);
+  });
+
+  const store = once(async () => {
+    const { SqliteRunStore } = await import('../runs/store/sqlite/sqlite-run-store.js');
+    return SqliteRunStore.open({ storageDir, logger });
+  });
+
+  const runs = once(async () => {
+    const [{ RunService }, { detachedRunnerLauncher }] = await Promise.all([import('../runs/run-service.js'), import('./runner-launcher.js')]);
+    const launcher = detachedRunnerLauncher(storageDir, env);
+    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch() });
+  });
 
   return {
     workspaceRoot,
     storageDir,
     settings,
     logger,
-    tools: new ToolService(registry, executor, mcp, workspaceRoot),
-    mcp,
-    mcpConfig: new McpConfigService(workspaceRoot, storageDir),
-    runs: async () => new RunService({ store: await openStore(), clock: Date.now, wakeRunners: () => launcher.launch() }),
+    tools: tools.get,
+    mcp: mcp.get,
+    mcpConfig: async () => {
+      const { McpConfigService } = await import('./mcp-config-service.js');
+      return new McpConfigService(workspaceRoot, storageDir);
+    },
+    runs: runs.get,
     worker: async ({ maxParallel, untilIdle }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const { ModelStageRunner } = await import('../agent/index.js');
+      const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { newId }] = await Promise.all([
+        import('../runs/engine/worker.js'),
+        import('../agent/index.js'),
+        import('./run-toolbox.js'),
+        import('../core/ids.js'),
+      ]);
       return new Worker({
-        store: await openStore(),
+        store: await store.get(),
         workerId: `${process.pid}-${newId()}`,
         logger,
         clock: Date.now,
@@ -102,8 +135,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       });
     },
     close: async () => {
-      await mcp.close();
-      if (store) await (await store).close();
+      await (await mcp.built())?.close();
+      await (await store.built())?.close();
     },
   };
 }

@@ -39,7 +39,7 @@ export function registerMcpCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const rows = await app.mcp.list();
+        const rows = await (await app.mcp()).list();
         if (options.json) return printJson(rows);
         if (rows.length === 0) {
           process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
@@ -59,8 +59,8 @@ export function registerMcpCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const config = await app.mcp.config(name);
-        const status = (await app.mcp.start([name])).find((entry) => entry.name === name) ?? null;
+        const config = await (await app.mcp()).config(name);
+        const status = (await (await app.mcp()).start([name])).find((entry) => entry.name === name) ?? null;
         // Values of env and headers may hold secrets; show names only.
         const shown = { ...config, env: Object.keys(config.env), headers: Object.keys(config.headers) };
         if (options.json) return printJson({ config: shown, status });
@@ -88,7 +88,7 @@ export function registerMcpCommands(program: Command): void {
       if (options.transport !== 'http' && options.transport !== 'sse') throw new WeftError('USAGE', `--transport must be 'http' or 'sse', not '${options.transport}'.`);
       const scope = parseScope(options.scope) ?? 'project';
       await withApp(command, async (app) => {
-        const result = await app.mcpConfig.add({
+        const result = await (await app.mcpConfig()).add({
           name,
           scope,
           command: commandParts.length > 0 ? commandParts : undefined,
@@ -113,7 +113,7 @@ export function registerMcpCommands(program: Command): void {
     .action(async (name: string, json: string, options: { scope: string; replace?: boolean }, command: Command) => {
       const scope = parseScope(options.scope) ?? 'project';
       await withApp(command, async (app) => {
-        const result = await app.mcpConfig.addJson(name, json, scope, options.replace);
+        const result = await (await app.mcpConfig()).addJson(name, json, scope, options.replace);
         printWarnings(result.warnings);
         process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
       });
@@ -127,7 +127,7 @@ export function registerMcpCommands(program: Command): void {
     .action(async (name: string, options: { scope?: string }, command: Command) => {
       const scope = parseScope(options.scope);
       await withApp(command, async (app) => {
-        const result = await app.mcpConfig.remove(name, scope);
+        const result = await (await app.mcpConfig()).remove(name, scope);
         process.stdout.write(`Removed MCP server '${name}' from ${result.file}\n`);
       });
     });
@@ -140,7 +140,7 @@ export function registerMcpCommands(program: Command): void {
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
         try {
-          const report = await app.mcp.test(name);
+          const report = await (await app.mcp()).test(name);
           if (options.json) return printJson({ ok: true, ...report });
           const info = report.serverInfo ? ` ${report.serverInfo.name} ${report.serverInfo.version}` : '';
           process.stdout.write(`✓ ${name}: connected in ${formatDuration(report.connectMs)} (${report.type}${info}, protocol ${report.protocolVersion ?? '?'})\n`);
@@ -166,7 +166,7 @@ export function registerMcpCommands(program: Command): void {
         const onInterrupt = () => controller.abort();
         process.once('SIGINT', onInterrupt);
         try {
-          const result = await app.mcp.login(name, (url) => openInBrowser(url), controller.signal);
+          const result = await (await app.mcp()).login(name, (url) => openInBrowser(url), controller.signal);
           const expiry = result.expiresAt ? `, token valid until ${new Date(result.expiresAt).toISOString()}` : '';
           process.stdout.write(`Logged in to '${name}'${expiry}. Tokens are stored in ${result.file}\n`);
         } finally {
@@ -181,7 +181,7 @@ export function registerMcpCommands(program: Command): void {
     .argument('<name>', 'server name')
     .action(async (name: string, _options: unknown, command: Command) => {
       await withApp(command, async (app) => {
-        const removed = await app.mcp.logout(name);
+        const removed = await (await app.mcp()).logout(name);
         process.stdout.write(removed ? `Logged out of '${name}'.\n` : `Nothing stored for '${name}'.\n`);
       });
     });

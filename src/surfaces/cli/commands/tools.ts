@@ -30,7 +30,7 @@ export function registerToolCommands(program: Command): void {
     .option('--json', 'print JSON: [{name, source, server, description, inputSchema}]')
     .action(async (options: { server?: string; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const list = await app.tools.list({ server: options.server });
+        const list = await (await app.tools()).list({ server: options.server });
         if (options.json) return printJson(list);
         const width = Math.max(4, ...list.map((tool) => tool.name.length));
         for (const tool of list) process.stdout.write(`${tool.name.padEnd(width)}  ${tool.source.padEnd(7)}  ${firstLine(tool.description)}\n`);
@@ -50,7 +50,7 @@ export function registerToolCommands(program: Command): void {
         const onSignal = () => controller.abort();
         process.once('SIGINT', onSignal);
         try {
-          const result = await app.tools.call(name, args, controller.signal);
+          const result = await (await app.tools()).call(name, args, controller.signal);
           if (options.json) printJson(result);
           else {
             const text = resultText(result);
