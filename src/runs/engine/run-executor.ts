@@ -286,7 +286,7 @@ export class RunExecutor {
       output: result.output ?? null,
       exitCode: result.exitCode ?? null,
       answer: result.answer ?? null,
-      error: runError ?? result.error ?? null,
+      error: result.error ?? runError ?? null,
       next,
       retrying,
     };

@@ -52,13 +52,16 @@ export const runGatherTool = defineTool({
   async run({ run_ids, timeout_seconds }, context) {
     const runs = await context.deps.runs();
     let latest: RunRecord[] = [];
-    const report = () => void context.progress(latest.filter((run) => isTerminal(run.status)).length, latest.length, describeProgress(latest));
-    const heartbeat = context.wantsProgress ? setInterval(report, HEARTBEAT_MS) : undefined;
+    const report = () => context.progress(latest.filter((run) => isTerminal(run.status)).length, latest.length, describeProgress(latest));
+    const heartbeat = context.wantsProgress ? setInterval(() => void report(), HEARTBEAT_MS) : undefined;
     try {
       const result = await runs.wait(run_ids, timeout_seconds * 1000, context.signal, (now) => {
         latest = now;
-        report();
+        void report();
       });
+      // The final state goes out before the result: a client stops listening for progress once the result arrives.
+      latest = result.runs;
+      await report();
       const ended = result.runs.filter((run) => isTerminal(run.status)).length;
       const allSucceeded = result.runs.every((run) => run.status === 'succeeded');
       const state = result.runs.map((run) => `${run.id} ${run.status}`).join(', ');
