@@ -60,7 +60,7 @@ describe('agent loop limits', () => {
     const model = await serve({ script: () => ({ toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] }) });
     const { run: finished, events } = await run(agentNode('max_turns = 3'), agentRunner(llmSettings(model, 'anthropic')));
     expect(finishedStages(events)).toEqual([['work@1', 'failed']]);
-    expect(stageFinished(events, 'work@1')?.error).toBe("stage 'work' failed: max turns (3) reached");
+    expect(stageFinished(events, 'work@1')?.error).toBe('max turns (3) reached');
     expect(finished).toMatchObject({ status: 'failed', reason: "stage 'work' failed: max turns (3) reached" });
     expect(model.requests).toHaveLength(3);
     expect(events.filter((event) => event.type === 'tool-call-finished')).toHaveLength(3);
@@ -69,7 +69,7 @@ describe('agent loop limits', () => {
   it('stops when the token budget (max_tokens) is spent and the model wants to go on', async () => {
     const model = await serve({ script: () => ({ toolCalls: [{ name: 'list_dir', arguments: {} }], usage: { input: 300, output: 100 } }) });
     const { events } = await run(agentNode('max_tokens = 1000'), agentRunner(llmSettings(model, 'openai-chat')));
-    expect(stageFinished(events, 'work@1')?.error).toBe("stage 'work' failed: max tokens (1000) reached: the stage used 1200 tokens in 3 turns");
+    expect(stageFinished(events, 'work@1')?.error).toBe('max tokens (1000) reached: the stage used 1200 tokens in 3 turns');
     expect(model.requests.map((request) => request.maxOutputTokens)).toEqual([1000, 600, 200]);
   });
 });
@@ -131,14 +131,14 @@ describe('provider errors', () => {
   it('fails the stage with a clear reason when the retries run out', async () => {
     const model = await serve({ script: () => ({ error: { status: 429, message: 'slow down', headers: { 'retry-after-ms': '1' } } }) });
     const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'openai-responses', { maxRetries: 1 })));
-    expect(stageFinished(events, 'work@1')?.error).toBe("stage 'work' failed: openai (model 'test-model') is rate limiting (429) after 2 attempts: slow down. Wait and retry the run, or raise max_retries in [llm].");
+    expect(stageFinished(events, 'work@1')?.error).toBe("openai (model 'test-model') is rate limiting (429) after 2 attempts: slow down. Wait and retry the run, or raise max_retries in [llm].");
   });
 
   it('fails at once on 401 with a message naming the key variable', async () => {
     const model = await serve({ apiKey: 'the-right-key', script: [{ text: 'never' }] });
     const { events, run: finished } = await run(agentNode(), agentRunner(llmSettings(model, 'anthropic')));
     expect(stageFinished(events, 'work@1')?.error).toBe(
-      "stage 'work' failed: anthropic (model 'test-model') refused the request (401 Unauthorized): invalid api key. Check the key in ANTHROPIC_API_KEY (api_key_env in [llm] picks another variable).",
+      "anthropic (model 'test-model') refused the request (401 Unauthorized): invalid api key. Check the key in ANTHROPIC_API_KEY (api_key_env in [llm] picks another variable).",
     );
     expect(finished.status).toBe('failed');
     expect(model.requests).toHaveLength(1);
@@ -148,10 +148,10 @@ describe('provider errors', () => {
     const model = await serve({ script: [{ text: 'never' }] });
     const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'anthropic'), {}));
     expect(stageFinished(events, 'work@1')?.error).toBe(
-      "stage 'work' failed: No API key for provider 'anthropic': ANTHROPIC_API_KEY is not set. Export ANTHROPIC_API_KEY=<key>, or name another variable with api_key_env in [llm] in .weft/settings.toml (or ~/.weft/settings.toml).",
+      "No API key for provider 'anthropic': ANTHROPIC_API_KEY is not set. Export ANTHROPIC_API_KEY=<key>, or name another variable with api_key_env in [llm] in .weft/settings.toml (or ~/.weft/settings.toml).",
     );
     const custom = await run(agentNode(), agentRunner(llmSettings(model, 'openai-chat', { apiKeyEnv: 'MY_LLM_KEY' }), TEST_ENV));
-    expect(stageFinished(custom.events, 'work@1')?.error).toMatch(/^stage 'work' failed: No API key for provider 'openai-chat': The variable MY_LLM_KEY, named by api_key_env in \[llm\], is not set\./);
+    expect(stageFinished(custom.events, 'work@1')?.error).toMatch(/^No API key for provider 'openai-chat': The variable MY_LLM_KEY, named by api_key_env in \[llm\], is not set\./);
     expect(model.requests).toHaveLength(0);
   });
 });

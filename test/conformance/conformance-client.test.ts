@@ -20,7 +20,22 @@ const BASELINE = resolve(here, 'expected-failures.yml');
 const ADAPTER = resolve(here, 'weft-client.ts');
 const LAUNCHER = resolve(here, 'client-launcher.mjs');
 /** The core scenarios weft passes; each must run and pass, whatever the baseline says. */
-const MUST_PASS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+const MUST_PASS = [
+  'initialize',
+  'tools_call',
+  'elicitation-sep1034-client-defaults',
+  'sse-retry',
+  // OAuth: discovery, dynamic registration, PKCE, token endpoint auth methods (src/mcp/oauth).
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+];
 
 interface Finished {
   code: number | null;
@@ -110,7 +125,11 @@ describe('MCP conformance suite, client scenarios (core) against weft', () => {
   });
 
   it('wrote its results to the temp dir', () => {
-    expect(readdirSync(outDir)).toEqual(expect.arrayContaining(MUST_PASS.map((scenario) => expect.stringMatching(new RegExp(`^${scenario}-`)))));
+    // `auth/x` scenarios write under `auth/`.
+    for (const scenario of MUST_PASS) {
+      const [folder, name] = scenario.includes('/') ? [join(outDir, scenario.split('/')[0]!), scenario.split('/')[1]!] : [outDir, scenario];
+      expect(readdirSync(folder)).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${name}-`))]));
+    }
   });
 });
 

@@ -12,7 +12,11 @@ import { createLogger, stderrSink } from '../../src/core/logger.js';
 import type { McpServerConfig } from '../../src/mcp/config/server-config.js';
 import { applyElicitationDefaults } from '../../src/mcp/hub/elicitation-defaults.js';
 import { McpHub, qualifiedToolName, type ElicitationHandler } from '../../src/mcp/hub/index.js';
+import { loginMcpServer } from '../../src/mcp/oauth/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createFileReadTracker, resultText, type ToolResult } from '../../src/tools/tool.js';
 
 const SERVER = 'conformance';
@@ -39,9 +43,16 @@ const SCENARIOS: Record<string, (client: ConformanceClient) => Promise<void>> = 
   },
 };
 
+/** What a browser does with the authorization URL: follow the redirects back to weft's loopback. */
+async function browse(url: URL): Promise<void> {
+  const response = await fetch(url);
+  await response.text();
+}
+
 class ConformanceClient {
   readonly registry = new ToolRegistry();
   readonly hub: McpHub;
+  readonly storageDir = mkdtempSync(join(tmpdir(), 'weft-conformance-'));
   readonly #logger = createLogger(stderrSink('debug'), 'conformance');
 
   constructor() {
@@ -53,11 +64,22 @@ class ConformanceClient {
       handlers: { elicitation: acceptDefaults },
       clientVersion: '0.1.0',
       watchdog: false,
+      oauth: { storageDir: this.storageDir },
     });
   }
 
   async connect(url: string): Promise<void> {
-    const [status] = await this.hub.start([httpConfig(url)]);
+    const config = httpConfig(url);
+    try {
+      await this.hub.start([config]);
+    } catch (error) {
+      // A protected server: log in the way `weft mcp login` does, then connect again.
+      if (!this.hub.serverStatus(SERVER).error?.includes('needs authorization')) throw error;
+      await loginMcpServer({ config, storageDir: this.storageDir, openUrl: browse });
+      await this.hub.removeServer(SERVER);
+      await this.hub.start([config]);
+    }
+    const status = this.hub.serverStatus(SERVER);
     const tools = this.registry.list().filter((tool) => tool.server === SERVER).map((tool) => tool.name);
     this.#logger.info(`connected: ${status?.serverInfo?.name ?? '?'} (protocol ${status?.protocolVersion ?? '?'}), tools: ${tools.join(', ') || 'none'}`);
   }
@@ -120,6 +142,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await client.hub.close();
+    rmSync(client.storageDir, { recursive: true, force: true });
   }
 }
 
