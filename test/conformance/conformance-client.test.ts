@@ -4,13 +4,13 @@
  * (on Node 20 through the `fs.globSync` loader hook) with its results in a temp dir, and
  * asserts it passes against `expected-failures.yml`. Also pins the loader hook itself.
  */
-import { spawn } from 'node:child_process';
 import nodeFs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode, type Finished } from '../helpers/run-node.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = resolve(here, '../..');
@@ -37,22 +37,8 @@ const MUST_PASS = [
   'auth/token-endpoint-auth-none',
 ];
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(args: string[], cwd: string): Promise<Finished> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runNode(args, { cwd });
 }
 
 /** The scenario names listed under `client:` in the baseline file. */

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode, type Finished } from '../helpers/run-node.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = resolve(here, '../..');
@@ -21,22 +22,8 @@ const WEFT_BIN = resolve(REPO_ROOT, 'bin/weft.js');
 /** Scenarios that test the protocol, not fixtures: each must run and pass. */
 const MUST_PASS = ['server-initialize', 'logging-set-level', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(args: string[], cwd: string): Promise<Finished> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runNode(args, { cwd });
 }
 
 /** `✓ name: 1 passed, 0 failed` lines of the summary: scenario → passed. */
