@@ -6,6 +6,7 @@
  */
 import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
 import { RunService } from '../runs/run-service.js';
+import type { RunStore } from '../runs/store/run-store.js';
 import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
 import { detachedRunnerLauncher } from './runner-launcher.js';
 import { resolveStorageDir } from './storage-dir.js';
@@ -23,12 +24,17 @@ export interface RunHost {
 }
 
 /** @example const host = await openRunHost({ storageDir: '/home/me/.weft' }); await host.runs.get(id); await host.close(); */
+/** The run service over an open store; creators wake a detached runner (shared with `WeftApp.runs()`). */
+export function runServiceOver(store: RunStore, storageDir: string, env: Record<string, string | undefined>): RunService {
+  const launcher = detachedRunnerLauncher(storageDir, env);
+  return new RunService({ store, clock: Date.now, wakeRunners: () => launcher.launch() });
+}
+
 export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost> {
   const env = options.env ?? process.env;
   const storageDir = resolveStorageDir(options.storageDir, env);
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
   const store = await SqliteRunStore.open({ storageDir, logger });
-  const launcher = detachedRunnerLauncher(storageDir, env);
-  const runs = new RunService({ store, clock: Date.now, wakeRunners: () => launcher.launch() });
+  const runs = runServiceOver(store, storageDir, env);
   return { runs, storageDir, close: () => store.close() };
 }

@@ -93,9 +93,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const runs = once(async () => {
-    const [{ RunService }, { detachedRunnerLauncher }] = await Promise.all([import('../runs/run-service.js'), import('./runner-launcher.js')]);
-    const launcher = detachedRunnerLauncher(storageDir, env);
-    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch() });
+    const { runServiceOver } = await import('./run-host.js');
+    return runServiceOver(await store.get(), storageDir, env);
   });
 
   return {

@@ -6,7 +6,7 @@
 import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, TYPE_VALUES, isEntryField, type EntryField } from './entry-fields.js';
 import { FieldReader, type RawField } from './field-readers.js';
 import { closest, example, fieldProblem, hasErrors, isPlainObject, renderValue, serverProblem, describeValue, type FileContext, type McpConfigProblem } from './problems.js';
-import { MCP_DEFAULTS, MCP_SERVER_NAME, type McpTransportType } from './server-config.js';
+import { MCP_DEFAULTS, MCP_SERVER_NAME, type McpServerConfig, type McpTransportType } from './server-config.js';
 
 export interface CommandPart {
   value: string;
@@ -14,32 +14,13 @@ export interface CommandPart {
   field: string;
 }
 
-/** A valid entry with defaults applied, not yet interpolated. */
-export interface ValidatedEntry {
-  name: string;
-  type: McpTransportType;
+/** A valid entry with defaults applied, not yet interpolated: the resolved config's fields, command parts kept apart. */
+export type ValidatedEntry = Omit<McpServerConfig, 'command' | 'source'> & {
   command?: CommandPart[];
-  script?: string;
-  cwd?: string;
-  env: Record<string, string>;
-  envVars: string[];
-  url?: string;
   /** The key the URL was written under (`url` or `serverUrl`), for messages. */
   urlKey: string;
-  headers: Record<string, string>;
   headersKey: string;
-  bearerTokenEnvVar?: string;
-  port?: number;
-  protocol: 'streamable_http' | 'sse';
-  startupTimeoutMs: number;
-  toolTimeoutMs: number;
-  maxToolTimeoutMs: number;
-  enabled: boolean;
-  required: boolean;
-  enabledTools?: string[];
-  disabledTools: string[];
-  sampling: boolean;
-}
+};
 
 const TYPE_HINT = 'use "stdio", "http" (or "streamable-http"), "sse" or "sandbox"';
 
