@@ -1,8 +1,12 @@
 /**
  * Group commit for the SQLite store: write requests that arrive while the event loop is
- * busy are run together in one `BEGIN IMMEDIATE` transaction, each inside its own
- * savepoint, so one request failing never undoes another and many concurrent appends
- * cost one commit. A locked database is retried a bounded number of times.
+ * busy are run together in one `BEGIN IMMEDIATE` transaction, so many concurrent appends
+ * cost one commit. A batch first runs plainly; if any request in it throws, the whole
+ * transaction is rolled back and the batch runs again with each request inside its own
+ * savepoint, so one request failing never undoes another. Savepoints cost about as much
+ * as the insert itself, and requests almost never fail, so the common case skips them.
+ * Request bodies read what they need inside the transaction, so running one twice is safe.
+ * A locked database is retried a bounded number of times.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
@@ -27,7 +31,10 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   private queue: Request[] = [];
   private flushing: Promise<void> | undefined;
-  private readonly batch: Database.Transaction<(requests: Request[]) => void>;
+  /** Every request in one transaction; throws (rolling all back) when any request fails. */
+  private readonly plainBatch: Database.Transaction<(requests: Request[]) => void>;
+  /** Each request in its own savepoint; a failing request is recorded and the rest commit. */
+  private readonly isolatedBatch: Database.Transaction<(requests: Request[]) => void>;
 
   constructor(
     private readonly db: Database,
@@ -35,7 +42,10 @@ export class GroupCommit {
     private readonly options: GroupCommitOptions,
   ) {
     const savepoint = db.transaction((body: () => unknown) => body());
-    this.batch = db.transaction((requests: Request[]) => {
+    this.plainBatch = db.transaction((requests: Request[]) => {
+      for (const request of requests) request.outcome = { ok: true, value: request.body() };
+    });
+    this.isolatedBatch = db.transaction((requests: Request[]) => {
       for (const request of requests) {
         try {
           request.outcome = { ok: true, value: savepoint(request.body) };
@@ -70,12 +80,28 @@ export class GroupCommit {
     }
   }
 
+  private runBatch(requests: Request[]): void {
+    for (const request of requests) delete request.outcome;
+    try {
+      this.plainBatch.immediate(requests);
+      return;
+    } catch (error) {
+      if (isBusy(error)) throw error;
+      const [only] = requests;
+      if (requests.length === 1 && only !== undefined) {
+        only.outcome = { ok: false, error };
+        return;
+      }
+    }
+    for (const request of requests) delete request.outcome;
+    this.isolatedBatch.immediate(requests);
+  }
+
   private async commit(requests: Request[]): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');
-        for (const request of requests) delete request.outcome;
-        this.batch.immediate(requests);
+        this.runBatch(requests);
         break;
       } catch (error) {
         if (isBusy(error) && attempt < this.options.attempts) {

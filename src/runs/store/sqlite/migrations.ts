@@ -76,6 +76,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // No schema change: from this version on, `runs.state` (and `updated_at`) may lag
+    // behind the log by events that change only the event count and time, and readers
+    // complete it from the newest event. Recording the version makes an older weft, which
+    // would read the lagging state as it is, refuse the database instead.
+    version: 2,
+    name: 'run state completed from the newest event',
+    sql: 'SELECT 1;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -8,11 +8,32 @@ import type { RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import type { McpServerEntry } from '../run-store.js';
 
-export interface RunRow {
+export interface RunRow extends EventHead {
   spec: string;
   state: string;
   lease_owner: string | null;
   lease_expires_at: number;
+}
+
+/** The run's newest event, read beside its stored state (see {@link stateAtHead}). */
+export interface EventHead {
+  head_seq: number | null;
+  head_at: number | null;
+}
+
+/** Selects {@link EventHead} for the run aliased `r`: two probes of the events primary key. */
+export const EVENT_HEAD_COLUMNS =
+  '(SELECT MAX(seq) FROM events e WHERE e.run_id = r.id) AS head_seq, (SELECT at FROM events e WHERE e.run_id = r.id ORDER BY seq DESC LIMIT 1) AS head_at';
+
+/**
+ * The stored state may lag behind the log by events that change nothing but the event
+ * count and `updatedAt` (most of them: model turns, tool results, logs): an append skips
+ * rewriting the run's row for those, which saves writing one more page per event. It does
+ * so only when its last event carries the newest time, so the head event gives both.
+ */
+export function stateAtHead(state: RunState, head: EventHead): RunState {
+  if (head.head_seq === null || head.head_at === null || head.head_seq <= state.counts.events) return state;
+  return { ...state, counts: { ...state.counts, events: head.head_seq }, updatedAt: head.head_at };
 }
 
 export interface EventRow {
@@ -30,7 +51,7 @@ export interface McpServerRow {
 }
 
 export function runFromRow(row: RunRow): RunRecord {
-  const summary: RunRecord = { ...(JSON.parse(row.spec) as RunSpec), ...(JSON.parse(row.state) as RunState) };
+  const summary: RunRecord = { ...(JSON.parse(row.spec) as RunSpec), ...stateAtHead(JSON.parse(row.state) as RunState, row) };
   return row.lease_owner === null ? summary : { ...summary, lease: { workerId: row.lease_owner, expiresAt: row.lease_expires_at } };
 }
 

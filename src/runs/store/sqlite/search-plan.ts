@@ -7,6 +7,7 @@
  * branch per value, merged by UNION ALL, so no branch ever sorts.
  */
 import type { NormalizedFilter } from '../store-input.js';
+import { EVENT_HEAD_COLUMNS } from './run-rows.js';
 
 export type SearchDriver = 'ids' | 'parent' | 'label' | 'status' | 'workflow' | 'created';
 
@@ -48,7 +49,7 @@ export function searchSql(filter: NormalizedFilter, driver: SearchDriver): Sql {
   const branchValues: (string | number | undefined)[] =
     driver === 'status' ? (filter.status ?? []) : driver === 'created' && filter.archived === 'any' ? [0, 1] : [undefined];
   const branches = branchValues.map((value) => branchSql(filter, driver, value));
-  const columns = 's.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at';
+  const columns = `s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS}`;
   const union = branches.length === 1 ? (branches[0] as Sql).sql : branches.map((branch) => `SELECT * FROM (${branch.sql})`).join(' UNION ALL ');
   return {
     sql: `SELECT ${columns} FROM (${union}) m CROSS JOIN runs r ON r.id = m.id CROSS JOIN run_specs s ON s.id = m.id ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,

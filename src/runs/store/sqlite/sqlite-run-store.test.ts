@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';
 import { createLogger } from '../../../core/logger.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
+import { projectRun } from '../../model/project-run.js';
+import type { RunRecord } from '../../model/run-record.js';
 import { SqliteRunStore, type ImportedRun } from './sqlite-run-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-sqlite-store-'));
@@ -30,7 +32,10 @@ describe('SqliteRunStore', () => {
     await store.close();
     const raw = new Database(join(dir, 'weft.db'));
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([{ version: 1, applied_at: 1000 }]);
+    expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([
+      { version: 1, applied_at: 1000 },
+      { version: 2, applied_at: 1000 },
+    ]);
     raw.close();
     const reopened = await SqliteRunStore.open({ storageDir: dir });
     expect(await reopened.getRun(run.id)).toEqual(run);
@@ -84,7 +89,7 @@ describe('SqliteRunStore', () => {
     await store.close();
   });
 
-  it('commits concurrent writes together, each in its own savepoint: one failing request undoes nothing else', async () => {
+  it('commits concurrent writes together: one failing request undoes nothing else', async () => {
     const store = await SqliteRunStore.open({ storageDir: freshDir() });
     const runs = await Promise.all(Array.from({ length: 20 }, () => store.createRun({ ...params, initialStatus: 'queued' })));
     const results = await Promise.allSettled(
@@ -96,6 +101,36 @@ describe('SqliteRunStore', () => {
     expect(results.map((result) => result.status)).toEqual(runs.flatMap((_, index) => ['fulfilled', index % 2 === 0 ? 'fulfilled' : 'rejected']));
     const after = await store.searchRuns({ limit: 100 });
     expect(after.runs.map((run) => [run.status, run.counts.events])).toEqual(runs.map((_, index) => [index % 2 === 0 ? 'starting' : 'queued', index % 2 === 0 ? 4 : 3]).reverse());
+    await store.close();
+  });
+
+  it('rewrites a run row only when more than the event count and time change; reads complete it from the newest event', async () => {
+    const dir = freshDir();
+    let now = 5000;
+    const store = await SqliteRunStore.open({ storageDir: dir, clock: () => now });
+    const run = await store.createRun({ ...params, initialStatus: 'queued' });
+    const raw = new Database(join(dir, 'weft.db'), { readonly: true });
+    const storedEvents = () => (JSON.parse((raw.prepare('SELECT state FROM runs WHERE id = ?').get(run.id) as { state: string }).state) as { counts: { events: number } }).counts.events;
+    const turn = (at?: number) => store.appendEvents(run.id, [{ type: 'model-turn-finished', stageId: 'a@1', payload: { turn: 1 }, ...(at === undefined ? {} : { at }) }]);
+
+    now = 6000;
+    await turn();
+    await turn();
+    expect(storedEvents()).toBe(2);
+    expect(await store.getRun(run.id)).toMatchObject({ updatedAt: 6000, counts: { events: 4 } });
+    expect((await store.searchRuns({ ids: [run.id] })).runs[0]).toMatchObject({ updatedAt: 6000, counts: { events: 4 } });
+
+    await turn(5500); // older than the newest event: the head no longer tells the time, so the row is written
+    expect(storedEvents()).toBe(5);
+    expect(await store.getRun(run.id)).toMatchObject({ updatedAt: 6000, counts: { events: 5 } });
+
+    now = 7000;
+    await turn();
+    await store.appendEvents(run.id, [{ type: 'tool-call-started', stageId: 'a@1', payload: { tool: 'shell' } }]);
+    expect(storedEvents()).toBe(7);
+    const events = await store.listEvents(run.id);
+    expect(await store.getRun(run.id)).toEqual(events.reduce<RunRecord | undefined>(projectRun, undefined));
+    raw.close();
     await store.close();
   });
 

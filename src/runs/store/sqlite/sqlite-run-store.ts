@@ -3,8 +3,9 @@
  * processes. Writes run in `BEGIN IMMEDIATE` transactions (a 5 s busy timeout plus a
  * bounded retry), and the writes of one event-loop turn share a commit (group commit).
  * Each write applies the shared planner and keeps the projected state in the `runs` row
- * (the immutable spec sits beside it), so a read is one indexed lookup and an append
- * rewrites only the small state. SQLite errors leave only as `STORE_FAILED`.
+ * (the immutable spec sits beside it), so a read is one indexed lookup plus the newest
+ * event; an append rewrites the small state only when more than the event count and time
+ * changed (see `stateAtHead`). SQLite errors leave only as `STORE_FAILED`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
@@ -17,11 +18,12 @@ import type { QuestionRecord } from '../../model/question.js';
 import { RESERVED_EVENT_TYPES, RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions } from '../run-store.js';
+import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
 import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
-import { eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateColumns, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
+import { EVENT_HEAD_COLUMNS, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateAtHead, stateColumns, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
 import { driverCandidates, ESTIMATE_CAP, estimateSql, searchSql, type SearchDriver } from './search-plan.js';
 import { isBusy, storeFailed, toStoreError } from './sqlite-errors.js';
 
@@ -44,8 +46,9 @@ export interface ImportedRun {
 /** Attempts of a write transaction that finds the database locked (each waits for the busy timeout). */
 export const WRITE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
-const GET_RUN = 'SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?';
+const GET_RUN = `SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS} FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?`;
 const GET_STATE = 'SELECT state FROM runs WHERE id = ?';
+const GET_STATE_AT_HEAD = `SELECT r.state AS state, ${EVENT_HEAD_COLUMNS} FROM runs r WHERE r.id = ?`;
 const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
 
 export class SqliteRunStore implements RunStore {
@@ -53,6 +56,7 @@ export class SqliteRunStore implements RunStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>;
   private readonly writes: GroupCommit;
+  private readonly changes: SqliteChangeWatch;
 
   private constructor(
     private readonly db: Database,
@@ -63,6 +67,7 @@ export class SqliteRunStore implements RunStore {
     this.file = db.name;
     this.transaction = db.transaction((body: () => unknown) => body());
     this.writes = new GroupCommit(db, this.file, { attempts: WRITE_ATTEMPTS, retryDelayMs: RETRY_DELAY_MS, logger });
+    this.changes = new SqliteChangeWatch(this.file);
   }
 
   /** @example const store = await SqliteRunStore.open({ storageDir: '/home/me/.weft' }); */
@@ -79,7 +84,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
-    return this.execute('create a run', 'write', () => runFromRow({ ...this.importSync({ run: params }), lease_owner: null, lease_expires_at: 0 }));
+    return this.execute('create a run', 'write', () => runFromRow({ ...this.importSync({ run: params }), lease_owner: null, lease_expires_at: 0, head_seq: null, head_at: null }));
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -242,7 +247,12 @@ export class SqliteRunStore implements RunStore {
     return count;
   }
 
+  watchChanges(listener: StoreChangeListener): () => void {
+    return this.changes.add(listener);
+  }
+
   async close(): Promise<void> {
+    this.changes.close();
     await this.writes.idle();
     if (!this.db.open) return;
     try {
@@ -348,12 +358,17 @@ export class SqliteRunStore implements RunStore {
   }
 
   private appendSync(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
-    const row = this.stmt<{ state: string }>(GET_STATE).get(id);
+    const row = this.stmt<EventHead & { state: string }>(GET_STATE_AT_HEAD).get(id);
     if (row === undefined) throw runNotFound(id);
-    const before = JSON.parse(row.state) as RunState;
+    const stored = JSON.parse(row.state) as RunState;
+    const before = stateAtHead(stored, row);
     const plan = planAppend(before, events, this.context(id, allowReserved));
-    if (plan.events.length === 0) return [];
+    const last = plan.events[plan.events.length - 1];
+    if (last === undefined) return [];
     this.writeEvents(plan.events, plan.questions);
+    if (last.at === plan.state.updatedAt && JSON.stringify({ ...plan.state, counts: { ...plan.state.counts, events: stored.counts.events }, updatedAt: stored.updatedAt }) === row.state) {
+      return plan.events;
+    }
     const after = stateColumns(plan.state);
     if (before.status === after.status && before.archived === plan.state.archived && (before.parentId ?? null) === after.parentId) {
       this.stmt('UPDATE runs SET updated_at = ?, state = ? WHERE id = ?').run(after.updatedAt, after.state, id);
