@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qualifiedToolName } from '../src/mcp/hub/index.js';
+import { CallAbort } from '../src/tools/call-abort.js';
 import type { ToolContext, ToolProgress, ToolResult } from '../src/tools/tool.js';
 import { createTestHub, fixtureConfig, logged, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
 
@@ -111,6 +112,28 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
     setTimeout(() => controller.abort(), 100);
     await expect(pending).rejects.toMatchObject({ code: 'TOOL_CANCELLED' });
     await waitFor('the server to record notifications/cancelled', () => existsSync(marker), 5000);
+  });
+
+  it('cancels through the per-call abort the executor hands out (no AbortSignal made), and the server hears of it', async () => {
+    rmSync(marker, { force: true });
+    const abort = new CallAbort();
+    let signalMade = false;
+    const base = toolContext();
+    const tool = kit.registry.get('mcp__slow__hang');
+    const pending = tool!.execute({}, {
+      workspaceRoot: base.workspaceRoot,
+      readFiles: base.readFiles,
+      logger: base.logger,
+      cancellation: abort,
+      get signal(): AbortSignal {
+        signalMade = true;
+        return abort.signal;
+      },
+    });
+    setTimeout(() => abort.abort(new Error('stop')), 100);
+    await expect(pending).rejects.toMatchObject({ code: 'TOOL_CANCELLED' });
+    await waitFor('the server to record notifications/cancelled', () => existsSync(marker), 5000);
+    expect(signalMade).toBe(false);
   });
 
   it("logs the server's log messages and stderr, tagged with the server", async () => {

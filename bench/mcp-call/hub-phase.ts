@@ -9,9 +9,11 @@
  * This is the only bench file that imports weft's own code. The executor (with ajv and
  * picomatch) is loaded on its first call, so the startup child's RSS is the hub's alone.
  */
+import { setMaxListeners } from 'node:events';
 import { silentLogger } from '../../src/core/logger.js';
 import { MCP_DEFAULTS, type McpServerConfig } from '../../src/mcp/config/server-config.js';
 import { McpHub } from '../../src/mcp/hub/index.js';
+import { CallAbort } from '../../src/tools/call-abort.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolExecutor, ToolSession } from '../../src/tools/tool-executor.js';
 import { createFileReadTracker, type Tool, type ToolContext, type ToolResult } from '../../src/tools/tool.js';
@@ -76,8 +78,20 @@ export const hubDriver: ClientDriver = {
       return found;
     };
     const readFiles = createFileReadTracker();
-    // A context per call, as ToolExecutor builds one: each call has its own abort signal.
-    const contextFor = (): ToolContext => ({ workspaceRoot, signal: new AbortController().signal, readFiles, logger: silentLogger });
+    // A context per call, as ToolExecutor builds one: each call has its own abort (a real
+    // AbortSignal only if the tool asks for one).
+    const contextFor = (): ToolContext => {
+      const abort = new CallAbort();
+      return {
+        workspaceRoot,
+        get signal() {
+          return abort.signal;
+        },
+        cancellation: abort,
+        readFiles,
+        logger: silentLogger,
+      };
+    };
 
     let executor: ToolExecutor | undefined;
     const loadExecutor = async (): Promise<ToolExecutor> => {
@@ -95,6 +109,8 @@ export const hubDriver: ClientDriver = {
       });
     };
     const session: ToolSession = { workspaceRoot, readFiles: createFileReadTracker(), signal: new AbortController().signal };
+    // 32 calls in flight share the session, as executeAll's calls do (it lifts the same limit).
+    setMaxListeners(0, session.signal);
     let callId = 0;
 
     return {

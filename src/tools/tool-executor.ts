@@ -14,6 +14,7 @@ import type { ArtifactSink } from './artifact-sink.js';
 import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget } from './output-budget.js';
 import type { ToolRegistry } from './registry.js';
 import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
+import { CallAbort } from './call-abort.js';
 
 export interface ToolCall {
   /** The model's id for the call (or any unique label); echoed in the outcome. */
@@ -125,24 +126,27 @@ export class ToolExecutor {
 
   async #executeWithLimits(tool: Tool, args: Record<string, unknown>, call: ToolCall, session: ToolSession): Promise<ToolResult> {
     const timeoutMs = tool.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const controller = new AbortController();
+    const abort = new CallAbort();
     let settle: ((result: ToolResult) => void) | undefined;
     const stopped = new Promise<ToolResult>((resolve) => {
       settle = resolve;
     });
     const onAbort = () => {
-      controller.abort(new WeftError('TOOL_CANCELLED', 'Cancelled'));
+      abort.abort(new WeftError('TOOL_CANCELLED', 'Cancelled'));
       settle?.(errorResult('Cancelled'));
     };
     session.signal.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => {
-      controller.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
+      abort.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
       settle?.(errorResult(`Tool '${tool.name}' timed out after ${formatDuration(timeoutMs)}.`));
     }, timeoutMs);
     try {
       const running = tool.execute(args, {
         workspaceRoot: session.workspaceRoot,
-        signal: controller.signal,
+        get signal() {
+          return abort.signal;
+        },
+        cancellation: abort,
         readFiles: session.readFiles,
         logger: this.#options.logger.child(tool.name),
         onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,

@@ -4,6 +4,7 @@
  */
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
+import type { AbortLike } from './call-abort.js';
 
 export type ToolSource = 'builtin' | 'mcp' | 'weft';
 
@@ -49,6 +50,11 @@ export interface ToolContext {
   /** The workspace root (the run's cwd); file tools never reach outside it. */
   workspaceRoot: string;
   signal: AbortSignal;
+  /**
+   * The same cancellation as `signal`, for code that only listens for the abort: reading it
+   * instead of `signal` spares the executor creating an AbortSignal for the call.
+   */
+  cancellation?: AbortLike;
   readFiles: FileReadTracker;
   logger: Logger;
   onProgress?: (progress: ToolProgress) => void;

@@ -7,12 +7,13 @@ import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/cli
 import { formatDuration } from '../../core/duration.js';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
+import type { AbortLike } from '../../tools/call-abort.js';
 
 export interface CallFailureContext {
   server: string;
   /** `tool 'echo'`, `resources/read of 'mem://a'`… */
   what: string;
-  signal?: AbortSignal;
+  signal?: AbortLike;
   timeoutMs: number;
   maxTimeoutMs?: number;
   /** `exited with code 3`, when the server process ended. */

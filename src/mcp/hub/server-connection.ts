@@ -23,6 +23,7 @@ import { ConnectFailure, disposeParts, openSession, type Session, type SessionDe
 import { withStderrTail } from './startup-failure.js';
 import { localProcess } from './transport-factory.js';
 import type { McpServerStatus } from './types.js';
+import type { AbortLike } from '../../tools/call-abort.js';
 
 export interface ConnectionDeps extends SessionDeps {
   registry: ToolRegistry;
@@ -105,9 +106,12 @@ export class ServerConnection {
     }
   }
 
-  async callTool(originalName: string, args: Record<string, unknown>, context: Pick<ToolContext, 'signal' | 'onProgress'>): Promise<ToolResult> {
+  async callTool(originalName: string, args: Record<string, unknown>, context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress'>): Promise<ToolResult> {
     const session = this.#readySession();
     const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
+    // The SDK only listens on the signal (aborted, reason, add/removeEventListener), so the
+    // executor's cheaper per-call abort serves; a real AbortSignal is made only when asked for.
+    const cancellation = context.cancellation ?? context.signal;
     try {
       const result = await session.client.callTool(
         { name: originalName, arguments: args },
@@ -115,14 +119,14 @@ export class ServerConnection {
           timeout: toolTimeoutMs,
           resetTimeoutOnProgress: true,
           maxTotalTimeout: maxToolTimeoutMs,
-          signal: context.signal,
+          signal: cancellation as AbortSignal,
           // Always asked for: progress is what extends the timeout, forwarded or not.
           onprogress: (progress) => context.onProgress?.({ progress: progress.progress, total: progress.total, message: progress.message }),
         },
       );
       return convertToolResult(result);
     } catch (error) {
-      throw this.#requestFailure(error, session, `tool '${originalName}'`, context.signal, maxToolTimeoutMs);
+      throw this.#requestFailure(error, session, `tool '${originalName}'`, cancellation, maxToolTimeoutMs);
     }
   }
 
@@ -291,7 +295,7 @@ export class ServerConnection {
     }
   }
 
-  #requestFailure(error: unknown, session: Session, what: string, signal?: AbortSignal, maxTimeoutMs?: number): WeftError {
+  #requestFailure(error: unknown, session: Session, what: string, signal?: AbortLike, maxTimeoutMs?: number): WeftError {
     const exit = localProcess(session.built)?.exitDescription;
     const failure = callFailure(error, { server: this.name, what, signal, timeoutMs: this.config.toolTimeoutMs, maxTimeoutMs, ...(exit ? { exit } : {}) });
     if (session.built.kind !== 'stdio' && !signal?.aborted && isConnectionLoss(error)) this.#probe(session);
