@@ -58,6 +58,8 @@ const DEFAULT_TIMEOUT_MS = 660_000;
 
 export class ToolExecutor {
   readonly #options: ToolExecutorOptions;
+  /** One tagged logger per tool name: made once, not per call. */
+  readonly #toolLoggers = new Map<string, Logger>();
 
   constructor(options: ToolExecutorOptions) {
     this.#options = options;
@@ -148,7 +150,7 @@ export class ToolExecutor {
         },
         cancellation: abort,
         readFiles: session.readFiles,
-        logger: this.#options.logger.child(tool.name),
+        logger: this.#toolLogger(tool.name),
         onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
       });
       // A tool that ignores its signal must not hold the turn: whichever settles first wins.
@@ -158,6 +160,15 @@ export class ToolExecutor {
       clearTimeout(timer);
       session.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  #toolLogger(name: string): Logger {
+    let logger = this.#toolLoggers.get(name);
+    if (logger === undefined) {
+      logger = this.#options.logger.child(name);
+      this.#toolLoggers.set(name, logger);
+    }
+    return logger;
   }
 
   #failure(tool: Tool, error: unknown): ToolResult {
