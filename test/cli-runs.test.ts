@@ -4,9 +4,10 @@
  * cancel, bad input) and run-crash-recovery.test.ts.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startModelServer } from './fixtures/model-server/model-server.js';
 import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
@@ -46,6 +47,8 @@ describe('weft run', () => {
     expect(result.stdout).toContain('  ⚙ mcp__everything__echo {"message":"hello from weft"}');
     expect(result.stdout).toContain('✓ summary@1 succeeded in');
     expect(result.stdout).toContain('tour done: Echo: hello from weft; notes.md has 3 lines');
+    // No model configured: the agent stage fails at once, saying what to set, and the tour goes on.
+    expect(result.stdout).toMatch(/✗ summarise@1 failed in \d+ms: No model configured\. Set model = /);
     expect(result.stdout).not.toContain('{{');
     const report = await readFile(join(tour, '.weft', 'tour-report.md'), 'utf8');
     expect(report).toContain('- echo: Echo: hello from weft');
@@ -54,14 +57,43 @@ describe('weft run', () => {
     // The same run, read back: summary, stage-finished events as JSON Lines, the transcript.
     const [run, finished, logs] = await Promise.all([box.inspect(id!), box.events(id!, '--type', 'stage-finished'), box.cli(['logs', id!])]);
     expect(run).toMatchObject({ id, status: 'succeeded', workflow: 'tour', labels: { example: 'tour' }, attempt: 1, pendingQuestions: [] });
-    expect(run.counts).toMatchObject({ stages: 10, toolCalls: 6, questionsPending: 0 });
-    expect(finished.map((event) => event.type)).toEqual(Array(10).fill('stage-finished'));
-    expect(finished.map((event) => event.payload.status)).toEqual(Array(10).fill('succeeded'));
-    expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toBe('tour done: Echo: hello from weft; notes.md has 3 lines; report in .weft/tour-report.md');
+    expect(run.counts).toMatchObject({ stages: 11, toolCalls: 6, questionsPending: 0 });
+    expect(finished.map((event) => event.type)).toEqual(Array(11).fill('stage-finished'));
+    expect(finished.filter((event) => event.payload.status !== 'succeeded').map((event) => [event.stageId, event.payload.status])).toEqual([['summarise@1', 'failed']]);
+    expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toBe(
+      'tour done: Echo: hello from weft; notes.md has 3 lines; report in .weft/tour-report.md\nagent: no model configured, see docs/agents.md',
+    );
     expect(logs.code).toBe(0);
     expect(logs.stdout).toContain(`● run ${id} created (tour)`);
     expect(logs.stdout).toContain('✓ summary@1 succeeded');
     expect(logs.stdout.trim().split('\n').at(-1)).toBe('● run succeeded');
+  });
+
+  it("runs the tour's agent stage on a configured OpenAI-compatible endpoint, reading notes.md through the filesystem server", async () => {
+    const server = await startModelServer({
+      script: [{ toolCalls: [{ name: 'mcp__files__read_text_file', arguments: { path: 'notes.md' } }] }, { text: 'weft reads its notes through an MCP server.' }],
+    });
+    try {
+      const tour = await box.tour();
+      await mkdir(join(tour, '.weft'), { recursive: true });
+      await writeFile(join(tour, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "tour-model"\n`);
+      const result = await box.cli(['--cwd', tour, 'run', 'tour.toml']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('▶ summarise@1 (agent)');
+      expect(result.stdout).toContain('  ⚙ mcp__files__read_text_file {"path":"notes.md"}');
+      expect(result.stdout).toContain('✓ summarise@1 succeeded in');
+      const id = /^run (\S+) succeeded$/m.exec(result.stderr)![1]!;
+      const finished = await box.events(id, '--type', 'stage-finished');
+      expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toMatch(/\nagent: weft reads its notes through an MCP server\.$/);
+      expect(server.requests.map((request) => [request.api, request.model])).toEqual([
+        ['openai-chat', 'tour-model'],
+        ['openai-chat', 'tour-model'],
+      ]);
+      expect(server.requests[0]!.tools.map((tool) => tool.name)).toEqual(['mcp__files__read_text_file']);
+      expect(JSON.stringify(server.requests[1]!.messages)).toContain('weft reads this file through the filesystem MCP server');
+    } finally {
+      await server.close();
+    }
   });
 
   it('runs examples/tour/fanout.toml: three child runs at once, joined', async () => {
