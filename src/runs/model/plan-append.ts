@@ -18,6 +18,8 @@ export interface AppendPlan {
   spec?: RunSpec;
   state: RunState;
   events: RunEvent[];
+  /** Each event's payload as JSON text (what normalising it produced), in event order. */
+  payloadTexts: string[];
   /** Questions created or answered by the batch, in their final state. */
   questions: QuestionRecord[];
 }
@@ -39,12 +41,15 @@ export function planAppend(current: RunState | undefined, inputs: readonly NewRu
   let run = current;
   let spec: RunSpec | undefined;
   const events: RunEvent[] = [];
+  const payloadTexts: string[] = [];
   const touched = new Map<string, QuestionRecord>();
   inputs.forEach((input, index) => {
-    const event = toEvent(input, index, (run?.counts.events ?? 0) + 1, context);
+    const { event, payloadText } = toEvent(input, index, (run?.counts.events ?? 0) + 1, context);
+    let text = payloadText;
     if (event.type === RUN_EVENT.runStatusChanged && run !== undefined) {
       const change = readStatusChanged(event.payload);
       event.payload = { ...event.payload, from: change.from ?? run.status };
+      text = JSON.stringify(event.payload);
     }
     if (event.type === RUN_EVENT.questionAsked) {
       const { questionId } = readQuestionAsked(event.payload);
@@ -69,12 +74,13 @@ export function planAppend(current: RunState | undefined, inputs: readonly NewRu
       run = projectState(run, event);
     }
     events.push(event);
+    payloadTexts.push(text);
   });
   if (run === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Run ${context.runId} cannot be created without a run-created event.`);
-  return { ...(spec === undefined ? {} : { spec }), state: run, events, questions: [...touched.values()] };
+  return { ...(spec === undefined ? {} : { spec }), state: run, events, payloadTexts, questions: [...touched.values()] };
 }
 
-function toEvent(input: NewRunEvent, index: number, seq: number, context: AppendContext): RunEvent {
+function toEvent(input: NewRunEvent, index: number, seq: number, context: AppendContext): { event: RunEvent; payloadText: string } {
   const where = `events[${index}]`;
   if (typeof input !== 'object' || input === null) throw new WeftError('RUN_INVALID_PARAMS', `${where} must be an object { type, stageId?, payload, at? }.`);
   const { type, stageId, at } = input;
@@ -90,6 +96,6 @@ function toEvent(input: NewRunEvent, index: number, seq: number, context: Append
   if (at !== undefined && (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)) {
     throw new WeftError('RUN_INVALID_PARAMS', `${where}.at must be a timestamp in epoch milliseconds.`);
   }
-  const payload = normalizeJsonObject(input.payload ?? {}, `${where}.payload`).value;
-  return { runId: context.runId, seq, at: at ?? context.now, type, ...(stageId === undefined ? {} : { stageId }), payload };
+  const payload = normalizeJsonObject(input.payload ?? {}, `${where}.payload`);
+  return { event: { runId: context.runId, seq, at: at ?? context.now, type, ...(stageId === undefined ? {} : { stageId }), payload: payload.value }, payloadText: payload.text };
 }

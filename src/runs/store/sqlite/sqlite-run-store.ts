@@ -336,7 +336,7 @@ export class SqliteRunStore implements RunStore {
     if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
     if (this.stmt(GET_STATE).get(id) !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
     if (item.run.parentId !== undefined && this.stmt(GET_STATE).get(item.run.parentId) === undefined) throw runNotFound(item.run.parentId);
-    const { spec, state, events, questions } = planAppend(undefined, [...created, ...(item.events ?? [])], this.context(id, true));
+    const { spec, state, events, payloadTexts, questions } = planAppend(undefined, [...created, ...(item.events ?? [])], this.context(id, true));
     if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     const columns = stateColumns(state);
     const specText = JSON.stringify(spec);
@@ -353,7 +353,7 @@ export class SqliteRunStore implements RunStore {
     this.stmt('INSERT INTO run_specs (id, spec) VALUES (?, ?)').run(id, specText);
     const label = this.stmt('INSERT INTO run_labels (key, value, created_at, run_id) VALUES (?, ?, ?, ?)');
     for (const [key, value] of Object.entries(spec.labels)) label.run(key, value, spec.createdAt, id);
-    this.writeEvents(events, questions);
+    this.writeEvents(events, payloadTexts, questions);
     return { spec: specText, state: columns.state };
   }
 
@@ -365,7 +365,7 @@ export class SqliteRunStore implements RunStore {
     const plan = planAppend(before, events, this.context(id, allowReserved));
     const last = plan.events[plan.events.length - 1];
     if (last === undefined) return [];
-    this.writeEvents(plan.events, plan.questions);
+    this.writeEvents(plan.events, plan.payloadTexts, plan.questions);
     if (last.at === plan.state.updatedAt && JSON.stringify({ ...plan.state, counts: { ...plan.state.counts, events: stored.counts.events }, updatedAt: stored.updatedAt }) === row.state) {
       return plan.events;
     }
@@ -381,9 +381,9 @@ export class SqliteRunStore implements RunStore {
     return plan.events;
   }
 
-  private writeEvents(events: RunEvent[], questions: QuestionRecord[]): void {
+  private writeEvents(events: RunEvent[], payloadTexts: string[], questions: QuestionRecord[]): void {
     const insertEvent = this.stmt('INSERT INTO events (run_id, seq, at, type, stage_id, payload) VALUES (?, ?, ?, ?, ?, ?)');
-    for (const event of events) insertEvent.run(event.runId, event.seq, event.at, event.type, event.stageId ?? null, JSON.stringify(event.payload));
+    events.forEach((event, index) => insertEvent.run(event.runId, event.seq, event.at, event.type, event.stageId ?? null, payloadTexts[index] ?? JSON.stringify(event.payload)));
     const saveQuestion = this.stmt('INSERT INTO questions (id, run_id, status, asked_at, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record');
     for (const question of questions) saveQuestion.run(question.id, question.runId, question.status, question.askedAt, JSON.stringify(question));
   }
