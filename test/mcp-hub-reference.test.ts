@@ -158,14 +158,41 @@ describe('MCP hub: sampling, elicitation and roots offered to everything', () =>
     expect(resultText(await roots.execute({}, toolContext()))).toContain(pathToFileURL(toolContext().workspaceRoot).href);
   });
 
-  it('offers sampling only to servers whose config enables it', async () => {
+  it('stops the tool_timeout clock while weft answers the server: an elicitation slower than the timeout still completes', async () => {
+    const TIMEOUT_MS = 300;
     const { hub, registry } = createTestHub({
-      handlers: { sampling: async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'x' } }) },
+      handlers: {
+        // A person who takes three timeouts to answer: the time passing is what is tested.
+        elicitation: () => new Promise((resolve) => setTimeout(() => resolve({ action: 'decline' }), 3 * TIMEOUT_MS)),
+      },
     });
     hubs.push(hub);
-    await hub.start([serverConfig('everything', { command: [process.execPath, EVERYTHING, 'stdio'], sampling: false })]);
-    await waitFor('the conditional tools', () => registry.get('mcp__everything__get-roots-list'));
-    expect(registry.get('mcp__everything__trigger-sampling-request')).toBeUndefined();
+    await hub.start([serverConfig('everything', { command: [process.execPath, EVERYTHING, 'stdio'], toolTimeoutMs: TIMEOUT_MS, maxToolTimeoutMs: TIMEOUT_MS })]);
+    const elicitation = await waitFor('the elicitation tool', () => registry.get('mcp__everything__trigger-elicitation-request'));
+    const started = performance.now();
+    const result = await elicitation.execute({}, toolContext());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(3 * TIMEOUT_MS);
+    expect(result.isError ?? false).toBe(false);
+    expect(resultText(result)).toContain('declined');
+  });
+
+  it('serves sampling only for servers whose config enables it; the others get an error naming the setting', async () => {
+    const sampled: SamplingRequest[] = [];
+    const { hub, registry } = createTestHub({
+      handlers: {
+        sampling: async (request) => {
+          sampled.push(request);
+          return { model: 'm', role: 'assistant', content: { type: 'text', text: 'x' } };
+        },
+      },
+    });
+    hubs.push(hub);
+    await hub.start([serverConfig('everything', { command: [process.execPath, EVERYTHING, 'stdio'], sampling: false, source: { kind: 'project-settings', file: '/p/.weft/settings.toml' } })]);
+    const sampling = await waitFor('the sampling tool', () => registry.get('mcp__everything__trigger-sampling-request'));
+    const result = await sampling.execute({ prompt: 'say hi', maxTokens: 10 }, toolContext());
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain("sampling is off for MCP server 'everything'; set sampling = true in its entry in /p/.weft/settings.toml to let it use weft's model");
+    expect(sampled).toEqual([]);
   });
 });
 

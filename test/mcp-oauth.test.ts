@@ -3,7 +3,7 @@
  * MCP server: connecting without tokens, `loginMcpServer` through the loopback redirect
  * (state checked, PKCE, dynamic registration), tokens stored 0600 and used, expired
  * access tokens refreshed once however many calls hit them, revoked refresh tokens,
- * endpoint binding, secrets kept out of logs, and logout.
+ * endpoint binding, secrets kept out of logs, pre-registered clients from config, and logout.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +92,27 @@ describe('OAuth for remote MCP servers', () => {
     expect(await mcpOAuthStatus('remote', storageDir)).toMatchObject({ loggedIn: true, refreshable: true, serverUrl: fixture.mcpUrl.href });
     const logged = records.map((record) => `${record.message} ${JSON.stringify(record.fields ?? {})}`).join('\n');
     expect(logged).not.toContain(state.tokens?.access_token);
+  });
+
+  it('logs in with a pre-registered client from config instead of registering one', async () => {
+    fixture.preRegisterClient('weft-preregistered', ['http://127.0.0.1/callback']);
+    const config = remote({ oauth: { clientId: 'weft-preregistered' } });
+    await loginMcpServer({ config, storageDir, openUrl: browser });
+    expect(fixture.counts).toMatchObject({ registrations: 0, authorizations: 1, codeExchanges: 1 });
+    expect(stored().clientInformation).toMatchObject({ client_id: 'weft-preregistered' });
+
+    const { hub, registry } = testHub();
+    expect((await hub.start([config]))[0]).toMatchObject({ state: 'ready' });
+    expect(await registry.get('mcp__remote__whoami')?.execute({}, toolContext())).toMatchObject({ content: [{ type: 'text', text: 'client weft-preregistered' }] });
+  });
+
+  it('refuses to log in when the pre-registered client secret variable is unset, naming it', async () => {
+    const config = remote({ oauth: { clientId: 'weft-preregistered', clientSecretEnv: 'WEFT_TEST_UNSET_SECRET' } });
+    await expect(loginMcpServer({ config, storageDir, openUrl: browser, env: {} })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: '[remote] oauth.client_secret_env names WEFT_TEST_UNSET_SECRET, which is not set — set WEFT_TEST_UNSET_SECRET to the client secret and log in again',
+    });
+    expect(fixture.counts).toMatchObject({ registrations: 0, authorizations: 0 });
   });
 
   it('checks the state of the redirect: a stray response is refused and the login still completes', async () => {

@@ -183,16 +183,18 @@ describe('weft mcp start over stdio', () => {
     expect(none.text).toContain(`its events are 1–${total.events}`);
   }, 90_000);
 
-  it('pair: message reaches the run, every other action says no agent stage is running', async () => {
+  it('pair: without an agent stage, message reaches the whole run and start says no agent stage is running', async () => {
     const run = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
     await waitForStatus(client, run.id, ['blocked']);
     const message = await call(client, 'weft_run_pair', { run_id: run.id, action: 'message', text: 'hello agent' });
-    expect(message).toMatchObject({ isError: false, data: { action: 'message', delivered: true } });
-    for (const args of [{ action: 'status' }, { action: 'start', stage_id: 'ask@1' }, { action: 'end' }, { action: 'transcript' }]) {
-      const answer = await call(client, 'weft_run_pair', { run_id: run.id, ...args });
-      expect(answer).toMatchObject({ isError: true, code: 'NO_ACTIVE_AGENT_STAGE' });
-      expect(answer.text).toContain('no active agent stage: pairing needs an agent stage; this run has none running');
-    }
+    expect(message).toMatchObject({ isError: false, data: { action: 'message', delivered: true, session: null } });
+    expect(await call(client, 'weft_run_pair', { run_id: run.id, action: 'status' })).toMatchObject({ isError: false, data: { stages: [], session: null } });
+    const start = await call(client, 'weft_run_pair', { run_id: run.id, action: 'start', stage_id: 'ask@1' });
+    expect(start).toMatchObject({ isError: true, code: 'NO_ACTIVE_AGENT_STAGE' });
+    expect(start.text).toContain(`Stage ask@1 of run ${run.id} is a human stage; only agent stages read messages.`);
+    expect(await call(client, 'weft_run_pair', { run_id: run.id, action: 'end' })).toMatchObject({ isError: true, code: 'NO_PAIR_SESSION' });
+    const transcript = await call(client, 'weft_run_pair', { run_id: run.id, action: 'transcript' });
+    expect((transcript.data.entries as { text: string }[]).map((entry) => entry.text)).toContain('message: hello agent');
     const events = await call(client, 'weft_run_events', { run_id: run.id, action: 'search', query: 'hello agent' });
     expect(events.data.events).toEqual([expect.objectContaining({ type: 'message-sent', payload: { text: 'hello agent' } })]);
     await call(client, 'weft_run_interact', { run_id: run.id, action: 'cancel' });

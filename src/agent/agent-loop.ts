@@ -19,10 +19,11 @@
 import { errorMessage, WeftError } from '../core/errors.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../tools/tool-executor.js';
-import { errorResult, resultText } from '../tools/tool.js';
-import { addUsage, EMPTY_USAGE, type ModelClient, type ModelMessage, type ModelTurn, type ModelUsage } from './model-client.js';
+import { errorResult } from '../tools/tool.js';
+import { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMessage, type ModelTurn, type ModelUsage } from './model-client.js';
 import type { MessageInbox } from './run-messages.js';
 import { outputTokensFor, tokenLimitReached, turnLimitReached, type AgentLimits, type LoopProgress } from './stop-condition.js';
+import { toolResultOutput } from './tool-result-output.js';
 import type { AdaptedTools } from './tool-schemas.js';
 import { messageDeliveredEvent, modelTurnEvent, toolCallFinishedEvent, toolCallStartedEvent, type TurnCall } from './transcript-events.js';
 
@@ -74,14 +75,10 @@ async function runCalls(planned: readonly PlannedCall[], executor: ToolExecutor 
   );
 }
 
-function toolMessage(planned: readonly PlannedCall[], outcomes: readonly ToolCallOutcome[]): ModelMessage {
+function toolMessage(planned: readonly PlannedCall[], outcomes: readonly ToolCallOutcome[], imageInput: ImageInput | undefined): ModelMessage {
   return {
     role: 'tool',
-    content: planned.map((call, index) => {
-      const result = outcomes[index]!.result;
-      const value = resultText(result);
-      return { type: 'tool-result', toolCallId: call.callId, toolName: call.modelName, output: result.isError ? { type: 'error-text', value } : { type: 'text', value } };
-    }),
+    content: planned.map((call, index) => ({ type: 'tool-result', toolCallId: call.callId, toolName: call.modelName, output: toolResultOutput(outcomes[index]!.result, imageInput) })),
   };
 }
 
@@ -151,7 +148,7 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
     await emit(planned.map((call) => toolCallStartedEvent(progress.turns, call)));
     const outcomes = await runCalls(planned, params.executor, params.session);
     await emit(planned.map((call, index) => toolCallFinishedEvent(progress.turns, call, outcomes[index]!)));
-    messages.push(toolMessage(planned, outcomes));
+    messages.push(toolMessage(planned, outcomes, client.imageInput));
     await deliverMessages();
   }
 }

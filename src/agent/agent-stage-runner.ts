@@ -10,6 +10,7 @@ import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { LlmSettings } from '../core/settings/settings.js';
 import type { AgentStageRunner, StageResult, StageRun } from '../runs/engine/stage-context.js';
+import { RUN_EVENT } from '../runs/model/run-event.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { AgentNode, PromptNode } from '../runs/workflow/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -85,6 +86,8 @@ export class ModelStageRunner implements AgentStageRunner {
       if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
       if (WeftError.is(error)) return { status: 'failed', error: error.message };
       throw error;
+    } finally {
+      if (node.kind === 'agent') await endPairSession(stage);
     }
   }
 
@@ -143,4 +146,19 @@ function unmatchedPatterns(node: AgentNode | PromptNode, registry: ToolRegistry 
   if (node.kind !== 'agent' || node.tools === undefined || !registry) return [];
   const names = registry.list();
   return node.tools.filter((pattern) => !names.some(toolFilter([pattern]))).map((pattern) => `Node tools entry '${pattern}' matches no tool.`);
+}
+
+/**
+ * A pair session on this stage ends with it. Recorded here, as the stage ends, so the
+ * transcript says why; if this write is lost (the runner dies), the projection closes the
+ * session anyway when the stage or the run ends.
+ */
+async function endPairSession(stage: StageRun): Promise<void> {
+  try {
+    const session = (await stage.services.store.getRun(stage.run.id))?.pairSession;
+    if (session?.stageId !== stage.stageId) return;
+    await stage.emit([{ type: RUN_EVENT.pairEnded, payload: { sessionId: session.sessionId, reason: 'stage-finished' } }]);
+  } catch {
+    // Best effort: see above.
+  }
 }

@@ -15,6 +15,18 @@ export type { ModelMessage } from 'ai';
 /** Which naming and schema rules tool definitions must follow (see `tool-schemas.ts`). */
 export type ToolDialect = 'anthropic' | 'openai' | 'gemini' | 'openai-compatible';
 
+/**
+ * Where a wire API takes images. Anthropic Messages, OpenAI Responses and Gemini take them
+ * in user messages and in tool results; Chat Completions only in user messages (a tool
+ * message is text there, so the SDK would send base64 as JSON text).
+ */
+export interface ImageInput {
+  messages: boolean;
+  toolResults: boolean;
+}
+
+export const NO_IMAGE_INPUT: ImageInput = { messages: false, toolResults: false };
+
 /** A tool as the model is shown it: already provider-safe. */
 export interface ModelToolSpec {
   name: string;
@@ -74,6 +86,8 @@ export interface ModelClient {
   readonly provider: string;
   readonly modelId: string;
   readonly toolDialect: ToolDialect;
+  /** Where images may be sent; absent means nowhere (they become `[image content]`). */
+  readonly imageInput?: ImageInput;
   /** One model turn. Throws a `WeftError` (`MODEL_*`) when the provider fails after retries. */
   generate(request: ModelRequest): Promise<ModelTurn>;
 }

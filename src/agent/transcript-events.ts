@@ -77,7 +77,14 @@ export function toolCallFinishedEvent(turn: number, call: TurnCall, outcome: Too
     artifactPath: outcome.result.artifactPath ?? null,
   };
   if (outcome.result.structuredContent !== undefined) payload.structuredContent = clipJson(outcome.result.structuredContent);
+  const media = mediaNotes(outcome.result.content);
+  if (media.length > 0) payload.media = media;
   return { type: AGENT_EVENT.toolCallFinished, payload };
+}
+
+/** Images and audio in a result as a size note each: the log keeps no base64. */
+function mediaNotes(content: ToolCallOutcome['result']['content']): JsonObject[] {
+  return content.flatMap((part) => (part.type === 'image' || part.type === 'audio' ? [{ type: part.type, mimeType: part.mimeType, bytes: Math.floor((part.data.length * 3) / 4) }] : []));
 }
 
 export function messageDeliveredEvent(turn: number, message: { seq: number; text: string }): NewRunEvent {

@@ -9,7 +9,7 @@ import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Settings } from '../core/settings/settings.js';
 import { loadMcpServerConfigs, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../mcp/config/index.js';
-import { McpHub, type McpServerStatus } from '../mcp/hub/index.js';
+import { McpHub, type McpHubHandlers, type McpServerStatus } from '../mcp/hub/index.js';
 import { qualifiedToolName } from '../mcp/hub/tool-names.js';
 import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../mcp/oauth/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -44,6 +44,8 @@ export interface McpServiceDeps {
   logger: Logger;
   clientVersion: string;
   storageDir: string;
+  /** Sampling and elicitation from servers (terminal prompts for `weft tools call`). */
+  handlers?: McpHubHandlers;
 }
 
 export class McpService {
@@ -162,9 +164,9 @@ export class McpService {
    * Runs the OAuth login of a remote server: `openUrl` gets the authorization URL (print it,
    * open a browser); resolves once the redirect came back and the tokens are stored.
    */
-  async login(name: string, openUrl: (url: URL) => void | Promise<void>, signal?: AbortSignal): Promise<McpLoginResult> {
+  async login(name: string, openUrl: (url: URL) => void | Promise<void>, options: { signal?: AbortSignal; scope?: string } = {}): Promise<McpLoginResult> {
     const config = await this.config(name);
-    return loginMcpServer({ config, storageDir: this.#deps.storageDir, openUrl, ...(signal ? { signal } : {}) });
+    return loginMcpServer({ config, storageDir: this.#deps.storageDir, openUrl, ...(options.signal ? { signal: options.signal } : {}), ...(options.scope ? { scope: options.scope } : {}) });
   }
 
   /** Forgets the stored tokens of a server; false when there were none. */
@@ -190,6 +192,7 @@ export class McpService {
       logger: this.#deps.logger.child('mcp'),
       clientVersion: this.#deps.clientVersion,
       oauth: { storageDir: this.#deps.storageDir },
+      ...(this.#deps.handlers ? { handlers: this.#deps.handlers } : {}),
     });
     return this.#hub;
   }

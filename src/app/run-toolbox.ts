@@ -1,7 +1,9 @@
 /**
  * The tools of one run, built by the runner when a stage first needs a tool: built-ins,
  * plus the MCP servers configured for the run's directory and its workflow, behind the
- * settings' and the workflow's approval rules (workflow rules last, so they win).
+ * settings' and the workflow's approval rules (workflow rules last, so they win). The
+ * run's MCP servers may sample the run's model and elicit input through run questions
+ * (`run-bridges.ts`); the one root they are offered is the run's directory.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +17,10 @@ import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
+import { runHubHandlers } from './run-bridges.js';
 
 export function runToolboxFactory(params: { storageDir: string; env: Record<string, string | undefined>; logger: Logger; version: string }): RunToolboxFactory {
-  return async (run, workflow, askApproval) => {
+  return async (run, workflow, askApproval, bridge) => {
     const settings = await loadSettings({ storageDir: params.storageDir, workspaceRoot: run.cwd });
     const registry = new ToolRegistry();
     for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) registry.register(tool);
@@ -32,12 +35,15 @@ export function runToolboxFactory(params: { storageDir: string; env: Record<stri
       logger,
     });
     for (const problem of problems) if (problem.severity === 'error') logger.warn(problem.message);
-    const hub = new McpHub({ registry, workspaceRoot: run.cwd, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir } });
+    const policy = new ApprovalPolicy([...settings.approvalRules, ...workflow.run.approval]);
+    const approvalMode = { interactive: false, autoApprove: run.autoApprove };
+    const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
+    const hub = new McpHub({ registry, workspaceRoot: run.cwd, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers });
     await hub.start(servers.filter((server) => server.enabled));
     const executor = new ToolExecutor({
       registry,
-      policy: new ApprovalPolicy([...settings.approvalRules, ...workflow.run.approval]),
-      approvalMode: { interactive: false, autoApprove: run.autoApprove },
+      policy,
+      approvalMode,
       artifacts: fileArtifactSink(join(params.storageDir, 'artifacts', run.id)),
       logger,
       outputLimitBytes: settings.outputLimitBytes,

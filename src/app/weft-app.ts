@@ -12,6 +12,7 @@ import type { RunService } from '../runs/run-service.js';
 import type { McpConfigService } from './mcp-config-service.js';
 import type { McpService } from './mcp-service.js';
 import { resolveStorageDir } from './storage-dir.js';
+import type { TerminalPrompter } from './terminal-prompter.js';
 import type { ToolService } from './tool-service.js';
 
 export interface WeftAppOptions {
@@ -21,6 +22,11 @@ export interface WeftAppOptions {
   storageDir?: string;
   env?: Record<string, string | undefined>;
   logLevel?: LogLevel;
+  /**
+   * The person at the terminal, who answers MCP servers' elicitation and (with an `ask`
+   * rule) approves their sampling. Default: nobody — requests are declined with a line on stderr.
+   */
+  terminal?: TerminalPrompter;
 }
 
 export interface WeftApp {
@@ -65,8 +71,9 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const mcp = once(async () => {
-    const { McpService } = await import('./mcp-service.js');
-    return new McpService({ registry: await registry.get(), settings, workspaceRoot, env, logger, clientVersion: version, storageDir });
+    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./mcp-service.js'), import('./terminal-bridges.js'), import('./terminal-prompter.js')]);
+    const handlers = terminalHubHandlers({ terminal: options.terminal ?? detachedTerminal(), settings, env, logger });
+    return new McpService({ registry: await registry.get(), settings, workspaceRoot, env, logger, clientVersion: version, storageDir, handlers });
   });
 
   const tools = once(async () => {

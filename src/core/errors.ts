@@ -36,6 +36,10 @@ export type WeftErrorCode =
   | 'MODEL_KEY_MISSING'
   | 'MODEL_AUTH_FAILED'
   | 'MODEL_REQUEST_FAILED'
+  | 'STAGE_NOT_FOUND'
+  | 'NO_ACTIVE_AGENT_STAGE'
+  | 'PAIR_SESSION_OPEN'
+  | 'NO_PAIR_SESSION'
   | 'INTERNAL';
 
 export interface WeftErrorOptions {

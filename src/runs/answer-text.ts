@@ -1,7 +1,9 @@
 /**
  * Answers typed as text (`weft answer … yes`, a form field) turned into the JSON value a
- * question of that kind takes: yes/no → boolean, multi-select → array. The store checks
- * the value against the question afterwards.
+ * question of that kind takes: yes/no → boolean, multi-select → array, and for a freeform
+ * question with a schema (an MCP elicitation form) JSON text → its value. One of the
+ * question's `alternatives` (`decline`, `cancel`) stays that string. The store checks the
+ * value against the question afterwards.
  */
 import type { JsonValue } from './model/json.js';
 import type { QuestionRecord } from './model/question.js';
@@ -9,8 +11,9 @@ import type { QuestionRecord } from './model/question.js';
 const YES = new Set(['y', 'yes', 'true', 'ok', 'confirm', 'approve', '1']);
 const NO = new Set(['n', 'no', 'false', 'deny', 'reject', '0']);
 
-export function answerFromText(question: Pick<QuestionRecord, 'kind'>, text: string): JsonValue {
+export function answerFromText(question: Pick<QuestionRecord, 'kind' | 'schema' | 'alternatives'>, text: string): JsonValue {
   const trimmed = text.trim();
+  if (question.alternatives?.includes(trimmed)) return trimmed;
   switch (question.kind) {
     case 'yes_no':
     case 'confirmation': {
@@ -29,11 +32,21 @@ export function answerFromText(question: Pick<QuestionRecord, 'kind'>, text: str
       }
       return trimmed === '' ? [] : trimmed.split(',').map((part) => part.trim());
     case 'choice':
-    case 'freeform':
       return text;
+    case 'freeform':
+      return question.schema === undefined || question.schema.type === 'string' ? text : parseJsonText(trimmed);
     default: {
       const unknown: never = question.kind;
       return unknown;
     }
+  }
+}
+
+/** JSON text as its value (`42`, `{"name":"Ada"}`); anything else stays text, for the schema check to refuse with a clear message. */
+function parseJsonText(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
   }
 }

@@ -15,6 +15,7 @@ import type { RunRecord } from './model/run-record.js';
 import { isTerminal, RUN_TRANSITIONS, type RunStatus } from './model/run-status.js';
 import { ENGINE_EVENT } from './engine/engine-events.js';
 import { answerFromText } from './answer-text.js';
+import { PairService } from './pair-service.js';
 import { requestCancel } from './run-cancel.js';
 import { resolveInputs } from './run-inputs.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from './store/run-store.js';
@@ -50,6 +51,7 @@ function notFound(id: string): WeftError {
 
 export class RunService {
   readonly #deps: RunServiceDeps;
+  #pairing: PairService | undefined;
 
   constructor(deps: RunServiceDeps) {
     this.#deps = deps;
@@ -57,6 +59,12 @@ export class RunService {
 
   get store(): RunStore {
     return this.#deps.store;
+  }
+
+  /** Pair sessions with running agent stages (`weft pair`, `weft_run_pair`), over the same store. */
+  get pairing(): PairService {
+    this.#pairing ??= new PairService({ store: this.#deps.store, getRun: (id) => this.get(id) });
+    return this.#pairing;
   }
 
   async create(request: CreateRunRequest): Promise<RunRecord> {

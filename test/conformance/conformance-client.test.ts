@@ -25,11 +25,18 @@ const MUST_PASS = [
   'tools_call',
   'elicitation-sep1034-client-defaults',
   'sse-retry',
-  // OAuth: discovery, dynamic registration, PKCE, token endpoint auth methods (src/mcp/oauth).
+  // OAuth (src/mcp/oauth): discovery (also via the challenge's resource_metadata), dynamic
+  // registration, pre-registered clients, client ID metadata documents, PKCE, scope
+  // selection and step-up, token endpoint auth methods.
   'auth/metadata-default',
   'auth/metadata-var1',
   'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/pre-registration',
+  'auth/scope-from-www-authenticate',
   'auth/scope-from-scopes-supported',
+  'auth/scope-step-up',
   'auth/scope-omitted-when-undefined',
   'auth/scope-retry-limit',
   'auth/token-endpoint-auth-basic',

@@ -3,7 +3,12 @@
  * `McpHub` to the scenario's server (an `http` config for the URL given as the last
  * argument), does what the scenario named in `MCP_CONFORMANCE_SCENARIO` expects — list
  * tools, call a tool through the tool registry, answer elicitations with the schema's
- * defaults — then closes the hub. Exits 0 when the scenario's steps succeeded, 1 (with
+ * defaults — then closes the hub. A protected server is logged into the way
+ * `weft mcp login` does it, with the client identity a user would configure: the
+ * pre-registered client of `MCP_CONFORMANCE_CONTEXT` when the scenario gives one, else a
+ * client ID metadata document URL (used where the authorization server supports it). A
+ * tool call refused with 403 `insufficient_scope` logs in again for the larger scope and
+ * is retried once. Exits 0 when the scenario's steps succeeded, 1 (with
  * the reason on stderr) otherwise; the suite's own checks decide pass or fail.
  * The test bundles it and starts it through `client-launcher.mjs`; by hand,
  * `MCP_CONFORMANCE_SCENARIO=tools_call node --import tsx weft-client.ts <url>` works too.
@@ -12,7 +17,7 @@ import { createLogger, stderrSink } from '../../src/core/logger.js';
 import type { McpServerConfig } from '../../src/mcp/config/server-config.js';
 import { applyElicitationDefaults } from '../../src/mcp/hub/elicitation-defaults.js';
 import { McpHub, qualifiedToolName, type ElicitationHandler } from '../../src/mcp/hub/index.js';
-import { loginMcpServer } from '../../src/mcp/oauth/index.js';
+import { loginMcpServer, readOAuthState, stepUpScope } from '../../src/mcp/oauth/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +25,10 @@ import { join } from 'node:path';
 import { createFileReadTracker, resultText, type ToolResult } from '../../src/tools/tool.js';
 
 const SERVER = 'conformance';
+/** The client ID metadata document URL `auth/basic-cimd` expects as the client_id. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Where the adapter puts a pre-registered client secret, so config names only the variable. */
+const CLIENT_SECRET_ENV = 'WEFT_CONFORMANCE_CLIENT_SECRET';
 
 /** Accepts every form with the requested schema's defaults, as a person pressing "accept" would. */
 const acceptDefaults: ElicitationHandler = async ({ params }) => {
@@ -40,6 +49,10 @@ const SCENARIOS: Record<string, (client: ConformanceClient) => Promise<void>> = 
   // The server closes the call's SSE stream after a priming event; the answer arrives on the resumed stream.
   'sse-retry': async (client) => {
     await client.call('test_reconnection', {});
+  },
+  // Listing needs mcp:basic, calling needs mcp:write too: the call is what triggers the step-up.
+  'auth/scope-step-up': async (client) => {
+    await client.call('test-tool', {});
   },
 };
 
@@ -68,24 +81,47 @@ class ConformanceClient {
     });
   }
 
+  #config: McpServerConfig | undefined;
+
   async connect(url: string): Promise<void> {
     const config = httpConfig(url);
+    this.#config = config;
     try {
       await this.hub.start([config]);
     } catch (error) {
       // A protected server: log in the way `weft mcp login` does, then connect again.
       if (!this.hub.serverStatus(SERVER).error?.includes('needs authorization')) throw error;
-      await loginMcpServer({ config, storageDir: this.storageDir, openUrl: browse });
-      await this.hub.removeServer(SERVER);
-      await this.hub.start([config]);
+      await this.#login();
     }
     const status = this.hub.serverStatus(SERVER);
     const tools = this.registry.list().filter((tool) => tool.server === SERVER).map((tool) => tool.name);
     this.#logger.info(`connected: ${status?.serverInfo?.name ?? '?'} (protocol ${status?.protocolVersion ?? '?'}), tools: ${tools.join(', ') || 'none'}`);
   }
 
-  /** Calls a server tool the way agents do: through its registered, qualified name. */
+  /** Logs in (for `scope` on top of what the server asks for) and reconnects. */
+  async #login(scope?: string): Promise<void> {
+    const config = this.#config;
+    if (!config) throw new Error('not connected');
+    await loginMcpServer({ config, storageDir: this.storageDir, openUrl: browse, ...(scope ? { scope } : {}) });
+    await this.hub.removeServer(SERVER);
+    await this.hub.start([config]);
+  }
+
+  /** Calls a server tool the way agents do; after a 403 insufficient_scope, once more with a token for the larger scope. */
   async call(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+    try {
+      return await this.#callOnce(tool, args);
+    } catch (error) {
+      const granted = (await readOAuthState(this.storageDir, SERVER))?.tokens?.scope;
+      const scope = stepUpScope(error, granted);
+      if (scope === undefined) throw error;
+      this.#logger.info(`${tool}: insufficient scope — logging in again for '${scope}'`);
+      await this.#login(scope);
+      return this.#callOnce(tool, args);
+    }
+  }
+
+  async #callOnce(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
     const name = qualifiedToolName(SERVER, tool);
     const registered = this.registry.get(name);
     if (!registered) throw new Error(`tool ${name} is not registered`);
@@ -107,6 +143,7 @@ class ConformanceClient {
  */
 function httpConfig(url: string): McpServerConfig {
   return {
+    oauth: clientIdentity(),
     name: SERVER,
     type: 'http',
     url,
@@ -123,6 +160,21 @@ function httpConfig(url: string): McpServerConfig {
     sampling: false,
     source: { kind: 'runtime', file: 'conformance' },
   };
+}
+
+/** The scenario's pre-registered client (secret via an env variable, as config would name it), else a metadata document URL. */
+function clientIdentity(): NonNullable<McpServerConfig['oauth']> {
+  const context = parseContext(process.env.MCP_CONFORMANCE_CONTEXT);
+  if (typeof context.client_id !== 'string') return { clientMetadataUrl: CLIENT_METADATA_URL };
+  if (typeof context.client_secret !== 'string') return { clientId: context.client_id };
+  process.env[CLIENT_SECRET_ENV] = context.client_secret;
+  return { clientId: context.client_id, clientSecretEnv: CLIENT_SECRET_ENV };
+}
+
+function parseContext(text: string | undefined): Record<string, unknown> {
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 async function main(): Promise<number> {

@@ -7,13 +7,14 @@
  */
 import { generateText, InvalidToolInputError, jsonSchema, NoSuchToolError, streamText, tool, type CallWarning, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet, type TypedToolCall } from 'ai';
 import { errorMessage } from '../../core/errors.js';
-import type { ModelClient, ModelRequest, ModelToolCall, ModelTurn, ToolDialect } from '../model-client.js';
+import type { ImageInput, ModelClient, ModelRequest, ModelToolCall, ModelTurn, ToolDialect } from '../model-client.js';
 import { modelCallError, type ModelErrorContext } from './model-errors.js';
 
 export interface AiSdkModelClientOptions {
   provider: string;
   modelId: string;
   toolDialect: ToolDialect;
+  imageInput: ImageInput;
   model: LanguageModel;
   maxRetries: number;
   streaming: boolean;
@@ -68,6 +69,7 @@ export class AiSdkModelClient implements ModelClient {
   readonly provider: string;
   readonly modelId: string;
   readonly toolDialect: ToolDialect;
+  readonly imageInput: ImageInput;
   readonly #options: AiSdkModelClientOptions;
 
   constructor(options: AiSdkModelClientOptions) {
@@ -78,6 +80,7 @@ export class AiSdkModelClient implements ModelClient {
     this.provider = options.provider;
     this.modelId = options.modelId;
     this.toolDialect = options.toolDialect;
+    this.imageInput = options.imageInput;
   }
 
   async generate(request: ModelRequest): Promise<ModelTurn> {

@@ -11,7 +11,7 @@ import type { LlmSettings } from '../../core/settings/settings.js';
 import type { ModelClient } from '../model-client.js';
 import { AiSdkModelClient } from './ai-sdk-model-client.js';
 import { resolveProvider, selectModel, type ModelSource, type ResolvedProvider } from './model-selection.js';
-import { toolDialectOf } from './provider-catalog.js';
+import { imageInputOf, toolDialectOf } from './provider-catalog.js';
 
 /** Retries of one model call on 429, 5xx and connection errors (the SDK's default is 2). */
 export const DEFAULT_MAX_RETRIES = 4;
@@ -54,6 +54,7 @@ export function createModelClient(sources: readonly ModelSource[], options: Mode
     provider: selection.provider,
     modelId: selection.model,
     toolDialect: toolDialectOf(provider.api),
+    imageInput: imageInputOf(provider.api),
     model: languageModel(provider, selection.model),
     maxRetries: options.llm.maxRetries ?? DEFAULT_MAX_RETRIES,
     streaming: options.llm.stream ?? true,

@@ -3,7 +3,7 @@
  * default, and which environment variable holds its key. `[llm.providers.<name>]` in
  * settings can override a known provider or add a new one that speaks one of these APIs.
  */
-import type { ToolDialect } from '../model-client.js';
+import type { ImageInput, ToolDialect } from '../model-client.js';
 
 /** The wire protocols weft can talk. */
 export const MODEL_APIS = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini', 'openai-compatible'] as const;
@@ -48,6 +48,27 @@ export function toolDialectOf(api: ModelApi): ToolDialect {
       return 'gemini';
     case 'openai-compatible':
       return 'openai-compatible';
+    default: {
+      const unreachable: never = api;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * Where each API takes images. OpenAI-compatible endpoints get none: many local models
+ * answer an image part with a 400, and Chat Completions cannot put one in a tool message.
+ */
+export function imageInputOf(api: ModelApi): ImageInput {
+  switch (api) {
+    case 'anthropic-messages':
+    case 'openai-responses':
+    case 'gemini':
+      return { messages: true, toolResults: true };
+    case 'openai-chat':
+      return { messages: true, toolResults: false };
+    case 'openai-compatible':
+      return { messages: false, toolResults: false };
     default: {
       const unreachable: never = api;
       return unreachable;

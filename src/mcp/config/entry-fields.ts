@@ -17,6 +17,7 @@ export const ENTRY_FIELDS = [
   'url',
   'headers',
   'bearer_token_env_var',
+  'oauth',
   'port',
   'protocol',
   'startup_timeout',
@@ -52,6 +53,7 @@ export const APPLIES_TO: Partial<Record<EntryField, readonly McpTransportType[]>
   url: ['http', 'sse'],
   headers: ['http', 'sse'],
   bearer_token_env_var: ['http', 'sse'],
+  oauth: ['http', 'sse'],
   port: ['sandbox'],
   protocol: ['sandbox'],
 };
@@ -86,6 +88,7 @@ const EXAMPLES: Record<EntryField, unknown> = {
   url: 'https://example.com/mcp',
   headers: { Authorization: 'Bearer ${TOKEN}' },
   bearer_token_env_var: 'GITHUB_TOKEN',
+  oauth: { client_id: 'weft-cli', client_secret_env: 'MY_SERVER_CLIENT_SECRET' },
   port: 3000,
   protocol: 'streamable_http',
   startup_timeout: '10s',

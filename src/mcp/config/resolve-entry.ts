@@ -93,6 +93,12 @@ export function resolveServerEntry(
       scope.logger.warn(warning.message, { server: entry.name, field: 'bearer_token_env_var' });
       problems.push(warning);
     }
+    const secretEnv = entry.oauth?.clientSecretEnv;
+    if (secretEnv !== undefined && !scope.env[secretEnv]) {
+      const warning = fieldProblem(ctx, entry.name, 'oauth.client_secret_env', `names ${secretEnv}, which is not set`, `set ${secretEnv} before 'weft mcp login ${entry.name}', or the client logs in without its secret`, 'warning');
+      scope.logger.warn(warning.message, { server: entry.name, field: 'oauth.client_secret_env' });
+      problems.push(warning);
+    }
   }
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
 
@@ -117,6 +123,7 @@ export function resolveServerEntry(
   if (cwd !== undefined) config.cwd = cwd;
   if (url !== undefined) config.url = url;
   if (entry.bearerTokenEnvVar !== undefined) config.bearerTokenEnvVar = entry.bearerTokenEnvVar;
+  if (entry.oauth !== undefined) config.oauth = entry.oauth;
   if (entry.port !== undefined) config.port = entry.port;
   if (entry.enabledTools !== undefined) config.enabledTools = entry.enabledTools;
   return { config, problems };

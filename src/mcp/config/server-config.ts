@@ -31,6 +31,8 @@ export interface McpServerConfig {
   headers: Record<string, string>;
   /** http/sse: name of the variable whose value becomes `Authorization: Bearer …`. */
   bearerTokenEnvVar?: string;
+  /** http/sse: how `weft mcp login` identifies itself to the authorization server, when not by dynamic registration. */
+  oauth?: McpOAuthConfig;
   /** sandbox: the port the server listens on, and how to speak to it. */
   port?: number;
   protocol: 'streamable_http' | 'sse';
@@ -45,6 +47,24 @@ export interface McpServerConfig {
   /** Whether `sampling/createMessage` from this server is served by weft's model. */
   sampling: boolean;
   source: McpConfigSource;
+}
+
+/**
+ * Client identity for OAuth (`oauth = { … }`). Without it `weft mcp login` registers a
+ * client dynamically. Secrets are never written in config: only the name of the
+ * environment variable that holds one.
+ */
+export interface McpOAuthConfig {
+  /** A client registered with the authorization server beforehand (skips dynamic registration). */
+  clientId?: string;
+  /** Name of the environment variable holding that client's secret (confidential clients). */
+  clientSecretEnv?: string;
+  /**
+   * An https URL of a client ID metadata document: used as the client_id when the
+   * authorization server advertises `client_id_metadata_document_supported`, else weft
+   * registers dynamically as usual.
+   */
+  clientMetadataUrl?: string;
 }
 
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;

@@ -146,7 +146,7 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
     expect(toml.names).toEqual(['good']);
     expect(toml.messages).toEqual([
       `~/.weft/settings.toml: server 'typo': field 'tool_timout' is not a known field — did you mean 'tool_timeout'?`,
-      `~/.weft/settings.toml: server 'odd': field 'colour' is not a known field — remove it (known fields: type, command, args, script, cwd, env, env_vars, url, headers, bearer_token_env_var, port, protocol, startup_timeout, tool_timeout, max_tool_timeout, enabled, required, enabled_tools, disabled_tools, sampling)`,
+      `~/.weft/settings.toml: server 'odd': field 'colour' is not a known field — remove it (known fields: type, command, args, script, cwd, env, env_vars, url, headers, bearer_token_env_var, oauth, port, protocol, startup_timeout, tool_timeout, max_tool_timeout, enabled, required, enabled_tools, disabled_tools, sampling)`,
     ]);
     const json = await loadJson({ cline: { command: 'npx', alwaysAllow: ['read'] } });
     expect(json.names).toEqual(['cline', 'good']);

@@ -5,6 +5,7 @@
  */
 import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, TYPE_VALUES, isEntryField, type EntryField } from './entry-fields.js';
 import { FieldReader, type RawField } from './field-readers.js';
+import { readOAuthField } from './oauth-field.js';
 import { closest, example, fieldProblem, hasErrors, isPlainObject, renderValue, serverProblem, describeValue, type FileContext, type McpConfigProblem } from './problems.js';
 import { MCP_DEFAULTS, MCP_SERVER_NAME, type McpServerConfig, type McpTransportType } from './server-config.js';
 
@@ -223,6 +224,7 @@ export function validateServerEntry(ctx: FileContext, name: string, raw: unknown
   const env = readEnv(reader);
   const envVars = reader.variableNames('env_vars') ?? [];
   const endpoint = readEndpoint(reader, type);
+  const oauth = readOAuthField(reader);
   const sandbox = readSandbox(reader, type);
   const startupTimeoutMs = reader.duration('startup_timeout') ?? MCP_DEFAULTS.startupTimeoutMs;
   const toolTimeoutMs = reader.duration('tool_timeout') ?? MCP_DEFAULTS.toolTimeoutMs;
@@ -253,6 +255,7 @@ export function validateServerEntry(ctx: FileContext, name: string, raw: unknown
     headers: endpoint.headers ?? {},
     headersKey: reader.key('headers'),
     bearerTokenEnvVar: endpoint.bearerTokenEnvVar,
+    ...(oauth ? { oauth } : {}),
     ...sandbox,
     startupTimeoutMs,
     toolTimeoutMs,

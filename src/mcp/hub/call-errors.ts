@@ -8,6 +8,7 @@ import { formatDuration } from '../../core/duration.js';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import type { AbortLike } from '../../tools/call-abort.js';
+import { stepUpScope } from '../oauth/auth-challenge.js';
 
 export interface CallFailureContext {
   server: string;
@@ -31,6 +32,14 @@ export function isConnectionLoss(error: unknown): boolean {
   return error instanceof TypeError || (error instanceof Error && /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed/i.test(errorMessage(error)));
 }
 
+/** A request that ran out of `tool_timeout` (and `max_tool_timeout`, with progress). */
+export function timeoutError(context: Pick<CallFailureContext, 'server' | 'what' | 'timeoutMs' | 'maxTimeoutMs'>): WeftError {
+  const limit = context.maxTimeoutMs
+    ? `${formatDuration(context.timeoutMs)} without progress (at most ${formatDuration(context.maxTimeoutMs)} with progress)`
+    : formatDuration(context.timeoutMs);
+  return new WeftError('TOOL_TIMEOUT', `[${context.server}] ${context.what} timed out after ${limit}; the server was told to cancel it`, { data: { server: context.server } });
+}
+
 export function callFailure(error: unknown, context: CallFailureContext): WeftError {
   const { server, what, signal } = context;
   if (signal?.aborted) {
@@ -39,11 +48,13 @@ export function callFailure(error: unknown, context: CallFailureContext): WeftEr
     return new WeftError('TOOL_CANCELLED', `[${server}] ${what} was cancelled`, { data: { server } });
   }
   if (WeftError.is(error)) return error;
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-    const limit = context.maxTimeoutMs
-      ? `${formatDuration(context.timeoutMs)} without progress (at most ${formatDuration(context.maxTimeoutMs)} with progress)`
-      : formatDuration(context.timeoutMs);
-    return new WeftError('TOOL_TIMEOUT', `[${server}] ${what} timed out after ${limit}; the server was told to cancel it`, { data: { server } });
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return timeoutError(context);
+  const neededScope = stepUpScope(error);
+  if (neededScope !== undefined) {
+    return new WeftError('MCP_SERVER_UNAVAILABLE', `[${server}] ${what} needs more authorization (scope '${neededScope}') — run 'weft mcp login ${server} --scope "${neededScope}"'`, {
+      data: { server, scope: neededScope },
+      cause: error,
+    });
   }
   if (isConnectionLoss(error)) {
     const cause = context.exit ? `the server ${context.exit}` : 'the connection was lost';

@@ -1,12 +1,14 @@
 /**
  * Builds the SDK `Client` for one connection attempt: identifies as `weft`, offers the
- * workspace root as the only root, offers elicitation and sampling only when a handler
- * is wired (sampling also only where the server's config enables it), and routes the
- * server's log messages and change notifications to the connection.
+ * workspace root as the only root, offers elicitation and sampling when a handler is
+ * wired, and routes the server's log messages and change notifications to the connection.
+ * Sampling is offered to every server but served only where the server's config says
+ * `sampling = true`; the others get an error that names the setting, so a sampling tool
+ * fails with a fix instead of silently missing.
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, LoggingMessageNotificationParams } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import type { McpHubHandlers } from './types.js';
@@ -16,6 +18,18 @@ export type ListKind = 'tools' | 'resources' | 'prompts';
 export interface ClientEvents {
   onListChanged(kind: ListKind): void;
   onResourceUpdated(uri: string): void;
+  /** weft started (true) or finished (false) answering a request of the server's: sampling or elicitation. */
+  onAnswering(busy: boolean): void;
+}
+
+/** Brackets the answer to a server's request with `onAnswering`, so call timeouts stand still meanwhile. */
+async function answering<T>(events: ClientEvents, answer: () => Promise<T>): Promise<T> {
+  events.onAnswering(true);
+  try {
+    return await answer();
+  } finally {
+    events.onAnswering(false);
+  }
 }
 
 export interface ClientSetup {
@@ -25,6 +39,8 @@ export interface ClientSetup {
   handlers: McpHubHandlers;
   /** The server's config says `sampling = true`. */
   samplingEnabled: boolean;
+  /** The file the server's entry came from, named when sampling is refused. */
+  configFile: string;
   /** Tagged with the server; receives the server's `notifications/message`. */
   serverLogger: Logger;
   events: ClientEvents;
@@ -37,7 +53,7 @@ export function createClient(setup: ClientSetup): Client {
   const { handlers, server } = setup;
   const capabilities: ClientCapabilities = { roots: { listChanged: false } };
   if (handlers.elicitation) capabilities.elicitation = {};
-  const sampling = setup.samplingEnabled ? handlers.sampling : undefined;
+  const sampling = handlers.sampling;
   if (sampling) capabilities.sampling = {};
 
   const client = new Client({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
@@ -47,10 +63,13 @@ export function createClient(setup: ClientSetup): Client {
 
   const elicitation = handlers.elicitation;
   if (elicitation) {
-    client.setRequestHandler('elicitation/create', (request, ctx) => elicitation({ server, params: request.params, signal: ctx.mcpReq.signal }));
+    client.setRequestHandler('elicitation/create', (request, ctx) => answering(setup.events, () => elicitation({ server, params: request.params, signal: ctx.mcpReq.signal })));
   }
   if (sampling) {
-    client.setRequestHandler('sampling/createMessage', (request, ctx) => sampling({ server, params: request.params, signal: ctx.mcpReq.signal }));
+    client.setRequestHandler('sampling/createMessage', (request, ctx) => {
+      if (!setup.samplingEnabled) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, samplingOffMessage(server, setup.configFile));
+      return answering(setup.events, () => sampling({ server, params: request.params, signal: ctx.mcpReq.signal }));
+    });
   }
 
   client.setNotificationHandler('notifications/message', (notification) => logServerMessage(setup.serverLogger, notification.params));
@@ -59,6 +78,12 @@ export function createClient(setup: ClientSetup): Client {
   client.setNotificationHandler('notifications/prompts/list_changed', () => setup.events.onListChanged('prompts'));
   client.setNotificationHandler('notifications/resources/updated', (notification) => setup.events.onResourceUpdated(notification.params.uri));
   return client;
+}
+
+/** Why a server may not sample, and the setting that changes it (`.mcp.json` spells it in JSON). */
+export function samplingOffMessage(server: string, configFile: string): string {
+  const setting = configFile.endsWith('.json') ? '"sampling": true' : 'sampling = true';
+  return `sampling is off for MCP server '${server}'; set ${setting} in its entry in ${configFile} to let it use weft's model`;
 }
 
 /** MCP's eight syslog levels onto weft's four. */

@@ -9,11 +9,13 @@ import type { Client } from '@modelcontextprotocol/client';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { redactSecrets } from '../../core/redact.js';
+import { CallAbort, type AbortLike } from '../../tools/call-abort.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ToolContext, ToolResult } from '../../tools/tool.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import { callFailure, isConnectionLoss, offlineError } from './call-errors.js';
+import { callFailure, isConnectionLoss, offlineError, timeoutError } from './call-errors.js';
+import { CallTimer } from './call-timer.js';
 import type { ListKind } from './client-factory.js';
 import { convertToolResult } from './content.js';
 import { EMPTY_DISCOVERY, refetchList, type Discovery } from './discovery.js';
@@ -23,7 +25,9 @@ import { ConnectFailure, disposeParts, openSession, type Session, type SessionDe
 import { withStderrTail } from './startup-failure.js';
 import { localProcess } from './transport-factory.js';
 import type { McpServerStatus } from './types.js';
-import type { AbortLike } from '../../tools/call-abort.js';
+
+/** The SDK's request limit (the largest a Node timer takes): it never fires before the hub's own CallTimer. */
+const SDK_TIMEOUT_BACKSTOP_MS = 2_147_483_647;
 
 export interface ConnectionDeps extends SessionDeps {
   registry: ToolRegistry;
@@ -59,6 +63,9 @@ export class ServerConnection {
   #connectMs: number | undefined;
   #reconnects = 0;
   #stderrTail: string[] = [];
+  /** Requests of the server's that weft is answering now; while any is open, call timeouts stand still. */
+  #answering = 0;
+  readonly #callTimers = new Set<CallTimer>();
   readonly #subscriptions = new Set<string>();
   readonly #reportedCollisions = new Set<string>();
 
@@ -109,24 +116,38 @@ export class ServerConnection {
   async callTool(originalName: string, args: Record<string, unknown>, context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress'>): Promise<ToolResult> {
     const session = this.#readySession();
     const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
-    // The SDK only listens on the signal (aborted, reason, add/removeEventListener), so the
-    // executor's cheaper per-call abort serves; a real AbortSignal is made only when asked for.
-    const cancellation = context.cancellation ?? context.signal;
+    const what = `tool '${originalName}'`;
+    // The SDK only listens on the signal (aborted, reason, add/removeEventListener), so a
+    // CallAbort serves: it carries both the caller's cancellation and weft's own timeout.
+    const abort = new CallAbort();
+    const caller = context.cancellation ?? context.signal;
+    const onCallerAbort = () => abort.abort(caller.reason);
+    if (caller.aborted) onCallerAbort();
+    else caller.addEventListener('abort', onCallerAbort, { once: true });
+    const timer = new CallTimer(toolTimeoutMs, maxToolTimeoutMs, () => abort.abort(timeoutError({ server: this.name, what, timeoutMs: toolTimeoutMs, maxTimeoutMs: maxToolTimeoutMs })));
+    this.#callTimers.add(timer);
+    timer.start(this.#answering > 0);
     try {
       const result = await session.client.callTool(
         { name: originalName, arguments: args },
         {
-          timeout: toolTimeoutMs,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: maxToolTimeoutMs,
-          signal: cancellation as AbortSignal,
+          // The hub's CallTimer keeps the time; the SDK's own limit only backs it up.
+          timeout: SDK_TIMEOUT_BACKSTOP_MS,
+          signal: abort as unknown as AbortSignal,
           // Always asked for: progress is what extends the timeout, forwarded or not.
-          onprogress: (progress) => context.onProgress?.({ progress: progress.progress, total: progress.total, message: progress.message }),
+          onprogress: (progress) => {
+            timer.progress();
+            context.onProgress?.({ progress: progress.progress, total: progress.total, message: progress.message });
+          },
         },
       );
       return convertToolResult(result);
     } catch (error) {
-      throw this.#requestFailure(error, session, `tool '${originalName}'`, cancellation, maxToolTimeoutMs);
+      throw this.#requestFailure(error, session, what, abort, maxToolTimeoutMs);
+    } finally {
+      timer.stop();
+      this.#callTimers.delete(timer);
+      caller.removeEventListener('abort', onCallerAbort);
     }
   }
 
@@ -227,6 +248,7 @@ export class ServerConnection {
       events: (client) => ({
         onListChanged: (kind) => this.#onListChanged(client, kind),
         onResourceUpdated: (uri) => this.#onResourceUpdated(client, uri),
+        onAnswering: (busy) => this.#onAnswering(busy),
       }),
       onAttempt: (attempt, over) => {
         if (!over) this.#attempt = attempt;
@@ -376,6 +398,12 @@ export class ServerConnection {
   }
 
   // ---- change notifications ---------------------------------------------------------
+
+  #onAnswering(busy: boolean): void {
+    this.#answering += busy ? 1 : -1;
+    if (busy && this.#answering === 1) for (const timer of this.#callTimers) timer.pause();
+    if (!busy && this.#answering === 0) for (const timer of this.#callTimers) timer.resume();
+  }
 
   #onListChanged(client: Client, kind: ListKind): void {
     this.#refreshes = this.#refreshes.then(() => this.#refresh(client, kind)).catch((error: unknown) => {

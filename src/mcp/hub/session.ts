@@ -69,8 +69,9 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     workspaceRoot: deps.workspaceRoot,
     handlers: deps.handlers,
     samplingEnabled: config.sampling,
+    configFile: config.source.file,
     serverLogger: options.serverLogger,
-    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri) },
+    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy) },
   });
   const events = options.events(client);
   options.onAttempt({ client, built }, false);

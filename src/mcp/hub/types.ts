@@ -23,7 +23,7 @@ export interface SamplingRequest {
   signal: AbortSignal;
 }
 
-/** Answers `elicitation/create` (a run question or a terminal prompt, wired by the agent layer). */
+/** Answers `elicitation/create` (a run question or a terminal prompt, wired by the app layer). */
 export type ElicitationHandler = (request: ElicitationRequest) => Promise<ElicitResult>;
 
 /** Answers `sampling/createMessage` with weft's model, after the approval policy. */
@@ -32,7 +32,7 @@ export type SamplingHandler = (request: SamplingRequest) => Promise<CreateMessag
 export interface McpHubHandlers {
   /** Offered to every server when set. */
   elicitation?: ElicitationHandler;
-  /** Offered only to servers whose config says `sampling = true`. */
+  /** Offered to every server; served only for those whose config says `sampling = true` (the others get an error naming the setting). */
   sampling?: SamplingHandler;
 }
 

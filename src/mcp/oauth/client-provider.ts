@@ -7,7 +7,10 @@
  *   registers a client or starts a browser flow — when that would be needed it fails
  *   with "needs authorization — run 'weft mcp login <server>'".
  * - `login` (`weft mcp login`): registers when needed, hands the authorization URL to the
- *   login flow and keeps the PKCE verifier and discovery state across the redirect.
+ *   login flow and keeps the PKCE verifier and discovery state across the redirect. With
+ *   a pre-registered client from config it never registers; with a client ID metadata
+ *   document URL the SDK uses that URL as the client_id where the authorization server
+ *   supports it, and registers elsewhere.
  */
 import { randomBytes } from 'node:crypto';
 import type {
@@ -34,6 +37,10 @@ export interface WeftOAuthProviderOptions {
   redirectUrl?: URL;
   /** login: the `state` the redirect must carry back. */
   state?: string;
+  /** login: a client registered beforehand (from config; the secret from its env variable). */
+  preRegistered?: { client_id: string; client_secret?: string };
+  /** login: an https client ID metadata document URL (from config). */
+  clientMetadataUrl?: string;
 }
 
 /** Where a connect-mode provider points if it ever had to build an authorization URL (it never sends one). */
@@ -79,6 +86,11 @@ export class WeftOAuthProvider implements OAuthClientProvider {
     return this.#stored?.redirectUrl ?? PLACEHOLDER_REDIRECT;
   }
 
+  /** The SDK uses this as the client_id when the authorization server supports client ID metadata documents. */
+  get clientMetadataUrl(): string | undefined {
+    return this.#options.mode === 'login' ? this.#options.clientMetadataUrl : undefined;
+  }
+
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: 'weft',
@@ -101,6 +113,15 @@ export class WeftOAuthProvider implements OAuthClientProvider {
       if (!info || !stored.tokens) throw authorizationRequired(this.#options.server);
       return info;
     }
+    const preRegistered = this.#options.preRegistered;
+    if (preRegistered) {
+      registerSecret(preRegistered.client_secret);
+      // Always the configured client (a changed secret takes effect); the SDK stamps it with the
+      // issuer and stores it, and that stored copy is what the hub's refreshes use.
+      return { ...preRegistered };
+    }
+    // A metadata document URL is its own client_id, valid for any redirect it lists.
+    if (info && info.client_id === this.clientMetadataUrl) return info;
     // A registration for another loopback port cannot take this login's redirect.
     return info && registeredFor(info, this.redirectUrl) ? info : undefined;
   }

@@ -4,3 +4,4 @@ export type { LoginMcpServerOptions, McpLoginResult, McpOAuthStatus } from './lo
 export { createConnectAuth, type ConnectAuthOptions } from './connect-auth.js';
 export { WeftOAuthProvider, authorizationRequired, isAuthorizationRequired, type OAuthProviderMode, type WeftOAuthProviderOptions } from './client-provider.js';
 export { oauthStatePath, readOAuthState, type StoredOAuthState } from './token-store.js';
+export { loginScope, probeAuthChallenge, stepUpScope, type AuthChallenge, type ProbeOptions } from './auth-challenge.js';

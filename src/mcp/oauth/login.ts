@@ -2,14 +2,17 @@
  * `weft mcp login <name>` / `logout <name>` for remote (http, sse) servers: the
  * interactive OAuth authorization code + PKCE flow with a loopback redirect, run by the
  * SDK's `auth()` (metadata discovery, dynamic client registration, code exchange), and
- * the removal of what it stored. Also a read-only status for listings.
+ * the removal of what it stored. Also a read-only status for listings. Before the flow
+ * the login asks the endpoint for its `WWW-Authenticate` challenge, so the scope and
+ * metadata location are the ones a connection would be told (see auth-challenge.ts).
  */
 import { auth } from '@modelcontextprotocol/client';
 import { formatDuration } from '../../core/duration.js';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import type { McpServerConfig } from '../config/server-config.js';
-import { WeftOAuthProvider, randomState } from './client-provider.js';
+import { loginScope, probeAuthChallenge } from './auth-challenge.js';
+import { WeftOAuthProvider, randomState, type WeftOAuthProviderOptions } from './client-provider.js';
 import { startCallbackServer } from './loopback.js';
 import { deleteOAuthState, oauthStatePath, readOAuthState, tokenExpiry } from './token-store.js';
 
@@ -21,6 +24,13 @@ export interface LoginMcpServerOptions {
   signal?: AbortSignal;
   /** How long to wait for the browser to come back. Default 5 minutes. */
   timeoutMs?: number;
+  /**
+   * Scope wanted on top of what the server's challenge names, e.g. after a 403
+   * `insufficient_scope` (see `stepUpScope`); the login requests the union.
+   */
+  scope?: string;
+  /** Where `oauth.client_secret_env` is looked up. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface McpLoginResult {
@@ -66,15 +76,26 @@ export async function loginMcpServer(options: LoginMcpServerOptions): Promise<Mc
   const state = randomState();
   const callback = await startCallbackServer(state, previousPort);
   try {
-    const provider = new WeftOAuthProvider({ server: config.name, serverUrl, storageDir, mode: 'login', redirectUrl: callback.redirectUrl, state });
-    const first = await step(config.name, 'starting the authorization', () => auth(provider, { serverUrl, forceReauthorization: true }));
+    const provider = new WeftOAuthProvider({
+      server: config.name,
+      serverUrl,
+      storageDir,
+      mode: 'login',
+      redirectUrl: callback.redirectUrl,
+      state,
+      ...clientIdentity(config, options.env ?? process.env),
+    });
+    const challenge = await probeAuthChallenge(serverUrl, { type: config.type === 'sse' ? 'sse' : 'http', headers: withoutAuthorization(config.headers) });
+    const scope = loginScope(challenge, options.scope);
+    const hints = { ...(scope ? { scope } : {}), ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}) };
+    const first = await step(config.name, 'starting the authorization', () => auth(provider, { serverUrl, forceReauthorization: true, ...hints }));
     if (first === 'REDIRECT') {
       const authorizationUrl = provider.authorizationUrl;
       if (!authorizationUrl) throw new WeftError('INTERNAL', `[${config.name}] the OAuth flow asked for a redirect without an authorization URL`);
       const opened = Promise.resolve().then(() => options.openUrl(authorizationUrl));
       const response = await waitFor(config.name, callback.response, opened, options.signal, options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
       const second = await step(config.name, 'exchanging the authorization code', () =>
-        auth(provider, { serverUrl, authorizationCode: response.code, ...(response.iss !== undefined ? { iss: response.iss } : {}) }),
+        auth(provider, { serverUrl, ...hints, authorizationCode: response.code, ...(response.iss !== undefined ? { iss: response.iss } : {}) }),
       );
       if (second !== 'AUTHORIZED') throw new WeftError('MCP_SERVER_FAILED', `[${config.name}] login failed: the authorization server did not issue tokens`, { data: { server: config.name } });
     }
@@ -110,6 +131,29 @@ export async function mcpOAuthStatus(name: string, storageDir: string): Promise<
     ...(expiry ? { expiresAt: expiry.toISOString() } : {}),
     refreshable: Boolean(stored.tokens.refresh_token),
   };
+}
+
+/** The client identity `oauth = { … }` configures: a pre-registered client, or a metadata document URL. */
+function clientIdentity(config: McpServerConfig, env: Readonly<Record<string, string | undefined>>): Pick<WeftOAuthProviderOptions, 'preRegistered' | 'clientMetadataUrl'> {
+  const oauth = config.oauth;
+  if (!oauth) return {};
+  if (oauth.clientId !== undefined) {
+    const secretEnv = oauth.clientSecretEnv;
+    if (secretEnv === undefined) return { preRegistered: { client_id: oauth.clientId } };
+    const secret = env[secretEnv];
+    if (!secret) {
+      throw new WeftError('CONFIG_INVALID', `[${config.name}] oauth.client_secret_env names ${secretEnv}, which is not set — set ${secretEnv} to the client secret and log in again`, {
+        data: { server: config.name, field: 'oauth.client_secret_env' },
+      });
+    }
+    return { preRegistered: { client_id: oauth.clientId, client_secret: secret } };
+  }
+  return oauth.clientMetadataUrl !== undefined ? { clientMetadataUrl: oauth.clientMetadataUrl } : {};
+}
+
+/** The config's headers for the anonymous probe: an Authorization header would hide the challenge. */
+function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 }
 
 async function step<T>(server: string, what: string, run: () => Promise<T>): Promise<T> {

@@ -18,8 +18,9 @@ import { dryRunNode, executeNode } from './node-executors.js';
 import { nextNodes, retryDelayMs } from './next-nodes.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunControl } from './run-control.js';
-import type { EngineServices, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
+import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
 import { askApprovalQuestion } from './approval-question.js';
+import { askStageQuestion } from './stage-question.js';
 
 export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   toolboxFactory: RunToolboxFactory;
@@ -261,8 +262,21 @@ export class RunExecutor {
   #toolboxFor(): Promise<RunToolbox> {
     const ask: ApprovalPrompt = (call, tool, signal) =>
       askApprovalQuestion(call, tool, signal, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), fallbackStageId: [...this.#state.inflight.keys()].at(-1) });
-    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask);
+    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge());
     return this.#toolbox;
+  }
+
+  /** Sampling and elicitation from MCP servers land on the stage started last, like approvals. */
+  #bridge(): RunBridge {
+    const activeStage = () => [...this.#state.inflight.keys()].at(-1);
+    return {
+      ask: (question, signal) =>
+        askStageQuestion(question, signal, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: activeStage() }),
+      emit: async (events) => {
+        const stageId = activeStage();
+        await this.#append(events.map((event) => (event.stageId === undefined && stageId !== undefined ? { ...event, stageId } : event)));
+      },
+    };
   }
 
   #context(): WorkflowContext {

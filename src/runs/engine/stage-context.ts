@@ -6,7 +6,8 @@
 import type { Logger } from '../../core/logger.js';
 import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { JsonValue } from '../model/json.js';
+import type { JsonObject, JsonValue } from '../model/json.js';
+import type { QuestionKind } from '../model/question.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
@@ -20,7 +21,30 @@ export interface RunToolbox {
   close(): Promise<void>;
 }
 
-export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt) => Promise<RunToolbox>;
+/** A question for a person, asked on the stage that is calling tools. */
+export interface StageQuestion {
+  kind: QuestionKind;
+  prompt: string;
+  options?: string[];
+  /** A JSON Schema the answer must satisfy (checked when it is given). */
+  schema?: JsonObject;
+  /** Strings accepted besides what the kind takes, e.g. `decline`, `cancel`. */
+  alternatives?: string[];
+}
+
+/**
+ * What a run's tools may ask of the run while a stage calls them: MCP servers that sample
+ * the run's model or elicit input. Both attach to the stage that is calling tools (with
+ * parallel branches: the one started last, as tool approvals do).
+ */
+export interface RunBridge {
+  /** Asks a question and waits (the run is `blocked`) for its answer; rejects with `TOOL_CANCELLED` when `signal` aborts. */
+  ask(question: StageQuestion, signal: AbortSignal): Promise<JsonValue>;
+  /** Appends events to the run, on the stage that is calling tools. */
+  emit(events: NewRunEvent[]): Promise<void>;
+}
+
+export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge) => Promise<RunToolbox>;
 
 /** Runs `agent` and `prompt` stages; the agent layer provides it. */
 export interface AgentStageRunner {

@@ -6,7 +6,18 @@ import { WeftError } from '../../core/errors.js';
 import { assertUlid } from '../../core/ids.js';
 import { describeType, isJsonObject, type JsonObject } from './json.js';
 import { QUESTION_KINDS, type QuestionKind } from './question.js';
-import type { QuestionAnsweredPayload, QuestionAskedPayload, RunCreatedPayload, RunParentChangedPayload, RunStatusChangedPayload } from './run-event.js';
+import {
+  PAIR_END_REASONS,
+  STAGE_ID,
+  type PairEndedPayload,
+  type PairEndReason,
+  type PairStartedPayload,
+  type QuestionAnsweredPayload,
+  type QuestionAskedPayload,
+  type RunCreatedPayload,
+  type RunParentChangedPayload,
+  type RunStatusChangedPayload,
+} from './run-event.js';
 import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
 
@@ -99,17 +110,31 @@ export function readQuestionAsked(payload: JsonObject): QuestionAskedPayload {
     throw invalid(type, `'kind' must be one of ${QUESTION_KINDS.join(', ')}, got ${JSON.stringify(kind ?? null)}.`);
   }
   const prompt = text(payload, type, 'prompt', { nonEmpty: true }) as string;
+  const extras = questionExtras(payload, type);
   const options = payload.options;
   const needsOptions = kind === 'choice' || kind === 'multi_select';
   if (options === undefined || options === null) {
     if (needsOptions) throw invalid(type, `a ${kind} question needs 'options' (a non-empty array of strings).`);
-    return { questionId, kind: kind as QuestionKind, prompt };
+    return { questionId, kind: kind as QuestionKind, prompt, ...extras };
   }
   if (!Array.isArray(options) || options.length === 0 || !options.every((option) => typeof option === 'string')) {
     throw invalid(type, `'options' must be a non-empty array of strings.`);
   }
   if (new Set(options).size !== options.length) throw invalid(type, `'options' must not repeat a value.`);
-  return { questionId, kind: kind as QuestionKind, prompt, options: options as string[] };
+  return { questionId, kind: kind as QuestionKind, prompt, options: options as string[], ...extras };
+}
+
+/** The optional `schema` (a JSON Schema object) and `alternatives` (strings) of a question. */
+function questionExtras(payload: JsonObject, type: string): Pick<QuestionAskedPayload, 'schema' | 'alternatives'> {
+  const { schema, alternatives } = payload;
+  if (schema !== undefined && schema !== null && !isJsonObject(schema)) throw invalid(type, `'schema' must be a JSON Schema object, got ${describeType(schema)}.`);
+  if (alternatives !== undefined && alternatives !== null && (!Array.isArray(alternatives) || !alternatives.every((item) => typeof item === 'string' && item !== ''))) {
+    throw invalid(type, `'alternatives' must be an array of non-empty strings.`);
+  }
+  return {
+    ...(isJsonObject(schema) ? { schema } : {}),
+    ...(Array.isArray(alternatives) && alternatives.length > 0 ? { alternatives: alternatives as string[] } : {}),
+  };
 }
 
 export function readQuestionAnswered(payload: JsonObject): QuestionAnsweredPayload {
@@ -118,4 +143,27 @@ export function readQuestionAnswered(payload: JsonObject): QuestionAnsweredPaylo
   const answer = payload.answer;
   if (answer === undefined) throw invalid(type, `'answer' is required.`);
   return { questionId, answer };
+}
+
+/** Who opened a pair session: free text, kept short. */
+export const MAX_PAIR_BY_LENGTH = 200;
+
+export function readPairStarted(payload: JsonObject): PairStartedPayload {
+  const type = 'pair-started';
+  const sessionId = assertUlid(text(payload, type, 'sessionId') as string, 'pair session id');
+  const stageId = text(payload, type, 'stageId') as string;
+  if (!STAGE_ID.test(stageId)) throw invalid(type, `'stageId' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
+  const by = text(payload, type, 'by', { nonEmpty: true }) as string;
+  if (by.length > MAX_PAIR_BY_LENGTH) throw invalid(type, `'by' is longer than ${MAX_PAIR_BY_LENGTH} characters.`);
+  return { sessionId, stageId, by };
+}
+
+export function readPairEnded(payload: JsonObject): PairEndedPayload {
+  const type = 'pair-ended';
+  const sessionId = assertUlid(text(payload, type, 'sessionId') as string, 'pair session id');
+  const reason = payload.reason;
+  if (typeof reason !== 'string' || !(PAIR_END_REASONS as readonly string[]).includes(reason)) {
+    throw invalid(type, `'reason' must be one of ${PAIR_END_REASONS.join(', ')}, got ${JSON.stringify(reason ?? null)}.`);
+  }
+  return { sessionId, reason: reason as PairEndReason };
 }

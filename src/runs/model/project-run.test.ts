@@ -106,3 +106,42 @@ describe('projectRun', () => {
     expect(plan(run, [{ type: 'artifact-saved', payload: { gone: undefined, nan: Number.NaN } as never }]).events[0]?.payload).toEqual({ nan: null });
   });
 });
+
+describe('pair sessions in the projection', () => {
+  const SESSION = '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BE';
+  const OTHER = '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BF';
+  const running: NewRunEvent[] = [
+    created,
+    { type: 'run-status-changed', at: 110, payload: { to: 'queued' } },
+    { type: 'run-status-changed', at: 120, payload: { to: 'starting' } },
+    { type: 'run-status-changed', at: 130, payload: { to: 'running' } },
+    { type: 'stage-started', at: 140, stageId: 'work@1', payload: { node: 'work', kind: 'agent' } },
+  ];
+  const started = (sessionId = SESSION, stageId = 'work@1'): NewRunEvent => ({ type: 'pair-started', at: 150, stageId, payload: { sessionId, stageId, by: 'cli (ana)' } });
+
+  it('shows the open session until pair-ended, and ignores ending one that is not open', () => {
+    const open = plan(undefined, [...running, started()]).run;
+    expect(open.pairSession).toEqual({ sessionId: SESSION, stageId: 'work@1', by: 'cli (ana)', startedAt: 150, startedSeq: 6 });
+    expect(plan(open, [{ type: 'pair-ended', payload: { sessionId: OTHER, reason: 'ended' } }]).run.pairSession).toEqual(open.pairSession);
+    expect(plan(open, [{ type: 'pair-ended', payload: { sessionId: SESSION, reason: 'ended' } }]).run).not.toHaveProperty('pairSession');
+  });
+
+  it('closes the session when its stage finishes or the run ends, but not when another stage finishes', () => {
+    const open = plan(undefined, [...running, { type: 'stage-started', at: 141, stageId: 'other@1', payload: { node: 'other', kind: 'command' } }, started()]).run;
+    expect(plan(open, [{ type: 'stage-finished', stageId: 'other@1', payload: { status: 'succeeded' } }]).run.pairSession?.sessionId).toBe(SESSION);
+    expect(plan(open, [{ type: 'stage-finished', stageId: 'work@1', payload: { status: 'succeeded' } }]).run).not.toHaveProperty('pairSession');
+    expect(plan(open, [{ type: 'run-status-changed', payload: { to: 'cancelled' } }]).run).not.toHaveProperty('pairSession');
+  });
+
+  it('refuses a second session, a session on an ended run, and malformed payloads', () => {
+    const open = plan(undefined, [...running, started()]).run;
+    expect(code(() => plan(open, [started(OTHER)]))).toBe('PAIR_SESSION_OPEN');
+    const ended = plan(undefined, [...running, { type: 'run-status-changed', payload: { to: 'failed' } }]).run;
+    expect(code(() => plan(ended, [started()]))).toBe('NO_ACTIVE_AGENT_STAGE');
+    const fresh = plan(undefined, running).run;
+    expect(code(() => plan(fresh, [{ type: 'pair-started', payload: { sessionId: 'nope', stageId: 'work@1', by: 'x' } }]))).toBe('INVALID_ID');
+    expect(code(() => plan(fresh, [{ type: 'pair-started', payload: { sessionId: SESSION, stageId: 'work', by: 'x' } }]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(fresh, [{ type: 'pair-started', stageId: 'other@1', payload: { sessionId: SESSION, stageId: 'work@1', by: 'x' } }]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(open, [{ type: 'pair-ended', payload: { sessionId: SESSION, reason: 'bored' } }]))).toBe('RUN_INVALID_PARAMS');
+  });
+});

@@ -5,7 +5,7 @@
  * the state.
  */
 import { WeftError } from '../../core/errors.js';
-import { readParentChanged, readQuestionAnswered, readQuestionAsked, readRunCreated, readStatusChanged } from './event-payloads.js';
+import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readRunCreated, readStatusChanged } from './event-payloads.js';
 import { RUN_EVENT, type RunEvent } from './run-event.js';
 import { splitRun, type RunRecord, type RunState } from './run-record.js';
 import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
@@ -53,8 +53,11 @@ export function projectState(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case RUN_EVENT.runCreated:
       throw new WeftError('RUN_INVALID_PARAMS', `Run ${id} already has a run-created event.`);
-    case RUN_EVENT.runStatusChanged:
-      return changeStatus(id, next, event);
+    case RUN_EVENT.runStatusChanged: {
+      const changed = changeStatus(id, next, event);
+      // A run that ends (even one whose runner died mid-stage) has no stage left to pair with.
+      return isTerminal(changed.status) ? withoutPairSession(changed) : changed;
+    }
     case RUN_EVENT.runArchived:
       if (!isTerminal(next.status)) {
         throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${next.status}; only a succeeded, failed or cancelled run can be archived.`, { data: { runId: id, status: next.status } });
@@ -70,6 +73,15 @@ export function projectState(state: RunState, event: RunEvent): RunState {
     case RUN_EVENT.stageStarted:
       if (event.stageId === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Invalid stage-started event: set 'stageId' (e.g. 'implement@1').`);
       return { ...next, currentStageId: event.stageId, counts: { ...next.counts, stages: next.counts.stages + 1 } };
+    case RUN_EVENT.stageFinished:
+      return next.pairSession?.stageId === event.stageId ? withoutPairSession(next) : next;
+    case RUN_EVENT.pairStarted:
+      return startPairSession(id, next, event);
+    case RUN_EVENT.pairEnded: {
+      // Ending a session that already closed (its stage finished first) changes nothing.
+      const { sessionId } = readPairEnded(event.payload);
+      return next.pairSession?.sessionId === sessionId ? withoutPairSession(next) : next;
+    }
     case RUN_EVENT.toolCallStarted:
       return { ...next, counts: { ...next.counts, toolCalls: next.counts.toolCalls + 1 } };
     case RUN_EVENT.questionAsked: {
@@ -106,4 +118,27 @@ function changeStatus(id: string, run: RunState, event: RunEvent): RunState {
     return { ...retried, attempt: run.attempt + 1, archived: false };
   }
   return next;
+}
+
+function withoutPairSession(state: RunState): RunState {
+  const { pairSession: _closed, ...rest } = state;
+  return rest;
+}
+
+/** One session per run at a time: checked here, in the append's transaction, so of two starts only one wins. */
+function startPairSession(id: string, run: RunState, event: RunEvent): RunState {
+  const { sessionId, stageId, by } = readPairStarted(event.payload);
+  if (event.stageId !== undefined && event.stageId !== stageId) {
+    throw new WeftError('RUN_INVALID_PARAMS', `Invalid pair-started event: its stageId ${event.stageId} differs from the payload's ${stageId}.`);
+  }
+  if (isTerminal(run.status)) {
+    throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${id} is ${run.status}; it has no agent stage left to pair with.`, { data: { runId: id, status: run.status } });
+  }
+  const open = run.pairSession;
+  if (open !== undefined) {
+    throw new WeftError('PAIR_SESSION_OPEN', `Run ${id} already has pair session ${open.sessionId} on stage ${open.stageId} (started by ${open.by}); send messages to it, or end it before starting another.`, {
+      data: { runId: id, sessionId: open.sessionId, stageId: open.stageId },
+    });
+  }
+  return { ...run, pairSession: { sessionId, stageId, by, startedAt: event.at, startedSeq: event.seq } };
 }

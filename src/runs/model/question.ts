@@ -3,7 +3,8 @@
  * `question-answered` events. Answers are checked against the question's kind here.
  */
 import { WeftError } from '../../core/errors.js';
-import type { JsonValue } from './json.js';
+import { checkAgainstSchema } from '../../core/json-schema.js';
+import type { JsonObject, JsonValue } from './json.js';
 import type { QuestionAnsweredPayload, QuestionAskedPayload, RunEvent } from './run-event.js';
 
 export type QuestionKind = 'yes_no' | 'choice' | 'multi_select' | 'freeform' | 'confirmation';
@@ -20,6 +21,10 @@ export interface QuestionRecord {
   kind: QuestionKind;
   prompt: string;
   options?: string[];
+  /** A JSON Schema the answer must also satisfy; a `freeform` question with one takes any JSON value. */
+  schema?: JsonObject;
+  /** Strings accepted as answers besides what the kind takes (`decline`, `cancel` for MCP elicitation). */
+  alternatives?: string[];
   status: QuestionStatus;
   answer?: JsonValue;
   askedAt: number;
@@ -38,6 +43,8 @@ export function questionFromAsked(event: RunEvent, payload: QuestionAskedPayload
     kind: payload.kind,
     prompt: payload.prompt,
     ...(payload.options === undefined ? {} : { options: payload.options }),
+    ...(payload.schema === undefined ? {} : { schema: payload.schema }),
+    ...(payload.alternatives === undefined ? {} : { alternatives: payload.alternatives }),
     status: 'pending',
     askedAt: event.at,
   };
@@ -61,18 +68,35 @@ export function answerQuestion(question: QuestionRecord, event: RunEvent, payloa
 
 function checkAnswer(question: QuestionRecord, answer: JsonValue): void {
   const options = question.options ?? [];
+  const alternatives = question.alternatives ?? [];
+  if (typeof answer === 'string' && alternatives.includes(answer)) return;
   const fail = (expected: string): never => {
-    throw new WeftError('RUN_INVALID_PARAMS', `The answer to question ${question.id} (${question.kind}) must be ${expected}; got ${JSON.stringify(answer).slice(0, 80)}.`, {
+    const or = alternatives.length > 0 ? ` (or ${alternatives.map((item) => JSON.stringify(item)).join(' / ')})` : '';
+    throw new WeftError('RUN_INVALID_PARAMS', `The answer to question ${question.id} (${question.kind}) must be ${expected}${or}; got ${JSON.stringify(answer).slice(0, 80)}.`, {
       data: { questionId: question.id, kind: question.kind },
     });
   };
+  checkKind(question, answer, options, fail);
+  if (question.schema !== undefined) {
+    let problems: string[];
+    try {
+      problems = checkAgainstSchema(question.schema, answer).problems;
+    } catch (error) {
+      problems = [`the question's schema cannot be used (${error instanceof Error ? error.message : String(error)})`];
+    }
+    if (problems.length > 0) fail(`valid for the question's schema — ${problems.join('; ')}`);
+  }
+}
+
+function checkKind(question: QuestionRecord, answer: JsonValue, options: readonly string[], fail: (expected: string) => never): void {
   switch (question.kind) {
     case 'yes_no':
     case 'confirmation':
       if (typeof answer !== 'boolean') fail('true or false');
       return;
     case 'freeform':
-      if (typeof answer !== 'string') fail('a string');
+      // With a schema the schema says what fits (an elicitation form takes a JSON object).
+      if (typeof answer !== 'string' && question.schema === undefined) fail('a string');
       return;
     case 'choice':
       if (typeof answer !== 'string' || !options.includes(answer)) fail(`one of ${options.map((option) => JSON.stringify(option)).join(', ')}`);

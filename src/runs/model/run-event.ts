@@ -39,6 +39,8 @@ export const RUN_EVENT = {
   questionAsked: 'question-asked',
   questionAnswered: 'question-answered',
   artifactSaved: 'artifact-saved',
+  pairStarted: 'pair-started',
+  pairEnded: 'pair-ended',
 } as const;
 
 /** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
@@ -80,9 +82,35 @@ export interface QuestionAskedPayload {
   kind: QuestionKind;
   prompt: string;
   options?: string[];
+  /** A JSON Schema the answer must also satisfy (MCP elicitation forms). */
+  schema?: JsonObject;
+  /** Extra answers (strings) accepted besides what the kind takes, e.g. `decline`, `cancel`. */
+  alternatives?: string[];
 }
 
 export interface QuestionAnsweredPayload {
   questionId: string;
   answer: JsonValue;
+}
+
+/** A person or client opened a pair session with a running agent stage (the event's `stageId` is that stage too). */
+export interface PairStartedPayload {
+  /** ULID. */
+  sessionId: string;
+  stageId: string;
+  /** Who opened it, e.g. `cli (ana)` or `mcp`. */
+  by: string;
+}
+
+/**
+ * Why a pair session ended: `ended` on request; `stage-finished` when its stage ended
+ * (written by the agent runner as the stage ends). The projection also closes a session
+ * when its stage finishes or the run ends without this event (a runner that died).
+ */
+export const PAIR_END_REASONS = ['ended', 'stage-finished'] as const;
+export type PairEndReason = (typeof PAIR_END_REASONS)[number];
+
+export interface PairEndedPayload {
+  sessionId: string;
+  reason: PairEndReason;
 }

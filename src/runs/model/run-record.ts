@@ -19,6 +19,18 @@ export interface RunLease {
   expiresAt: number;
 }
 
+/** The open pair session of a run: someone talks to one of its running agent stages. */
+export interface PairSession {
+  /** ULID. */
+  sessionId: string;
+  /** The agent stage, e.g. `implement@1`. */
+  stageId: string;
+  by: string;
+  startedAt: number;
+  /** Seq of its `pair-started` event. */
+  startedSeq: number;
+}
+
 /** What a run was created with; never changes afterwards. */
 export interface RunSpec {
   /** ULID. */
@@ -55,6 +67,8 @@ export interface RunState {
   counts: RunCounts;
   /** Ids of the questions still waiting for an answer, oldest first. */
   pendingQuestionIds: string[];
+  /** The open pair session, if any; closed by `pair-ended`, by its stage finishing, or by the run ending. */
+  pairSession?: PairSession;
 }
 
 export interface RunRecord extends RunSpec, RunState {

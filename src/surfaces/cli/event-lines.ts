@@ -59,7 +59,11 @@ export function eventLine(event: RunEvent): string | undefined {
     case 'run-resume-requested':
       return '  resume requested';
     case 'message-sent':
-      return `  message: ${clip(p.text, 200)}`;
+      return `  message${event.stageId ? ` to ${event.stageId}` : ''}: ${clip(p.text, 200)}`;
+    case 'pair-started':
+      return `  ⇄ pair session ${String(p.sessionId)} started by ${String(p.by)} on ${String(p.stageId)}`;
+    case 'pair-ended':
+      return `  ⇄ pair session ${String(p.sessionId)} ended${p.reason === 'stage-finished' ? ' (its stage finished)' : ''}`;
     case 'run-archived':
       return '● run archived';
     case 'run-unarchived':

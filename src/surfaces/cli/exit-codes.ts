@@ -20,6 +20,7 @@ export function exitCodeFor(code: WeftErrorCode): number {
     case 'WORKFLOW_INVALID':
     case 'FILE_NOT_FOUND':
     case 'RUN_NOT_FOUND':
+    case 'STAGE_NOT_FOUND':
     case 'RUN_INVALID_PARAMS':
     case 'QUESTION_NOT_FOUND':
     case 'RUN_PARENT_CYCLE':

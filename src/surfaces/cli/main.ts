@@ -7,6 +7,7 @@ import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
+import { registerPairCommand } from './commands/pair.js';
 import { registerRunCreateCommands } from './commands/run-create.js';
 import { registerRunReadCommands } from './commands/run-read.js';
 import { registerRunSteerCommands } from './commands/run-steer.js';
@@ -58,6 +59,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerRunCreateCommands(program);
   registerRunReadCommands(program);
   registerRunSteerCommands(program);
+  registerPairCommand(program);
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
   for (const command of program.commands) applyToTree(command);

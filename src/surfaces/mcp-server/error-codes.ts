@@ -9,7 +9,7 @@ import { errorMessage, WeftError, type WeftErrorCode } from '../../core/errors.j
 import { redactSecrets } from '../../core/redact.js';
 
 /** Codes of this surface that the layers below do not have. */
-export type McpSurfaceErrorCode = 'INVALID_ARGUMENTS' | 'NO_ACTIVE_AGENT_STAGE' | 'RESOURCE_NOT_FOUND';
+export type McpSurfaceErrorCode = 'INVALID_ARGUMENTS' | 'RESOURCE_NOT_FOUND';
 export type McpErrorCode = WeftErrorCode | McpSurfaceErrorCode;
 
 interface ErrorRow {
@@ -62,7 +62,10 @@ const TABLE: Record<McpErrorCode, ErrorRow> = {
   MODEL_KEY_MISSING: invalid('Set the API key variable named in the message for the runner, then retry the run.'),
   MODEL_AUTH_FAILED: invalid('Check the API key of the provider named in the message, then retry the run.'),
   MODEL_REQUEST_FAILED: internal('The model provider failed; retry the run later.'),
+  STAGE_NOT_FOUND: invalid('Use a stage id of this run, e.g. implement@1 (weft_run_pair action "status" lists the running agent stages).'),
   NO_ACTIVE_AGENT_STAGE: invalid('Pair with a run while one of its agent stages is running (weft_run_pair action "status").'),
+  PAIR_SESSION_OPEN: invalid('Use the open session (action "message"), or end it (action "end") before starting another.'),
+  NO_PAIR_SESSION: invalid('Start a session with action "start" (weft_run_pair action "status" shows what is open).'),
   RESOURCE_NOT_FOUND: invalid('Use weft://runs, weft://runs/{run_id} or weft://runs/{run_id}/events.'),
   INTERNAL: internal('This is a bug in weft; retry, and report it if it persists.'),
 };

@@ -139,6 +139,12 @@ export function runPreview(run: RunRecord): RunPreview {
 }
 
 function answerHint(question: QuestionRecord): string {
+  const alternatives = question.alternatives ?? [];
+  const hint = kindHint(question);
+  return alternatives.length > 0 ? `${hint}; or one of ${alternatives.map((item) => JSON.stringify(item)).join(', ')}` : hint;
+}
+
+function kindHint(question: QuestionRecord): string {
   const options = (question.options ?? []).map((option) => JSON.stringify(option)).join(', ');
   switch (question.kind) {
     case 'yes_no':
@@ -149,7 +155,8 @@ function answerHint(question: QuestionRecord): string {
     case 'multi_select':
       return `an array of distinct values from ${options} (or the text "a,b")`;
     case 'freeform':
-      return 'any text';
+      // MCP elicitation forms: the prompt lists the fields the schema asks for.
+      return question.schema === undefined ? 'any text' : 'a value that fits the schema the prompt describes (a JSON object for a form of several fields)';
     default: {
       const unknown: never = question.kind;
       return String(unknown);

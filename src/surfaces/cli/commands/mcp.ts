@@ -160,13 +160,14 @@ export function registerMcpCommands(program: Command): void {
     .command('login')
     .description('sign in to a remote (http/sse) server with OAuth; prints the URL to open and waits for the redirect')
     .argument('<name>', 'server name')
-    .action(async (name: string, _options: unknown, command: Command) => {
+    .option('--scope <scopes>', "scopes to ask for on top of what the server names (space-separated), e.g. after a tool call said it needs more")
+    .action(async (name: string, options: { scope?: string }, command: Command) => {
       await withApp(command, async (app) => {
         const controller = new AbortController();
         const onInterrupt = () => controller.abort();
         process.once('SIGINT', onInterrupt);
         try {
-          const result = await (await app.mcp()).login(name, (url) => openInBrowser(url), controller.signal);
+          const result = await (await app.mcp()).login(name, (url) => openInBrowser(url), { signal: controller.signal, ...(options.scope ? { scope: options.scope } : {}) });
           const expiry = result.expiresAt ? `, token valid until ${new Date(result.expiresAt).toISOString()}` : '';
           process.stdout.write(`Logged in to '${name}'${expiry}. Tokens are stored in ${result.file}\n`);
         } finally {

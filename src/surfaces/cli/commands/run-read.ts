@@ -74,6 +74,7 @@ export function registerRunReadCommands(program: Command): void {
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
+          ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
           ...questions.map((question) => `  ? ${question.id} ${question.prompt} [${question.kind}${question.options ? `: ${question.options.join(' | ')}` : ''}]`),

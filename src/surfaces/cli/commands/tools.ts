@@ -6,6 +6,7 @@ import { WeftError } from '../../../core/errors.js';
 import { resultText } from '../../../tools/tool.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { processTerminal } from '../terminal.js';
 
 function parseArgsJson(text: string): unknown {
   try {
@@ -39,12 +40,14 @@ export function registerToolCommands(program: Command): void {
 
   tools
     .command('call')
-    .description('call one tool directly and print its result')
+    .description('call one tool directly and print its result (an MCP server that asks for input prompts on this terminal)')
     .argument('<name>', "tool name as shown by 'weft tools list'")
     .option('--args <json>', 'arguments as a JSON object', '{}')
     .option('--json', 'print the whole result as JSON')
     .action(async (name: string, options: { args: string; json?: boolean }, command: Command) => {
       const args = parseArgsJson(options.args);
+      // Servers may ask for input mid-call (elicitation): the person at this terminal answers.
+      const terminal = processTerminal();
       await withApp(command, async (app) => {
         const controller = new AbortController();
         const onSignal = () => controller.abort();
@@ -59,7 +62,8 @@ export function registerToolCommands(program: Command): void {
           process.exitCode = result.isError ? EXIT_FAILURE : EXIT_OK;
         } finally {
           process.off('SIGINT', onSignal);
+          terminal.close();
         }
-      });
+      }, { terminal });
     });
 }

@@ -1,54 +1,157 @@
 /**
- * `weft_run_pair`: a live conversation with a running agent stage — status, start
- * (stage_id), message, end, transcript. weft has no agent layer yet, so no run ever has
- * an agent stage to pair with: every action but `message` answers NO_ACTIVE_AGENT_STAGE;
- * `message` reaches the run the same way weft_run_interact's does.
+ * `weft_run_pair`: a conversation with a running agent stage — `status` (running agent
+ * stages, open session), `start` (stage_id, optional when one agent stage runs),
+ * `message` (text; the agent reads it on its next turn), `end`, and `transcript`
+ * (readable entries from since_seq, with next_seq to read on from). Each action is one
+ * call on the run service's pairing; errors keep their stable codes.
  */
 import * as z from 'zod';
+import type { PairSession } from '../../../runs/model/run-record.js';
 import { STAGE_ID } from '../../../runs/model/run-event.js';
+import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../runs/pair-service.js';
 import { failure } from '../error-codes.js';
 import { runSummary, runSummarySchema } from '../run-view.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
 export const PAIR_ACTIONS = ['status', 'start', 'message', 'end', 'transcript'] as const;
+type Action = (typeof PAIR_ACTIONS)[number];
 
 const input = z
   .object({
     run_id: runIdArg('The run whose agent stage to pair with'),
     action: z
       .enum(PAIR_ACTIONS)
-      .describe('status: is a pair session open; start: open one with stage_id; message: send text the agent sees on its next turn; end: close the session; transcript: read what was said'),
-    stage_id: z.string().regex(STAGE_ID).optional().describe('start: the agent stage to pair with, e.g. implement@1 (required for start)'),
-    text: z.string().min(1).max(64 * 1024).optional().describe('message: the text to send (required for message)'),
+      .describe(
+        'status: the running agent stages and the open session; start: open a session with an agent stage; message: send text the agent reads on its next turn (to the session\'s stage, or the whole run when none is open); end: close the session; transcript: what was said and done, from since_seq',
+      ),
+    stage_id: z.string().regex(STAGE_ID).optional().describe('start: the agent stage, e.g. implement@1 (may be omitted when exactly one agent stage runs); transcript: only this stage\'s entries (plus the run\'s own)'),
+    text: z.string().min(1).max(MAX_PAIR_MESSAGE_LENGTH).optional().describe('message: the text to send (required for message)'),
+    session_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('message, end: the session id start returned (a ULID); a message to a session that is not the open one is refused, ending an ended one reports already_ended'),
+    since_seq: z.number().int().min(1).optional().describe('transcript: the first seq to show (default 1); pass the previous next_seq to read only what is new'),
+    limit: z.number().int().min(1).max(TRANSCRIPT_LIMITS.max).optional().describe(`transcript: read at most this many events (default ${TRANSCRIPT_LIMITS.default})`),
   })
   .strict();
+
+const sessionSchema = z.object({
+  session_id: z.string().describe('Pair session id (ULID)'),
+  stage_id: z.string().describe('The agent stage, e.g. implement@1'),
+  by: z.string().describe('Who started it'),
+  started_at: z.string().describe('ISO 8601 time'),
+  started_seq: z.number().int().describe('Seq of its pair-started event'),
+});
+
+const stageSchema = z.object({
+  stage_id: z.string(),
+  node: z.string(),
+  kind: z.enum(['agent', 'prompt']).describe('Only agent stages can be paired with (a prompt stage makes one model call)'),
+  turns: z.number().int().describe('Model turns finished so far'),
+  started_at: z.string(),
+});
+
+const entrySchema = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  type: z.string().describe('The event type, e.g. model-turn-finished'),
+  stage_id: z.string().nullable(),
+  session_id: z.string().nullable().describe('The pair session a message or pair event belongs to'),
+  text: z.string().describe('Readable text; tool arguments and results abbreviated'),
+});
 
 const output = z.object({
   action: z.enum(PAIR_ACTIONS),
   run: runSummarySchema.describe('The run after the action'),
-  delivered: z.boolean().describe('message: true when the run received the message'),
+  session: sessionSchema.nullable().describe('The open pair session after the action (null when none is open)'),
+  stages: z.array(stageSchema).nullable().describe('status: the running agent and prompt stages; null for other actions'),
+  delivered: z.boolean().describe('message: true when the message was recorded for the agent'),
+  message_seq: z.number().int().nullable().describe('message: seq of the message-sent event'),
+  ended: z
+    .object({ session_id: z.string(), stage_id: z.string(), reason: z.enum(['ended', 'stage-finished']), already_ended: z.boolean() })
+    .nullable()
+    .describe('end: the session that ended and why'),
+  entries: z.array(entrySchema).nullable().describe('transcript: the entries; null for other actions'),
+  next_seq: z.number().int().nullable().describe('transcript: pass as since_seq to read on'),
 });
 
-export const NO_ACTIVE_AGENT_STAGE = 'no active agent stage: pairing needs an agent stage; this run has none running';
+type Args = z.output<typeof input>;
+type Output = z.input<typeof output>;
+
+const iso = (at: number) => new Date(at).toISOString();
+
+function sessionView(session: PairSession | null): Output['session'] {
+  return session && { session_id: session.sessionId, stage_id: session.stageId, by: session.by, started_at: iso(session.startedAt), started_seq: session.startedSeq };
+}
+
+const EMPTY = { stages: null, delivered: false, message_seq: null, ended: null, entries: null, next_seq: null };
+
+async function act(pairing: PairService, args: Args): Promise<{ summary: string; data: Output }> {
+  const id = args.run_id;
+  const { action } = args;
+  switch (action) {
+    case 'status': {
+      const { run, stages, session } = await pairing.status(id);
+      const running = stages.length === 0 ? 'no agent stage is running' : stages.map((stage) => `${stage.kind} stage ${stage.stageId} running (${stage.turns} turns)`).join(', ');
+      return {
+        summary: `Run ${id} (${run.status}): ${running}; ${session ? `pair session ${session.sessionId} is open on ${session.stageId}` : 'no pair session is open'}.`,
+        data: { action, run: runSummary(run), ...EMPTY, session: sessionView(session), stages: stages.map((stage) => ({ stage_id: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, started_at: iso(stage.startedAt) })) },
+      };
+    }
+    case 'start': {
+      const { run, session } = await pairing.start(id, { ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }), by: 'mcp client' });
+      return { summary: `Pair session ${session.sessionId} started on ${session.stageId} of run ${id}; messages (action "message") now go to that stage.`, data: { action, run: runSummary(run), ...EMPTY, session: sessionView(session) } };
+    }
+    case 'message': {
+      if (args.text === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', "action 'message' needs 'text'."));
+      const sent = await pairing.message(id, args.text, args.session_id);
+      const where = sent.session ? `${sent.session.stageId} (pair session ${sent.session.sessionId})` : `run ${id} (no pair session is open: every agent stage reads it)`;
+      return {
+        summary: `Sent message #${sent.seq} to ${where}; the agent reads it on its next turn.`,
+        data: { action, run: runSummary(sent.run), ...EMPTY, session: sessionView(sent.session), delivered: true, message_seq: sent.seq },
+      };
+    }
+    case 'end': {
+      const ended = await pairing.end(id, args.session_id);
+      const why = ended.reason === 'ended' ? '' : ' (its stage finished)';
+      return {
+        summary: ended.alreadyEnded ? `Pair session ${ended.session.sessionId} had already ended${why}.` : `Ended pair session ${ended.session.sessionId} on ${ended.session.stageId} of run ${id}.`,
+        data: {
+          action,
+          run: runSummary(ended.run),
+          ...EMPTY,
+          session: sessionView(ended.run.pairSession ?? null),
+          ended: { session_id: ended.session.sessionId, stage_id: ended.session.stageId, reason: ended.reason, already_ended: ended.alreadyEnded },
+        },
+      };
+    }
+    case 'transcript': {
+      const read = await pairing.transcript(id, { ...(args.since_seq === undefined ? {} : { sinceSeq: args.since_seq }), ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }) });
+      const entries = read.entries.map((entry) => ({ seq: entry.seq, at: iso(entry.at), type: entry.type, stage_id: entry.stageId, session_id: entry.sessionId, text: entry.text }));
+      return {
+        summary: `${entries.length} transcript entr${entries.length === 1 ? 'y' : 'ies'} of run ${id} (${read.run.status}); read on with since_seq ${read.nextSeq}.`,
+        data: { action, run: runSummary(read.run), ...EMPTY, session: sessionView(read.session), entries, next_seq: read.nextSeq },
+      };
+    }
+    default: {
+      const unknown: never = action;
+      throw new ToolFailure(failure('INVALID_ARGUMENTS', `unknown action '${String(unknown as Action)}'.`));
+    }
+  }
+}
 
 export const runPairTool = defineTool({
   name: 'weft_run_pair',
   title: 'Pair with a weft agent stage',
   description:
-    'Pair with the running agent stage of a run: status, start (stage_id), message (text), end, transcript. Pairing needs an agent stage that is running; message always reaches the run (its agents see it on their next turn).',
+    'Talk to a running agent stage of a run: status (running agent stages, open session), start (stage_id; optional when one agent stage runs), message (text; the agent reads it on its next turn), end, transcript (since_seq, limit, stage_id; returns next_seq). One session per run; it ends by itself when its stage finishes.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, { deps }) {
-    const runs = await deps.runs();
-    const run = await runs.get(args.run_id);
-    if (args.action === 'message') {
-      if (args.text === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', "action 'message' needs 'text'."));
-      const after = await runs.message(run.id, args.text);
-      return { summary: `Sent a message to run ${run.id} (${after.status}).`, data: { action: args.action, run: runSummary(after), delivered: true } };
-    }
-    if (args.action === 'start' && args.stage_id === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', "action 'start' needs 'stage_id' (e.g. implement@1)."));
-    throw new ToolFailure(failure('NO_ACTIVE_AGENT_STAGE', `${NO_ACTIVE_AGENT_STAGE} (run ${run.id} is ${run.status}${run.currentStageId ? `, last stage ${run.currentStageId}` : ''}).`, { runId: run.id, status: run.status }));
+    return act((await deps.runs()).pairing, args);
   },
 });

@@ -1,0 +1,107 @@
+/**
+ * The `oauth` field of an http/sse server entry: how `weft mcp login` identifies itself
+ * to the authorization server when it should not register dynamically — a pre-registered
+ * client (`client_id`, with the secret's environment variable in `client_secret_env`) or
+ * a client ID metadata document (`client_metadata_url`). `.mcp.json` files may spell the
+ * keys in camelCase (`clientId`, `clientSecretEnv`, `clientMetadataUrl`). A secret itself
+ * is refused: config files get committed, so they only ever name the variable.
+ */
+import { ENV_NAME } from './entry-fields.js';
+import type { FieldReader } from './field-readers.js';
+import { closest, describeValue, example, fieldProblem, hasErrors, isPlainObject } from './problems.js';
+import type { McpOAuthConfig } from './server-config.js';
+
+type OAuthKey = keyof McpOAuthConfig;
+
+const KEYS: Readonly<Record<string, OAuthKey>> = {
+  client_id: 'clientId',
+  client_secret_env: 'clientSecretEnv',
+  client_metadata_url: 'clientMetadataUrl',
+};
+
+const JSON_KEYS: Readonly<Record<string, OAuthKey>> = {
+  clientId: 'clientId',
+  clientSecretEnv: 'clientSecretEnv',
+  clientMetadataUrl: 'clientMetadataUrl',
+};
+
+/** Keys that would hold a secret in the file. */
+const SECRET_KEYS = new Set(['client_secret', 'clientSecret']);
+
+/** Whether `value` is an https URL with a path, as client ID metadata documents must be. */
+export function isClientMetadataUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.pathname !== '/' && url.pathname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Reads and checks `oauth`; problems go to the reader, and `undefined` comes back when there is none or it is invalid. */
+export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined {
+  const raw = reader.fields.get('oauth');
+  if (!raw) return undefined;
+  const { ctx } = reader;
+  const field = raw.key;
+  if (!isPlainObject(raw.value)) {
+    reader.wrongType('oauth', ctx.format === 'json' ? 'an object' : 'a table', raw.value);
+    return undefined;
+  }
+  const known = ctx.format === 'json' ? { ...KEYS, ...JSON_KEYS } : KEYS;
+  const before = reader.problems.length;
+  const config: McpOAuthConfig = {};
+  const written: Partial<Record<OAuthKey, string>> = {};
+  for (const [key, value] of Object.entries(raw.value)) {
+    if (value === undefined) continue;
+    const path = `${field}.${key}`;
+    if (SECRET_KEYS.has(key)) {
+      const name = ctx.format === 'json' ? 'clientSecretEnv' : 'client_secret_env';
+      reader.error(path, 'would put a secret in the config file', `put the secret in an environment variable and name it instead, e.g. ${example(ctx.format, name, 'MY_SERVER_CLIENT_SECRET')}`);
+      continue;
+    }
+    const target = Object.hasOwn(known, key) ? known[key] : undefined;
+    if (!target) {
+      const guess = closest(key, Object.keys(known));
+      if (ctx.format === 'json') {
+        // Other clients keep their own settings here (Claude Code's `callbackPort`); they do not stop the server.
+        const fix = guess ? `did you mean '${guess}'? Otherwise remove it` : 'remove it if it is a misspelling';
+        reader.problems.push(fieldProblem(ctx, reader.server, path, 'is not used by weft and was ignored', fix, 'warning'));
+      } else {
+        reader.error(path, 'is not a known field', guess ? `did you mean '${guess}'?` : `remove it (known fields: ${Object.keys(KEYS).join(', ')})`);
+      }
+      continue;
+    }
+    if (written[target] !== undefined) {
+      reader.error(path, `duplicates '${field}.${written[target]}'`, 'keep only one of them');
+      continue;
+    }
+    written[target] = key;
+    if (typeof value !== 'string' || value.trim() === '') {
+      const shown = typeof value === 'string' ? 'is empty' : `must be a string, not ${describeValue(ctx.format, value)}`;
+      reader.error(path, shown, `e.g. ${example(ctx.format, key, SAMPLES[target])}`);
+      continue;
+    }
+    config[target] = value;
+  }
+  const keyOf = (target: OAuthKey) => `${field}.${written[target] ?? Object.keys(KEYS).find((key) => KEYS[key] === target)}`;
+  if (config.clientSecretEnv !== undefined && !ENV_NAME.test(config.clientSecretEnv)) {
+    reader.error(keyOf('clientSecretEnv'), `is not a variable name: ${JSON.stringify(config.clientSecretEnv)}`, 'name the environment variable that holds the client secret, e.g. "MY_SERVER_CLIENT_SECRET"');
+  }
+  if (config.clientMetadataUrl !== undefined && !isClientMetadataUrl(config.clientMetadataUrl)) {
+    reader.error(keyOf('clientMetadataUrl'), `is not an https URL with a path: ${JSON.stringify(config.clientMetadataUrl)}`, 'use the https URL where the client ID metadata document is served, e.g. "https://example.com/weft/client.json"');
+  }
+  if (written.clientSecretEnv !== undefined && written.clientId === undefined) {
+    reader.error(keyOf('clientSecretEnv'), `needs '${keyOf('clientId')}'`, 'add the client ID the secret belongs to');
+  }
+  if (written.clientId !== undefined && written.clientMetadataUrl !== undefined) {
+    reader.error(keyOf('clientMetadataUrl'), `cannot be combined with '${keyOf('clientId')}'`, 'keep the pre-registered client ID or the metadata document URL, not both');
+  }
+  return hasErrors(reader.problems.slice(before)) ? undefined : config;
+}
+
+const SAMPLES: Record<OAuthKey, string> = {
+  clientId: 'weft-cli',
+  clientSecretEnv: 'MY_SERVER_CLIENT_SECRET',
+  clientMetadataUrl: 'https://example.com/weft/client.json',
+};

@@ -1,0 +1,168 @@
+/**
+ * The conversation behind `weft pair`: opens a pair session, prints the stage's
+ * transcript so far and then each new entry as it lands, and sends every line read from
+ * the input as a message. It ends on `/end`, end of input (Ctrl-D), Ctrl-C (or the
+ * abort signal), or by itself when the stage or the run finishes. On a terminal the input
+ * line stays under the transcript; otherwise the output is plain lines.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import { WeftError } from '../../core/errors.js';
+import type { PairEndReason } from '../../runs/model/run-event.js';
+import type { PairService } from '../../runs/pair-service.js';
+import type { TranscriptEntry } from '../../runs/pair-transcript.js';
+
+export interface PairLoopOptions {
+  pairing: Pick<PairService, 'start' | 'message' | 'end' | 'transcript'>;
+  runId: string;
+  stageId?: string;
+  /** Who pairs, recorded on the session. */
+  by: string;
+  input: NodeJS.ReadableStream;
+  /** Transcript lines (JSON Lines with `json`). */
+  output: NodeJS.WritableStream;
+  /** What the loop itself says: how to end, how it ended. */
+  notes: NodeJS.WritableStream;
+  /** A person at a terminal: a prompt, Ctrl-C ends the session. */
+  interactive: boolean;
+  json: boolean;
+  /** How often the transcript is read again (default 100 ms). */
+  pollMs?: number;
+  /** Ends the session when aborted (the command wires SIGINT and SIGTERM to it). */
+  signal?: AbortSignal;
+}
+
+export interface PairLoopResult {
+  sessionId: string;
+  stageId: string;
+  reason: PairEndReason;
+  /** Messages this loop sent. */
+  sent: number;
+}
+
+const MARK: Record<string, string> = {
+  'model-turn-finished': '◆',
+  'tool-call-started': '  ⚙',
+  'tool-call-finished': '  ↳',
+  'message-sent': '✉',
+  'message-delivered': '  ✓',
+  'pair-started': '●',
+  'pair-ended': '●',
+  'question-asked': '?',
+};
+
+/** One transcript entry as printed: a mark by type, then the text. */
+export function entryLine(entry: TranscriptEntry): string {
+  return `${MARK[entry.type] ?? '·'} ${entry.text}`;
+}
+
+/**
+ * Runs one pair session to its end.
+ *
+ * @example await runPairLoop({ pairing: runs.pairing, runId, by: 'cli', input: process.stdin, output: process.stdout, notes: process.stderr, interactive: false, json: false });
+ */
+export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopResult> {
+  const { pairing, runId, output } = options;
+  const { session } = await pairing.start(runId, { ...(options.stageId === undefined ? {} : { stageId: options.stageId }), by: options.by });
+  let rl: Interface | undefined;
+  let nextSeq = 1;
+  let sent = 0;
+
+  const write = (lines: string[]) => {
+    if (lines.length === 0) return;
+    if (rl && options.interactive) output.write('\r\x1b[2K');
+    output.write(`${lines.join('\n')}\n`);
+    if (rl && options.interactive) rl.prompt(true);
+  };
+  // One reader at a time, so the follow timer and a message never print an entry twice.
+  let reading: Promise<boolean> = Promise.resolve(true);
+  const pump = (): Promise<boolean> => {
+    reading = reading.then(async () => {
+      for (;;) {
+        const page = await pairing.transcript(runId, { sinceSeq: nextSeq, limit: 1000, stageId: session.stageId });
+        write(page.entries.map((entry) => (options.json ? JSON.stringify(entry) : entryLine(entry))));
+        const more = page.nextSeq <= page.run.counts.events;
+        nextSeq = page.nextSeq;
+        if (!more) return page.session?.sessionId === session.sessionId;
+      }
+    });
+    return reading;
+  };
+
+  options.notes.write(
+    options.interactive
+      ? `Pairing with ${session.stageId} of run ${runId} (session ${session.sessionId}). Type a message and press Enter; /end or Ctrl-D ends the session.\n`
+      : `Pairing with ${session.stageId} of run ${runId} (session ${session.sessionId}); each input line is sent as a message, end of input ends the session.\n`,
+  );
+  try {
+    await pump();
+  } catch (error) {
+    await pairing.end(runId, session.sessionId).catch(() => undefined);
+    throw error;
+  }
+
+  return new Promise<PairLoopResult>((resolve, reject) => {
+    let queue: Promise<unknown> = Promise.resolve();
+    let finishing = false;
+    let timer: NodeJS.Timeout | undefined;
+
+    /** Ends the session (or learns how it ended), prints what is left, and settles. */
+    const finish = (failure?: unknown) => {
+      if (finishing) return;
+      finishing = true;
+      clearTimeout(timer);
+      void queue
+        .then(async () => {
+          // Ending by session id is idempotent: a session its stage closed reports why instead.
+          const ended = await pairing.end(runId, session.sessionId);
+          await pump();
+          rl?.close();
+          if (failure !== undefined) throw failure;
+          options.notes.write(ended.reason === 'stage-finished' ? `Pair session ended: ${session.stageId} finished.\n` : 'Pair session ended.\n');
+          resolve({ sessionId: session.sessionId, stageId: session.stageId, reason: ended.reason, sent });
+        })
+        .catch((error: unknown) => {
+          rl?.close();
+          reject(error);
+        });
+    };
+
+    const send = async (line: string) => {
+      const text = line.trim();
+      if (finishing || text === '') return;
+      if (text === '/end') return finish();
+      try {
+        await pairing.message(runId, text, session.sessionId);
+        sent += 1;
+      } catch (error) {
+        // The stage finished (or the run ended) while the line was typed: the session is over.
+        if (WeftError.is(error, 'NO_PAIR_SESSION') || WeftError.is(error, 'RUN_INVALID_TRANSITION')) return finish();
+        return finish(error);
+      }
+      await pump();
+    };
+
+    const follow = () => {
+      if (finishing) return;
+      timer = setTimeout(() => {
+        pump().then(
+          (open) => (open ? follow() : finish()),
+          (error: unknown) => finish(error),
+        );
+      }, options.pollMs ?? 100);
+    };
+
+    rl = createInterface({ input: options.input, ...(options.interactive ? { output, prompt: 'you> ', terminal: true } : { terminal: false }), crlfDelay: Infinity });
+    rl.on('line', (line) => {
+      queue = queue.then(() => send(line));
+    });
+    rl.on('close', () => finish());
+    if (options.interactive) {
+      rl.on('SIGINT', () => finish());
+      rl.prompt();
+    }
+    // A killed `weft pair` would leave its session open until the stage ends, refusing everyone else's.
+    if (options.signal?.aborted) finish();
+    options.signal?.addEventListener('abort', () => finish(), { once: true });
+    follow();
+  });
+}
