@@ -48,7 +48,9 @@ export const WRITE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
 const GET_RUN = `SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS} FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?`;
 const GET_STATE = 'SELECT state FROM runs WHERE id = ?';
-const GET_STATE_AT_HEAD = `SELECT r.state AS state, ${EVENT_HEAD_COLUMNS} FROM runs r WHERE r.id = ?`;
+/** The newest event in one descent of the events key (the head columns of a search take two). */
+const GET_HEAD = 'SELECT seq AS head_seq, at AS head_at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1';
+const NO_HEAD: EventHead = { head_seq: null, head_at: null };
 const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
 
 export class SqliteRunStore implements RunStore {
@@ -358,10 +360,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   private appendSync(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
-    const row = this.stmt<EventHead & { state: string }>(GET_STATE_AT_HEAD).get(id);
+    const row = this.stmt<{ state: string }>(GET_STATE).get(id);
     if (row === undefined) throw runNotFound(id);
     const stored = JSON.parse(row.state) as RunState;
-    const before = stateAtHead(stored, row);
+    const before = stateAtHead(stored, this.stmt<EventHead>(GET_HEAD).get(id) ?? NO_HEAD);
     const plan = planAppend(before, events, this.context(id, allowReserved));
     const last = plan.events[plan.events.length - 1];
     if (last === undefined) return [];
