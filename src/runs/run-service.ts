@@ -18,6 +18,7 @@ import { answerFromText } from './answer-text.js';
 import { PairService } from './pair-service.js';
 import { requestCancel } from './run-cancel.js';
 import { resolveInputs } from './run-inputs.js';
+import { ChangeLatch } from './store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from './store/run-store.js';
 import { loadWorkflow } from './workflow/index.js';
 
@@ -44,6 +45,13 @@ export interface RunServiceDeps {
   /** Makes sure a runner will pick the run up (spawns one if needed). */
   wakeRunners: () => void;
 }
+
+/**
+ * How soon a waiter looks again at a run nobody executes, after waking the runners for it:
+ * a runner that is still booting writes nothing, and one that failed to start must be
+ * started again.
+ */
+const ORPHAN_RECHECK_MS = 1000;
 
 function notFound(id: string): WeftError {
   return new WeftError('RUN_NOT_FOUND', `No run with id ${id}. List runs with 'weft ps --all'.`, { data: { runId: id } });
@@ -218,22 +226,53 @@ export class RunService {
     await this.#deps.store.deleteRun(id);
   }
 
-  /** Resolves when every run is terminal, or when `timeoutMs` passes (`timedOut: true`). */
+  /**
+   * Resolves when every run is terminal, or when `timeoutMs` passes or `signal` aborts
+   * (`timedOut: true`). Wakes on the store's change notices (runners write from other
+   * processes), not by polling; the only timers are the deadline and the moments a
+   * runner's lease runs out, when nobody writes but the run needs a new runner.
+   */
   async wait(ids: readonly string[], timeoutMs: number, signal?: AbortSignal, onChange?: (runs: RunRecord[]) => void): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
     const deadline = this.#deps.clock() + timeoutMs;
-    let previous = '';
-    for (;;) {
-      const runs = await Promise.all(ids.map((id) => this.get(id)));
-      const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
-      if (key !== previous) onChange?.(runs);
-      previous = key;
-      if (runs.every((run) => isTerminal(run.status))) return { runs, timedOut: false };
-      // Nobody executes a queued run, or one whose runner died: start a runner for it.
-      if (runs.some((run) => this.#orphaned(run))) this.#deps.wakeRunners();
-      const left = deadline - this.#deps.clock();
-      if (left <= 0 || signal?.aborted) return { runs, timedOut: true };
-      await new Promise((resolveDelay) => setTimeout(resolveDelay, Math.min(100, left)));
+    // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
+    const changes = this.changes();
+    try {
+      let previous = '';
+      for (;;) {
+        const runs = await Promise.all(ids.map((id) => this.get(id)));
+        const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
+        if (key !== previous) onChange?.(runs);
+        previous = key;
+        if (runs.every((run) => isTerminal(run.status))) return { runs, timedOut: false };
+        // Nobody executes a queued run, or one whose runner died: start a runner for it.
+        if (runs.some((run) => this.#orphaned(run))) this.#deps.wakeRunners();
+        const left = deadline - this.#deps.clock();
+        if (left <= 0 || signal?.aborted) return { runs, timedOut: true };
+        await changes.next(Math.min(left, this.#recheckIn(runs)), signal);
+      }
+    } finally {
+      changes.close();
     }
+  }
+
+  /**
+   * A latch on the store's change notices for a loop that reads, then waits (following a
+   * run). Create it before the first read; close it when done.
+   */
+  changes(): ChangeLatch {
+    return new ChangeLatch(this.#deps.store);
+  }
+
+  /** Milliseconds until one of `runs` may need a runner although nothing was written: the earliest lease to run out. */
+  #recheckIn(runs: readonly RunRecord[]): number {
+    const now = this.#deps.clock();
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const run of runs) {
+      if (!this.#executable(run)) continue;
+      const expiresAt = run.lease?.expiresAt;
+      soonest = Math.min(soonest, expiresAt === undefined || expiresAt <= now ? ORPHAN_RECHECK_MS : expiresAt - now);
+    }
+    return soonest;
   }
 
   /** Starts a runner when nobody executes this run (queued, or its runner died). */
@@ -242,8 +281,11 @@ export class RunService {
   }
 
   #orphaned(run: RunRecord): boolean {
-    const executable = run.status === 'queued' || run.status === 'starting' || run.status === 'running' || run.status === 'blocked';
-    return executable && (run.lease === undefined || run.lease.expiresAt <= this.#deps.clock());
+    return this.#executable(run) && (run.lease === undefined || run.lease.expiresAt <= this.#deps.clock());
+  }
+
+  #executable(run: RunRecord): boolean {
+    return run.status === 'queued' || run.status === 'starting' || run.status === 'running' || run.status === 'blocked';
   }
 
   async #transition(run: RunRecord, to: RunStatus, reason?: string): Promise<RunRecord> {

@@ -5,6 +5,7 @@
  * @example runRunStoreContract('memory', async ({ clock, newId }) => new MemoryRunStore({ clock, newId }));
  */
 import { describe } from 'vitest';
+import { changesContract } from './run-store-changes.contract.js';
 import { eventsContract } from './run-store-events.contract.js';
 import { useContractStore, type MakeRunStore } from './run-store-kit.js';
 import { leasesContract } from './run-store-leases.contract.js';
@@ -20,5 +21,6 @@ export function runRunStoreContract(name: string, makeStore: MakeRunStore): void
     searchContract(context);
     eventsContract(context);
     leasesContract(context);
+    changesContract(context);
   });
 }

@@ -84,6 +84,9 @@ export interface McpServerEntry {
   updatedAt: number;
 }
 
+/** Told that the store may have changed; see {@link RunStore.watchChanges}. */
+export type StoreChangeListener = () => void;
+
 export const SEARCH_LIMITS = { default: 50, max: 500 } as const;
 export const EVENT_LIMITS = { default: 100, max: 1000 } as const;
 
@@ -131,5 +134,19 @@ export interface RunStore {
   listMcpServers(): Promise<McpServerEntry[]>;
   /** Deletes a terminal run with its events and questions; its children lose their parent link. */
   deleteRun(id: string): Promise<void>;
+  /**
+   * Calls `listener` soon after a write to the store becomes readable — a write by this
+   * process or by any other one sharing the store (runners execute runs elsewhere) — so
+   * whoever waits for a run re-reads it then instead of polling. Notices carry no detail
+   * and may come when nothing the listener cares about changed; several writes may share
+   * one notice. Never called synchronously from `watchChanges` or from a write call.
+   * Returns the function that stops the notices; `close()` stops them all.
+   *
+   * @example
+   * const stop = store.watchChanges(() => void recheck());
+   * // … later
+   * stop();
+   */
+  watchChanges(listener: StoreChangeListener): () => void;
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * Follows a run's events until it ends: a line per event, and on a terminal a live
  * status line under them (spinner, stages in flight, elapsed time) rewritten in place.
- * Piped output gets the plain lines only.
+ * Piped output gets the plain lines only. New events are read when the store says it
+ * changed (runners write from other processes); the only timer is the spinner's.
  */
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
@@ -11,9 +12,14 @@ import type { RunService } from '../../runs/run-service.js';
 import { eventLine } from './event-lines.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** A spinner frame on a terminal. */
+const FRAME_MS = 100;
+/** Without a spinner: how soon a run nobody writes to is looked at again (its runner may have died). */
+const IDLE_RECHECK_MS = 1000;
 
 export interface FollowOptions {
   json: boolean;
+  /** Longest wait between two reads when the store reports no change (default: a spinner frame on a terminal, else 1 s). */
   pollMs?: number;
   signal?: AbortSignal;
   /** Stop once the run is terminal (default) — `events --follow` of a live run keeps going until it ends. */
@@ -50,22 +56,28 @@ export async function followRun(runs: RunService, runId: string, options: Follow
     out.write(`${line}\n`);
   };
 
-  for (;;) {
-    const events = await runs.events(runId, { afterSeq, limit: 500 });
-    for (const event of events) print(event);
-    afterSeq = events.at(-1)?.seq ?? afterSeq;
-    if (events.length === 500) continue;
-    const run = await runs.get(runId);
-    if (isTerminal(run.status) && run.counts.events <= afterSeq) {
-      clearStatus();
-      return run;
+  // Watching starts before the first read, so an event written between a read and the wait is not missed.
+  const changes = runs.changes();
+  try {
+    for (;;) {
+      const events = await runs.events(runId, { afterSeq, limit: 500 });
+      for (const event of events) print(event);
+      afterSeq = events.at(-1)?.seq ?? afterSeq;
+      if (events.length === 500) continue;
+      const run = await runs.get(runId);
+      if (isTerminal(run.status) && run.counts.events <= afterSeq) {
+        clearStatus();
+        return run;
+      }
+      runs.ensureRunner(run);
+      drawStatus(run);
+      if (options.signal?.aborted) {
+        clearStatus();
+        return run;
+      }
+      await changes.next(options.pollMs ?? (live ? FRAME_MS : IDLE_RECHECK_MS), options.signal);
     }
-    runs.ensureRunner(run);
-    drawStatus(run);
-    if (options.signal?.aborted) {
-      clearStatus();
-      return run;
-    }
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+  } finally {
+    changes.close();
   }
 }

@@ -3,7 +3,8 @@
  * Host and Origin validation (DNS-rebinding protection, 403), then the bearer token
  * (401), then goes to its protocol era: 2025-era clients get a session (one server
  * instance each, so subscriptions and progress work), 2026-era requests are served
- * statelessly by the SDK's `createMcpHandler`.
+ * statelessly by the SDK's `createMcpHandler`. Answers leave through `sendWebResponse`: one
+ * write when complete at once (a lone answer as JSON), a stream otherwise.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -11,17 +12,17 @@ import type { AddressInfo } from 'node:net';
 import { hostname as machineName } from 'node:os';
 import {
   createMcpHandler,
-  hostHeaderValidationResponse,
   isLegacyRequest,
   localhostAllowedHostnames,
-  originValidationResponse,
+  validateHostHeader,
+  validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
 import { isLoopbackHost } from './loopback.js';
 import { MAX_BODY_BYTES, readBody, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
-import { bearerMatches } from './token.js';
+import { bearerCheck } from './token.js';
 
 export const MCP_PATH = '/mcp';
 /** Sessions unused for this long are closed (clients re-initialize on 404). */
@@ -74,12 +75,30 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-function rpcError(code: number, message: string, data: Record<string, unknown>): unknown {
-  return { jsonrpc: '2.0', id: null, error: { code, message, data } };
+/**
+ * `request` with a signal that aborts when the client leaves before its answer is complete:
+ * 2026-era streams (subscriptions) end with it. Sessions of 2025-era clients need none —
+ * their streams end when the response closes — and Node 20 spends tens of µs on every
+ * AbortSignal, so only the modern path pays for one.
+ */
+function abortedOnDisconnect(request: Request, res: ServerResponse): Request {
+  const aborted = new AbortController();
+  res.once('close', () => res.writableFinished || aborted.abort());
+  return new Request(request, { signal: aborted.signal });
+}
+
+/** One JSON-RPC request: not a notification, a response or a batch. */
+function isLoneRequest(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'method' in body && 'id' in body;
+}
+
+function rpcError(code: number, message: string, data?: Record<string, unknown>): unknown {
+  return { jsonrpc: '2.0', id: null, error: { code, message, ...(data ? { data } : {}) } };
 }
 
 export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {
   const hosts = allowedHostnames(options.host, options.allowedHosts);
+  const authorized = options.token === undefined ? () => true : bearerCheck(options.token);
   const sessions = new Map<string, Session>();
   const modern = createMcpHandler(() => options.factory('modern').server, { legacy: 'reject', onerror: options.onError });
 
@@ -123,13 +142,11 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
   const handle = async (req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> => {
     const path = new URL(req.url ?? '/', origin).pathname;
     if (path !== MCP_PATH) return sendJson(res, 404, rpcError(-32601, `Not found: weft serves MCP at ${MCP_PATH}.`, { code: 'NOT_FOUND' }));
-    const aborted = new AbortController();
-    res.once('close', () => aborted.abort());
     // Host, Origin and token are checked on the headers alone, before any body is read.
-    const head = toWebRequest(req, origin, undefined, aborted.signal);
-    const refused = hostHeaderValidationResponse(head, hosts) ?? originValidationResponse(head, hosts);
-    if (refused) return sendWebResponse(res, refused);
-    if (options.token !== undefined && !bearerMatches(req.headers.authorization, options.token)) {
+    const checked = validateHostHeader(req.headers.host, hosts);
+    const refused = checked.ok ? validateOriginHeader(req.headers.origin, hosts) : checked;
+    if (!refused.ok) return sendJson(res, 403, rpcError(-32000, refused.message));
+    if (!authorized(req.headers.authorization)) {
       const missing = !req.headers.authorization;
       return sendJson(
         res,
@@ -140,12 +157,12 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
     }
     const body = await readBody(req);
     if (body === undefined) return sendJson(res, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, { code: 'TOO_LARGE' }));
-    const request = toWebRequest(req, origin, body, aborted.signal);
     // Parsed once here and handed on, instead of each layer reading the body again.
     const parsedBody = parseJson(body);
+    const request = toWebRequest(req, origin, parsedBody === undefined ? body : undefined);
     const legacy = parsedBody === undefined ? await isLegacyRequest(request) : await isLegacyRequest(request, parsedBody);
-    const response = legacy ? await serveLegacy(request, parsedBody) : await modern.fetch(request, parsedBody === undefined ? {} : { parsedBody });
-    await sendWebResponse(res, response);
+    const response = legacy ? await serveLegacy(request, parsedBody) : await modern.fetch(abortedOnDisconnect(request, res), parsedBody === undefined ? {} : { parsedBody });
+    await sendWebResponse(res, response, { answerAsJson: isLoneRequest(parsedBody) });
   };
 
   const server = createServer((req, res) => {

@@ -1,8 +1,9 @@
 /**
  * Resource subscriptions: tells listeners when a subscribed `weft://runs…` resource
- * changes. One light timer per process reads the subscribed runs' event counts (one
- * indexed lookup each) and runs only while someone is subscribed. Runs are executed by
- * other processes, so the store is the only place a change can be seen.
+ * changes. Runs are executed by other processes, so the store is the only place a change
+ * can be seen: while anyone is subscribed, the watcher follows the store's change notices
+ * (`RunStore.watchChanges`) and, on each, reads the subscribed runs' event counts (one
+ * indexed lookup each) to find which resources moved. No timer runs.
  */
 import type { RunService } from '../../runs/run-service.js';
 import type { RunResource } from './resource-uri.js';
@@ -20,16 +21,16 @@ export const RECENT_RUNS = 50;
 
 export class RunWatcher {
   readonly #runs: () => Promise<RunService>;
-  readonly #intervalMs: number;
   readonly #watches = new Set<Watch>();
   /** Last seen state per key (`run:<id>` or `runs`). */
   readonly #seen = new Map<string, string>();
-  #timer: NodeJS.Timeout | undefined;
-  #ticking = false;
+  #stopNotices: (() => void) | undefined;
+  #checking = false;
+  /** A notice came while a check ran: check once more after it. */
+  #again = false;
 
-  constructor(runs: () => Promise<RunService>, intervalMs = 150) {
+  constructor(runs: () => Promise<RunService>) {
     this.#runs = runs;
-    this.#intervalMs = intervalMs;
   }
 
   get size(): number {
@@ -42,10 +43,12 @@ export class RunWatcher {
    */
   async watch(uri: string, resource: RunResource, listener: ChangeListener): Promise<() => void> {
     const key = keyOf(resource);
+    const runs = await this.#runs();
+    // Notices first, then the first reading: a change in between is noticed and compared.
+    this.#stopNotices ??= runs.store.watchChanges(() => void this.#check());
     if (!this.#seen.has(key)) this.#seen.set(key, await this.#fingerprint(resource));
     const watch: Watch = { uri, resource, listener };
     this.#watches.add(watch);
-    this.#timer ??= setInterval(() => void this.#tick(), this.#intervalMs).unref();
     return () => {
       this.#watches.delete(watch);
       if (![...this.#watches].some((other) => keyOf(other.resource) === key)) this.#seen.delete(key);
@@ -54,24 +57,34 @@ export class RunWatcher {
   }
 
   close(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#stopNotices?.();
+    this.#stopNotices = undefined;
   }
 
-  async #tick(): Promise<void> {
-    if (this.#ticking) return;
-    this.#ticking = true;
+  async #check(): Promise<void> {
+    if (this.#checking) {
+      this.#again = true;
+      return;
+    }
+    this.#checking = true;
     try {
-      const keys = new Map<string, RunResource>();
-      for (const watch of this.#watches) keys.set(keyOf(watch.resource), watch.resource);
-      for (const [key, resource] of keys) {
-        const now = await this.#fingerprint(resource);
-        if (this.#seen.get(key) === now) continue;
-        this.#seen.set(key, now);
-        for (const watch of [...this.#watches]) if (keyOf(watch.resource) === key) watch.listener(watch.uri);
-      }
+      do {
+        this.#again = false;
+        await this.#compare();
+      } while (this.#again && this.#stopNotices !== undefined);
     } finally {
-      this.#ticking = false;
+      this.#checking = false;
+    }
+  }
+
+  async #compare(): Promise<void> {
+    const keys = new Map<string, RunResource>();
+    for (const watch of this.#watches) keys.set(keyOf(watch.resource), watch.resource);
+    for (const [key, resource] of keys) {
+      const now = await this.#fingerprint(resource);
+      if (!this.#seen.has(key) || this.#seen.get(key) === now) continue;
+      this.#seen.set(key, now);
+      for (const watch of [...this.#watches]) if (keyOf(watch.resource) === key) watch.listener(watch.uri);
     }
   }
 

@@ -67,9 +67,16 @@ export async function loadServerToken(storageDir: string, env: Record<string, st
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** True when `authorization` is `Bearer <token>` (constant-time comparison). */
-export function bearerMatches(authorization: string | null | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match?.[1]) return false;
-  return timingSafeEqual(digest(match[1]), digest(token));
+/**
+ * The check of `Authorization` headers against `token`: true for `Bearer <token>`, compared
+ * in constant time. The token's digest is computed once, not per request.
+ *
+ * @example const authorized = bearerCheck(token); authorized(req.headers.authorization) // → true or false
+ */
+export function bearerCheck(token: string): (authorization: string | null | undefined) => boolean {
+  const expected = digest(token);
+  return (authorization) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected);
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * The in-memory `RunStore`, for engine unit tests: same rules as the SQLite store (the
  * shared planner and input checks), no persistence. Every result is a copy, so callers
- * cannot change stored state by mutating what they got.
+ * cannot change stored state by mutating what they got. Change notices are direct: every
+ * write queues one (coalesced per microtask) for the watchers.
  */
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
@@ -11,7 +12,7 @@ import type { QuestionRecord } from '../../model/question.js';
 import { RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions } from '../run-store.js';
+import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
 import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
 
 interface StoredRun {
@@ -29,6 +30,8 @@ export class MemoryRunStore implements RunStore {
   private readonly servers = new Map<string, McpServerEntry>();
   private readonly clock: Clock;
   private readonly newId: IdGenerator;
+  private readonly watchers = new Set<{ listener: StoreChangeListener }>();
+  private noticeQueued = false;
   private closed = false;
 
   constructor(options: RunStoreOptions = {}) {
@@ -124,6 +127,7 @@ export class MemoryRunStore implements RunStore {
     const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored)).sort(byAge)[0];
     if (claimed === undefined) return undefined;
     claimed.lease = { workerId, expiresAt: now + leaseMs };
+    this.changed();
     return this.record(claimed.spec.id);
   }
 
@@ -133,6 +137,7 @@ export class MemoryRunStore implements RunStore {
     const stored = this.require(runId(id));
     if (stored.lease?.workerId !== workerId) return false;
     stored.lease = { workerId, expiresAt: this.clock() + leaseMs };
+    this.changed();
     return true;
   }
 
@@ -142,6 +147,7 @@ export class MemoryRunStore implements RunStore {
     const stored = this.require(runId(id));
     if (stored.lease?.workerId !== workerId) return false;
     delete stored.lease;
+    this.changed();
     return true;
   }
 
@@ -149,12 +155,15 @@ export class MemoryRunStore implements RunStore {
     this.open();
     const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`).value, updatedAt: this.clock() };
     this.servers.set(name, entry);
+    this.changed();
     return structuredClone(entry);
   }
 
   async deleteMcpServer(name: string): Promise<boolean> {
     this.open();
-    return this.servers.delete(mcpServerName(name));
+    const deleted = this.servers.delete(mcpServerName(name));
+    if (deleted) this.changed();
+    return deleted;
   }
 
   async listMcpServers(): Promise<McpServerEntry[]> {
@@ -173,10 +182,19 @@ export class MemoryRunStore implements RunStore {
     }
     for (const question of this.questions.values()) if (question.runId === id) this.questions.delete(question.id);
     this.runs.delete(id);
+    this.changed();
+  }
+
+  watchChanges(listener: StoreChangeListener): () => void {
+    // One entry per call, so the same function watching twice is told twice and stops once per stop.
+    const watcher = { listener };
+    if (!this.closed) this.watchers.add(watcher);
+    return () => void this.watchers.delete(watcher);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.watchers.clear();
   }
 
   private append(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
@@ -192,6 +210,17 @@ export class MemoryRunStore implements RunStore {
     stored.events.push(...events);
     stored.state = state;
     for (const question of questions) this.questions.set(question.id, question);
+    this.changed();
+  }
+
+  /** Queues one notice for the watchers; the writes of one synchronous stretch share it. */
+  private changed(): void {
+    if (this.noticeQueued || this.watchers.size === 0) return;
+    this.noticeQueued = true;
+    queueMicrotask(() => {
+      this.noticeQueued = false;
+      for (const watcher of [...this.watchers]) if (this.watchers.has(watcher)) watcher.listener();
+    });
   }
 
   private context(id: string, allowReserved: boolean) {

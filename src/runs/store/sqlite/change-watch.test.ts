@@ -1,5 +1,6 @@
-// SQLite change notices: writes by another connection and by another process are noticed through the file, the safety poll alone
-// notices them when no file event comes, one commit is one notice, and nothing stays open once nobody watches.
+// SQLite change notices: writes by another process and by another connection are noticed — through the file watch, with the
+// hour-long poll out of the picture, and through the poll alone when no file event comes — one commit is one notice, and
+// nothing stays open once nobody watches.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,16 @@ describe('SQLite change notices', () => {
     expect(await writeFromAnotherProcess(store.file)).toBe(0);
     await notice;
     expect((await store.listMcpServers()).map((server) => server.name)).toEqual(['from-child']);
+    await store.close();
+  });
+
+  it('notices it through the file watch, long before the safety poll', async () => {
+    const store = await SqliteRunStore.open({ storageDir: freshDir() });
+    const watch = new SqliteChangeWatch(store.file, { pollMs: 3_600_000 });
+    const notice = nextWatchNotice(watch);
+    expect(await writeFromAnotherProcess(store.file)).toBe(0);
+    await notice;
+    watch.close();
     await store.close();
   });
 
