@@ -1,15 +1,29 @@
 /**
  * JSON Schema validation with ajv: 2020-12 by default, draft-07 when a schema says so.
  * Compiled validators are cached per schema object, because tool schemas are validated
- * on every call.
+ * on every call. ajv is required on first use, not imported: loading it costs ≈ 35 ms,
+ * and modules that may validate (run questions) sit on paths that must start fast
+ * (`weft mcp start` to its first tools/list, spec §8). It is CommonJS, so `require` is synchronous.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import AjvDraft07 from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type AjvDraft07 from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 
 type AjvInstance = InstanceType<typeof Ajv2020> | InstanceType<typeof AjvDraft07.default>;
-const addFormats = addFormatsModule as unknown as (ajv: AjvInstance) => void;
+type AjvOptions = { allErrors: boolean; strict: boolean; validateSchema: boolean };
+
+const require = createRequire(import.meta.url);
+
+function newAjv(dialect: '2020-12' | 'draft-07'): AjvInstance {
+  const options: AjvOptions = { allErrors: true, strict: false, validateSchema: false };
+  const ajv: AjvInstance =
+    dialect === '2020-12'
+      ? new (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020(options)
+      : new (require('ajv') as typeof AjvDraft07).default(options);
+  (require('ajv-formats') as { default: (instance: AjvInstance) => void }).default(ajv);
+  return ajv;
+}
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -19,23 +33,17 @@ export interface SchemaCheck {
   problems: string[];
 }
 
-let ajv2020: InstanceType<typeof Ajv2020> | undefined;
-let ajv07: InstanceType<typeof AjvDraft07.default> | undefined;
+let ajv2020: AjvInstance | undefined;
+let ajv07: AjvInstance | undefined;
 const cache = new WeakMap<object, ValidateFunction>();
 
 function ajvFor(schema: JsonSchema): AjvInstance {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (dialect.includes('draft-07') || dialect.includes('draft-06') || dialect.includes('draft-04')) {
-    if (!ajv07) {
-      ajv07 = new AjvDraft07.default({ allErrors: true, strict: false, validateSchema: false });
-      addFormats(ajv07);
-    }
+    ajv07 ??= newAjv('draft-07');
     return ajv07;
   }
-  if (!ajv2020) {
-    ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateSchema: false });
-    addFormats(ajv2020);
-  }
+  ajv2020 ??= newAjv('2020-12');
   return ajv2020;
 }
 
