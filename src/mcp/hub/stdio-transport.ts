@@ -95,9 +95,10 @@ export class StdioProcessTransport implements Transport {
     if (!stdin || !stdin.writable || this.#closed || this.#exit) {
       return Promise.reject(new Error(`MCP server '${this.#options.server}' is not running${this.#exit ? ` (${this.#exit})` : ''}.`));
     }
-    return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
-    });
+    // No per-write callback (it costs an allocation and a tick per message): a failed write
+    // shows as a stream error and the server's exit, which fail the pending requests.
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    return new Promise((resolve) => stdin.once('drain', resolve));
   }
 
   /** Closes stdin, then SIGTERM to the group, then SIGKILL; resolves when the group is gone. */
