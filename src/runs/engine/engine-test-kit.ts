@@ -36,11 +36,21 @@ export interface EngineKit {
   close(): Promise<void>;
 }
 
-export async function createEngineKit(options: { store?: RunStore; extraTools?: Tool[]; rules?: ApprovalRule[] } = {}): Promise<EngineKit> {
+export interface EngineKitOptions {
+  store?: RunStore;
+  extraTools?: Tool[];
+  rules?: ApprovalRule[];
+  /** How often workers poll (default 20 ms); an hour shows that change notices alone drive them. */
+  pollMs?: number;
+  /** Whether creating a run wakes the kit's workers directly (default true), as `weft run` does. */
+  wakeOnCreate?: boolean;
+}
+
+export async function createEngineKit(options: EngineKitOptions = {}): Promise<EngineKit> {
   const dir = await mkdtemp(join(tmpdir(), 'weft-engine-'));
   const store = options.store ?? new MemoryRunStore();
   const workers: Worker[] = [];
-  const service = new RunService({ store, clock: Date.now, wakeRunners: () => workers.forEach((worker) => worker.wake()) });
+  const service = new RunService({ store, clock: Date.now, wakeRunners: () => (options.wakeOnCreate === false ? undefined : workers.forEach((worker) => worker.wake())) });
   const toolboxFactory: RunToolboxFactory = async (run, workflow, askApproval) => {
     const registry = new ToolRegistry();
     for (const tool of [...builtinTools(), ...(options.extraTools ?? [])]) registry.register(tool);
@@ -55,7 +65,7 @@ export async function createEngineKit(options: { store?: RunStore; extraTools?: 
     return { registry, executor, close: async () => {} };
   };
   const makeWorker = (agent?: AgentStageRunner, maxParallel = 8, idleExitMs?: number) =>
-    new Worker({ store, workerId: `test-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, agent, leaseMs: 5000, heartbeatMs: 1000, maxParallel, pollMs: 20, idleExitMs });
+    new Worker({ store, workerId: `test-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, agent, leaseMs: 5000, heartbeatMs: 1000, maxParallel, pollMs: options.pollMs ?? 20, idleExitMs });
 
   const kit: EngineKit = {
     dir,

@@ -27,7 +27,9 @@ export class RunControl {
   readonly #listeners = new Set<Listener>();
   #afterSeq: number;
   #timer: NodeJS.Timeout | undefined;
+  #stopWatching: (() => void) | undefined;
   #polling = false;
+  #again = false;
   cancelReason: string | undefined;
   cancelRequested = false;
   interruptRequested = false;
@@ -41,25 +43,36 @@ export class RunControl {
   }
 
   start(): void {
+    // Answers, cancels and messages come from other processes: read them when the store
+    // changes; the timer stays as a safety net for notices that never come.
+    this.#stopWatching = this.#store.watchChanges(() => void this.poll());
     this.#timer = setInterval(() => void this.poll(), this.#pollMs);
     this.#timer.unref();
   }
 
   stop(): void {
+    this.#stopWatching?.();
     clearInterval(this.#timer);
     this.#listeners.clear();
   }
 
   /** Reads new control events now (also called on a timer). */
   async poll(): Promise<void> {
-    if (this.#polling) return;
+    // A notice during a read may be about a write the read missed: read once more after it.
+    if (this.#polling) {
+      this.#again = true;
+      return;
+    }
     this.#polling = true;
     try {
-      for (;;) {
-        const events = await this.#store.listEvents(this.#runId, { afterSeq: this.#afterSeq, types: WATCHED, limit: 500 });
-        for (const event of events) this.#take(event);
-        if (events.length < 500) break;
-      }
+      do {
+        this.#again = false;
+        for (;;) {
+          const events = await this.#store.listEvents(this.#runId, { afterSeq: this.#afterSeq, types: WATCHED, limit: 500 });
+          for (const event of events) this.#take(event);
+          if (events.length < 500) break;
+        }
+      } while (this.#again);
     } catch {
       // A transient store error: the next tick tries again.
     } finally {

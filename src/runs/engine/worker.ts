@@ -44,10 +44,25 @@ export class Worker {
 
   /** Claims and executes runs until `signal` aborts (or the worker has been idle long enough). */
   async run(signal: AbortSignal): Promise<void> {
-    const { store, clock } = this.#options;
-    let idleSince = clock();
+    const { store } = this.#options;
     const stopping = new AbortController();
     signal.addEventListener('abort', () => stopping.abort(), { once: true });
+    // A run queued by another process shows as a change in the store: claim it then, not at
+    // the next poll (which stays, for leases that run out without anyone writing).
+    const stopWatching = store.watchChanges(() => {
+      if (this.#active.size < this.#options.maxParallel) this.wake();
+    });
+    try {
+      await this.#claimLoop(stopping);
+    } finally {
+      stopWatching();
+    }
+    await Promise.allSettled(this.#active.values());
+  }
+
+  async #claimLoop(stopping: AbortController): Promise<void> {
+    const { store, clock } = this.#options;
+    let idleSince = clock();
     while (!stopping.signal.aborted) {
       let claimed = false;
       while (this.#active.size < this.#options.maxParallel) {
@@ -66,7 +81,6 @@ export class Worker {
       await Promise.race([abortableDelay(this.#options.pollMs, AbortSignal.any([wake.signal, stopping.signal])), ...this.#active.values()]);
       this.#poke = undefined;
     }
-    await Promise.allSettled(this.#active.values());
   }
 
   /** Looks for claimable runs now instead of at the next poll. */
