@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, isAlive, readPid, until, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
 vi.setConfig({ testTimeout: 60_000 });
@@ -45,9 +45,14 @@ describe('weft answer', () => {
     const after = await box.inspect(id);
     expect({ ...after, lease: undefined }).toEqual({ ...blocked, lease: undefined }); // only the heartbeat moved
 
+    // Following only the stage ends while blocked: it prints them as they come and returns when the run ends.
+    const following = box.cli(['events', id, '--follow', '--type', 'stage-finished']);
     const answered = await box.cli(['answer', id, question.id, 'yes']);
     expect(answered).toMatchObject({ code: 0, stdout: `Answered ${question.id}: true\n` });
     expect((await box.cli(['wait', id])).code).toBe(0);
+    const followed = await following;
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(jsonLines<EventJson>(followed.stdout).map((event) => event.stageId)).toEqual(['draft@1', 'review@1', 'decide@1', 'publish@1']);
     const finished = await box.events(id, '--type', 'stage-finished');
     expect(finished.map((event) => event.stageId)).toEqual(['draft@1', 'review@1', 'decide@1', 'publish@1']);
     expect(finished.at(-1)!.payload.output).toBe('published: Release notes for 2.0.0: faster startup, fewer surprises.');

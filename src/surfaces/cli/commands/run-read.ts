@@ -12,6 +12,9 @@ import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import { collect, parseKeyValues, parseSeconds } from '../options.js';
 import { followRun } from '../run-follow.js';
 
+/** With `--follow`, how long to wait for a change notice before reading again anyway. */
+const FOLLOW_RECHECK_MS = 1000;
+
 function age(run: RunRecord): string {
   return `${formatDuration(Date.now() - run.createdAt)} ago`;
 }
@@ -95,13 +98,19 @@ export function registerRunReadCommands(program: Command): void {
         const runs = await app.runs();
         if (options.follow && options.type.length === 0) return void (await followRun(runs, id, { json: true }));
         let afterSeq = 0;
-        for (;;) {
-          const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
-          for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
-          afterSeq = events.at(-1)?.seq ?? afterSeq;
-          if (events.length === 1000) continue;
-          if (!options.follow || isTerminal((await runs.get(id)).status)) return;
-          await new Promise((resolve) => setTimeout(resolve, 100));
+        // Watching starts before the first read, so nothing written in between is missed.
+        const changes = options.follow ? runs.changes() : undefined;
+        try {
+          for (;;) {
+            const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
+            for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+            afterSeq = events.at(-1)?.seq ?? afterSeq;
+            if (events.length === 1000) continue;
+            if (changes === undefined || isTerminal((await runs.get(id)).status)) return;
+            await changes.next(FOLLOW_RECHECK_MS);
+          }
+        } finally {
+          changes?.close();
         }
       });
     });
