@@ -24,6 +24,8 @@ await build({
   target: 'node20',
   external,
   splitting: true,
+  // The SDK server's Node shim loads ajv eagerly; weft's loads it on first use (see the file).
+  alias: { '@modelcontextprotocol/server/_shims': './src/surfaces/mcp-server/sdk-shims.ts' },
   sourcemap: 'linked',
   logLevel: 'warning',
 });
