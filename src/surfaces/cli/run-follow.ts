@@ -19,10 +19,12 @@ const IDLE_RECHECK_MS = 1000;
 
 export interface FollowOptions {
   json: boolean;
+  /** Print only events of these types (all are still read, so the end of the run is seen). */
+  types?: readonly string[];
   /** Longest wait between two reads when the store reports no change (default: a spinner frame on a terminal, else 1 s). */
   pollMs?: number;
   signal?: AbortSignal;
-  /** Stop once the run is terminal (default) — `events --follow` of a live run keeps going until it ends. */
+  /** Where the lines go (default stdout). */
   out?: NodeJS.WriteStream;
 }
 
@@ -49,6 +51,7 @@ export async function followRun(runs: RunService, runId: string, options: Follow
   const print = (event: RunEvent) => {
     if (event.type === 'stage-started' && event.stageId) inflight.add(event.stageId);
     if (event.type === 'stage-finished' && event.stageId) inflight.delete(event.stageId);
+    if (options.types !== undefined && options.types.length > 0 && !options.types.includes(event.type)) return;
     if (options.json) return out.write(`${JSON.stringify(event)}\n`);
     const line = eventLine(event);
     if (line === undefined) return;

@@ -5,15 +5,13 @@ import type { Command } from 'commander';
 import { formatDuration } from '../../../core/duration.js';
 import { WeftError } from '../../../core/errors.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
-import { isRunStatus, isTerminal, RUN_STATUSES, type RunStatus } from '../../../runs/model/run-status.js';
+import { isRunStatus, RUN_STATUSES, type RunStatus } from '../../../runs/model/run-status.js';
 import { printJson, withApp } from '../command-context.js';
 import { eventLine } from '../event-lines.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import { collect, parseKeyValues, parseSeconds } from '../options.js';
 import { followRun } from '../run-follow.js';
 
-/** With `--follow`, how long to wait for a change notice before reading again anyway. */
-const FOLLOW_RECHECK_MS = 1000;
 
 function age(run: RunRecord): string {
   return `${formatDuration(Date.now() - run.createdAt)} ago`;
@@ -96,21 +94,12 @@ export function registerRunReadCommands(program: Command): void {
     .action(async (id: string, options: { follow?: boolean; type: string[] }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
-        if (options.follow && options.type.length === 0) return void (await followRun(runs, id, { json: true }));
-        let afterSeq = 0;
-        // Watching starts before the first read, so nothing written in between is missed.
-        const changes = options.follow ? runs.changes() : undefined;
-        try {
-          for (;;) {
-            const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
-            for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
-            afterSeq = events.at(-1)?.seq ?? afterSeq;
-            if (events.length === 1000) continue;
-            if (changes === undefined || isTerminal((await runs.get(id)).status)) return;
-            await changes.next(FOLLOW_RECHECK_MS);
-          }
-        } finally {
-          changes?.close();
+        if (options.follow) return void (await followRun(runs, id, { json: true, types: options.type }));
+        for (let afterSeq = 0; ; ) {
+          const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
+          for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+          afterSeq = events.at(-1)?.seq ?? afterSeq;
+          if (events.length < 1000) return;
         }
       });
     });
