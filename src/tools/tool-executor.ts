@@ -138,10 +138,13 @@ export class ToolExecutor {
       settle?.(errorResult('Cancelled'));
     };
     session.signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => {
-      abort.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
-      settle?.(errorResult(`Tool '${tool.name}' timed out after ${formatDuration(timeoutMs)}.`));
-    }, timeoutMs);
+    // Infinity: the tool keeps its own time (setTimeout would read it as 1 ms).
+    const timer = Number.isFinite(timeoutMs)
+      ? setTimeout(() => {
+          abort.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
+          settle?.(errorResult(`Tool '${tool.name}' timed out after ${formatDuration(timeoutMs)}.`));
+        }, timeoutMs)
+      : undefined;
     try {
       const running = tool.execute(args, {
         workspaceRoot: session.workspaceRoot,

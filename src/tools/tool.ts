@@ -69,7 +69,7 @@ export interface Tool {
   source: ToolSource;
   /** The MCP server that owns the tool, for `source: 'mcp'`. */
   server?: string;
-  /** Per-tool limit; the executor's default applies when absent. */
+  /** Per-tool limit; the executor's default applies when absent; Infinity when the tool keeps its own time. */
   timeoutMs?: number;
   /**
    * Runs the tool. May throw (a `WeftError` ideally): the executor turns every throw into

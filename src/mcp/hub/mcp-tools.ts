@@ -18,9 +18,9 @@ export interface ServerTools {
   originalNames: Map<string, string>;
 }
 
-// The hub enforces tool_timeout (extended by progress up to max_tool_timeout) itself; the
-// executor's own limit sits just above, as a backstop.
-const EXECUTOR_SLACK_MS = 1000;
+// The hub keeps tool_timeout itself (extended by progress up to max_tool_timeout, standing
+// still while weft answers the server), so the executor must not set a clock of its own.
+const HUB_KEEPS_TIME = Number.POSITIVE_INFINITY;
 
 function annotationsOf(definition: McpToolDefinition): ToolAnnotations | undefined {
   const source = definition.annotations;
@@ -58,7 +58,7 @@ export function buildServerTools(config: McpServerConfig, definitions: readonly 
       ...(annotations ? { annotations } : {}),
       source: 'mcp',
       server,
-      timeoutMs: config.maxToolTimeoutMs + EXECUTOR_SLACK_MS,
+      timeoutMs: HUB_KEEPS_TIME,
       execute: (args, context) => invoke(originalName, args, context),
     };
   });
