@@ -13,7 +13,6 @@ import { newId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
 import type { RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
 import { Worker } from '../../src/runs/engine/worker.js';
-import { isTerminal } from '../../src/runs/model/run-status.js';
 import { RunService } from '../../src/runs/run-service.js';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { now } from '../lib/measure.js';
@@ -61,14 +60,8 @@ async function main(): Promise<void> {
           next += 1;
           const begin = now();
           const run = await runs.create({ workflow, cwd: dir, autoApprove: true });
-          for (;;) {
-            const current = await runs.get(run.id);
-            if (isTerminal(current.status)) {
-              if (current.status !== 'succeeded') throw new Error(`run ${run.id} ${current.status}: ${current.reason ?? ''}`);
-              break;
-            }
-            await new Promise((resolve) => setTimeout(resolve, 2));
-          }
+          const { runs: [current], timedOut } = await runs.wait([run.id], 60_000);
+          if (timedOut || current?.status !== 'succeeded') throw new Error(`run ${run.id} ${current?.status ?? 'missing'}: ${current?.reason ?? ''}`);
           latencies.push(now() - begin);
         }
       }),
@@ -94,7 +87,7 @@ async function main(): Promise<void> {
       '',
       `${info.date} · Node ${info.node} · ${info.platform} · ${info.cpus} × ${info.cpuModel}`,
       '',
-      'One runner (`Worker`, maxParallel 8) on the embedded SQLite store; every stage spawns `/bin/bash -c true` in its own process group and records stage-started/stage-finished events. Latency is create → succeeded as a client polling the store sees it.',
+      'One runner (`Worker`, maxParallel 8) on the embedded SQLite store; every stage spawns `/bin/bash -c true` in its own process group and records stage-started/stage-finished events. Latency is create → succeeded as `RunService.wait` (woken by change notices) sees it.',
       '',
       markdownTable({ headers: ['metric', 'value'], rows }),
       '',
