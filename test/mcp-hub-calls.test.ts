@@ -107,15 +107,18 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
 
   it('cancels a call when the context signal aborts, and the server hears of it', async () => {
     rmSync(marker, { force: true });
+    rmSync(`${marker}.started`, { force: true });
     const controller = new AbortController();
     const pending = call('mcp__slow__hang', {}, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    await waitFor('the call to reach the server', () => existsSync(`${marker}.started`), 5000);
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'TOOL_CANCELLED' });
     await waitFor('the server to record notifications/cancelled', () => existsSync(marker), 5000);
   });
 
   it('cancels through the per-call abort the executor hands out (no AbortSignal made), and the server hears of it', async () => {
     rmSync(marker, { force: true });
+    rmSync(`${marker}.started`, { force: true });
     const abort = new CallAbort();
     let signalMade = false;
     const base = toolContext();
@@ -130,7 +133,8 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
         return abort.signal;
       },
     });
-    setTimeout(() => abort.abort(new Error('stop')), 100);
+    await waitFor('the call to reach the server', () => existsSync(`${marker}.started`), 5000);
+    abort.abort(new Error('stop'));
     await expect(pending).rejects.toMatchObject({ code: 'TOOL_CANCELLED' });
     await waitFor('the server to record notifications/cancelled', () => existsSync(marker), 5000);
     expect(signalMade).toBe(false);
