@@ -19,7 +19,7 @@ import { CallTimer } from './call-timer.js';
 import type { ListKind } from './client-factory.js';
 import { convertToolResult } from './content.js';
 import { EMPTY_DISCOVERY, refetchList, type Discovery } from './discovery.js';
-import { describeDiff, diffNames } from './list-diff.js';
+import { describeDiff } from './list-diff.js';
 import { buildServerTools } from './mcp-tools.js';
 import { ConnectFailure, disposeParts, openSession, type Session, type SessionDeps, type SessionParts } from './session.js';
 import { withStderrTail } from './startup-failure.js';
@@ -143,7 +143,7 @@ export class ServerConnection {
       );
       return convertToolResult(result);
     } catch (error) {
-      throw this.#requestFailure(error, session, what, abort, maxToolTimeoutMs);
+      throw this.#requestFailure(error, session, what, abort);
     } finally {
       timer.stop();
       this.#callTimers.delete(timer);
@@ -264,12 +264,11 @@ export class ServerConnection {
     this.#state = { kind: 'ready', since: Date.now(), session };
     this.#stderrTail = [];
     this.#connectMs = Date.now() - (this.#lastAttemptStartedAt ?? Date.now());
-    const before = [...this.#originalNames.keys()];
     this.#discovery = session.discovery;
-    this.#registerTools(session);
+    const diff = this.#registerTools(session);
     if (wasOffline) {
       this.#reconnects += 1;
-      const change = describeDiff(diffNames(before, this.#originalNames.keys()));
+      const change = describeDiff(diff);
       this.#logger.info(`MCP [${this.name}] reconnected (${this.#originalNames.size} tools${change === 'no change' ? '' : `; ${change}`})`);
       for (const uri of this.#subscriptions) {
         session.client.subscribeResource({ uri }, { timeout: this.config.toolTimeoutMs }).catch((error: unknown) => {
@@ -317,9 +316,9 @@ export class ServerConnection {
     }
   }
 
-  #requestFailure(error: unknown, session: Session, what: string, signal?: AbortLike, maxTimeoutMs?: number): WeftError {
+  #requestFailure(error: unknown, session: Session, what: string, signal?: AbortLike): WeftError {
     const exit = localProcess(session.built)?.exitDescription;
-    const failure = callFailure(error, { server: this.name, what, signal, timeoutMs: this.config.toolTimeoutMs, maxTimeoutMs, ...(exit ? { exit } : {}) });
+    const failure = callFailure(error, { server: this.name, what, signal, timeoutMs: this.config.toolTimeoutMs, ...(exit ? { exit } : {}) });
     if (session.built.kind !== 'stdio' && !signal?.aborted && isConnectionLoss(error)) this.#probe(session);
     return failure;
   }
