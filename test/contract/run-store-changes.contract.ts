@@ -73,12 +73,17 @@ export function changesContract(ctx: ContractContext): void {
       expect(stoppedHeard).toBe(0);
     });
 
-    it('stops every watcher when the store closes', async () => {
-      let heard = 0;
-      ctx.store.watchChanges(() => (heard += 1));
+    // A closed store takes no writes, so nothing could notify here; what is checked is that
+    // closing with a watcher open, and watching afterwards, are harmless. That the SQLite
+    // watch lets go of its files and connection is tested in change-watch.test.ts.
+    it('closes with a watcher open, and lets a closed store be watched and unwatched', async () => {
+      const stopOpen = ctx.store.watchChanges(() => {});
       await ctx.store.close();
-      expect(ctx.store.watchChanges(() => (heard += 1))).toBeTypeOf('function');
-      expect(heard).toBe(0);
+      const stopClosed = ctx.store.watchChanges(() => {});
+      expect(() => {
+        stopOpen();
+        stopClosed();
+      }).not.toThrow();
     });
   });
 }

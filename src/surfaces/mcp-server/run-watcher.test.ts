@@ -56,10 +56,17 @@ describe('RunWatcher', () => {
     const calls: string[] = [];
     const { next, listener } = heard(calls);
     const stop = await watcher.watch(uri, { kind: 'run', runId: watched.id }, listener);
+    // The other run has a subscriber too, so its change is compared and reported: once that
+    // arrived, the watched run's subscriber must still have heard nothing.
+    const otherHeard = heard([]);
+    const stopOther = await watcher.watch(`weft://runs/${other.id}`, { kind: 'run', runId: other.id }, otherHeard.listener);
     await store.appendEvents(other.id, [{ type: 'artifact-saved', payload: {} }]);
+    await otherHeard.next;
+    expect(calls).toEqual([]);
     await store.appendEvents(watched.id, [{ type: 'artifact-saved', payload: {} }]);
     expect(await next).toBe(uri);
     expect(calls).toEqual([uri]);
+    stopOther();
     stop();
   });
 
