@@ -4,33 +4,17 @@
  */
 import type { Tool } from '../../tools/tool.js';
 import type { ToolCall } from '../../tools/tool-executor.js';
-import { RUN_EVENT, STAGE_ID, type NewRunEvent, type RunEvent } from '../model/run-event.js';
-import type { RunControl } from './run-control.js';
-
-export interface ApprovalQuestionDeps {
-  append(events: NewRunEvent[]): Promise<RunEvent[]>;
-  control: RunControl;
-  newId: () => string;
-  whileBlocked<T>(work: () => Promise<T>): Promise<T>;
-  /** The stage to attach the question to when the call id is not a stage id. */
-  fallbackStageId?: string;
-}
+import { STAGE_ID } from '../model/run-event.js';
+import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 
 function describeArguments(args: unknown): string {
   const text = JSON.stringify(args ?? {});
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
-export async function askApprovalQuestion(call: ToolCall, tool: Tool, signal: AbortSignal, deps: ApprovalQuestionDeps): Promise<boolean> {
-  const questionId = deps.newId();
-  const stageId = STAGE_ID.test(call.id) ? call.id : deps.fallbackStageId;
-  await deps.append([
-    {
-      type: RUN_EVENT.questionAsked,
-      ...(stageId ? { stageId } : {}),
-      payload: { questionId, kind: 'confirmation', prompt: `Allow ${tool.name} with these arguments? ${describeArguments(call.arguments)}`, tool: tool.name },
-    },
-  ]);
-  const answer = await deps.whileBlocked(() => deps.control.answer(questionId, signal));
-  return answer === true;
+/** `deps.stageId` is where the question goes when the call id is not itself a stage id. */
+export async function askApprovalQuestion(call: ToolCall, tool: Tool, signal: AbortSignal, deps: StageQuestionDeps): Promise<boolean> {
+  const stageId = STAGE_ID.test(call.id) ? call.id : deps.stageId;
+  const prompt = `Allow ${tool.name} with these arguments? ${describeArguments(call.arguments)}`;
+  return (await askStageQuestion({ kind: 'confirmation', prompt }, signal, { ...deps, stageId }, { tool: tool.name })) === true;
 }

@@ -20,7 +20,7 @@ import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunControl } from './run-control.js';
 import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
 import { askApprovalQuestion } from './approval-question.js';
-import { askStageQuestion } from './stage-question.js';
+import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 
 export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   toolboxFactory: RunToolboxFactory;
@@ -260,20 +260,25 @@ export class RunExecutor {
   }
 
   #toolboxFor(): Promise<RunToolbox> {
-    const ask: ApprovalPrompt = (call, tool, signal) =>
-      askApprovalQuestion(call, tool, signal, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), fallbackStageId: [...this.#state.inflight.keys()].at(-1) });
+    const ask: ApprovalPrompt = (call, tool, signal) => askApprovalQuestion(call, tool, signal, this.#questionDeps());
     this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge());
     return this.#toolbox;
   }
 
-  /** Sampling and elicitation from MCP servers land on the stage started last, like approvals. */
+  /** Questions of tools (approvals, elicitation, sampling) land on the stage started last. */
+  #questionDeps(): StageQuestionDeps {
+    return { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: this.#activeStage() };
+  }
+
+  #activeStage(): string | undefined {
+    return [...this.#state.inflight.keys()].at(-1);
+  }
+
   #bridge(): RunBridge {
-    const activeStage = () => [...this.#state.inflight.keys()].at(-1);
     return {
-      ask: (question, signal) =>
-        askStageQuestion(question, signal, { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: activeStage() }),
+      ask: (question, signal) => askStageQuestion(question, signal, this.#questionDeps()),
       emit: async (events) => {
-        const stageId = activeStage();
+        const stageId = this.#activeStage();
         await this.#append(events.map((event) => (event.stageId === undefined && stageId !== undefined ? { ...event, stageId } : event)));
       },
     };

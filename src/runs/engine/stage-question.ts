@@ -20,12 +20,13 @@ export interface StageQuestionDeps {
 }
 
 /**
- * Asks `question` on the stage and resolves with the answer.
+ * Asks `question` on the stage and resolves with the answer; `extra` joins the event's
+ * payload (a tool approval names the tool).
  *
  * @example
  * const answer = await askStageQuestion({ kind: 'yes_no', prompt: 'Deploy now?' }, signal, deps); // → true
  */
-export async function askStageQuestion(question: StageQuestion, signal: AbortSignal, deps: StageQuestionDeps): Promise<JsonValue> {
+export async function askStageQuestion(question: StageQuestion, signal: AbortSignal, deps: StageQuestionDeps, extra: Record<string, JsonValue> = {}): Promise<JsonValue> {
   if (deps.stageId === undefined) throw new WeftError('INTERNAL', 'A question can only be asked while a stage runs.');
   const questionId = deps.newId();
   await deps.append([
@@ -33,6 +34,7 @@ export async function askStageQuestion(question: StageQuestion, signal: AbortSig
       type: RUN_EVENT.questionAsked,
       stageId: deps.stageId,
       payload: {
+        ...extra,
         questionId,
         kind: question.kind,
         prompt: question.prompt,
