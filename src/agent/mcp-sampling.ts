@@ -31,11 +31,18 @@ function userParts(blocks: readonly SamplingMessageContentBlock[], imageInput: I
   });
 }
 
+/** A sampling message as text: its text blocks, and a placeholder for anything else. */
+export function samplingMessageText(message: SamplingMessage): string {
+  return blocksOf(message)
+    .map((block) => (block.type === 'text' ? block.text : placeholder(block)))
+    .join('\n');
+}
+
 /** Sampling messages as the model's transcript; an assistant message keeps only its text. */
 export function samplingMessages(messages: readonly SamplingMessage[], imageInput: ImageInput | undefined): ModelMessage[] {
   return messages.map((message): ModelMessage => {
     const blocks = blocksOf(message);
-    if (message.role === 'assistant') return { role: 'assistant', content: blocks.map((block) => (block.type === 'text' ? block.text : placeholder(block))).join('\n') };
+    if (message.role === 'assistant') return { role: 'assistant', content: samplingMessageText(message) };
     return { role: 'user', content: userParts(blocks, imageInput) };
   });
 }

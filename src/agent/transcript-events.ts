@@ -11,6 +11,7 @@ import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCallOutcome } from '../tools/tool-executor.js';
 import { resultText } from '../tools/tool.js';
 import type { ModelTurn, ModelUsage } from './model-client.js';
+import { clipText } from '../core/clip-text.js';
 
 export const AGENT_EVENT = {
   agentStarted: 'agent-started',
@@ -24,7 +25,7 @@ export const AGENT_EVENT = {
 export const MAX_EVENT_TEXT = 64 * 1024;
 
 function clip(text: string): string {
-  return text.length > MAX_EVENT_TEXT ? `${text.slice(0, MAX_EVENT_TEXT)}… [${text.length - MAX_EVENT_TEXT} characters cut]` : text;
+  return clipText(text, MAX_EVENT_TEXT);
 }
 
 /** A JSON copy of `value`, or its clipped JSON text when it is large or not JSON. */

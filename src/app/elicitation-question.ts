@@ -19,6 +19,7 @@ import type { JsonObject, JsonValue } from '../runs/model/json.js';
 import type { StageQuestion } from '../runs/engine/stage-context.js';
 import { acceptedContent, answerSchema, describeField, formFields, type FormField } from './elicitation-form.js';
 import type { ElicitationContent } from '../mcp/hub/index.js';
+import { clipText } from '../core/clip-text.js';
 
 export const DECLINE_ANSWER = 'decline';
 export const CANCEL_ANSWER = 'cancel';
@@ -28,7 +29,7 @@ const ALTERNATIVES_HINT = `Or answer "${DECLINE_ANSWER}" to refuse, or "${CANCEL
 const MAX_PROMPT = 8000;
 
 function clipPrompt(question: StageQuestion): StageQuestion {
-  return question.prompt.length > MAX_PROMPT ? { ...question, prompt: `${question.prompt.slice(0, MAX_PROMPT)}… [${question.prompt.length - MAX_PROMPT} characters cut]` } : question;
+  return { ...question, prompt: clipText(question.prompt, MAX_PROMPT) };
 }
 
 export interface ElicitationQuestion {

@@ -12,13 +12,14 @@
 import { errorMessage, WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { redactSecrets } from '../core/redact.js';
-import { sampleWithModel } from '../agent/mcp-sampling.js';
+import { sampleWithModel, samplingMessageText } from '../agent/mcp-sampling.js';
 import type { ModelClient } from '../agent/model-client.js';
 import { qualifiedToolName } from '../mcp/hub/tool-names.js';
 import type { SamplingHandler, SamplingRequest } from '../mcp/hub/types.js';
 import type { JsonObject } from '../runs/model/json.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ApprovalMode, ApprovalPolicy } from '../tools/approval-policy.js';
+import { clipText } from '../core/clip-text.js';
 
 export const SAMPLING_EVENT = {
   requested: 'sampling-requested',
@@ -47,19 +48,13 @@ export function samplingToolName(server: string): string {
   return qualifiedToolName(server, 'sampling');
 }
 
-function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit)}… [${text.length - limit} characters cut]` : text;
-}
-
 function lastMessageText(request: SamplingRequest): string {
   const last = request.params.messages.at(-1);
-  if (!last) return '';
-  const blocks = Array.isArray(last.content) ? last.content : [last.content];
-  return blocks.map((block) => (block.type === 'text' ? block.text : `[${block.type} content]`)).join('\n');
+  return last === undefined ? '' : samplingMessageText(last);
 }
 
 function confirmPrompt(request: SamplingRequest, client: ModelClient): string {
-  const excerpt = clip(lastMessageText(request), PROMPT_EXCERPT_LIMIT);
+  const excerpt = clipText(lastMessageText(request), PROMPT_EXCERPT_LIMIT);
   return `Allow MCP server '${request.server}' to use the model ${client.provider}:${client.modelId} (up to ${request.params.maxTokens} tokens)? Its request: ${JSON.stringify(excerpt)}`;
 }
 
@@ -89,7 +84,7 @@ export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
       await record([
         {
           type: SAMPLING_EVENT.finished,
-          payload: { ...base, usage: { ...usage }, stopReason: result.stopReason ?? null, durationMs: Math.round(performance.now() - startedAt), text: clip(redactSecrets(text), EVENT_TEXT_LIMIT) },
+          payload: { ...base, usage: { ...usage }, stopReason: result.stopReason ?? null, durationMs: Math.round(performance.now() - startedAt), text: clipText(redactSecrets(text), EVENT_TEXT_LIMIT) },
         },
       ]);
       return result;

@@ -15,7 +15,8 @@ import { RUN_EVENT, type RunEvent } from './model/run-event.js';
  * `runs` may not import `agent`. The event log is the contract between the two.
  */
 const AGENT_STARTED = 'agent-started';
-const MODEL_TURN_FINISHED = 'model-turn-finished';
+/** Written by the agent layer for every model turn (see `agent/transcript-events.ts`). */
+export const MODEL_TURN_FINISHED = 'model-turn-finished';
 const MESSAGE_DELIVERED = 'message-delivered';
 
 /** The event types a transcript shows, in the order a reader meets them. */

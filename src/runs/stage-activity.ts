@@ -5,11 +5,10 @@
  * agent stages that are running now.
  */
 import { ENGINE_EVENT } from './engine/engine-events.js';
+import { MODEL_TURN_FINISHED } from './pair-transcript.js';
 import type { RunStore } from './store/run-store.js';
 import { EVENT_LIMITS } from './store/run-store.js';
 
-/** Written by the agent layer for every model turn (see `agent/transcript-events.ts`). */
-const MODEL_TURN_FINISHED = 'model-turn-finished';
 
 export interface StageActivity {
   stageId: string;
