@@ -10,6 +10,7 @@ import { WeftError } from '../../core/errors.js';
 import type { PairEndReason } from '../../runs/model/run-event.js';
 import type { PairService } from '../../runs/pair-service.js';
 import type { TranscriptEntry } from '../../runs/pair-transcript.js';
+import type { ChangeLatch } from '../../runs/store/change-latch.js';
 
 export interface PairLoopOptions {
   pairing: Pick<PairService, 'start' | 'message' | 'end' | 'transcript'>;
@@ -25,7 +26,12 @@ export interface PairLoopOptions {
   /** A person at a terminal: a prompt, Ctrl-C ends the session. */
   interactive: boolean;
   json: boolean;
-  /** How often the transcript is read again (default 100 ms). */
+  /**
+   * The store's change notices: the transcript is read again when one comes (or after
+   * `pollMs`, default 1 s, as a safety net). Without them it is read every `pollMs`
+   * (default 100 ms).
+   */
+  changes?: () => ChangeLatch;
   pollMs?: number;
   /** Ends the session when aborted (the command wires SIGINT and SIGTERM to it). */
   signal?: AbortSignal;
@@ -110,6 +116,7 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
       if (finishing) return;
       finishing = true;
       clearTimeout(timer);
+      latch?.close();
       void queue
         .then(async () => {
           // Ending by session id is idempotent: a session its stage closed reports why instead.
@@ -141,14 +148,22 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
       await pump();
     };
 
+    // Watching starts before the first wait, so an entry written in between is not missed.
+    const latch = options.changes?.();
+    const nextChange = (): Promise<unknown> =>
+      latch !== undefined
+        ? latch.next(options.pollMs ?? 1000)
+        : new Promise((resolveWait) => {
+            timer = setTimeout(resolveWait, options.pollMs ?? 100);
+          });
     const follow = () => {
       if (finishing) return;
-      timer = setTimeout(() => {
-        pump().then(
-          (open) => (open ? follow() : finish()),
+      void nextChange()
+        .then(() => (finishing ? false : pump()))
+        .then(
+          (open) => (finishing ? undefined : open ? follow() : finish()),
           (error: unknown) => finish(error),
         );
-      }, options.pollMs ?? 100);
     };
 
     rl = createInterface({ input: options.input, ...(options.interactive ? { output, prompt: 'you> ', terminal: true } : { terminal: false }), crlfDelay: Infinity });

@@ -54,7 +54,8 @@ export function registerPairCommand(program: Command): void {
     .addHelpText('after', HELP)
     .action(async (id: string, options: { stage?: string; status?: boolean; end?: boolean; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const pairing = (await app.runs()).pairing;
+        const runs = await app.runs();
+        const pairing = runs.pairing;
         if (options.status) {
           const status = await pairing.status(id);
           if (options.json) return printJson({ run: { id: status.run.id, status: status.run.status }, stages: status.stages, session: status.session });
@@ -80,6 +81,7 @@ export function registerPairCommand(program: Command): void {
             notes: interactive ? process.stdout : process.stderr,
             interactive,
             json: options.json === true,
+            changes: () => runs.changes(),
             signal: stop.signal,
           });
         } finally {
