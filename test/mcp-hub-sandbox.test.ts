@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../src/mcp/config/server-config.js';
 import type { McpHub } from '../src/mcp/hub/index.js';
-import { groupAlive } from '../src/mcp/hub/process-group.js';
+import { groupAlive } from '../src/core/process-group.js';
 import type { GroupWatchdog } from '../src/mcp/hub/watchdog.js';
 import { EVERYTHING, createTestHub, freePort, pidAlive, serverConfig, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
 

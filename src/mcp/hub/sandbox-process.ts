@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { formatDuration } from '../../core/duration.js';
 import type { Logger } from '../../core/logger.js';
 import { LineReader, LineTail } from './line-reader.js';
-import { PROCESS_GROUPS, groupAlive, terminateGroup } from './process-group.js';
+import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
 import { StartupProblem } from './startup-failure.js';
 import type { StdioLaunch } from './stdio-transport.js';
 import type { GroupWatchdog } from './watchdog.js';

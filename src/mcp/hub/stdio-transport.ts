@@ -10,7 +10,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import { LineReader, LineTail } from './line-reader.js';
-import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from './process-group.js';
+import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
 import type { GroupWatchdog } from './watchdog.js';
 
 export interface StdioLaunch {

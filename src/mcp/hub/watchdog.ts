@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../../core/logger.js';
-import { PROCESS_GROUPS, signalGroup } from './process-group.js';
+import { PROCESS_GROUPS, signalGroup } from '../../core/process-group.js';
 
 // `+<pgid>` registers a group, `-<pgid>` forgets it; EOF on stdin means weft is gone.
 // (dash's kill takes `-<pgid>` after the signal, without `--`.)

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
-import { signalProcessGroup, waitForProcessGroupExit } from './process-group.js';
+import { signalGroup, waitForGroupExit } from '../../core/process-group.js';
 
 export interface ShellToolOptions {
   /** Timeout when the call gives none (settings); default 120 000 ms. */
@@ -206,14 +206,14 @@ async function terminateGroup(
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const pgid = child.pid;
   if (pgid === undefined) return exited;
-  signalProcessGroup(pgid, 'SIGTERM');
+  signalGroup(pgid, 'SIGTERM');
   const grace = delay(graceMs);
   await Promise.race([exited.catch(() => undefined), grace.promise]);
   grace.cancel();
   // Members that trapped or ignored SIGTERM, or have not finished dying, go now.
-  signalProcessGroup(pgid, 'SIGKILL');
+  signalGroup(pgid, 'SIGKILL');
   const exit = await exited;
-  await waitForProcessGroupExit(pgid, REAP_WAIT_MS);
+  await waitForGroupExit(pgid, REAP_WAIT_MS, 10);
   return exit;
 }
 

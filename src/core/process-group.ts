@@ -1,6 +1,7 @@
 /**
- * Signals to whole process groups (a stdio server and everything it started), and the
- * wait-for-exit helper shutdown uses. POSIX only; on Windows the leader alone is signalled.
+ * Signals to whole process groups (a stdio server or a shell command and everything it
+ * started), and the wait-for-exit helpers shutdown uses. POSIX only; on Windows the leader
+ * alone is signalled.
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
