@@ -43,6 +43,12 @@ export class ToolFailure extends Error {
   }
 }
 
+/** An argument an action cannot do without: `action 'message' needs 'text'.` otherwise. */
+export function needArg<T>(value: T | undefined, action: string, field: string): T {
+  if (value === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', `action '${action}' needs '${field}'.`));
+  return value;
+}
+
 export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   name: string;
   title: string;

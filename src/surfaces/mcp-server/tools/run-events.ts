@@ -10,7 +10,7 @@ import type { RunEvent } from '../../../runs/model/run-event.js';
 import type { RunService } from '../../../runs/run-service.js';
 import { failure } from '../error-codes.js';
 import { eventSchema, eventView } from '../run-view.js';
-import { defineTool, ToolFailure } from '../tool-kit.js';
+import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
 export const EVENT_ACTIONS = ['list', 'details', 'search'] as const;
@@ -92,17 +92,17 @@ export const runEventsTool = defineTool({
     });
     switch (args.action) {
       case 'details': {
-        if (args.seq === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', "action 'details' needs 'seq'."));
-        const [event] = await runs.events(run.id, { afterSeq: args.seq - 1, limit: 1 });
-        if (!event || event.seq !== args.seq) throw new ToolFailure(failure('INVALID_ARGUMENTS', `Run ${run.id} has no event ${args.seq}; its events are 1–${run.counts.events}.`));
+        const seq = needArg(args.seq, 'details', 'seq');
+        const [event] = await runs.events(run.id, { afterSeq: seq - 1, limit: 1 });
+        if (!event || event.seq !== seq) throw new ToolFailure(failure('INVALID_ARGUMENTS', `Run ${run.id} has no event ${args.seq}; its events are 1–${run.counts.events}.`));
         return {
           summary: `Event ${event.seq} of run ${run.id}: ${event.type}${event.stageId ? ` (${event.stageId})` : ''}.`,
           data: { ...base, events: [eventView(event, args.max_content_length ?? 100_000)], next_after_seq: null, next_before_seq: null },
         };
       }
       case 'search': {
-        if (args.query === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', "action 'search' needs 'query'."));
-        const found = await search(runs, args, args.query);
+        const query = needArg(args.query, 'search', 'query');
+        const found = await search(runs, args, query);
         const more = found.more ? ' More may match: continue from the next seq.' : '';
         return {
           summary: `${found.events.length} event${found.events.length === 1 ? '' : 's'} of run ${run.id} match "${args.query}".${more}`,

@@ -11,11 +11,10 @@ import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../runs/run-service.js';
 import { failure } from '../error-codes.js';
 import { questionSchema, questionView, runSummary, runSummarySchema } from '../run-view.js';
-import { defineTool, ToolFailure } from '../tool-kit.js';
+import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
 export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
-type Action = (typeof INTERACT_ACTIONS)[number];
 
 const input = z
   .object({
@@ -46,11 +45,6 @@ const output = z.object({
 
 type Args = z.output<typeof input>;
 
-function need<T>(value: T | undefined, action: Action, field: string): T {
-  if (value === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', `action '${action}' needs '${field}'.`));
-  return value;
-}
-
 interface Done {
   run: RunRecord;
   questions?: QuestionRecord[];
@@ -75,7 +69,7 @@ async function act(runs: RunService, args: Args): Promise<Done> {
       return { run, summary: `Denied run ${id}; it is ${run.status}.` };
     }
     case 'message': {
-      const run = await runs.message(id, need(args.text, action, 'text'));
+      const run = await runs.message(id, needArg(args.text, action, 'text'));
       return { run, summary: `Sent a message to run ${id} (${run.status}).` };
     }
     case 'interrupt': {
@@ -96,7 +90,7 @@ async function act(runs: RunService, args: Args): Promise<Done> {
       return { run, summary: `${action === 'archive' ? 'Archived' : 'Unarchived'} run ${id}.` };
     }
     case 'link_parent': {
-      const parent = need(args.parent_id, action, 'parent_id');
+      const parent = needArg(args.parent_id, action, 'parent_id');
       const run = await runs.setParent(id, parent);
       return { run, summary: `Run ${id} is now a child of ${parent}.` };
     }
@@ -111,8 +105,8 @@ async function act(runs: RunService, args: Args): Promise<Done> {
       return { run, questions, summary: questions.length === 0 ? `Run ${id} has no ${kind}questions.` : `Run ${id} has ${questions.length} ${kind}question${questions.length === 1 ? '' : 's'}: ${questions.map((q) => `${q.id} "${q.prompt.slice(0, 60)}"`).join(', ')}.` };
     }
     case 'answer': {
-      const questionId = need(args.question_id, action, 'question_id');
-      const answer = need(args.answer, action, 'answer');
+      const questionId = needArg(args.question_id, action, 'question_id');
+      const answer = needArg(args.answer, action, 'answer');
       const question = typeof answer === 'string' ? await runs.answerText(id, questionId, answer) : await runs.answer(id, questionId, answer as JsonValue);
       return { run: await runs.get(id), question, summary: `Answered question ${questionId} of run ${id}: ${JSON.stringify(question.answer)}.` };
     }

@@ -11,7 +11,7 @@ import { STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../runs/pair-service.js';
 import { failure } from '../error-codes.js';
 import { runSummary, runSummarySchema } from '../run-view.js';
-import { defineTool, ToolFailure } from '../tool-kit.js';
+import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
 export const PAIR_ACTIONS = ['status', 'start', 'message', 'end', 'transcript'] as const;
@@ -106,8 +106,7 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
       return { summary: `Pair session ${session.sessionId} started on ${session.stageId} of run ${id}; messages (action "message") now go to that stage.`, data: { action, run: runSummary(run), ...EMPTY, session: sessionView(session) } };
     }
     case 'message': {
-      if (args.text === undefined) throw new ToolFailure(failure('INVALID_ARGUMENTS', "action 'message' needs 'text'."));
-      const sent = await pairing.message(id, args.text, args.session_id);
+      const sent = await pairing.message(id, needArg(args.text, 'message', 'text'), args.session_id);
       const where = sent.session ? `${sent.session.stageId} (pair session ${sent.session.sessionId})` : `run ${id} (no pair session is open: every agent stage reads it)`;
       return {
         summary: `Sent message #${sent.seq} to ${where}; the agent reads it on its next turn.`,
