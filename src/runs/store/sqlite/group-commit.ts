@@ -26,6 +26,10 @@ export interface GroupCommitOptions {
   attempts: number;
   retryDelayMs: number;
   logger: Logger;
+  /** Called first inside every write transaction, with the write lock held. */
+  onBegin?: () => void;
+  /** Called when a batch rolled back, whole or in part: what was read inside it may be gone. */
+  onRollback?: () => void;
 }
 
 export class GroupCommit {
@@ -43,14 +47,17 @@ export class GroupCommit {
   ) {
     const savepoint = db.transaction((body: () => unknown) => body());
     this.plainBatch = db.transaction((requests: Request[]) => {
+      options.onBegin?.();
       for (const request of requests) request.outcome = { ok: true, value: request.body() };
     });
     this.isolatedBatch = db.transaction((requests: Request[]) => {
+      options.onBegin?.();
       for (const request of requests) {
         try {
           request.outcome = { ok: true, value: savepoint(request.body) };
         } catch (error) {
           if (isBusy(error)) throw error;
+          options.onRollback?.();
           request.outcome = { ok: false, error };
         }
       }
@@ -86,6 +93,7 @@ export class GroupCommit {
       this.plainBatch.immediate(requests);
       return;
     } catch (error) {
+      this.options.onRollback?.();
       if (isBusy(error)) throw error;
       const [only] = requests;
       if (requests.length === 1 && only !== undefined) {

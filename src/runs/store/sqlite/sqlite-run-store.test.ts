@@ -134,6 +134,25 @@ describe('SqliteRunStore', () => {
     await store.close();
   });
 
+  it('takes turns with another connection appending to the same run: no sequence number lost or repeated', async () => {
+    const dir = freshDir();
+    const first = await SqliteRunStore.open({ storageDir: dir });
+    const second = await SqliteRunStore.open({ storageDir: dir });
+    const run = await first.createRun({ ...params, initialStatus: 'queued' });
+    for (let turn = 0; turn < 5; turn += 1) {
+      await first.appendEvents(run.id, [{ type: 'model-turn-finished', stageId: 'a@1', payload: { turn, by: 'first' } }]);
+      await second.appendEvents(run.id, [{ type: 'model-turn-finished', stageId: 'a@1', payload: { turn, by: 'second' } }]);
+    }
+    await second.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }]);
+    const [appended] = await first.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'running' } }]);
+    const events = await first.listEvents(run.id);
+    expect(events.map((event) => event.seq)).toEqual(Array.from({ length: events.length }, (_, index) => index + 1));
+    expect(appended?.payload).toMatchObject({ from: 'starting' });
+    expect(await second.getRun(run.id)).toEqual(events.reduce<RunRecord | undefined>(projectRun, undefined));
+    await first.close();
+    await second.close();
+  });
+
   it('imports runs in bulk through the same projection', async () => {
     const store = await SqliteRunStore.open({ storageDir: freshDir() });
     const count = await store.importRuns(

@@ -26,6 +26,7 @@ import { openDatabase } from './open-database.js';
 import { EVENT_HEAD_COLUMNS, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateAtHead, stateColumns, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
 import { driverCandidates, ESTIMATE_CAP, estimateSql, searchSql, type SearchDriver } from './search-plan.js';
 import { isBusy, storeFailed, toStoreError } from './sqlite-errors.js';
+import { onlyCountAndTimeChanged, RunStateCache } from './state-cache.js';
 
 export interface SqliteRunStoreOptions extends RunStoreOptions {
   /** The storage dir; the database is `<storageDir>/weft.db`. */
@@ -59,6 +60,7 @@ export class SqliteRunStore implements RunStore {
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>;
   private readonly writes: GroupCommit;
   private readonly changes: SqliteChangeWatch;
+  private readonly states = new RunStateCache();
 
   private constructor(
     private readonly db: Database,
@@ -68,7 +70,14 @@ export class SqliteRunStore implements RunStore {
   ) {
     this.file = db.name;
     this.transaction = db.transaction((body: () => unknown) => body());
-    this.writes = new GroupCommit(db, this.file, { attempts: WRITE_ATTEMPTS, retryDelayMs: RETRY_DELAY_MS, logger });
+    const dataVersion = db.prepare<{ data_version: number }>('PRAGMA data_version');
+    this.writes = new GroupCommit(db, this.file, {
+      attempts: WRITE_ATTEMPTS,
+      retryDelayMs: RETRY_DELAY_MS,
+      logger,
+      onBegin: () => this.states.checkVersion(dataVersion.get()?.data_version ?? Number.NaN),
+      onRollback: () => this.states.clear(),
+    });
     this.changes = new SqliteChangeWatch(this.file);
   }
 
@@ -225,6 +234,7 @@ export class SqliteRunStore implements RunStore {
         this.appendSync(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
       }
       this.stmt('DELETE FROM runs WHERE id = ?').run(id);
+      this.states.delete(id);
     });
   }
 
@@ -360,17 +370,13 @@ export class SqliteRunStore implements RunStore {
   }
 
   private appendSync(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
-    const row = this.stmt<{ state: string }>(GET_STATE).get(id);
-    if (row === undefined) throw runNotFound(id);
-    const stored = JSON.parse(row.state) as RunState;
-    const before = stateAtHead(stored, this.stmt<EventHead>(GET_HEAD).get(id) ?? NO_HEAD);
+    const before = this.states.get(id) ?? this.readState(id);
     const plan = planAppend(before, events, this.context(id, allowReserved));
     const last = plan.events[plan.events.length - 1];
     if (last === undefined) return [];
     this.writeEvents(plan.events, plan.payloadTexts, plan.questions);
-    if (last.at === plan.state.updatedAt && JSON.stringify({ ...plan.state, counts: { ...plan.state.counts, events: stored.counts.events }, updatedAt: stored.updatedAt }) === row.state) {
-      return plan.events;
-    }
+    this.states.set(id, plan.state);
+    if (last.at === plan.state.updatedAt && onlyCountAndTimeChanged(before, plan.state)) return plan.events;
     const after = stateColumns(plan.state);
     if (before.status === after.status && before.archived === plan.state.archived && (before.parentId ?? null) === after.parentId) {
       this.stmt('UPDATE runs SET updated_at = ?, state = ? WHERE id = ?').run(after.updatedAt, after.state, id);
@@ -381,6 +387,13 @@ export class SqliteRunStore implements RunStore {
       ).run(after.status, after.archived, after.parentId, after.updatedAt, after.state, endsLease, endsLease, id);
     }
     return plan.events;
+  }
+
+  /** The run's state at its newest event, from its row and that event (see `stateAtHead`). */
+  private readState(id: string): RunState {
+    const row = this.stmt<{ state: string }>(GET_STATE).get(id);
+    if (row === undefined) throw runNotFound(id);
+    return stateAtHead(JSON.parse(row.state) as RunState, this.stmt<EventHead>(GET_HEAD).get(id) ?? NO_HEAD);
   }
 
   private writeEvents(events: RunEvent[], payloadTexts: string[], questions: QuestionRecord[]): void {
