@@ -19,6 +19,7 @@ import type { PairSession, RunRecord } from './model/run-record.js';
 import { isTerminal } from './model/run-status.js';
 import { TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from './pair-transcript.js';
 import { activeAgentStages, readStageActivity, type ActiveAgentStage, type StageActivity } from './stage-activity.js';
+import { eventsOf } from './store/event-pages.js';
 import { EVENT_LIMITS, type RunStore } from './store/run-store.js';
 
 /** The longest message, as for any run message. */
@@ -235,21 +236,16 @@ export class PairService {
   /** Every session the run has had, with how it ended (no reason: closed by its stage or run ending). */
   async #sessions(runId: string): Promise<Map<string, { session: PairSession; reason?: PairEndReason }>> {
     const sessions = new Map<string, { session: PairSession; reason?: PairEndReason }>();
-    let afterSeq = 0;
-    for (;;) {
-      const events = await this.#deps.store.listEvents(runId, { afterSeq, types: [RUN_EVENT.pairStarted, RUN_EVENT.pairEnded], limit: EVENT_LIMITS.max });
-      for (const event of events) {
-        const id = String(event.payload.sessionId);
-        if (event.type === RUN_EVENT.pairStarted) {
-          sessions.set(id, { session: { sessionId: id, stageId: String(event.payload.stageId), by: String(event.payload.by), startedAt: event.at, startedSeq: event.seq } });
-        } else {
-          const known = sessions.get(id);
-          if (known && known.reason === undefined) known.reason = event.payload.reason as PairEndReason;
-        }
+    for await (const event of eventsOf(this.#deps.store, runId, { types: [RUN_EVENT.pairStarted, RUN_EVENT.pairEnded] })) {
+      const id = String(event.payload.sessionId);
+      if (event.type === RUN_EVENT.pairStarted) {
+        sessions.set(id, { session: { sessionId: id, stageId: String(event.payload.stageId), by: String(event.payload.by), startedAt: event.at, startedSeq: event.seq } });
+      } else {
+        const known = sessions.get(id);
+        if (known && known.reason === undefined) known.reason = event.payload.reason as PairEndReason;
       }
-      afterSeq = events.at(-1)?.seq ?? afterSeq;
-      if (events.length < EVENT_LIMITS.max) return sessions;
     }
+    return sessions;
   }
 
   async #noSuchSession(runId: string, sessionId: string, open: PairSession | null): Promise<WeftError> {

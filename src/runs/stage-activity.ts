@@ -7,7 +7,7 @@
 import { ENGINE_EVENT } from './engine/engine-events.js';
 import { MODEL_TURN_FINISHED } from './pair-transcript.js';
 import type { RunStore } from './store/run-store.js';
-import { EVENT_LIMITS } from './store/run-store.js';
+import { eventsOf } from './store/event-pages.js';
 
 
 export interface StageActivity {
@@ -42,26 +42,21 @@ export async function readStageActivity(store: RunStore, runId: string, options:
   const types: string[] = [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished];
   if (options.countTurns !== false) types.push(MODEL_TURN_FINISHED);
   const stages = new Map<string, StageActivity>();
-  let afterSeq = 0;
-  for (;;) {
-    const events = await store.listEvents(runId, { afterSeq, types, limit: EVENT_LIMITS.max });
-    for (const event of events) {
-      const stageId = event.stageId;
-      if (stageId === undefined) continue;
-      if (event.type === ENGINE_EVENT.stageStarted) {
-        const node = typeof event.payload.node === 'string' ? event.payload.node : stageId.slice(0, stageId.lastIndexOf('@'));
-        const kind = typeof event.payload.kind === 'string' ? event.payload.kind : 'unknown';
-        stages.set(stageId, { stageId, node, kind, startedAt: event.at, startedSeq: event.seq, turns: 0 });
-        continue;
-      }
-      const stage = stages.get(stageId);
-      if (stage === undefined) continue;
-      if (event.type === ENGINE_EVENT.stageFinished) stage.finished = typeof event.payload.status === 'string' ? event.payload.status : 'finished';
-      else stage.turns += 1;
+  for await (const event of eventsOf(store, runId, { types })) {
+    const stageId = event.stageId;
+    if (stageId === undefined) continue;
+    if (event.type === ENGINE_EVENT.stageStarted) {
+      const node = typeof event.payload.node === 'string' ? event.payload.node : stageId.slice(0, stageId.lastIndexOf('@'));
+      const kind = typeof event.payload.kind === 'string' ? event.payload.kind : 'unknown';
+      stages.set(stageId, { stageId, node, kind, startedAt: event.at, startedSeq: event.seq, turns: 0 });
+      continue;
     }
-    afterSeq = events.at(-1)?.seq ?? afterSeq;
-    if (events.length < EVENT_LIMITS.max) return [...stages.values()];
+    const stage = stages.get(stageId);
+    if (stage === undefined) continue;
+    if (event.type === ENGINE_EVENT.stageFinished) stage.finished = typeof event.payload.status === 'string' ? event.payload.status : 'finished';
+    else stage.turns += 1;
   }
+  return [...stages.values()];
 }
 
 /** The running `agent` and `prompt` stages among `stages`. */

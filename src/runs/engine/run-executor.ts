@@ -21,6 +21,7 @@ import { RunControl } from './run-control.js';
 import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
 import { askApprovalQuestion } from './approval-question.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
+import { eventsOf } from '../store/event-pages.js';
 
 export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   toolboxFactory: RunToolboxFactory;
@@ -32,15 +33,6 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
 
 type StopReason = 'cancel' | 'interrupt';
-
-async function allEvents(deps: RunExecutorDeps, runId: string): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for (;;) {
-    const page = await deps.store.listEvents(runId, { afterSeq: events.at(-1)?.seq ?? 0, limit: 1000 });
-    events.push(...page);
-    if (page.length < 1000) return events;
-  }
-}
 
 export class RunExecutor {
   readonly #deps: RunExecutorDeps;
@@ -68,7 +60,8 @@ export class RunExecutor {
       await this.#finishRun('failed', `workflow ${this.#run.workflowPath} cannot be loaded: ${errorMessage(error)}`);
       return;
     }
-    const events = await allEvents(this.#deps, this.#run.id);
+    const events: RunEvent[] = [];
+    for await (const event of eventsOf(this.#deps.store, this.#run.id)) events.push(event);
     this.#state = replay(events, this.#workflow.start);
     // Control requests count from the start of this attempt: a cancel before a retry is history.
     this.#control = new RunControl(this.#deps.store, this.#run.id, this.#state.attemptStartSeq, this.#deps.pollMs);
