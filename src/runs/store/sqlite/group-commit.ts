@@ -8,9 +8,9 @@
  * Request bodies read what they need inside the transaction, so running one twice is safe.
  * A locked database is retried a bounded number of times.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Logger } from '../../../core/logger.js';
+import { retryWhileLocked } from './lock-retry.js';
 import { isBusy, storeFailed, toStoreError } from './sqlite-errors.js';
 
 interface Request {
@@ -106,20 +106,16 @@ export class GroupCommit {
   }
 
   private async commit(requests: Request[]): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
+    const { attempts, retryDelayMs, logger } = this.options;
+    const onRetry = (next: number) => logger.warn(`database ${this.file} is locked by another process; retrying (attempt ${next} of ${attempts})`);
+    try {
+      await retryWhileLocked({ attempts, delayMs: retryDelayMs, onRetry }, () => {
         if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');
         this.runBatch(requests);
-        break;
-      } catch (error) {
-        if (isBusy(error) && attempt < this.options.attempts) {
-          this.options.logger.warn(`database ${this.file} is locked by another process; retrying (attempt ${attempt + 1} of ${this.options.attempts})`);
-          await delay(this.options.retryDelayMs * attempt);
-          continue;
-        }
-        for (const request of requests) request.reject(toStoreError(error, this.file, request.action, attempt));
-        return;
-      }
+      });
+    } catch (error) {
+      for (const request of requests) request.reject(toStoreError(error, this.file, request.action, attempts));
+      return;
     }
     for (const request of requests) {
       const outcome = request.outcome;

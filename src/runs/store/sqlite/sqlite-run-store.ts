@@ -7,7 +7,6 @@
  * event; an append rewrites the small state only when more than the event count and time
  * changed (see `stateAtHead`). SQLite errors leave only as `STORE_FAILED`.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
@@ -25,7 +24,8 @@ import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
 import { EVENT_HEAD_COLUMNS, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateAtHead, stateColumns, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
 import { driverCandidates, ESTIMATE_CAP, estimateSql, searchSql, type SearchDriver } from './search-plan.js';
-import { isBusy, storeFailed, toStoreError } from './sqlite-errors.js';
+import { retryWhileLocked } from './lock-retry.js';
+import { storeFailed, toStoreError } from './sqlite-errors.js';
 import { onlyCountAndTimeChanged, RunStateCache } from './state-cache.js';
 
 export interface SqliteRunStoreOptions extends RunStoreOptions {
@@ -84,14 +84,10 @@ export class SqliteRunStore implements RunStore {
   /** @example const store = await SqliteRunStore.open({ storageDir: '/home/me/.weft' }); */
   static async open(options: SqliteRunStoreOptions): Promise<SqliteRunStore> {
     const clock = options.clock ?? Date.now;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return new SqliteRunStore(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), clock, options.newId ?? defaultNewId, options.logger ?? silentLogger);
-      } catch (error) {
-        if (!(WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked' && attempt < WRITE_ATTEMPTS)) throw error;
-        await delay(RETRY_DELAY_MS * attempt);
-      }
-    }
+    return retryWhileLocked(
+      { attempts: WRITE_ATTEMPTS, delayMs: RETRY_DELAY_MS, locked: (error) => WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked' },
+      () => new SqliteRunStore(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), clock, options.newId ?? defaultNewId, options.logger ?? silentLogger),
+    );
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
@@ -276,14 +272,13 @@ export class SqliteRunStore implements RunStore {
 
   private async execute<T>(action: string, mode: 'read' | 'snapshot' | 'write', body: () => T): Promise<T> {
     if (mode === 'write') return this.writes.run(action, body);
-    for (let attempt = 1; ; attempt += 1) {
-      if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');
-      try {
+    try {
+      return await retryWhileLocked({ attempts: WRITE_ATTEMPTS, delayMs: RETRY_DELAY_MS }, () => {
+        if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');
         return mode === 'read' ? body() : (this.transaction.deferred(body) as T);
-      } catch (error) {
-        if (!isBusy(error) || attempt >= WRITE_ATTEMPTS) throw toStoreError(error, this.file, action, attempt);
-        await delay(RETRY_DELAY_MS * attempt);
-      }
+      });
+    } catch (error) {
+      throw toStoreError(error, this.file, action, WRITE_ATTEMPTS);
     }
   }
 
