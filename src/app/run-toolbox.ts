@@ -8,7 +8,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/logger.js';
-import { loadSettings } from '../core/settings/settings.js';
 import { loadMcpServerConfigs } from '../mcp/config/index.js';
 import { McpHub } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
@@ -18,10 +17,11 @@ import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
 import { runHubHandlers } from './run-bridges.js';
+import type { RunSettings } from './run-settings.js';
 
-export function runToolboxFactory(params: { storageDir: string; env: Record<string, string | undefined>; logger: Logger; version: string }): RunToolboxFactory {
+export function runToolboxFactory(params: { storageDir: string; settings: RunSettings; env: Record<string, string | undefined>; logger: Logger; version: string }): RunToolboxFactory {
   return async (run, workflow, askApproval, bridge) => {
-    const settings = await loadSettings({ storageDir: params.storageDir, workspaceRoot: run.cwd });
+    const settings = await params.settings(run);
     const registry = new ToolRegistry();
     for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) registry.register(tool);
     const logger = params.logger.child(`run ${run.id}`);

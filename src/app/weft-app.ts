@@ -118,21 +118,23 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     runs: runs.get,
     worker: async ({ maxParallel, untilIdle }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { newId }] = await Promise.all([
+      const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }] = await Promise.all([
         import('../runs/engine/worker.js'),
         import('../agent/index.js'),
         import('./run-toolbox.js'),
+        import('./run-settings.js'),
         import('../core/ids.js'),
       ]);
+      const runSettings = runSettingsReader(storageDir);
       return new Worker({
         store: await store.get(),
         workerId: `${process.pid}-${newId()}`,
         logger,
         clock: Date.now,
         newId,
-        toolboxFactory: runToolboxFactory({ storageDir, env, logger, version }),
+        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
-        agent: new ModelStageRunner({ llmSettings: async (run) => (await loadSettings({ storageDir, workspaceRoot: run.cwd })).llm, env, logger }),
+        agent: new ModelStageRunner({ llmSettings: async (run) => (await runSettings(run)).llm, env, logger }),
         leaseMs,
         heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
         maxParallel,
