@@ -15,6 +15,7 @@ import { assertUlid, newId as defaultNewId, type IdGenerator } from '../core/ids
 import { ENGINE_EVENT } from './engine/engine-events.js';
 import { MAX_PAIR_BY_LENGTH } from './model/event-payloads.js';
 import { RUN_EVENT, STAGE_ID, type PairEndReason, type RunEvent } from './model/run-event.js';
+import { pairStartRefusal } from './model/project-run.js';
 import type { PairSession, RunRecord } from './model/run-record.js';
 import { isTerminal } from './model/run-status.js';
 import { TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from './pair-transcript.js';
@@ -111,16 +112,11 @@ export class PairService {
     if (stageId !== undefined && !STAGE_ID.test(stageId)) throw invalid(`Stage id '${stageId.slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
     if (by.trim() === '' || by.length > MAX_PAIR_BY_LENGTH) throw invalid(`'by' must be 1–${MAX_PAIR_BY_LENGTH} characters.`);
     const run = await this.#deps.getRun(runId);
-    if (isTerminal(run.status)) {
-      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${runId} is ${run.status}; it has no agent stage left to pair with.`, { data: { runId, status: run.status } });
-    }
+    const ended = pairStartRefusal(runId, run.status, undefined);
+    if (ended) throw ended;
     const activity = await readStageActivity(this.#deps.store, runId, { countTurns: false });
-    const open = await this.#liveSession(run, activity);
-    if (open) {
-      throw new WeftError('PAIR_SESSION_OPEN', `Run ${runId} already has pair session ${open.sessionId} on stage ${open.stageId} (started by ${open.by}); send messages to it, or end it before starting another.`, {
-        data: { runId, sessionId: open.sessionId, stageId: open.stageId },
-      });
-    }
+    const open = pairStartRefusal(runId, run.status, (await this.#liveSession(run, activity)) ?? undefined);
+    if (open) throw open;
     const stage = this.#pickStage(run, activity, stageId);
     const sessionId = this.#newId();
     const [event] = await this.#deps.store.appendEvents(runId, [{ type: RUN_EVENT.pairStarted, stageId: stage.stageId, payload: { sessionId, stageId: stage.stageId, by } }]);

@@ -7,7 +7,7 @@
 import { WeftError } from '../../core/errors.js';
 import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readRunCreated, readStatusChanged } from './event-payloads.js';
 import { RUN_EVENT, type RunEvent } from './run-event.js';
-import { splitRun, type RunRecord, type RunState } from './run-record.js';
+import { splitRun, type PairSession, type RunRecord, type RunState } from './run-record.js';
 import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
 
 /**
@@ -131,14 +131,16 @@ function startPairSession(id: string, run: RunState, event: RunEvent): RunState 
   if (event.stageId !== undefined && event.stageId !== stageId) {
     throw new WeftError('RUN_INVALID_PARAMS', `Invalid pair-started event: its stageId ${event.stageId} differs from the payload's ${stageId}.`);
   }
-  if (isTerminal(run.status)) {
-    throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${id} is ${run.status}; it has no agent stage left to pair with.`, { data: { runId: id, status: run.status } });
-  }
-  const open = run.pairSession;
-  if (open !== undefined) {
-    throw new WeftError('PAIR_SESSION_OPEN', `Run ${id} already has pair session ${open.sessionId} on stage ${open.stageId} (started by ${open.by}); send messages to it, or end it before starting another.`, {
-      data: { runId: id, sessionId: open.sessionId, stageId: open.stageId },
-    });
-  }
+  const refused = pairStartRefusal(id, run.status, run.pairSession);
+  if (refused) throw refused;
   return { ...run, pairSession: { sessionId, stageId, by, startedAt: event.at, startedSeq: event.seq } };
+}
+
+/** Why a run in `status` with the session `open` cannot start a pair session, or `undefined` when it can. */
+export function pairStartRefusal(runId: string, status: RunState['status'], open: PairSession | undefined): WeftError | undefined {
+  if (isTerminal(status)) return new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${runId} is ${status}; it has no agent stage left to pair with.`, { data: { runId, status } });
+  if (open === undefined) return undefined;
+  return new WeftError('PAIR_SESSION_OPEN', `Run ${runId} already has pair session ${open.sessionId} on stage ${open.stageId} (started by ${open.by}); send messages to it, or end it before starting another.`, {
+    data: { runId, sessionId: open.sessionId, stageId: open.stageId },
+  });
 }
