@@ -88,14 +88,19 @@ async function startRun(toml: string, fields: { autoApprove?: boolean; model?: s
   return created.id;
 }
 
-/** Reads the run until `predicate` holds (the store is the only thing that changes). */
+/** Reads the run again each time the store changes, until `predicate` holds. */
 async function until(id: string, predicate: (run: RunRecord) => boolean, what: string, timeoutMs = 30_000): Promise<RunRecord> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = await runs.get(id);
-    if (predicate(run)) return run;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; run is ${run.status}${run.reason ? ` (${run.reason})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  const changes = runs.changes();
+  try {
+    for (;;) {
+      const run = await runs.get(id);
+      if (predicate(run)) return run;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; run is ${run.status}${run.reason ? ` (${run.reason})` : ''}`);
+      await changes.next(deadline - Date.now());
+    }
+  } finally {
+    changes.close();
   }
 }
 
