@@ -2,26 +2,21 @@
  * `weft mcp start --http`: Streamable HTTP on `/mcp`. Every request passes, in order,
  * Host and Origin validation (DNS-rebinding protection, 403), then the bearer token
  * (401), then goes to its protocol era: 2025-era clients get a session (one server
- * instance each, so subscriptions and progress work), 2026-era requests are served
- * statelessly by the SDK's `createMcpHandler`. Answers leave through `sendWebResponse`: one
- * write when complete at once (a lone answer as JSON), a stream otherwise.
+ * instance each, so subscriptions and progress work) served by `SessionTransport` on
+ * node:http directly — the path nearly every client takes today; 2026-era requests are
+ * served statelessly by the SDK's `createMcpHandler`, through a web-standard `Request` and
+ * `Response` (node-http-bridge.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname as machineName } from 'node:os';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  localhostAllowedHostnames,
-  validateHostHeader,
-  validateOriginHeader,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
 import { isLoopbackHost } from './loopback.js';
-import { MAX_BODY_BYTES, readBody, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
+import { headerValue, MAX_BODY_BYTES, readBody, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
+import { SessionTransport } from './session-transport.js';
 import { bearerCheck } from './token.js';
 
 export const MCP_PATH = '/mcp';
@@ -46,7 +41,7 @@ export interface HttpServerHandle {
 }
 
 interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: SessionTransport;
   instance: WeftMcpServer;
   lastUsed: number;
 }
@@ -65,7 +60,7 @@ export function allowedHostnames(host: string, extra: readonly string[]): string
   return [...names];
 }
 
-/** The body as JSON when it is JSON; `undefined` leaves parsing (and its error answers) to the SDK. */
+/** The body as JSON when it is JSON; `undefined` leaves the parse error to the session transport. */
 function parseJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
   try {
@@ -76,20 +71,21 @@ function parseJson(body: Buffer): unknown {
 }
 
 /**
- * `request` with a signal that aborts when the client leaves before its answer is complete:
- * 2026-era streams (subscriptions) end with it. Sessions of 2025-era clients need none —
- * their streams end when the response closes — and Node 20 spends tens of µs on every
- * AbortSignal, so only the modern path pays for one.
+ * Whether the request is 2025-era (session) traffic: the SDK's own routing rule, as its
+ * `isLegacyRequest` applies it, read from node's headers so the session path builds no
+ * `Request`. A POST without a JSON body counts as 2025-era, whose transport answers it
+ * with the parse error.
  */
-function abortedOnDisconnect(request: Request, res: ServerResponse): Request {
-  const aborted = new AbortController();
-  res.once('close', () => res.writableFinished || aborted.abort());
-  return new Request(request, { signal: aborted.signal });
-}
-
-/** One JSON-RPC request: not a notification, a response or a batch. */
-function isLoneRequest(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'method' in body && 'id' in body;
+function isSessionRequest(req: IncomingMessage, parsedBody: unknown): boolean {
+  if (req.method === 'POST' && parsedBody === undefined) return true;
+  const route = classifyInboundRequest({
+    httpMethod: req.method ?? 'GET',
+    protocolVersionHeader: headerValue(req, 'mcp-protocol-version'),
+    mcpMethodHeader: headerValue(req, 'mcp-method'),
+    mcpNameHeader: headerValue(req, 'mcp-name'),
+    body: parsedBody,
+  });
+  return route.kind === 'legacy';
 }
 
 function rpcError(code: number, message: string, data?: Record<string, unknown>): unknown {
@@ -110,33 +106,39 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
     void session.instance.server.close().catch(() => undefined);
   };
 
-  const serveLegacy = async (request: Request, parsedBody: unknown): Promise<Response> => {
-    const given = parsedBody === undefined ? {} : { parsedBody };
-    const id = request.headers.get('mcp-session-id');
+  const serveLegacy = async (req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> => {
+    const id = headerValue(req, 'mcp-session-id');
     if (id) {
       const session = sessions.get(id);
-      if (!session) return Response.json(rpcError(-32001, 'Session not found: it ended or the server restarted. Initialize a new session.', { code: 'SESSION_NOT_FOUND' }), { status: 404 });
+      if (!session) return sendJson(res, 404, rpcError(-32001, 'Session not found: it ended or the server restarted. Initialize a new session.', { code: 'SESSION_NOT_FOUND' }));
       session.lastUsed = Date.now();
-      return session.transport.handleRequest(request, given);
+      return session.transport.handleRequest(req, res, parsedBody);
     }
-    if (request.method !== 'POST') return Response.json(rpcError(-32000, 'Missing mcp-session-id header: initialize a session with a POST first.', { code: 'SESSION_REQUIRED' }), { status: 400 });
+    if (req.method !== 'POST') return sendJson(res, 400, rpcError(-32000, 'Missing mcp-session-id header: initialize a session with a POST first.', { code: 'SESSION_REQUIRED' }));
     if (sessions.size >= MAX_SESSIONS) {
       const oldest = [...sessions].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
       if (oldest) closeSession(oldest[0]);
     }
     const instance = options.factory('legacy');
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport: SessionTransport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, instance, lastUsed: Date.now() }),
       onsessionclosed: (sessionId) => closeSession(sessionId),
     });
     await instance.server.connect(transport);
-    const response = await transport.handleRequest(request, given);
+    transport.handleRequest(req, res, parsedBody);
     if (transport.sessionId === undefined) {
       instance.dispose();
       void instance.server.close().catch(() => undefined);
     }
-    return response;
+  };
+
+  /** A 2026-era request: stateless, through the SDK's web-standard handler. */
+  const serveModern = async (req: IncomingMessage, res: ServerResponse, origin: string, parsedBody: unknown): Promise<void> => {
+    // Its streams (subscriptions) end when the client leaves before its answer is complete.
+    const aborted = new AbortController();
+    res.once('close', () => res.writableFinished || aborted.abort());
+    await sendWebResponse(res, await modern.fetch(toWebRequest(req, origin, aborted.signal), { parsedBody }));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> => {
@@ -159,10 +161,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
     if (body === undefined) return sendJson(res, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, { code: 'TOO_LARGE' }));
     // Parsed once here and handed on, instead of each layer reading the body again.
     const parsedBody = parseJson(body);
-    const request = toWebRequest(req, origin, parsedBody === undefined ? body : undefined);
-    const legacy = parsedBody === undefined ? await isLegacyRequest(request) : await isLegacyRequest(request, parsedBody);
-    const response = legacy ? await serveLegacy(request, parsedBody) : await modern.fetch(abortedOnDisconnect(request, res), parsedBody === undefined ? {} : { parsedBody });
-    await sendWebResponse(res, response, { answerAsJson: isLoneRequest(parsedBody) });
+    return isSessionRequest(req, parsedBody) ? serveLegacy(req, res, parsedBody) : serveModern(req, res, origin, parsedBody);
   };
 
   const server = createServer((req, res) => {

@@ -1,9 +1,10 @@
-// How answers leave over HTTP: a body complete at once goes in one piece with a content-length — a lone SSE answer to one
-// request as application/json — while a body that stays open is streamed, its headers first.
-import { createServer, type Server } from 'node:http';
+// How the 2026-era path's web-standard answers leave over HTTP: a body complete at once goes in one piece with a
+// content-length, while a body that stays open is streamed, its headers first. And request bodies: read whole, or
+// refused past the limit whether the length is declared or not.
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendWebResponse, type SendOptions } from './node-http-bridge.js';
+import { MAX_BODY_BYTES, readBody, sendWebResponse } from './node-http-bridge.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'mcp-session-id': 'session-1' };
 const answer = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'line one\nline two' }] } };
@@ -11,13 +12,14 @@ const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(mess
 
 let server: Server | undefined;
 afterEach(async () => {
+  server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   server = undefined;
 });
 
 /** Serves one response built by `respond`, written by `sendWebResponse`; returns the URL. */
-async function serve(respond: () => Response, options: SendOptions): Promise<string> {
-  server = createServer((_req, res) => void sendWebResponse(res, respond(), options));
+async function serve(respond: () => Response): Promise<string> {
+  server = createServer((_req, res) => void sendWebResponse(res, respond()));
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
@@ -33,29 +35,23 @@ function complete(...chunks: string[]): ReadableStream<Uint8Array> {
 }
 
 describe('sendWebResponse', () => {
-  it('sends a lone SSE answer to one request as application/json with a length, keeping the other headers', async () => {
-    const url = await serve(() => new Response(complete(event(answer)), { headers: SSE_HEADERS }), { answerAsJson: true });
+  it('sends a body that is complete at once in one piece, with a length and the other headers kept', async () => {
+    const url = await serve(() => Response.json(answer, { headers: { 'mcp-session-id': 'session-1' } }));
     const response = await fetch(url);
-    expect({ type: response.headers.get('content-type'), length: response.headers.get('content-length'), session: response.headers.get('mcp-session-id'), cache: response.headers.get('cache-control') }).toEqual({
+    expect({ type: response.headers.get('content-type'), length: response.headers.get('content-length'), session: response.headers.get('mcp-session-id') }).toEqual({
       type: 'application/json',
       length: String(JSON.stringify(answer).length),
       session: 'session-1',
-      cache: null,
     });
     expect(await response.json()).toEqual(answer);
   });
 
-  it('keeps SSE, in one piece, when the body holds more than one event or the request was not a lone request', async () => {
+  it('keeps an SSE body complete at once as it is, in one piece', async () => {
     const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } };
     const twoEvents = event(progress) + event(answer);
-    const url = await serve(() => new Response(complete(event(progress), event(answer)), { headers: SSE_HEADERS }), { answerAsJson: true });
+    const url = await serve(() => new Response(complete(event(progress), event(answer)), { headers: SSE_HEADERS }));
     const response = await fetch(url);
     expect([response.headers.get('content-type'), response.headers.get('content-length'), await response.text()]).toEqual(['text/event-stream', String(twoEvents.length), twoEvents]);
-    await new Promise((resolve) => server?.close(resolve));
-
-    const notLone = await serve(() => new Response(complete(event(answer)), { headers: SSE_HEADERS }), {});
-    const sse = await fetch(notLone);
-    expect([sse.headers.get('content-type'), await sse.text()]).toEqual(['text/event-stream', event(answer)]);
   });
 
   it('streams a body that stays open: the headers arrive before the answer exists', async () => {
@@ -72,7 +68,6 @@ describe('sendWebResponse', () => {
           }),
           { headers: SSE_HEADERS },
         ),
-      { answerAsJson: true },
     );
     const response = await fetch(url);
     expect([response.headers.get('content-type'), response.headers.get('content-length')]).toEqual(['text/event-stream', null]);
@@ -84,8 +79,39 @@ describe('sendWebResponse', () => {
   });
 
   it('sends a body-less response as it is', async () => {
-    const url = await serve(() => new Response(null, { status: 202 }), { answerAsJson: true });
+    const url = await serve(() => new Response(null, { status: 202 }));
     const response = await fetch(url);
     expect([response.status, await response.text()]).toEqual([202, '']);
+  });
+});
+
+describe('readBody', () => {
+  /** Sends `chunks` (chunked, no declared length, unless `length` is given); resolves with what readBody made of them. */
+  async function bodyOf(chunks: Buffer[], length?: number): Promise<number | undefined> {
+    let read: (size: number | undefined) => void = () => {};
+    const result = new Promise<number | undefined>((resolve) => (read = resolve));
+    server = createServer(async (req, res) => {
+      const body = await readBody(req);
+      read(body?.length);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const sent = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', method: 'POST', headers: length === undefined ? {} : { 'content-length': String(length) } });
+    sent.on('error', () => undefined).on('response', (res) => res.resume());
+    for (const chunk of chunks) sent.write(chunk);
+    sent.end();
+    return result;
+  }
+
+  it('reads a body sent in pieces whole', async () => {
+    expect(await bodyOf([Buffer.from('{"a":'), Buffer.from('1}')])).toBe(7);
+  });
+
+  it('refuses a body past the limit, declared or found out while reading', async () => {
+    expect(await bodyOf([Buffer.from('x')], MAX_BODY_BYTES + 1)).toBeUndefined();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    const half = Buffer.alloc(MAX_BODY_BYTES / 2 + 1);
+    expect(await bodyOf([half, half])).toBeUndefined();
   });
 });
