@@ -1,5 +1,7 @@
 // Bundles the CLI into one ESM file so `weft` starts without resolving hundreds of source modules.
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 // Packages bundled into weft's own chunks instead of loaded from node_modules at run time:
@@ -12,12 +14,13 @@ const external = Object.keys(dependencies)
   .filter((name) => !BUNDLED.has(name))
   .flatMap((name) => [name, `${name}/*`]);
 
-// Chunk names carry content hashes: clear the old ones so dist/ holds only this build.
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../dist');
+/** Chunks of earlier builds older than this are removed; younger ones may still be loaded by a running weft. */
+const STALE_AFTER_MS = 10 * 60 * 1000;
 
-await build({
+const result = await build({
   entryPoints: { cli: 'src/surfaces/cli/main.ts' },
-  outdir: 'dist',
+  outdir: DIST,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -28,4 +31,23 @@ await build({
   alias: { '@modelcontextprotocol/server/_shims': './src/surfaces/mcp-server/sdk-shims.ts' },
   sourcemap: 'linked',
   logLevel: 'warning',
+  write: false,
 });
+
+// Another build may run at the same time (each test run builds) while weft processes of the
+// previous one are running: every file is replaced by a rename, chunks before the entry
+// that imports them, and a chunk of an earlier build stays until it is surely unused.
+mkdirSync(DIST, { recursive: true });
+const entry = join(DIST, 'cli.js');
+const written = new Set(result.outputFiles.map((file) => file.path));
+for (const file of [...result.outputFiles].sort((a, b) => Number(a.path === entry) - Number(b.path === entry))) {
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(temporary, file.contents);
+  renameSync(temporary, file.path);
+}
+for (const name of readdirSync(DIST, { recursive: true })) {
+  const path = join(DIST, String(name));
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat?.isFile() && !written.has(path) && Date.now() - stat.mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+}
