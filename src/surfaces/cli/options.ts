@@ -8,13 +8,22 @@ export function collect(value: string, previous: string[]): string[] {
 }
 
 /** `k=v` pairs; values that read as JSON numbers, booleans, arrays or objects become those. */
-export function parseKeyValues(values: string[], flag: string): Record<string, unknown> {
-  const pairs: Record<string, unknown> = {};
+/** `--label k=v` values: every value stays a string. */
+export function parseLabels(values: string[]): Record<string, string> {
+  return parseKeyValues(values, '--label', (raw) => raw);
+}
+
+/** `--input k=v` values: numbers, booleans, arrays and objects given as JSON become those; anything else stays a string. */
+export function parseInputs(values: string[]): Record<string, unknown> {
+  return parseKeyValues(values, '--input', parseLoose);
+}
+
+function parseKeyValues<T>(values: string[], flag: string, parseValue: (raw: string) => T): Record<string, T> {
+  const pairs: Record<string, T> = {};
   for (const value of values) {
     const index = value.indexOf('=');
     if (index <= 0) throw new WeftError('USAGE', `${flag} '${value}' is not key=value; e.g. ${flag} topic=release.`);
-    const raw = value.slice(index + 1);
-    pairs[value.slice(0, index)] = flag === '--label' ? raw : parseLoose(raw);
+    pairs[value.slice(0, index)] = parseValue(value.slice(index + 1));
   }
   return pairs;
 }

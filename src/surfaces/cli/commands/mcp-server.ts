@@ -11,6 +11,7 @@ import { redactSecrets } from '../../../core/redact.js';
 import type { RunHost } from '../../../app/run-host.js';
 import { globalOptions, printJson } from '../command-context.js';
 import { collect } from '../options.js';
+import { untilInterrupted } from '../interrupt.js';
 
 interface StartOptions {
   http?: boolean;
@@ -49,26 +50,24 @@ async function start(options: StartOptions, command: Command): Promise<void> {
   if (!options.http && process.stdin.isTTY) {
     process.stderr.write("weft MCP server on stdio: it speaks JSON-RPC with the MCP client that launched it (see 'weft mcp init --help'). Ctrl-C stops it.\n");
   }
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
-    await mcpServer.serveMcp({
-      runs: async () => (await openHost()).runs,
-      cwd: resolve(global.cwd ?? process.cwd()),
-      version,
-      ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost } } : {}),
-      onListening: (url) => {
-        const auth = !token ? 'no authentication' : token.source === 'env' ? `bearer token from ${mcpServer.TOKEN_ENV}` : `bearer token in ${token.file}${token.source === 'created' ? ' (new)' : ''}`;
-        process.stderr.write(`weft MCP server listening on ${url} (${auth})\n`);
-      },
-      onError: (error) => process.stderr.write(`weft: mcp server: ${redactSecrets(error.message)}\n`),
-      signal: controller.signal,
-    });
+    await untilInterrupted(
+      (signal) =>
+        mcpServer.serveMcp({
+          runs: async () => (await openHost()).runs,
+          cwd: resolve(global.cwd ?? process.cwd()),
+          version,
+          ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost } } : {}),
+          onListening: (url) => {
+            const auth = !token ? 'no authentication' : token.source === 'env' ? `bearer token from ${mcpServer.TOKEN_ENV}` : `bearer token in ${token.file}${token.source === 'created' ? ' (new)' : ''}`;
+            process.stderr.write(`weft MCP server listening on ${url} (${auth})\n`);
+          },
+          onError: (error) => process.stderr.write(`weft: mcp server: ${redactSecrets(error.message)}\n`),
+          signal,
+        }),
+      ['SIGINT', 'SIGTERM'],
+    );
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
     if (host) await (await host).close();
   }
 }

@@ -9,6 +9,7 @@ import type { McpScope } from '../../../app/mcp-config-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
 import { collect } from '../options.js';
+import { untilInterrupted } from '../interrupt.js';
 
 
 function parsePairs(values: string[], separator: '=' | ':', flag: string, example: string): Record<string, string> {
@@ -163,16 +164,10 @@ export function registerMcpCommands(program: Command): void {
     .option('--scope <scopes>', "scopes to ask for on top of what the server names (space-separated), e.g. after a tool call said it needs more")
     .action(async (name: string, options: { scope?: string }, command: Command) => {
       await withApp(command, async (app) => {
-        const controller = new AbortController();
-        const onInterrupt = () => controller.abort();
-        process.once('SIGINT', onInterrupt);
-        try {
-          const result = await (await app.mcp()).login(name, (url) => openInBrowser(url), { signal: controller.signal, ...(options.scope ? { scope: options.scope } : {}) });
-          const expiry = result.expiresAt ? `, token valid until ${new Date(result.expiresAt).toISOString()}` : '';
-          process.stdout.write(`Logged in to '${name}'${expiry}. Tokens are stored in ${result.file}\n`);
-        } finally {
-          process.off('SIGINT', onInterrupt);
-        }
+        const mcp = await app.mcp();
+        const result = await untilInterrupted((signal) => mcp.login(name, (url) => openInBrowser(url), { signal, ...(options.scope ? { scope: options.scope } : {}) }));
+        const expiry = result.expiresAt ? `, token valid until ${new Date(result.expiresAt).toISOString()}` : '';
+        process.stdout.write(`Logged in to '${name}'${expiry}. Tokens are stored in ${result.file}\n`);
       });
     });
 

@@ -9,6 +9,7 @@ import { formatDuration } from '../../../core/duration.js';
 import type { PairStatus } from '../../../runs/pair-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { runPairLoop } from '../pair-loop.js';
+import { untilInterrupted } from '../interrupt.js';
 
 const HELP = `
 On a terminal: prints the stage's transcript so far, then each new entry as it lands;
@@ -67,26 +68,23 @@ export function registerPairCommand(program: Command): void {
           return void process.stdout.write(`Ended pair session ${ended.session.sessionId} on ${ended.session.stageId}.\n`);
         }
         const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !options.json;
-        const stop = new AbortController();
-        const onSignal = () => stop.abort();
-        process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-        try {
-          await runPairLoop({
-            pairing,
-            runId: id,
-            ...(options.stage === undefined ? {} : { stageId: options.stage }),
-            by: pairer(),
-            input: process.stdin,
-            output: process.stdout,
-            notes: interactive ? process.stdout : process.stderr,
-            interactive,
-            json: options.json === true,
-            changes: () => runs.changes(),
-            signal: stop.signal,
-          });
-        } finally {
-          process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-        }
+        await untilInterrupted(
+          (signal) =>
+            runPairLoop({
+              pairing,
+              runId: id,
+              ...(options.stage === undefined ? {} : { stageId: options.stage }),
+              by: pairer(),
+              input: process.stdin,
+              output: process.stdout,
+              notes: interactive ? process.stdout : process.stderr,
+              interactive,
+              json: options.json === true,
+              changes: () => runs.changes(),
+              signal,
+            }),
+          ['SIGINT', 'SIGTERM'],
+        );
       });
     });
 }

@@ -7,7 +7,8 @@ import type { CreateRunRequest } from '../../../runs/run-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import { followRun } from '../run-follow.js';
-import { collect, parseKeyValues } from '../options.js';
+import { collect, parseInputs, parseLabels } from '../options.js';
+import { untilInterrupted } from '../interrupt.js';
 
 interface CreateOptions {
   goal?: string;
@@ -41,8 +42,8 @@ function createRequest(workflow: string, cwd: string, options: CreateOptions): C
     cwd,
     ...(options.goal !== undefined ? { goal: options.goal } : {}),
     ...(options.goalFile !== undefined ? { goalFile: options.goalFile } : {}),
-    inputs: parseKeyValues(options.input, '--input'),
-    labels: parseKeyValues(options.label, '--label') as Record<string, string>,
+    inputs: parseInputs(options.input),
+    labels: parseLabels(options.label),
     ...(options.autoApprove ? { autoApprove: true } : {}),
     ...(options.dryRun ? { dryRun: true } : {}),
     ...(options.parent ? { parentId: options.parent } : {}),
@@ -76,20 +77,13 @@ export function registerRunCreateCommands(program: Command): void {
           return;
         }
         if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n`);
-        const controller = new AbortController();
-        const onInterrupt = () => controller.abort();
-        process.once('SIGINT', onInterrupt);
-        try {
-          const finished = await followRun(runs, run.id, { json: options.json === true, signal: controller.signal });
-          if (controller.signal.aborted) {
-            process.stderr.write(`Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`);
-            return;
-          }
-          if (!options.json) process.stderr.write(`run ${finished.id} ${finished.status}${finished.reason ? ` — ${finished.reason}` : ''}\n`);
-          process.exitCode = finished.status === 'succeeded' ? EXIT_OK : EXIT_FAILURE;
-        } finally {
-          process.off('SIGINT', onInterrupt);
+        const { finished, stopped } = await untilInterrupted(async (signal) => ({ finished: await followRun(runs, run.id, { json: options.json === true, signal }), stopped: signal.aborted }));
+        if (stopped) {
+          process.stderr.write(`Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`);
+          return;
         }
+        if (!options.json) process.stderr.write(`run ${finished.id} ${finished.status}${finished.reason ? ` — ${finished.reason}` : ''}\n`);
+        process.exitCode = finished.status === 'succeeded' ? EXIT_OK : EXIT_FAILURE;
       });
     });
 

@@ -9,7 +9,7 @@ import { isRunStatus, RUN_STATUSES, type RunStatus } from '../../../runs/model/r
 import { printJson, withApp } from '../command-context.js';
 import { eventLine } from '../event-lines.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
-import { collect, parseKeyValues, parseSeconds } from '../options.js';
+import { collect, parseLabels, parseSeconds } from '../options.js';
 import { followRun } from '../run-follow.js';
 
 
@@ -41,7 +41,7 @@ export function registerRunReadCommands(program: Command): void {
       await withApp(command, async (app) => {
         const page = await (await app.runs()).search({
           status: parseStatuses(options.status),
-          labels: parseKeyValues(options.label, '--label') as Record<string, string>,
+          labels: parseLabels(options.label),
           ...(options.parent ? { parentId: options.parent } : {}),
           ...(options.workflow ? { workflow: options.workflow } : {}),
           archived: options.all ? 'any' : false,

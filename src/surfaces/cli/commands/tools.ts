@@ -7,6 +7,7 @@ import { resultText } from '../../../tools/tool.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import { processTerminal } from '../terminal.js';
+import { untilInterrupted } from '../interrupt.js';
 
 function parseArgsJson(text: string): unknown {
   try {
@@ -49,11 +50,9 @@ export function registerToolCommands(program: Command): void {
       // Servers may ask for input mid-call (elicitation): the person at this terminal answers.
       const terminal = processTerminal();
       await withApp(command, async (app) => {
-        const controller = new AbortController();
-        const onSignal = () => controller.abort();
-        process.once('SIGINT', onSignal);
         try {
-          const result = await (await app.tools()).call(name, args, controller.signal);
+          const tools = await app.tools();
+          const result = await untilInterrupted((signal) => tools.call(name, args, signal));
           if (options.json) printJson(result);
           else {
             const text = resultText(result);
@@ -61,7 +60,6 @@ export function registerToolCommands(program: Command): void {
           }
           process.exitCode = result.isError ? EXIT_FAILURE : EXIT_OK;
         } finally {
-          process.off('SIGINT', onSignal);
           terminal.close();
         }
       }, { terminal });

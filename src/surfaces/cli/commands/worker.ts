@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { withApp } from '../command-context.js';
+import { untilInterrupted } from '../interrupt.js';
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -18,16 +19,7 @@ export function registerWorkerCommand(program: Command): void {
       if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
       await withApp(command, async (app) => {
         const worker = await app.worker({ maxParallel, untilIdle: options.untilIdle === true });
-        const controller = new AbortController();
-        const stop = () => controller.abort();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-        try {
-          await worker.run(controller.signal);
-        } finally {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-        }
+        await untilInterrupted((signal) => worker.run(signal), ['SIGINT', 'SIGTERM']);
       });
     });
 }
