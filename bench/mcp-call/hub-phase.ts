@@ -13,7 +13,7 @@ import { setMaxListeners } from 'node:events';
 import { silentLogger } from '../../src/core/logger.js';
 import { MCP_DEFAULTS, type McpServerConfig } from '../../src/mcp/config/server-config.js';
 import { McpHub } from '../../src/mcp/hub/index.js';
-import { CallAbort } from '../../src/tools/call-abort.js';
+import { CallAbort, CallContext } from '../../src/tools/call-abort.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolExecutor, ToolSession } from '../../src/tools/tool-executor.js';
 import { createFileReadTracker, type Tool, type ToolContext, type ToolResult } from '../../src/tools/tool.js';
@@ -80,18 +80,7 @@ export const hubDriver: ClientDriver = {
     const readFiles = createFileReadTracker();
     // A context per call, as ToolExecutor builds one: each call has its own abort (a real
     // AbortSignal only if the tool asks for one).
-    const contextFor = (): ToolContext => {
-      const abort = new CallAbort();
-      return {
-        workspaceRoot,
-        get signal() {
-          return abort.signal;
-        },
-        cancellation: abort,
-        readFiles,
-        logger: silentLogger,
-      };
-    };
+    const contextFor = (): ToolContext => new CallContext({ workspaceRoot, cancellation: new CallAbort(), readFiles, logger: silentLogger });
 
     let executor: ToolExecutor | undefined;
     const loadExecutor = async (): Promise<ToolExecutor> => {

@@ -5,19 +5,20 @@
  * or CPU numbers), runs each phase in its own child process, and writes
  * `bench/results/mcp-call.{json,md}`.
  *
- *   node --import tsx bench/mcp-call/mcp-call.bench.ts [--quick] [--profile] [--variants]
+ *   node --import tsx bench/mcp-call/mcp-call.bench.ts [--quick] [--profile | --profile-inflight] [--variants]
  *
  * `--quick` is a smoke run (tiny counts; numbers are meaningless). `--profile` also runs
  * the hub's and bare v2's call loops under `node --cpu-prof` and reports where the
- * client's CPU goes, by source module and function. `--variants` adds bare v2 with a
+ * client's CPU goes, by source module and function; `--profile-inflight` profiles only the
+ * rounds with 32 calls in flight. `--variants` adds bare v2 with a
  * fresh AbortSignal per call, which separates that cost from the hub's own.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describeOutcome, runNode } from '../lib/child-process.js';
-import { summarizeProfile, type ProfileSummary } from '../lib/cpu-profile.js';
 import { BENCH_DIR, CACHE_DIR, REPO_ROOT } from '../lib/paths.js';
+import { profile, profileSection, type ProfileScope } from './profile.js';
 import { formatNumber, formatRatio, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { loadavg } from 'node:os';
 import {
@@ -25,7 +26,6 @@ import {
   SETTINGS,
   combineCaller,
   combineStartup,
-  echoCallsPerCaller,
   type CallerResult,
   type PhaseName,
   type PhaseOutput,
@@ -265,88 +265,6 @@ function executorTable(runs: Record<PhaseName, PhaseRun>): string | undefined {
   return markdownTable({ headers: ['metric', 'hub via ToolExecutor', 'hub via Tool.execute', 'bare v2', 'executor ÷ v2'], rows });
 }
 
-// ---- profiling ----------------------------------------------------------------------
-
-interface ProfileTarget {
-  key: string;
-  title: string;
-  phase: PhaseName;
-  caller: string;
-}
-
-const PROFILE_TARGETS: readonly ProfileTarget[] = [
-  { key: 'hub', title: 'hub (Tool.execute)', phase: 'hub', caller: 'tool-execute' },
-  { key: 'executor', title: 'hub (ToolExecutor)', phase: 'hub', caller: 'tool-executor' },
-  { key: 'v2', title: 'bare v2', phase: 'v2', caller: 'sdk' },
-];
-
-interface ProfileReport {
-  calls: number;
-  profiles: { target: ProfileTarget; summary: ProfileSummary }[];
-  failures: string[];
-}
-
-async function profile(entry: string): Promise<ProfileReport> {
-  const dir = join(CACHE_DIR, 'profiles');
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const report: ProfileReport = { calls: echoCallsPerCaller(SETTINGS.profile), profiles: [], failures: [] };
-  for (const target of PROFILE_TARGETS) {
-    const file = `${target.key}.cpuprofile`;
-    console.log(`mcp-call: profiling ${target.title} …`);
-    const run = await runChild(entry, target.phase, 'calls', 'profile', {
-      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', file, '--cpu-prof-interval', '250'],
-      phaseArgs: ['--callers', target.caller],
-    });
-    if (run.failure) report.failures.push(`${target.title}: ${run.failure}`);
-    else {
-      const summary = summarizeProfile(join(dir, file), { bundleDir: BUILD_DIR });
-      // The long tail of functions would bloat the JSON; the tables use the top ones.
-      report.profiles.push({ target, summary: { ...summary, functions: summary.functions.slice(0, 50) } });
-    }
-  }
-  return report;
-}
-
-function profileSection(report: ProfileReport): string {
-  const perCall = (ms: number | undefined) => (ms === undefined ? undefined : (ms * 1000) / report.calls);
-  const { profiles } = report;
-  const moduleMs = (summary: ProfileSummary, module: string) => summary.modules.find((entry) => entry.module === module)?.ms ?? 0;
-  const modules = [...new Set(profiles.flatMap(({ summary }) => summary.modules.map((entry) => entry.module)))].filter((module) => module !== '(idle)');
-  const moduleRows = [
-    ['**busy (all but idle)**', ...profiles.map(({ summary }) => formatNumber(perCall(summary.busyMs), 1))],
-    ...modules
-      .map((module) => ({ module, values: profiles.map(({ summary }) => perCall(moduleMs(summary, module)) ?? 0) }))
-      .filter((entry) => entry.values.some((value) => value >= 0.5))
-      .sort((a, b) => Math.max(...b.values) - Math.max(...a.values))
-      .map((entry) => [entry.module, ...entry.values.map((value) => formatNumber(value, 1))]),
-  ];
-  const fnRows = (summary: ProfileSummary, filter: (module: string) => boolean, count: number) =>
-    summary.functions
-      .filter((fn) => filter(fn.module))
-      .slice(0, count)
-      .map((fn) => [fn.name, fn.where, formatNumber(perCall(fn.ms), 2)]);
-  const sections = profiles
-    .filter(({ target }) => target.phase === 'hub')
-    .flatMap(({ target, summary }) => [
-      '',
-      `${target.title}: hottest functions in weft's own code (\`src/\`), self time`,
-      '',
-      markdownTable({ headers: ['function', 'module', 'µs/call'], rows: fnRows(summary, (module) => module.startsWith('src/'), 12) }),
-    ]);
-  const first = profiles[0];
-  return [
-    `## Where the client's CPU goes (\`--profile\`)`,
-    '',
-    `\`node --cpu-prof\` (250 µs sampling, main thread) over ${formatNumber(report.calls)} echo calls per client (warm-up, sequential, 32 in flight; no payloads). Self time per call by source module; weft's code is mapped back from the bundle.`,
-    ...(report.failures.length ? ['', `Failed: ${report.failures.join('; ')}`] : []),
-    '',
-    markdownTable({ headers: ['module', ...profiles.map(({ target }) => `${target.title} µs/call`)], rows: moduleRows }),
-    ...(first ? ['', `${first.target.title}: hottest functions overall, self time`, '', markdownTable({ headers: ['function', 'where', 'µs/call'], rows: fnRows(first.summary, (module) => module !== '(idle)', 15) })] : []),
-    ...sections,
-  ].join('\n');
-}
-
 // ---- main ---------------------------------------------------------------------------
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -358,7 +276,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const loadBefore = loadavg();
   const runs = await runPhases(entry, settingsName, argv.includes('--variants'));
   const loadAfter = loadavg();
-  const profiled = argv.includes('--profile') ? await profile(entry) : undefined;
+  const profileScope: ProfileScope | undefined = argv.includes('--profile-inflight') ? 'inflight' : argv.includes('--profile') ? 'all' : undefined;
+  const profiled = profileScope ? await profile((phase, settingsName, extra) => runChild(entry, phase, 'calls', settingsName, extra), profileScope, BUILD_DIR) : undefined;
 
   const machine = machineInfo();
   const executor = executorTable(runs);

@@ -4,12 +4,13 @@
  * part of the protocol, and writes a `PhaseOutput` as JSON to `--out`.
  *
  *   node phase.mjs --phase hub|v2|v1 --mode startup|calls --echo <echo-server.mjs> --out <file.json>
- *        [--settings full|quick|profile] [--sequential-startup] [--callers key,key]
+ *        [--settings full|quick|profile] [--sequential-startup] [--callers key,key] [--profile-inflight <file.cpuprofile>]
  */
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import type { ClientDriver } from './driver.js';
-import { measureCalls, measureStartup } from './protocol.js';
+import { measureCalls, measureStartup, type MeasureHooks } from './protocol.js';
 import { PHASES, SETTINGS, type PhaseName, type PhaseOutput, type SettingsName } from './results.js';
 
 async function loadDriver(phase: PhaseName): Promise<ClientDriver> {
@@ -35,6 +36,24 @@ function isSettingsName(value: string | undefined): value is SettingsName {
   return value !== undefined && Object.hasOwn(SETTINGS, value);
 }
 
+/** CPU-profiles only the rounds with calls in flight, into `file` (a `.cpuprofile`). */
+function inflightProfiler(file: string): MeasureHooks {
+  const session = new Session();
+  return {
+    async beforeInflight() {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 250 });
+      await session.post('Profiler.start');
+    },
+    async afterInflight() {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -45,6 +64,7 @@ async function main(): Promise<void> {
       mode: { type: 'string', default: 'calls' },
       'sequential-startup': { type: 'boolean', default: false },
       callers: { type: 'string' },
+      'profile-inflight': { type: 'string' },
     },
   });
   const { phase, echo, out } = values;
@@ -66,7 +86,8 @@ async function main(): Promise<void> {
     const wanted = values.callers?.split(',');
     const callers = wanted ? connection.callers.filter((caller) => wanted.includes(caller.key)) : connection.callers;
     if (callers.length === 0) throw new Error(`no caller matches --callers ${values.callers ?? ''}`);
-    result.callers = await measureCalls(callers, settings);
+    const profileFile = values['profile-inflight'];
+    result.callers = await measureCalls(callers, settings, profileFile ? inflightProfiler(profileFile) : {});
   } finally {
     await connection.close();
   }

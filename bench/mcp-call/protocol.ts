@@ -95,7 +95,13 @@ async function payloadRound(caller: Caller, calls: number, bytes: number): Promi
  * Every step for every caller of one connection to one server. Rounds alternate between
  * callers (and rotate who goes first), so drift during the run favours neither.
  */
-export async function measureCalls(callers: readonly Caller[], settings: PhaseSettings): Promise<CallerRounds[]> {
+export interface MeasureHooks {
+  /** Around the rounds with calls in flight (after warm-up and the sequential rounds): for `--profile-inflight`. */
+  beforeInflight?: () => Promise<void>;
+  afterInflight?: () => Promise<void>;
+}
+
+export async function measureCalls(callers: readonly Caller[], settings: PhaseSettings, hooks: MeasureHooks = {}): Promise<CallerRounds[]> {
   // Until V8 has optimised the whole call path; the first thousands of calls run slower.
   for (const caller of callers) {
     await sequentialRound(caller, settings.warmupCalls);
@@ -109,9 +115,11 @@ export async function measureCalls(callers: readonly Caller[], settings: PhaseSe
   for (let round = 0; round < settings.sequentialRounds; round += 1) {
     for (const caller of order(round)) entry(caller).sequential.push(await sequentialRound(caller, settings.sequentialCalls, entry(caller).latenciesMs));
   }
+  await hooks.beforeInflight?.();
   for (let round = 0; round < settings.inflightRounds; round += 1) {
     for (const caller of order(round)) entry(caller).inflight.push(await inflightRound(caller, settings.inflightCalls, settings.concurrency));
   }
+  await hooks.afterInflight?.();
   for (let round = 0; round < settings.payloadRounds; round += 1) {
     for (const caller of order(round)) entry(caller).payload.push(await payloadRound(caller, settings.payloadCalls, settings.payloadBytes));
   }

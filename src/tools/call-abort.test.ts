@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CallAbort } from './call-abort.js';
+import { CallAbort, CallContext } from './call-abort.js';
+import { silentLogger } from '../core/logger.js';
+import { createFileReadTracker } from './tool.js';
 
 describe('CallAbort', () => {
   it('calls each listener once, skips removed ones and ignores a second abort', () => {
@@ -17,6 +19,18 @@ describe('CallAbort', () => {
     expect([abort.aborted, abort.reason]).toEqual([true, 'timeout']);
   });
 
+  it('keeps the order listeners were added in when the first one is removed', () => {
+    const abort = new CallAbort();
+    const heard: string[] = [];
+    const first = () => heard.push('first');
+    abort.addEventListener('abort', first);
+    abort.addEventListener('abort', () => heard.push('second'));
+    abort.removeEventListener('abort', first);
+    abort.addEventListener('abort', () => heard.push('third'));
+    abort.abort('stop');
+    expect(heard).toEqual(['second', 'third']);
+  });
+
   it('makes a real AbortSignal on demand that follows the call, aborted already when asked late', () => {
     const early = new CallAbort();
     const signal = early.signal;
@@ -29,5 +43,12 @@ describe('CallAbort', () => {
     late.abort('gone');
     expect([late.signal.aborted, late.signal.reason]).toEqual([true, 'gone']);
     expect(late.signal).toBe(late.signal);
+  });
+
+  it('gives a context whose signal is made on first read and follows the abort', () => {
+    const abort = new CallAbort();
+    const context = new CallContext({ workspaceRoot: '/ws', cancellation: abort, readFiles: createFileReadTracker(), logger: silentLogger });
+    abort.abort('stop');
+    expect([context.signal.aborted, context.signal.reason, context.cancellation]).toEqual([true, 'stop', abort]);
   });
 });

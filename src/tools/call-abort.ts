@@ -5,6 +5,9 @@
  * about an abort, which {@link CallAbort} offers as the listener subset of AbortSignal.
  */
 
+import type { Logger } from '../core/logger.js';
+import type { FileReadTracker, ToolContext, ToolProgress } from './tool.js';
+
 /** The members of `AbortSignal` that code listening for an abort uses (an AbortSignal is one). */
 export interface AbortLike {
   readonly aborted: boolean;
@@ -22,7 +25,9 @@ export interface AbortLike {
 export class CallAbort implements AbortLike {
   #aborted = false;
   #reason: unknown;
-  #listeners: (() => void)[] = [];
+  /** Most calls get one listener (the tool's); an array is made only for more. */
+  #listener: (() => void) | undefined;
+  #moreListeners: (() => void)[] | undefined;
   #controller: AbortController | undefined;
 
   get aborted(): boolean {
@@ -43,12 +48,19 @@ export class CallAbort implements AbortLike {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     // Like AbortSignal: a listener added after the abort is never called.
-    if (!this.#aborted) this.#listeners.push(listener);
+    if (this.#aborted) return;
+    if (this.#listener === undefined && this.#moreListeners === undefined) this.#listener = listener;
+    else (this.#moreListeners ??= []).push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const index = this.#listeners.indexOf(listener);
-    if (index >= 0) this.#listeners.splice(index, 1);
+    if (this.#listener === listener) {
+      this.#listener = undefined;
+      return;
+    }
+    const more = this.#moreListeners;
+    const index = more ? more.indexOf(listener) : -1;
+    if (index >= 0) more?.splice(index, 1);
   }
 
   abort(reason: unknown): void {
@@ -56,8 +68,37 @@ export class CallAbort implements AbortLike {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    const listeners = this.#listeners;
-    this.#listeners = [];
-    for (const listener of listeners) listener();
+    const first = this.#listener;
+    const more = this.#moreListeners;
+    this.#listener = undefined;
+    this.#moreListeners = undefined;
+    // In the order they were added: once there is an array, later listeners go there.
+    first?.();
+    if (more) for (const listener of more) listener();
+  }
+}
+
+/**
+ * One call's `ToolContext` over its {@link CallAbort}, with `signal` made on first read. A
+ * class rather than an object literal with a `signal` getter: V8 builds such a literal in
+ * dictionary mode, with a fresh getter closure, on every call.
+ */
+export class CallContext implements ToolContext {
+  readonly workspaceRoot: string;
+  readonly cancellation: CallAbort;
+  readonly readFiles: FileReadTracker;
+  readonly logger: Logger;
+  readonly onProgress: ((progress: ToolProgress) => void) | undefined;
+
+  constructor(parts: { workspaceRoot: string; cancellation: CallAbort; readFiles: FileReadTracker; logger: Logger; onProgress?: ((progress: ToolProgress) => void) | undefined }) {
+    this.workspaceRoot = parts.workspaceRoot;
+    this.cancellation = parts.cancellation;
+    this.readFiles = parts.readFiles;
+    this.logger = parts.logger;
+    this.onProgress = parts.onProgress;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
   }
 }

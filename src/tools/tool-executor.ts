@@ -14,7 +14,7 @@ import type { ArtifactSink } from './artifact-sink.js';
 import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget } from './output-budget.js';
 import type { ToolRegistry } from './registry.js';
 import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
-import { CallAbort } from './call-abort.js';
+import { CallAbort, CallContext } from './call-abort.js';
 
 export interface ToolCall {
   /** The model's id for the call (or any unique label); echoed in the outcome. */
@@ -146,16 +146,16 @@ export class ToolExecutor {
         }, timeoutMs)
       : undefined;
     try {
-      const running = tool.execute(args, {
-        workspaceRoot: session.workspaceRoot,
-        get signal() {
-          return abort.signal;
-        },
-        cancellation: abort,
-        readFiles: session.readFiles,
-        logger: this.#toolLogger(tool.name),
-        onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
-      });
+      const running = tool.execute(
+        args,
+        new CallContext({
+          workspaceRoot: session.workspaceRoot,
+          cancellation: abort,
+          readFiles: session.readFiles,
+          logger: this.#toolLogger(tool.name),
+          onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
+        }),
+      );
       // A tool that ignores its signal must not hold the turn: whichever settles first wins.
       running.catch(() => {});
       return await Promise.race([running, stopped]);

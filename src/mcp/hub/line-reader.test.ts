@@ -33,6 +33,17 @@ describe('LineReader', () => {
     expect(oversize).toEqual([13]);
   });
 
+  it('reads many whole lines from one chunk: empty ones, \r\n endings and an oversize one', () => {
+    const lines: string[] = [];
+    const oversize: number[] = [];
+    const reader = new LineReader((line) => lines.push(line), { maxLineBytes: 8, onOversize: (bytes) => oversize.push(bytes) });
+    reader.push(Buffer.from('a\r\n\nbé\n0123456789\nlast\npart'));
+    expect(lines).toEqual(['a', '', 'bé', 'last']);
+    expect(oversize).toEqual([10]);
+    reader.push(Buffer.from('ial\n'));
+    expect(lines.at(-1)).toBe('partial');
+  });
+
   it('assembles a large line from many chunks', () => {
     const lines: string[] = [];
     const reader = new LineReader((line) => lines.push(line), { maxLineBytes: 10 * 1024 * 1024 });

@@ -30,8 +30,11 @@ export class LineReader {
         this.#append(chunk.subarray(start));
         return;
       }
-      this.#append(chunk.subarray(start, newline));
-      this.#emit();
+      if (this.#size === 0 && !this.#discarding) this.#emitWhole(chunk, start, newline);
+      else {
+        this.#append(chunk.subarray(start, newline));
+        this.#emit();
+      }
       start = newline + 1;
     }
   }
@@ -56,6 +59,13 @@ export class LineReader {
     }
     this.#parts.push(part);
     this.#size += part.length;
+  }
+
+  /** A line that lies whole in one chunk (most do): decoded in place, with no Buffer view made for it. */
+  #emitWhole(chunk: Buffer, start: number, newline: number): void {
+    const end = newline > start && chunk[newline - 1] === 13 ? newline - 1 : newline;
+    if (newline - start > this.#options.maxLineBytes) this.#options.onOversize?.(newline - start);
+    else this.#onLine(chunk.toString('utf8', start, end));
   }
 
   #emit(): void {

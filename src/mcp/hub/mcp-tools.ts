@@ -10,7 +10,8 @@ import type { Tool, ToolAnnotations, ToolContext, ToolResult } from '../../tools
 import type { McpServerConfig } from '../config/server-config.js';
 import { describeTool, filterTools, nameServerTools } from './tool-names.js';
 
-export type ToolInvoker = (originalName: string, args: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
+/** `definition` is the server's own, as listed: the hub can hand it to the SDK instead of having it looked up. */
+export type ToolInvoker = (originalName: string, args: Record<string, unknown>, context: ToolContext, definition: McpToolDefinition) => Promise<ToolResult>;
 
 export interface ServerTools {
   tools: Tool[];
@@ -59,7 +60,7 @@ export function buildServerTools(config: McpServerConfig, definitions: readonly 
       source: 'mcp',
       server,
       timeoutMs: HUB_KEEPS_TIME,
-      execute: (args, context) => invoke(originalName, args, context),
+      execute: (args, context) => invoke(originalName, args, context, definition),
     };
   });
   return { tools, originalNames };

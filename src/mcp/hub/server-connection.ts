@@ -5,17 +5,18 @@
  * and routes calls to whichever connection is current. A generation counter makes sure
  * only the newest connection attempt may replace the state.
  */
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, Tool as McpToolDefinition } from '@modelcontextprotocol/client';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { redactSecrets } from '../../core/redact.js';
-import { CallAbort, type AbortLike } from '../../tools/call-abort.js';
+import type { AbortLike } from '../../tools/call-abort.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ToolContext, ToolResult } from '../../tools/tool.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { callFailure, isConnectionLoss, offlineError, timeoutError } from './call-errors.js';
-import { CallTimer } from './call-timer.js';
+import { CallSignal, toolCallOptions } from './call-signal.js';
+import { CallClock } from './call-timer.js';
 import type { ListKind } from './client-factory.js';
 import { convertToolResult } from './content.js';
 import { EMPTY_DISCOVERY, refetchList, type Discovery } from './discovery.js';
@@ -26,8 +27,7 @@ import { withStderrTail } from './startup-failure.js';
 import { localProcess } from './transport-factory.js';
 import type { McpServerStatus } from './types.js';
 
-/** The SDK's request limit (the largest a Node timer takes): it never fires before the hub's own CallTimer. */
-const SDK_TIMEOUT_BACKSTOP_MS = 2_147_483_647;
+const toolWhat = (name: string) => `tool '${name}'`;
 
 export interface ConnectionDeps extends SessionDeps {
   registry: ToolRegistry;
@@ -65,7 +65,12 @@ export class ServerConnection {
   #stderrTail: string[] = [];
   /** Requests of the server's that weft is answering now; while any is open, call timeouts stand still. */
   #answering = 0;
-  readonly #callTimers = new Set<CallTimer>();
+  /** The tool calls' timeouts; paused while `#answering`. */
+  readonly #clock = new CallClock();
+  readonly #timeoutReason = (toolName: string) => {
+    const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
+    return timeoutError({ server: this.name, what: toolWhat(toolName), timeoutMs: toolTimeoutMs, maxTimeoutMs: maxToolTimeoutMs });
+  };
   readonly #subscriptions = new Set<string>();
   readonly #reportedCollisions = new Set<string>();
 
@@ -113,41 +118,23 @@ export class ServerConnection {
     }
   }
 
-  async callTool(originalName: string, args: Record<string, unknown>, context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress'>): Promise<ToolResult> {
+  async callTool(
+    originalName: string,
+    args: Record<string, unknown>,
+    context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress'>,
+    definition?: McpToolDefinition,
+  ): Promise<ToolResult> {
     const session = this.#readySession();
     const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
-    const what = `tool '${originalName}'`;
-    // The SDK only listens on the signal (aborted, reason, add/removeEventListener), so a
-    // CallAbort serves: it carries both the caller's cancellation and weft's own timeout.
-    const abort = new CallAbort();
-    const caller = context.cancellation ?? context.signal;
-    const onCallerAbort = () => abort.abort(caller.reason);
-    if (caller.aborted) onCallerAbort();
-    else caller.addEventListener('abort', onCallerAbort, { once: true });
-    const timer = new CallTimer(toolTimeoutMs, maxToolTimeoutMs, () => abort.abort(timeoutError({ server: this.name, what, timeoutMs: toolTimeoutMs, maxTimeoutMs: maxToolTimeoutMs })));
-    this.#callTimers.add(timer);
-    timer.start(this.#answering > 0);
+    // Aborted by the caller's cancellation or by the hub's own timeout.
+    const signal = new CallSignal(this.#clock, { idleMs: toolTimeoutMs, maxMs: maxToolTimeoutMs }, context.cancellation ?? context.signal, originalName, this.#timeoutReason);
+    signal.start();
     try {
-      const result = await session.client.callTool(
-        { name: originalName, arguments: args },
-        {
-          // The hub's CallTimer keeps the time; the SDK's own limit only backs it up.
-          timeout: SDK_TIMEOUT_BACKSTOP_MS,
-          signal: abort as unknown as AbortSignal,
-          // Always asked for: progress is what extends the timeout, forwarded or not.
-          onprogress: (progress) => {
-            timer.progress();
-            context.onProgress?.({ progress: progress.progress, total: progress.total, message: progress.message });
-          },
-        },
-      );
-      return convertToolResult(result);
+      return convertToolResult(await session.client.callTool({ name: originalName, arguments: args }, toolCallOptions(signal, context, session.built.kind, definition)));
     } catch (error) {
-      throw this.#requestFailure(error, session, what, abort);
+      throw this.#requestFailure(error, session, toolWhat(originalName), signal);
     } finally {
-      timer.stop();
-      this.#callTimers.delete(timer);
-      caller.removeEventListener('abort', onCallerAbort);
+      signal.stop();
     }
   }
 
@@ -228,6 +215,7 @@ export class ServerConnection {
     this.#state = { kind: 'closed', since: Date.now() };
     this.#generation += 1;
     clearTimeout(this.#retryTimer);
+    this.#clock.dispose();
     this.#deps.registry.removeGroup(this.name);
     this.#originalNames = new Map();
     const attempt = this.#attempt;
@@ -279,7 +267,7 @@ export class ServerConnection {
   }
 
   #registerTools(session: Session): { added: string[]; removed: string[] } {
-    const built = buildServerTools(this.config, session.discovery.tools, (name, args, context) => this.callTool(name, args, context), this.#logger, this.#reportedCollisions);
+    const built = buildServerTools(this.config, session.discovery.tools, (name, args, context, definition) => this.callTool(name, args, context, definition), this.#logger, this.#reportedCollisions);
     this.#originalNames = built.originalNames;
     return this.#deps.registry.replaceGroup(this.name, built.tools);
   }
@@ -400,8 +388,8 @@ export class ServerConnection {
 
   #onAnswering(busy: boolean): void {
     this.#answering += busy ? 1 : -1;
-    if (busy && this.#answering === 1) for (const timer of this.#callTimers) timer.pause();
-    if (!busy && this.#answering === 0) for (const timer of this.#callTimers) timer.resume();
+    if (busy && this.#answering === 1) this.#clock.pause();
+    if (!busy && this.#answering === 0) this.#clock.resume();
   }
 
   #onListChanged(client: Client, kind: ListKind): void {

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
+import { BatchedWriter } from './batched-writer.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
 import type { GroupWatchdog } from './watchdog.js';
@@ -45,6 +46,7 @@ export class StdioProcessTransport implements Transport {
   readonly stderrTail = new LineTail(50);
   readonly #options: StdioTransportOptions;
   #child: ChildProcess | undefined;
+  #writer: BatchedWriter | undefined;
   #started = false;
   #closed = false;
   #closing = false;
@@ -75,6 +77,7 @@ export class StdioProcessTransport implements Transport {
         windowsHide: true,
       });
       this.#child = child;
+      this.#writer = new BatchedWriter(child.stdin as NonNullable<ChildProcess['stdin']>);
       child.once('spawn', () => {
         this.#started = true;
         if (child.pid !== undefined) this.#options.watchdog?.watch(child.pid);
@@ -92,13 +95,13 @@ export class StdioProcessTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || !stdin.writable || this.#closed || this.#exit) {
+    const writer = this.#writer;
+    if (!stdin || !writer || !stdin.writable || this.#closed || this.#exit) {
       return Promise.reject(new Error(`MCP server '${this.#options.server}' is not running${this.#exit ? ` (${this.#exit})` : ''}.`));
     }
     // No per-write callback (it costs an allocation and a tick per message): a failed write
     // shows as a stream error and the server's exit, which fail the pending requests.
-    if (stdin.write(serializeMessage(message))) return Promise.resolve();
-    return new Promise((resolve) => stdin.once('drain', resolve));
+    return writer.write(serializeMessage(message));
   }
 
   /** Closes stdin, then SIGTERM to the group, then SIGKILL; resolves when the group is gone. */
@@ -111,6 +114,7 @@ export class StdioProcessTransport implements Transport {
     this.#closing = true;
     const pid = child.pid;
     const { eofGraceMs = 500, killGraceMs = 2000 } = this.#options;
+    this.#writer?.flush();
     child.stdin?.end();
     if (!(await waitForExit(child, eofGraceMs)) && pid !== undefined) {
       await terminateGroup(pid, killGraceMs);
