@@ -38,9 +38,12 @@ export function openDatabase(storageDir: string, now: number, busyTimeoutMs = BU
     db.pragma('foreign_keys = ON');
     db.pragma('cache_size = -16384');
     db.pragma('temp_store = MEMORY');
-    // Checkpoint every ~16 MiB of WAL instead of 4 MiB: pages rewritten by consecutive
-    // appends (a run's latest events, its state row) are then copied back once, not many times.
-    db.pragma('wal_autocheckpoint = 4000');
+    // Checkpoint every ~64 MiB of WAL instead of SQLite's 4 MiB. A checkpoint syncs the WAL
+    // and the database file and copies each page once however often it was rewritten, and
+    // consecutive appends rewrite the same pages (a run's newest events leaf): fewer, larger
+    // checkpoints took 64 concurrent writers from ≈ 20k to ≈ 25–38k events/s (bench/store)
+    // for at most 64 MiB more disk and a longer replay after a crash.
+    db.pragma('wal_autocheckpoint = 16000');
     db.pragma('journal_size_limit = 67108864');
     migrate(db, file, now);
     return db;
