@@ -8,7 +8,6 @@
 import type { Client, Tool as McpToolDefinition } from '@modelcontextprotocol/client';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { redactSecrets } from '../../core/redact.js';
 import type { AbortLike } from '../../tools/call-abort.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ToolContext, ToolResult } from '../../tools/tool.js';
@@ -23,6 +22,7 @@ import { EMPTY_DISCOVERY, refetchList, type Discovery } from './discovery.js';
 import { describeDiff } from './list-diff.js';
 import { buildServerTools } from './mcp-tools.js';
 import { ConnectFailure, disposeParts, openSession, type Session, type SessionDeps, type SessionParts } from './session.js';
+import { connectionStatus, type ConnectionState } from './connection-status.js';
 import { withStderrTail } from './startup-failure.js';
 import { localProcess } from './transport-factory.js';
 import type { McpServerStatus } from './types.js';
@@ -37,13 +37,6 @@ export interface ConnectionDeps extends SessionDeps {
   pingTimeoutMs: number;
   onResourceUpdated?: (server: string, uri: string) => void;
 }
-
-type ConnectionState =
-  | { kind: 'connecting'; since: number }
-  | { kind: 'ready'; since: number; session: Session }
-  | { kind: 'offline'; since: number; reason: string; attempt: number; nextRetryAt?: number }
-  | { kind: 'failed'; since: number; error: string }
-  | { kind: 'closed'; since: number };
 
 export class ServerConnection {
   readonly config: McpServerConfig;
@@ -105,17 +98,11 @@ export class ServerConnection {
   async start(): Promise<void> {
     this.#startedAt = Date.now();
     this.#state = { kind: 'connecting', since: Date.now() };
-    const generation = ++this.#generation;
-    try {
-      const session = await this.#track(this.#open(generation));
-      if (!this.#isCurrent(generation, 'connecting')) return void (await this.#dispose(session));
-      this.#becomeReady(session);
-    } catch (error) {
-      if (!this.#isCurrent(generation, 'connecting')) return;
+    await this.#connect('connecting', (error) => {
       const failure = error instanceof ConnectFailure ? error : new ConnectFailure(errorMessage(error), []);
       this.#stderrTail = failure.stderrTail;
       this.#state = { kind: 'failed', since: Date.now(), error: failure.message };
-    }
+    });
   }
 
   async callTool(
@@ -159,54 +146,17 @@ export class ServerConnection {
   }
 
   status(): McpServerStatus {
-    const state = this.#state;
-    const base: McpServerStatus = {
+    return connectionStatus(this.#state, {
       name: this.name,
       type: this.config.type,
-      state: state.kind,
       tools: this.#originalNames.size,
-      resources: this.#discovery.resources.length,
-      resourceTemplates: this.#discovery.resourceTemplates.length,
-      prompts: this.#discovery.prompts.length,
+      discovery: this.#discovery,
       reconnects: this.#reconnects,
-      timings: {
-        ...(this.#startedAt ? { startedAt: new Date(this.#startedAt).toISOString() } : {}),
-        ...(this.#connectMs !== undefined ? { connectMs: this.#connectMs } : {}),
-        stateSince: new Date(state.since).toISOString(),
-      },
-      ...(this.#stderrTail.length ? { stderrTail: this.#stderrTail.map(redactSecrets) } : {}),
-    };
-    switch (state.kind) {
-      case 'ready': {
-        const { session } = state;
-        const pid = localProcess(session.built)?.pid;
-        return {
-          ...base,
-          ...(pid !== undefined ? { pid } : {}),
-          ...(session.serverInfo ? { serverInfo: { name: session.serverInfo.name, version: session.serverInfo.version } } : {}),
-          ...(session.protocolVersion ? { protocolVersion: session.protocolVersion } : {}),
-        };
-      }
-      case 'offline':
-        return {
-          ...base,
-          error: `${state.reason} — reconnecting (attempt ${state.attempt})`,
-          timings: { ...base.timings, ...(state.nextRetryAt ? { nextRetryInMs: Math.max(0, state.nextRetryAt - Date.now()) } : {}) },
-        };
-      case 'failed':
-        return { ...base, error: state.error };
-      case 'connecting': {
-        const attempt = this.#attempt?.built;
-        const pid = attempt ? localProcess(attempt)?.pid : undefined;
-        return pid !== undefined ? { ...base, pid } : base;
-      }
-      case 'closed':
-        return base;
-      default: {
-        const unreachable: never = state;
-        return unreachable;
-      }
-    }
+      startedAt: this.#startedAt,
+      connectMs: this.#connectMs,
+      stderrTail: this.#stderrTail,
+      attempt: this.#attempt,
+    });
   }
 
   /** Disconnects, stops reconnecting, and takes the server's tools out of the registry. */
@@ -362,13 +312,7 @@ export class ServerConnection {
     const state = this.#state;
     if (state.kind !== 'offline') return;
     this.#state = { kind: 'offline', since: state.since, reason: state.reason, attempt: state.attempt };
-    const generation = ++this.#generation;
-    try {
-      const session = await this.#track(this.#open(generation));
-      if (!this.#isCurrent(generation, 'offline')) return void (await this.#dispose(session));
-      this.#becomeReady(session);
-    } catch (error) {
-      if (!this.#isCurrent(generation, 'offline')) return;
+    await this.#connect('offline', (error) => {
       const message = errorMessage(error);
       if (error instanceof ConnectFailure) this.#stderrTail = error.stderrTail;
       const current = this.#state as Extract<ConnectionState, { kind: 'offline' }>;
@@ -377,6 +321,21 @@ export class ServerConnection {
       else this.#logger.debug(line);
       this.#state = { ...current, reason: message };
       this.#scheduleReconnect();
+    });
+  }
+
+  /**
+   * Opens a session and makes it the connection's, unless the connection moved on meanwhile
+   * (closed, or another attempt began): then the session is dropped, and so is a failure.
+   */
+  async #connect(from: 'connecting' | 'offline', failed: (error: unknown) => void): Promise<void> {
+    const generation = ++this.#generation;
+    try {
+      const session = await this.#track(this.#open(generation));
+      if (!this.#isCurrent(generation, from)) return void (await this.#dispose(session));
+      this.#becomeReady(session);
+    } catch (error) {
+      if (this.#isCurrent(generation, from)) failed(error);
     }
   }
 

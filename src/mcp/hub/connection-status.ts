@@ -1,0 +1,82 @@
+/**
+ * What `weft mcp list` / `McpHub.status()` report for one server connection, from its state
+ * and what it has counted: pid, server info and protocol once ready, the reason and next
+ * retry while offline, the error when it failed.
+ */
+import { redactSecrets } from '../../core/redact.js';
+import type { McpServerConfig } from '../config/server-config.js';
+import type { Discovery } from './discovery.js';
+import type { Session, SessionParts } from './session.js';
+import { localProcess } from './transport-factory.js';
+import type { McpServerStatus } from './types.js';
+
+export type ConnectionState =
+  | { kind: 'connecting'; since: number }
+  | { kind: 'ready'; since: number; session: Session }
+  | { kind: 'offline'; since: number; reason: string; attempt: number; nextRetryAt?: number }
+  | { kind: 'failed'; since: number; error: string }
+  | { kind: 'closed'; since: number };
+
+/** What the connection knows besides its state. */
+export interface ConnectionFacts {
+  name: string;
+  type: McpServerConfig['type'];
+  tools: number;
+  discovery: Discovery;
+  reconnects: number;
+  startedAt: number | undefined;
+  connectMs: number | undefined;
+  stderrTail: readonly string[];
+  /** The session being opened, while connecting. */
+  attempt: SessionParts | undefined;
+}
+
+export function connectionStatus(state: ConnectionState, facts: ConnectionFacts): McpServerStatus {
+  const base: McpServerStatus = {
+    name: facts.name,
+    type: facts.type,
+    state: state.kind,
+    tools: facts.tools,
+    resources: facts.discovery.resources.length,
+    resourceTemplates: facts.discovery.resourceTemplates.length,
+    prompts: facts.discovery.prompts.length,
+    reconnects: facts.reconnects,
+    timings: {
+      ...(facts.startedAt ? { startedAt: new Date(facts.startedAt).toISOString() } : {}),
+      ...(facts.connectMs !== undefined ? { connectMs: facts.connectMs } : {}),
+      stateSince: new Date(state.since).toISOString(),
+    },
+    ...(facts.stderrTail.length ? { stderrTail: facts.stderrTail.map(redactSecrets) } : {}),
+  };
+  switch (state.kind) {
+    case 'ready': {
+      const { session } = state;
+      const pid = localProcess(session.built)?.pid;
+      return {
+        ...base,
+        ...(pid !== undefined ? { pid } : {}),
+        ...(session.serverInfo ? { serverInfo: { name: session.serverInfo.name, version: session.serverInfo.version } } : {}),
+        ...(session.protocolVersion ? { protocolVersion: session.protocolVersion } : {}),
+      };
+    }
+    case 'offline':
+      return {
+        ...base,
+        error: `${state.reason} — reconnecting (attempt ${state.attempt})`,
+        timings: { ...base.timings, ...(state.nextRetryAt ? { nextRetryInMs: Math.max(0, state.nextRetryAt - Date.now()) } : {}) },
+      };
+    case 'failed':
+      return { ...base, error: state.error };
+    case 'connecting': {
+      const attempt = facts.attempt?.built;
+      const pid = attempt ? localProcess(attempt)?.pid : undefined;
+      return pid !== undefined ? { ...base, pid } : base;
+    }
+    case 'closed':
+      return base;
+    default: {
+      const unreachable: never = state;
+      return unreachable;
+    }
+  }
+}
