@@ -110,6 +110,8 @@ describe('weft_run_pair over MCP', () => {
     const started = await call(client, 'weft_run_pair', { run_id: runId, action: 'start' });
     expect(started).toMatchObject({ isError: false, data: { session: { stage_id: 'work@1', by: 'mcp client' }, run: { id: runId, status: 'running' } } });
     const sessionId = (started.data.session as { session_id: string }).session_id;
+    const got = await call(client, 'weft_run_get', { run_id: runId });
+    expect(got.data.run).toMatchObject({ pair_session: { session_id: sessionId, stage_id: 'work@1', by: 'mcp client', started_seq: expect.any(Number) } });
     const twice = await call(client, 'weft_run_pair', { run_id: runId, action: 'start', stage_id: 'work@1' });
     expect(twice).toMatchObject({ isError: true, code: 'PAIR_SESSION_OPEN' });
 
@@ -134,6 +136,7 @@ describe('weft_run_pair over MCP', () => {
       'run succeeded',
     ]);
     expect(await call(client, 'weft_run_pair', { run_id: runId, action: 'status' })).toMatchObject({ data: { session: null, stages: [] } });
+    expect((await call(client, 'weft_run_get', { run_id: runId })).data.run).toMatchObject({ pair_session: null });
     const ended = await call(client, 'weft_run_pair', { run_id: runId, action: 'end', session_id: sessionId });
     expect(ended).toMatchObject({ isError: false, data: { ended: { session_id: sessionId, reason: 'stage-finished', already_ended: true } } });
     const none = await call(client, 'weft_run_pair', { run_id: runId, action: 'end' });

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
-import type { RunRecord } from '../../runs/model/run-record.js';
+import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal, RUN_STATUSES } from '../../runs/model/run-status.js';
 
 const iso = (at: number | undefined): string | null => (at === undefined ? null : new Date(at).toISOString());
@@ -14,6 +14,15 @@ const timestamp = z.string().describe('ISO 8601 time');
 const optionalTimestamp = timestamp.nullable();
 
 export const runStatusSchema = z.enum(RUN_STATUSES as [string, ...string[]]).describe('Run state; succeeded, failed and cancelled are terminal');
+
+export const pairSessionSchema = z.object({
+  session_id: z.string().describe('Pair session id (ULID)'),
+  stage_id: z.string().describe('The agent stage, e.g. implement@1'),
+  by: z.string().describe('Who started it'),
+  started_at: timestamp,
+  started_seq: z.number().int().describe('Seq of its pair-started event'),
+});
+export type PairSessionView = z.infer<typeof pairSessionSchema>;
 
 export const runSummarySchema = z.object({
   id: z.string().describe('Run id (ULID)'),
@@ -39,6 +48,7 @@ export const runSummarySchema = z.object({
   finished_at: optionalTimestamp,
   counts: z.object({ events: z.number().int(), stages: z.number().int(), tool_calls: z.number().int(), questions_pending: z.number().int() }),
   pending_question_ids: z.array(z.string()).describe('Questions waiting for an answer (answer with weft_run_interact action "answer")'),
+  pair_session: pairSessionSchema.nullable().describe('The open pair session (weft_run_pair), null when none is open'),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
@@ -110,7 +120,12 @@ export function runSummary(run: RunRecord): RunSummary {
     finished_at: iso(run.finishedAt),
     counts: { events: run.counts.events, stages: run.counts.stages, tool_calls: run.counts.toolCalls, questions_pending: run.counts.questionsPending },
     pending_question_ids: run.pendingQuestionIds,
+    pair_session: pairSessionView(run.pairSession ?? null),
   };
+}
+
+export function pairSessionView(session: PairSession | null): PairSessionView | null {
+  return session && { session_id: session.sessionId, stage_id: session.stageId, by: session.by, started_at: new Date(session.startedAt).toISOString(), started_seq: session.startedSeq };
 }
 
 /** The goal's first line, whitespace collapsed, at most 120 characters. */

@@ -6,11 +6,10 @@
  * call on the run service's pairing; errors keep their stable codes.
  */
 import * as z from 'zod';
-import type { PairSession } from '../../../runs/model/run-record.js';
 import { STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../runs/pair-service.js';
 import { failure } from '../error-codes.js';
-import { runSummary, runSummarySchema } from '../run-view.js';
+import { pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
@@ -38,14 +37,6 @@ const input = z
   })
   .strict();
 
-const sessionSchema = z.object({
-  session_id: z.string().describe('Pair session id (ULID)'),
-  stage_id: z.string().describe('The agent stage, e.g. implement@1'),
-  by: z.string().describe('Who started it'),
-  started_at: z.string().describe('ISO 8601 time'),
-  started_seq: z.number().int().describe('Seq of its pair-started event'),
-});
-
 const stageSchema = z.object({
   stage_id: z.string(),
   node: z.string(),
@@ -66,7 +57,7 @@ const entrySchema = z.object({
 const output = z.object({
   action: z.enum(PAIR_ACTIONS),
   run: runSummarySchema.describe('The run after the action'),
-  session: sessionSchema.nullable().describe('The open pair session after the action (null when none is open)'),
+  session: pairSessionSchema.nullable().describe('The open pair session after the action (null when none is open)'),
   stages: z.array(stageSchema).nullable().describe('status: the running agent and prompt stages; null for other actions'),
   delivered: z.boolean().describe('message: true when the message was recorded for the agent'),
   message_seq: z.number().int().nullable().describe('message: seq of the message-sent event'),
@@ -83,10 +74,6 @@ type Output = z.input<typeof output>;
 
 const iso = (at: number) => new Date(at).toISOString();
 
-function sessionView(session: PairSession | null): Output['session'] {
-  return session && { session_id: session.sessionId, stage_id: session.stageId, by: session.by, started_at: iso(session.startedAt), started_seq: session.startedSeq };
-}
-
 const EMPTY = { stages: null, delivered: false, message_seq: null, ended: null, entries: null, next_seq: null };
 
 async function act(pairing: PairService, args: Args): Promise<{ summary: string; data: Output }> {
@@ -98,19 +85,19 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
       const running = stages.length === 0 ? 'no agent stage is running' : stages.map((stage) => `${stage.kind} stage ${stage.stageId} running (${stage.turns} turns)`).join(', ');
       return {
         summary: `Run ${id} (${run.status}): ${running}; ${session ? `pair session ${session.sessionId} is open on ${session.stageId}` : 'no pair session is open'}.`,
-        data: { action, run: runSummary(run), ...EMPTY, session: sessionView(session), stages: stages.map((stage) => ({ stage_id: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, started_at: iso(stage.startedAt) })) },
+        data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session), stages: stages.map((stage) => ({ stage_id: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, started_at: iso(stage.startedAt) })) },
       };
     }
     case 'start': {
       const { run, session } = await pairing.start(id, { ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }), by: 'mcp client' });
-      return { summary: `Pair session ${session.sessionId} started on ${session.stageId} of run ${id}; messages (action "message") now go to that stage.`, data: { action, run: runSummary(run), ...EMPTY, session: sessionView(session) } };
+      return { summary: `Pair session ${session.sessionId} started on ${session.stageId} of run ${id}; messages (action "message") now go to that stage.`, data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session) } };
     }
     case 'message': {
       const sent = await pairing.message(id, needArg(args.text, 'message', 'text'), args.session_id);
       const where = sent.session ? `${sent.session.stageId} (pair session ${sent.session.sessionId})` : `run ${id} (no pair session is open: every agent stage reads it)`;
       return {
         summary: `Sent message #${sent.seq} to ${where}; the agent reads it on its next turn.`,
-        data: { action, run: runSummary(sent.run), ...EMPTY, session: sessionView(sent.session), delivered: true, message_seq: sent.seq },
+        data: { action, run: runSummary(sent.run), ...EMPTY, session: pairSessionView(sent.session), delivered: true, message_seq: sent.seq },
       };
     }
     case 'end': {
@@ -122,7 +109,7 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
           action,
           run: runSummary(ended.run),
           ...EMPTY,
-          session: sessionView(ended.run.pairSession ?? null),
+          session: pairSessionView(ended.run.pairSession ?? null),
           ended: { session_id: ended.session.sessionId, stage_id: ended.session.stageId, reason: ended.reason, already_ended: ended.alreadyEnded },
         },
       };
@@ -132,7 +119,7 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
       const entries = read.entries.map((entry) => ({ seq: entry.seq, at: iso(entry.at), type: entry.type, stage_id: entry.stageId, session_id: entry.sessionId, text: entry.text }));
       return {
         summary: `${entries.length} transcript entr${entries.length === 1 ? 'y' : 'ies'} of run ${id} (${read.run.status}); read on with since_seq ${read.nextSeq}.`,
-        data: { action, run: runSummary(read.run), ...EMPTY, session: sessionView(read.session), entries, next_seq: read.nextSeq },
+        data: { action, run: runSummary(read.run), ...EMPTY, session: pairSessionView(read.session), entries, next_seq: read.nextSeq },
       };
     }
     default: {
