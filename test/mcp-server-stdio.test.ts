@@ -246,6 +246,11 @@ describe('weft mcp start over stdio', () => {
     expect((review.messages[0]!.content as { text: string }).text).toContain(`Review weft run ${run.id} (quick, submitted)`);
     const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'weft_start_workflow' }, argument: { name: 'workflow', value: 'q' } });
     expect(completion.completion.values).toEqual(['quick.toml']);
+    // Run ids complete from the recent runs, whatever the case typed; the resource template's do too.
+    const typed = run.id.toLowerCase();
+    const fromPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'weft_review_run' }, argument: { name: 'run_id', value: typed } });
+    const fromResource = await client.complete({ ref: { type: 'ref/resource', uri: 'weft://runs/{run_id}' }, argument: { name: 'run_id', value: typed } });
+    expect([fromPrompt.completion.values, fromResource.completion.values]).toEqual([[run.id], [run.id]]);
     await expect(client.getPrompt({ name: 'weft_review_run', arguments: { run_id: 'nope/../x' } })).rejects.toThrow(/INVALID_ID/);
   });
 

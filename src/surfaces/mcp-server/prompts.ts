@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { completable, type GetPromptResult, type McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { completeRunId } from './complete-run-id.js';
 import { toProtocolError } from './error-codes.js';
 import { questionView, runSummary } from './run-view.js';
 import type { McpServerDeps } from './tool-kit.js';
@@ -57,10 +58,7 @@ export function registerPrompts(server: McpServer, deps: McpServerDeps): void {
       title: 'Review a weft run',
       description: "Explain a run's state, what happened, what it waits for, and the sensible next step",
       argsSchema: z.object({
-        run_id: completable(z.string().describe('The run to review (ULID)'), async (value) => {
-          const page = await (await deps.runs()).search({ limit: 50, archived: 'any' });
-          return page.runs.map((run) => run.id).filter((id) => id.startsWith(value.toUpperCase()));
-        }),
+        run_id: completable(z.string().describe('The run to review (ULID)'), (value) => completeRunId(deps, value)),
       }),
     },
     async ({ run_id }) => {

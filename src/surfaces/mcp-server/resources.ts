@@ -6,6 +6,7 @@
  */
 import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { EVENT_LIMITS } from '../../runs/store/run-store.js';
+import { completeRunId } from './complete-run-id.js';
 import { toProtocolError } from './error-codes.js';
 import { parseRunResource, RUN_EVENTS_URI_TEMPLATE, RUN_URI_TEMPLATE, RUNS_URI, runUri, type RunResource } from './resource-uri.js';
 import { eventView, questionView, runPreview, runSummary } from './run-view.js';
@@ -70,12 +71,7 @@ export function registerResources(server: McpServer, deps: McpServerDeps): void 
         const page = await (await deps.runs()).search({ limit: RECENT_RUNS });
         return { resources: page.runs.map((run) => ({ uri: runUri(run.id), name: `run ${run.id}`, title: `${run.workflow} · ${run.status}`, description: runPreview(run).goal_preview, mimeType: JSON_MIME })) };
       },
-      complete: {
-        run_id: async (value) => {
-          const page = await (await deps.runs()).search({ limit: RECENT_RUNS, archived: 'any' });
-          return page.runs.map((run) => run.id).filter((id) => id.startsWith(value.toUpperCase()));
-        },
-      },
+      complete: { run_id: (value) => completeRunId(deps, value) },
     }),
     { title: 'A weft run', description: "One run's summary and pending questions", mimeType: JSON_MIME },
     (uri) => read(deps, uri.href),
