@@ -14,6 +14,7 @@ import { createWeftApp, type WeftApp } from '../src/app/weft-app.js';
 import type { Worker } from '../src/runs/engine/worker.js';
 import type { QuestionRecord } from '../src/runs/model/question.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
+import { isTerminal } from '../src/runs/model/run-status.js';
 import type { RunRecord } from '../src/runs/model/run-record.js';
 import { RunService } from '../src/runs/run-service.js';
 import { SHAPES, TEST_ENV } from './fixtures/model-server/agent-kit.js';
@@ -105,7 +106,7 @@ async function until(id: string, predicate: (run: RunRecord) => boolean, what: s
 }
 
 async function finished(id: string): Promise<{ run: RunRecord; events: RunEvent[] }> {
-  const run = await until(id, (current) => ['succeeded', 'failed', 'cancelled'].includes(current.status), 'the run to end');
+  const run = await until(id, (current) => isTerminal(current.status), 'the run to end');
   return { run, events: await runs.events(id) };
 }
 

@@ -7,7 +7,6 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** `k=v` pairs; values that read as JSON numbers, booleans, arrays or objects become those. */
 /** `--label k=v` values: every value stays a string. */
 export function parseLabels(values: string[]): Record<string, string> {
   return parseKeyValues(values, '--label', (raw) => raw);

@@ -8,12 +8,14 @@ import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
 import { runPairLoop, type PairLoopOptions } from './pair-loop.js';
 
 let store: MemoryRunStore;
+let service: RunService;
 let pairing: PairService;
 let runId: string;
 
 beforeEach(async () => {
   store = new MemoryRunStore();
-  pairing = new RunService({ store, clock: Date.now, wakeRunners: () => {} }).pairing;
+  service = new RunService({ store, clock: Date.now, wakeRunners: () => {} });
+  pairing = service.pairing;
   runId = (await store.createRun({ workflow: 'w', workflowPath: '/w/w.toml', cwd: '/w', initialStatus: 'queued' })).id;
   await append(
     { type: 'run-status-changed', payload: { to: 'starting' } },
@@ -51,7 +53,7 @@ function startLoop(overrides: Partial<PairLoopOptions> = {}) {
       return sent;
     },
   };
-  const done = runPairLoop({ pairing: observed, runId, by: 'test', input, output, notes: output, interactive: true, json: false, pollMs: 5, ...overrides });
+  const done = runPairLoop({ pairing: observed, runId, by: 'test', input, output, notes: output, interactive: true, json: false, changes: () => service.changes(), pollMs: 5, ...overrides });
   return { input, printed, done, messages, nextSent: () => new Promise<string>((resolve) => (onSent = resolve)) };
 }
 

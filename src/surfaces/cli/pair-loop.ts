@@ -26,12 +26,8 @@ export interface PairLoopOptions {
   /** A person at a terminal: a prompt, Ctrl-C ends the session. */
   interactive: boolean;
   json: boolean;
-  /**
-   * The store's change notices: the transcript is read again when one comes (or after
-   * `pollMs`, default 1 s, as a safety net). Without them it is read every `pollMs`
-   * (default 100 ms).
-   */
-  changes?: () => ChangeLatch;
+  /** The store's change notices: the transcript is read again when one comes (or after `pollMs`, default 1 s, as a safety net). */
+  changes: () => ChangeLatch;
   pollMs?: number;
   /** Ends the session when aborted (the command wires SIGINT and SIGTERM to it). */
   signal?: AbortSignal;
@@ -109,14 +105,12 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
   return new Promise<PairLoopResult>((resolve, reject) => {
     let queue: Promise<unknown> = Promise.resolve();
     let finishing = false;
-    let timer: NodeJS.Timeout | undefined;
 
     /** Ends the session (or learns how it ended), prints what is left, and settles. */
     const finish = (failure?: unknown) => {
       if (finishing) return;
       finishing = true;
-      clearTimeout(timer);
-      latch?.close();
+      latch.close();
       void queue
         .then(async () => {
           // Ending by session id is idempotent: a session its stage closed reports why instead.
@@ -149,13 +143,8 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
     };
 
     // Watching starts before the first wait, so an entry written in between is not missed.
-    const latch = options.changes?.();
-    const nextChange = (): Promise<unknown> =>
-      latch !== undefined
-        ? latch.next(options.pollMs ?? 1000)
-        : new Promise((resolveWait) => {
-            timer = setTimeout(resolveWait, options.pollMs ?? 100);
-          });
+    const latch = options.changes();
+    const nextChange = (): Promise<unknown> => latch.next(options.pollMs ?? 1000);
     const follow = () => {
       if (finishing) return;
       void nextChange()

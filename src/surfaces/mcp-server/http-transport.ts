@@ -14,7 +14,7 @@ import { hostname as machineName } from 'node:os';
 import { classifyInboundRequest, createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
 import { isLoopbackHost } from './loopback.js';
-import { headerValue, MAX_BODY_BYTES, readBody, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
+import { headerValue, MAX_BODY_BYTES, readBody, rpcError, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
 import { SessionTransport } from './session-transport.js';
 import { bearerCheck } from './token.js';
@@ -86,10 +86,6 @@ function isSessionRequest(req: IncomingMessage, parsedBody: unknown): boolean {
     body: parsedBody,
   });
   return route.kind === 'legacy';
-}
-
-function rpcError(code: number, message: string, data?: Record<string, unknown>): unknown {
-  return { jsonrpc: '2.0', id: null, error: { code, message, ...(data ? { data } : {}) } };
 }
 
 export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {

@@ -118,3 +118,8 @@ function sendWhole(res: ServerResponse, status: number, headers: Record<string, 
   res.writeHead(status, headers);
   res.end(body);
 }
+
+/** A JSON-RPC error body for a refused HTTP request: no request id is known then. */
+export function rpcError(code: number, message: string, data?: Record<string, unknown>): unknown {
+  return { jsonrpc: '2.0', id: null, error: { code, message, ...(data ? { data } : {}) } };
+}

@@ -9,7 +9,10 @@ import type { RunEvent } from '../../runs/model/run-event.js';
 import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal, RUN_STATUSES } from '../../runs/model/run-status.js';
 
-const iso = (at: number | undefined): string | null => (at === undefined ? null : new Date(at).toISOString());
+const iso = (at: number | undefined): string | null => (at === undefined ? null : isoTime(at));
+
+/** An epoch-ms time as MCP clients see it. */
+export const isoTime = (at: number): string => new Date(at).toISOString();
 const timestamp = z.string().describe('ISO 8601 time');
 const optionalTimestamp = timestamp.nullable();
 
@@ -125,7 +128,7 @@ export function runSummary(run: RunRecord): RunSummary {
 }
 
 export function pairSessionView(session: PairSession | null): PairSessionView | null {
-  return session && { session_id: session.sessionId, stage_id: session.stageId, by: session.by, started_at: new Date(session.startedAt).toISOString(), started_seq: session.startedSeq };
+  return session && { session_id: session.sessionId, stage_id: session.stageId, by: session.by, started_at: isoTime(session.startedAt), started_seq: session.startedSeq };
 }
 
 /** The goal's first line, whitespace collapsed, at most 120 characters. */

@@ -26,7 +26,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { headerValue, sendJson } from './node-http-bridge.js';
+import { headerValue, rpcError, sendJson } from './node-http-bridge.js';
 
 /** The most messages one POST may carry (the SDK's bound). */
 const MAX_BATCH_SIZE = 100;
@@ -284,9 +284,4 @@ export class SessionTransport implements Transport {
     this.onerror?.(new Error(message));
     sendJson(res, status, rpcError(code, message), headers);
   }
-}
-
-/** The SDK transport's error body: no request id is known when the HTTP request itself is refused. */
-function rpcError(code: number, message: string): unknown {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
 }

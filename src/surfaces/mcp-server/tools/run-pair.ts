@@ -9,12 +9,11 @@ import * as z from 'zod';
 import { STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../runs/pair-service.js';
 import { failure } from '../error-codes.js';
-import { pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../run-view.js';
+import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
 export const PAIR_ACTIONS = ['status', 'start', 'message', 'end', 'transcript'] as const;
-type Action = (typeof PAIR_ACTIONS)[number];
 
 const input = z
   .object({
@@ -72,7 +71,6 @@ const output = z.object({
 type Args = z.output<typeof input>;
 type Output = z.input<typeof output>;
 
-const iso = (at: number) => new Date(at).toISOString();
 
 const EMPTY = { stages: null, delivered: false, message_seq: null, ended: null, entries: null, next_seq: null };
 
@@ -85,7 +83,7 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
       const running = stages.length === 0 ? 'no agent stage is running' : stages.map((stage) => `${stage.kind} stage ${stage.stageId} running (${stage.turns} turns)`).join(', ');
       return {
         summary: `Run ${id} (${run.status}): ${running}; ${session ? `pair session ${session.sessionId} is open on ${session.stageId}` : 'no pair session is open'}.`,
-        data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session), stages: stages.map((stage) => ({ stage_id: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, started_at: iso(stage.startedAt) })) },
+        data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session), stages: stages.map((stage) => ({ stage_id: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, started_at: isoTime(stage.startedAt) })) },
       };
     }
     case 'start': {
@@ -116,7 +114,7 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
     }
     case 'transcript': {
       const read = await pairing.transcript(id, { ...(args.since_seq === undefined ? {} : { sinceSeq: args.since_seq }), ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }) });
-      const entries = read.entries.map((entry) => ({ seq: entry.seq, at: iso(entry.at), type: entry.type, stage_id: entry.stageId, session_id: entry.sessionId, text: entry.text }));
+      const entries = read.entries.map((entry) => ({ seq: entry.seq, at: isoTime(entry.at), type: entry.type, stage_id: entry.stageId, session_id: entry.sessionId, text: entry.text }));
       return {
         summary: `${entries.length} transcript entr${entries.length === 1 ? 'y' : 'ies'} of run ${id} (${read.run.status}); read on with since_seq ${read.nextSeq}.`,
         data: { action, run: runSummary(read.run), ...EMPTY, session: pairSessionView(read.session), entries, next_seq: read.nextSeq },
@@ -124,7 +122,7 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
     }
     default: {
       const unknown: never = action;
-      throw new ToolFailure(failure('INVALID_ARGUMENTS', `unknown action '${String(unknown as Action)}'.`));
+      throw new ToolFailure(failure('INVALID_ARGUMENTS', `unknown action '${String(unknown)}'.`));
     }
   }
 }
