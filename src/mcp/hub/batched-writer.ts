@@ -20,6 +20,8 @@ const SENT: Promise<void> = Promise.resolve();
 export class BatchedWriter {
   readonly #sink: LineSink;
   #queued: string | undefined;
+  /** One wait for the sink's next `drain`, shared by every sender held back meanwhile. */
+  #drained: Promise<void> | undefined;
   readonly #flush = (): void => this.flush();
 
   constructor(sink: LineSink) {
@@ -39,7 +41,12 @@ export class BatchedWriter {
       this.#queued += data;
     }
     if (!this.#sink.writableNeedDrain) return SENT;
-    return new Promise((resolve) => this.#sink.once('drain', resolve));
+    return (this.#drained ??= new Promise((resolve) =>
+      this.#sink.once('drain', () => {
+        this.#drained = undefined;
+        resolve();
+      }),
+    ));
   }
 
   /** Writes what is queued now (before closing the sink, so nothing queued is lost). */

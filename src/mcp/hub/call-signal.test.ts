@@ -30,6 +30,21 @@ describe('CallSignal', () => {
     expect([signal.aborted, signal.reason, heard]).toEqual([true, 'stop', ['stop']]);
   });
 
+  it('calls its listeners in the order they were added, on a timeout as on the caller\'s abort', () => {
+    for (const end of ['timeout', 'abort'] as const) {
+      const { caller, signal } = setup();
+      const order: string[] = [];
+      const listeners = Object.fromEntries(['a', 'b', 'c'].map((name) => [name, () => order.push(name)])) as Record<string, () => void>;
+      signal.addEventListener('abort', listeners.a!);
+      signal.addEventListener('abort', listeners.b!);
+      signal.removeEventListener('abort', listeners.a!);
+      signal.addEventListener('abort', listeners.c!);
+      if (end === 'timeout') vi.advanceTimersByTime(100);
+      else caller.abort('stop');
+      expect([end, order]).toEqual([end, ['b', 'c']]);
+    }
+  });
+
   it('aborts when its time is up, with the timeout reason, and no longer hears the caller', () => {
     const { caller, signal, heard, listener } = setup();
     signal.addEventListener('abort', listener);

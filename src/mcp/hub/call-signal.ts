@@ -9,7 +9,7 @@
 import type { CallToolRequestOptions, Tool as McpToolDefinition } from '@modelcontextprotocol/client';
 import type { AbortLike } from '../../tools/call-abort.js';
 import type { ToolContext } from '../../tools/tool.js';
-import { CallTimer, type CallClock } from './call-timer.js';
+import { CallTimer, MAX_TIMER_MS, type CallClock } from './call-timer.js';
 import type { BuiltTransport } from './transport-factory.js';
 
 /** Builds the reason a call that timed out is aborted with; shared by all calls of a connection. */
@@ -44,7 +44,8 @@ export class CallSignal extends CallTimer implements AbortLike {
   addEventListener(_type: 'abort', listener: () => void): void {
     // Like AbortSignal: a listener added after the abort is never called.
     if (this.aborted) return;
-    if (this.#listener === undefined) this.#listener = listener;
+    // As in CallAbort: once there is an array, later listeners go there, so they run in the order added.
+    if (this.#listener === undefined && this.#moreListeners === undefined) this.#listener = listener;
     else (this.#moreListeners ??= []).push(listener);
     this.#caller.addEventListener('abort', listener, { once: true });
   }
@@ -75,7 +76,7 @@ export class CallSignal extends CallTimer implements AbortLike {
 }
 
 /** The SDK's request limit (the largest a Node timer takes): it never fires before the hub's own clock. */
-const SDK_TIMEOUT_BACKSTOP_MS = 2_147_483_647;
+const SDK_TIMEOUT_BACKSTOP_MS = MAX_TIMER_MS;
 
 /** What the hub hands the SDK with a `tools/call`: its signal, its progress handling, and the listed definition when that can stand in for a lookup. */
 export function toolCallOptions(signal: CallSignal, context: Pick<ToolContext, 'onProgress'>, transport: BuiltTransport['kind'], definition: McpToolDefinition | undefined): CallToolRequestOptions {

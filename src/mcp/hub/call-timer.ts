@@ -6,15 +6,16 @@
  * Progress restarts the idle limit; the total limit (`max_tool_timeout`) bounds a call's
  * active time.
  *
- * One Node timer serves every call of a connection ({@link CallClock}): a `setTimeout` per
- * call (and its `clearTimeout`) cost as much as the rest of the hub's bookkeeping for a
- * call, and most calls end long before their limit. The clock's timer is armed for the
+ * One Node timer serves every call of a connection ({@link CallClock}) instead of one more
+ * `setTimeout` per call beside the one the SDK always arms for a request (its backstop, set
+ * to the largest delay): a timer and its `clearTimeout` cost as much as the rest of the
+ * hub's bookkeeping for a call, and most calls end long before their limit. The clock's timer is armed for the
  * earliest deadline and left armed when calls end; when it fires it ends the calls that
  * are due and re-arms for the next deadline.
  */
 
 /** Node rejects timer delays above this (they become 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 
 export class CallClock {
   /** Live timers, as an intrusive list: adding and removing one allocates nothing. */
