@@ -28,6 +28,8 @@ export class RunControl {
   #afterSeq: number;
   #timer: NodeJS.Timeout | undefined;
   #stopWatching: (() => void) | undefined;
+  /** The run's log has been read up to this seq: a notice about another run's write costs one row read, not a scan. */
+  #scannedTo = 0;
   #polling = false;
   #again = false;
   cancelReason: string | undefined;
@@ -67,11 +69,14 @@ export class RunControl {
     try {
       do {
         this.#again = false;
+        const head = (await this.#store.getRun(this.#runId))?.counts.events ?? 0;
+        if (head <= this.#scannedTo) continue;
         for (;;) {
-          const events = await this.#store.listEvents(this.#runId, { afterSeq: this.#afterSeq, types: WATCHED, limit: 500 });
+          const events = await this.#store.listEvents(this.#runId, { afterSeq: Math.max(this.#afterSeq, this.#scannedTo), beforeSeq: head + 1, types: WATCHED, limit: 500 });
           for (const event of events) this.#take(event);
           if (events.length < 500) break;
         }
+        this.#scannedTo = head;
       } while (this.#again);
     } catch {
       // A transient store error: the next tick tries again.
