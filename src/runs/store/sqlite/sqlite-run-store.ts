@@ -53,6 +53,9 @@ const GET_STATE = 'SELECT state FROM runs WHERE id = ?';
 const GET_HEAD = 'SELECT seq AS head_seq, at AS head_at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1';
 const NO_HEAD: EventHead = { head_seq: null, head_at: null };
 const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
+/** A run whose runner died (its lease ran out), oldest lease first. */
+const CLAIMABLE_ORPHAN = "SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ? ORDER BY lease_expires_at, created_at, id LIMIT 1";
+const CLAIMABLE_QUEUED = "SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= ? ORDER BY created_at, id LIMIT 1";
 
 export class SqliteRunStore implements RunStore {
   readonly file: string;
@@ -173,11 +176,12 @@ export class SqliteRunStore implements RunStore {
 
   async claimRun(workerId: string, leaseMs: number, now: number = this.clock()): Promise<RunRecord | undefined> {
     checkLease(workerId, leaseMs);
+    const pick = () =>
+      this.stmt<{ id: string }>(CLAIMABLE_ORPHAN).get(now)?.id ?? this.stmt<{ id: string }>(CLAIMABLE_QUEUED).get(now)?.id;
+    // Runners ask on every change notice; most find nothing, and need not take the write lock to learn it.
+    if ((await this.execute('claim a run', 'read', pick)) === undefined) return undefined;
     return this.execute('claim a run', 'write', () => {
-      const pick = (sql: string) => this.stmt<{ id: string }>(sql).get(now)?.id;
-      const id =
-        pick("SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ? ORDER BY lease_expires_at, created_at, id LIMIT 1") ??
-        pick("SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= ? ORDER BY created_at, id LIMIT 1");
+      const id = pick();
       if (id === undefined) return undefined;
       this.stmt('UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?').run(workerId, now + leaseMs, id);
       return this.requireRun(id);
