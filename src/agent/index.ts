@@ -5,7 +5,6 @@ export { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMes
 export { createModelClient, DEFAULT_MAX_RETRIES, type ModelClientOptions } from './providers/create-model-client.js';
 export { parseModelSpec, resolveProvider, selectModel, type ModelSelection, type ModelSource, type ResolvedProvider } from './providers/model-selection.js';
 export { KNOWN_PROVIDERS, MODEL_APIS, type ModelApi } from './providers/provider-catalog.js';
-export { sampleWithModel, type SamplingOutcome } from './mcp-sampling.js';
 export { adaptSchema, adaptTools, type AdaptedTools } from './tool-schemas.js';
 export { AGENT_EVENT } from './transcript-events.js';
 export { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';

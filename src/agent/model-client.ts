@@ -25,8 +25,6 @@ export interface ImageInput {
   toolResults: boolean;
 }
 
-export const NO_IMAGE_INPUT: ImageInput = { messages: false, toolResults: false };
-
 /** A tool as the model is shown it: already provider-safe. */
 export interface ModelToolSpec {
   name: string;

@@ -21,11 +21,9 @@ export interface ProbeOptions {
   type: 'http' | 'sse';
   /** Headers from config (never an Authorization header: the probe is anonymous on purpose). */
   headers?: Record<string, string>;
-  fetchFn?: typeof fetch;
-  /** Default 10 s: the probe only improves the login, it must not hang it. */
-  timeoutMs?: number;
 }
 
+/** The probe only improves the login; it must not hang it. */
 const PROBE_TIMEOUT_MS = 10_000;
 
 /**
@@ -74,8 +72,7 @@ function findInsufficientScope(error: unknown): InsufficientScopeError | undefin
  * well-known locations as before.
  */
 export async function probeAuthChallenge(serverUrl: URL, options: ProbeOptions): Promise<AuthChallenge> {
-  const fetchFn = options.fetchFn ?? fetch;
-  const signal = AbortSignal.timeout(options.timeoutMs ?? PROBE_TIMEOUT_MS);
+  const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   const init: RequestInit =
     options.type === 'http'
       ? {
@@ -91,7 +88,7 @@ export async function probeAuthChallenge(serverUrl: URL, options: ProbeOptions):
       : { method: 'GET', headers: { ...options.headers, accept: 'text/event-stream' } };
   let response: Response;
   try {
-    response = await fetchFn(serverUrl, { ...init, signal, redirect: 'manual' });
+    response = await fetch(serverUrl, { ...init, signal, redirect: 'manual' });
   } catch {
     return {};
   }

@@ -73,18 +73,12 @@ export async function loginMcpServer(options: LoginMcpServerOptions): Promise<Mc
   const serverUrl = oauthServerUrl(config);
   const previous = await readOAuthState(storageDir, config.name);
   const previousPort = previous?.serverUrl === serverUrl.href && previous.redirectUrl ? Number(new URL(previous.redirectUrl).port) || undefined : undefined;
+  // A config problem (a client secret's variable unset) fails before any port is opened.
+  const identity = clientIdentity(config, options.env ?? process.env);
   const state = randomState();
   const callback = await startCallbackServer(state, previousPort);
   try {
-    const provider = new WeftOAuthProvider({
-      server: config.name,
-      serverUrl,
-      storageDir,
-      mode: 'login',
-      redirectUrl: callback.redirectUrl,
-      state,
-      ...clientIdentity(config, options.env ?? process.env),
-    });
+    const provider = new WeftOAuthProvider({ server: config.name, serverUrl, storageDir, mode: 'login', redirectUrl: callback.redirectUrl, state, ...identity });
     const challenge = await probeAuthChallenge(serverUrl, { type: config.type === 'sse' ? 'sse' : 'http', headers: withoutAuthorization(config.headers) });
     const scope = loginScope(challenge, options.scope);
     const hints = { ...(scope ? { scope } : {}), ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}) };
