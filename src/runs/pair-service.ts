@@ -122,7 +122,7 @@ export class PairService {
     const [event] = await this.#deps.store.appendEvents(runId, [{ type: RUN_EVENT.pairStarted, stageId: stage.stageId, payload: { sessionId, stageId: stage.stageId, by } }]);
     const session: PairSession = { sessionId, stageId: stage.stageId, by, startedAt: event!.at, startedSeq: event!.seq };
     // The stage may have finished between the check above and the append: then there is nothing to pair with.
-    if ((await this.#finishedStages(runId)).has(stage.stageId)) {
+    if (await this.#finishedSince(runId, run.counts.events, stage.stageId)) {
       const after = await this.#deps.getRun(runId);
       if (after.pairSession?.sessionId === sessionId) await this.#end(runId, session, 'stage-finished');
       throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stage.stageId} of run ${runId} finished while the pair session was starting.`, { data: { runId, stageId: stage.stageId } });
@@ -143,7 +143,7 @@ export class PairService {
       throw new WeftError('RUN_INVALID_TRANSITION', `Run ${runId} is ${run.status}; messages reach only a run that has not ended.`, { data: { runId, status: run.status } });
     }
     const session = await this.#liveSession(run);
-    if (sessionId !== undefined && session?.sessionId !== sessionId) throw await this.#noSuchSession(runId, sessionId, session);
+    if (sessionId !== undefined && session?.sessionId !== sessionId) throw noSuchSession(runId, sessionId, session, (await this.#sessions(runId)).get(sessionId));
     const [event] = await this.#deps.store.appendEvents(runId, [
       session ? { type: ENGINE_EVENT.messageSent, stageId: session.stageId, payload: { text, sessionId: session.sessionId } } : { type: ENGINE_EVENT.messageSent, payload: { text } },
     ]);
@@ -163,7 +163,7 @@ export class PairService {
       throw new WeftError('NO_PAIR_SESSION', `Run ${runId} has no open pair session.`, { data: { runId } });
     }
     const past = (await this.#sessions(runId)).get(sessionId);
-    if (!past) throw await this.#noSuchSession(runId, sessionId, live);
+    if (!past) throw noSuchSession(runId, sessionId, live, past);
     return { run: await this.#deps.getRun(runId), session: past.session, reason: past.reason ?? 'stage-finished', alreadyEnded: true };
   }
 
@@ -224,9 +224,10 @@ export class PairService {
     return event!;
   }
 
-  async #finishedStages(runId: string): Promise<Set<string>> {
-    const activity = await readStageActivity(this.#deps.store, runId, { countTurns: false });
-    return new Set(activity.flatMap((stage) => (stage.finished === undefined ? [] : [stage.stageId])));
+  /** Whether `stageId` finished after event `seq` (what the stage activity read before had seen). */
+  async #finishedSince(runId: string, seq: number, stageId: string): Promise<boolean> {
+    for await (const event of eventsOf(this.#deps.store, runId, { afterSeq: seq, types: [ENGINE_EVENT.stageFinished] })) if (event.stageId === stageId) return true;
+    return false;
   }
 
   /** Every session the run has had, with how it ended (no reason: closed by its stage or run ending). */
@@ -243,11 +244,11 @@ export class PairService {
     }
     return sessions;
   }
+}
 
-  async #noSuchSession(runId: string, sessionId: string, open: PairSession | null): Promise<WeftError> {
-    const past = (await this.#sessions(runId)).get(sessionId);
-    const now = open ? ` The open session is ${open.sessionId} on ${open.stageId}.` : ' No session is open; start one to talk to an agent stage.';
-    const what = past ? `Pair session ${sessionId} of run ${runId} has ended${past.reason === 'ended' ? '' : ' (its stage finished)'}.` : `Run ${runId} has no pair session ${sessionId}.`;
-    return new WeftError('NO_PAIR_SESSION', `${what}${now}`, { data: { runId, sessionId } });
-  }
+/** The session named is not the open one: it ended (`past`), or never was; says which session is open instead. */
+function noSuchSession(runId: string, sessionId: string, open: PairSession | null, past: { reason?: PairEndReason } | undefined): WeftError {
+  const now = open ? ` The open session is ${open.sessionId} on ${open.stageId}.` : ' No session is open; start one to talk to an agent stage.';
+  const what = past ? `Pair session ${sessionId} of run ${runId} has ended${past.reason === 'ended' ? '' : ' (its stage finished)'}.` : `Run ${runId} has no pair session ${sessionId}.`;
+  return new WeftError('NO_PAIR_SESSION', `${what}${now}`, { data: { runId, sessionId } });
 }

@@ -8,8 +8,8 @@ import { EVENT_LIMITS, type RunStore } from './run-store.js';
 /**
  * @example for await (const event of eventsOf(store, runId, { types: ['stage-started'] })) console.log(event.seq);
  */
-export async function* eventsOf(store: Pick<RunStore, 'listEvents'>, runId: string, options: { types?: readonly string[] } = {}): AsyncGenerator<RunEvent> {
-  let afterSeq = 0;
+export async function* eventsOf(store: Pick<RunStore, 'listEvents'>, runId: string, options: { types?: readonly string[]; afterSeq?: number } = {}): AsyncGenerator<RunEvent> {
+  let afterSeq = options.afterSeq ?? 0;
   for (;;) {
     const page = await store.listEvents(runId, { afterSeq, ...(options.types === undefined ? {} : { types: [...options.types] }), limit: EVENT_LIMITS.max });
     yield* page;
