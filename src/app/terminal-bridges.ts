@@ -9,12 +9,12 @@ import type { Logger } from '../core/logger.js';
 import type { Settings } from '../core/settings/settings.js';
 import type { ModelClient } from '../agent/model-client.js';
 import type { McpHubHandlers } from '../mcp/hub/index.js';
+import { yesNoFromText } from '../runs/answer-text.js';
 import { ApprovalPolicy } from '../tools/approval-policy.js';
 import { samplingHandler } from './sampling-handler.js';
 import { terminalElicitationHandler } from './terminal-elicitation.js';
 import type { TerminalPrompter } from './terminal-prompter.js';
 
-const YES = /^(y|yes)$/i;
 
 export interface TerminalBridgeParams {
   terminal: TerminalPrompter;
@@ -37,7 +37,7 @@ export function terminalHubHandlers(params: TerminalBridgeParams): McpHubHandler
     sampling: samplingHandler({
       policy: new ApprovalPolicy(params.settings.approvalRules),
       approvalMode: { interactive: false, autoApprove: true },
-      ...(terminal.interactive ? { confirm: async (prompt: string, signal: AbortSignal) => YES.test((await terminal.ask(`${prompt} [y/N] `, signal)).trim()) } : {}),
+      ...(terminal.interactive ? { confirm: async (prompt: string, signal: AbortSignal) => yesNoFromText(await terminal.ask(`${prompt} [y/N] `, signal)) === true } : {}),
       model,
       logger: params.logger,
     }),

@@ -6,6 +6,7 @@
  * terminal the request is declined, with a line on stderr that says why.
  */
 import { checkAgainstSchema } from '../core/json-schema.js';
+import { yesNoFromText } from '../runs/answer-text.js';
 import type { ElicitationContent, ElicitationHandler } from '../mcp/hub/index.js';
 import { acceptedContent, formFields, type FormField, type FormOption } from './elicitation-form.js';
 import { CANCEL_ANSWER, DECLINE_ANSWER } from './elicitation-question.js';
@@ -14,8 +15,6 @@ import type { TerminalPrompter } from './terminal-prompter.js';
 /** Tries per field before the form is cancelled (a script piping answers must not loop forever). */
 const MAX_TRIES = 3;
 
-const YES = new Set(['y', 'yes', 'true', '1']);
-const NO = new Set(['n', 'no', 'false', '0']);
 
 type FieldValue = ElicitationContent[string];
 type Parsed = { value: FieldValue } | { problem: string };
@@ -44,10 +43,8 @@ function pickOption(field: FormField, text: string): string | undefined {
 function parseField(field: FormField, text: string): Parsed {
   switch (field.kind) {
     case 'boolean': {
-      const lower = text.toLowerCase();
-      if (YES.has(lower)) return { value: true };
-      if (NO.has(lower)) return { value: false };
-      return { problem: 'answer y or n' };
+      const value = yesNoFromText(text);
+      return value === undefined ? { problem: 'answer y or n' } : { value };
     }
     case 'number':
     case 'integer': {

@@ -11,25 +11,21 @@ import type { QuestionRecord } from './model/question.js';
 const YES = new Set(['y', 'yes', 'true', 'ok', 'confirm', 'approve', '1']);
 const NO = new Set(['n', 'no', 'false', 'deny', 'reject', '0']);
 
+/** `yes`, `y`, `ok`, `approve`… → true; `no`, `n`, `deny`… → false; anything else → undefined. */
+export function yesNoFromText(text: string): boolean | undefined {
+  const lower = text.trim().toLowerCase();
+  return YES.has(lower) ? true : NO.has(lower) ? false : undefined;
+}
+
 export function answerFromText(question: Pick<QuestionRecord, 'kind' | 'schema' | 'alternatives'>, text: string): JsonValue {
   const trimmed = text.trim();
   if (question.alternatives?.includes(trimmed)) return trimmed;
   switch (question.kind) {
     case 'yes_no':
-    case 'confirmation': {
-      const lower = trimmed.toLowerCase();
-      if (YES.has(lower)) return true;
-      if (NO.has(lower)) return false;
-      return trimmed;
-    }
+    case 'confirmation':
+      return yesNoFromText(trimmed) ?? trimmed;
     case 'multi_select':
-      if (trimmed.startsWith('[')) {
-        try {
-          return JSON.parse(trimmed) as JsonValue;
-        } catch {
-          return trimmed;
-        }
-      }
+      if (trimmed.startsWith('[')) return parseJsonText(trimmed);
       return trimmed === '' ? [] : trimmed.split(',').map((part) => part.trim());
     case 'choice':
       return text;
