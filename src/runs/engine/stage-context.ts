@@ -6,9 +6,8 @@
 import type { Logger } from '../../core/logger.js';
 import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { JsonObject, JsonValue } from '../model/json.js';
-import type { QuestionKind } from '../model/question.js';
-import type { NewRunEvent, RunEvent } from '../model/run-event.js';
+import type { JsonValue } from '../model/json.js';
+import type { NewRunEvent, QuestionAskedPayload, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
 import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.js';
@@ -21,16 +20,8 @@ export interface RunToolbox {
   close(): Promise<void>;
 }
 
-/** A question for a person, asked on the stage that is calling tools. */
-export interface StageQuestion {
-  kind: QuestionKind;
-  prompt: string;
-  options?: string[];
-  /** A JSON Schema the answer must satisfy (checked when it is given). */
-  schema?: JsonObject;
-  /** Strings accepted besides what the kind takes, e.g. `decline`, `cancel`. */
-  alternatives?: string[];
-}
+/** A question for a person, asked on the stage that is calling tools: a question-asked payload before it has an id. */
+export type StageQuestion = Omit<QuestionAskedPayload, 'questionId'>;
 
 /**
  * What a run's tools may ask of the run while a stage calls them: MCP servers that sample
