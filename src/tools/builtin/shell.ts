@@ -168,7 +168,7 @@ export async function runCommand(command: string, options: RunOptions): Promise<
     ]);
     if (first.kind === 'stop') {
       stopReason = first.reason;
-      exit = await terminateGroup(child, exited, options.killGraceMs);
+      exit = await stopCommandGroup(child, exited, options.killGraceMs);
     } else {
       exit = first.value;
     }
@@ -198,8 +198,12 @@ export async function runCommand(command: string, options: RunOptions): Promise<
   };
 }
 
-/** SIGTERM the group, give it a grace period, then SIGKILL whatever is left and wait for it to go. */
-async function terminateGroup(
+/**
+ * SIGTERM the group, give the command a grace period, then SIGKILL whatever is left and wait
+ * for it to go. Unlike core's `terminateGroup` (which waits for the whole group), the grace
+ * ends when the command itself exits: what it left running in the background is killed at once.
+ */
+async function stopCommandGroup(
   child: ChildProcess,
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
   graceMs: number,
