@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWeftApp } from '../src/app/weft-app.js';
-import { RunService } from '../src/runs/run-service.js';
-import { createEngineKit, finishedStages, type EngineKit } from '../src/runs/engine/engine-test-kit.js';
+import { RunService } from '../src/app/services/run-service.js';
+import { createEngineKit, finishedStages, type EngineKit } from './kits/engine-kit.js';
 import { agentRunner, llmSettings, runWorkflow, stageFinished, TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
 

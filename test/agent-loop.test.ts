@@ -5,7 +5,7 @@
  * during a stage, cancellation, and `prompt` stages.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, finishedStages, type EngineKit } from '../src/runs/engine/engine-test-kit.js';
+import { createEngineKit, finishedStages, type EngineKit } from './kits/engine-kit.js';
 import { textResult, type Tool } from '../src/tools/tool.js';
 import { agentRunner, llmSettings, runWorkflow, stageFinished, TEST_ENV, transcript } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type ModelServerOptions, type RecordedMessage } from './fixtures/model-server/model-server.js';

@@ -6,7 +6,7 @@
  * fake model server over HTTP.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, finishedStages, type EngineKit } from '../src/runs/engine/engine-test-kit.js';
+import { createEngineKit, finishedStages, type EngineKit } from './kits/engine-kit.js';
 import type { Tool } from '../src/tools/tool.js';
 import { agentRunner, llmSettings, runWorkflow, SHAPES, stageFinished, transcript } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type RecordedMessage } from './fixtures/model-server/model-server.js';

@@ -6,7 +6,7 @@
  * adapted is left out with a warning while the rest are still offered.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, type EngineKit } from '../src/runs/engine/engine-test-kit.js';
+import { createEngineKit, type EngineKit } from './kits/engine-kit.js';
 import { textResult, type Tool } from '../src/tools/tool.js';
 import { agentRunner, llmSettings, runWorkflow, SHAPES, stageFinished, transcript } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type RecordedRequest } from './fixtures/model-server/model-server.js';

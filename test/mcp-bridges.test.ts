@@ -16,7 +16,7 @@ import type { QuestionRecord } from '../src/runs/model/question.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { isTerminal } from '../src/runs/model/run-status.js';
 import type { RunRecord } from '../src/runs/model/run-record.js';
-import { RunService } from '../src/runs/run-service.js';
+import { RunService } from '../src/app/services/run-service.js';
 import { SHAPES, TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ApiShape, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
 import { EVERYTHING } from './fixtures/servers/hub-kit.js';

@@ -13,7 +13,7 @@ import { newId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
 import type { RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
 import { Worker } from '../../src/runs/engine/worker.js';
-import { RunService } from '../../src/runs/run-service.js';
+import { RunService } from '../../src/app/services/run-service.js';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { now } from '../lib/measure.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';

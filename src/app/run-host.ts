@@ -5,7 +5,7 @@
  * an MCP client does not wait for them. Wired like `WeftApp.runs()`.
  */
 import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
-import { RunService } from '../runs/run-service.js';
+import { RunService } from './services/run-service.js';
 import type { RunStore } from '../runs/store/run-store.js';
 import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
 import { detachedRunnerLauncher } from './runner-launcher.js';

@@ -8,12 +8,12 @@ import { resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
-import type { RunService } from '../runs/run-service.js';
-import type { McpConfigService } from './mcp-config-service.js';
-import type { McpService } from './mcp-service.js';
+import type { RunService } from './services/run-service.js';
+import type { McpConfigService } from './services/mcp-config-service.js';
+import type { McpService } from './services/mcp-service.js';
 import { resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './terminal-prompter.js';
-import type { ToolService } from './tool-service.js';
+import type { ToolService } from './services/tool-service.js';
 
 export interface WeftAppOptions {
   /** Reported to MCP servers as weft's version. */
@@ -71,14 +71,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const mcp = once(async () => {
-    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./mcp-service.js'), import('./terminal-bridges.js'), import('./terminal-prompter.js')]);
+    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./services/mcp-service.js'), import('./terminal-bridges.js'), import('./terminal-prompter.js')]);
     const handlers = terminalHubHandlers({ terminal: options.terminal ?? detachedTerminal(), settings, env, logger });
     return new McpService({ registry: await registry.get(), settings, workspaceRoot, env, logger, clientVersion: version, storageDir, handlers });
   });
 
   const tools = once(async () => {
     const [{ ToolService }, { ToolExecutor }, { ApprovalPolicy }, { fileArtifactSink }] = await Promise.all([
-      import('./tool-service.js'),
+      import('./services/tool-service.js'),
       import('../tools/tool-executor.js'),
       import('../tools/approval-policy.js'),
       import('../tools/artifact-sink.js'),
@@ -112,7 +112,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     tools: tools.get,
     mcp: mcp.get,
     mcpConfig: async () => {
-      const { McpConfigService } = await import('./mcp-config-service.js');
+      const { McpConfigService } = await import('./services/mcp-config-service.js');
       return new McpConfigService(workspaceRoot, storageDir);
     },
     runs: runs.get,

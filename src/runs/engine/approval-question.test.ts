@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { textResult, type Tool } from '../../tools/tool.js';
-import { createEngineKit, finishedStages, statusChanges, type EngineKit } from './engine-test-kit.js';
+import { createEngineKit, finishedStages, statusChanges, type EngineKit } from '../../../test/kits/engine-kit.js';
 
 let calls = 0;
 const remoteTool: Tool = {

@@ -2,7 +2,7 @@
 // them directly, a run queued by "another process" is still claimed, and an answer still
 // reaches the stage waiting for it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, statusChanges, type EngineKit } from './engine-test-kit.js';
+import { createEngineKit, statusChanges, type EngineKit } from '../../../test/kits/engine-kit.js';
 
 const HOUR_MS = 3_600_000;
 let kit: EngineKit;

@@ -2,8 +2,8 @@
 import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
-import type { PairService } from '../../runs/pair-service.js';
-import { RunService } from '../../runs/run-service.js';
+import type { PairService } from '../../app/services/pair-service.js';
+import { RunService } from '../../app/services/run-service.js';
 import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
 import { runPairLoop, type PairLoopOptions } from './pair-loop.js';
 

@@ -8,7 +8,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import { WeftError } from '../../core/errors.js';
 import type { PairEndReason } from '../../runs/model/run-event.js';
-import type { PairService } from '../../runs/pair-service.js';
+import type { PairService } from '../../app/services/pair-service.js';
 import type { TranscriptEntry } from '../../runs/pair-transcript.js';
 import type { ChangeLatch } from '../../runs/store/change-latch.js';
 

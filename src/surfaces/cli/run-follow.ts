@@ -8,7 +8,7 @@ import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
-import type { RunService } from '../../runs/run-service.js';
+import type { RunService } from '../../app/services/run-service.js';
 import { eventLine } from './event-lines.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -5,7 +5,7 @@
  * so answering `initialize` and `tools/list` never opens the store.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { RunService } from '../../runs/run-service.js';
+import type { RunService } from '../../app/services/run-service.js';
 import { RunWatcher } from './run-watcher.js';
 import { createWeftMcpServer, type McpEra } from './server.js';
 import type { McpServerDeps } from './tool-kit.js';

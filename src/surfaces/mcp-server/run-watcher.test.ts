@@ -1,7 +1,7 @@
 // Resource subscriptions follow the store's change notices: a subscribed run's new event reaches its listeners, a change to
 // another run does not, `weft://runs` hears about new runs, and the watcher stops listening to the store with the last subscriber.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunService } from '../../runs/run-service.js';
+import { RunService } from '../../app/services/run-service.js';
 import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
 import type { StoreChangeListener } from '../../runs/store/run-store.js';
 import { RunWatcher } from './run-watcher.js';

@@ -5,7 +5,7 @@
  * (`RunStore.watchChanges`) and, on each, reads the subscribed runs' event counts (one
  * indexed lookup each) to find which resources moved. No timer runs.
  */
-import type { RunService } from '../../runs/run-service.js';
+import type { RunService } from '../../app/services/run-service.js';
 import type { RunResource } from './resource-uri.js';
 
 export type ChangeListener = (uri: string) => void;

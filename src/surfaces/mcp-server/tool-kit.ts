@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
-import type { RunService } from '../../runs/run-service.js';
+import type { RunService } from '../../app/services/run-service.js';
 import { failure, toFailure, toolErrorResult, type McpFailure } from './error-codes.js';
 import type { RunWatcher } from './run-watcher.js';
 

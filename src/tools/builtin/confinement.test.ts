@@ -8,8 +8,8 @@ import { grepTool } from './grep.js';
 import { listDirTool } from './list-dir.js';
 import { readFileTool } from './read-file.js';
 import { writeFileTool } from './write-file.js';
-import { createTestWorkspace } from './file-tools-testkit.js';
-import type { TestWorkspace } from './file-tools-testkit.js';
+import { createTestWorkspace } from '../../../test/kits/file-tools-kit.js';
+import type { TestWorkspace } from '../../../test/kits/file-tools-kit.js';
 
 // Each tool with the argument that carries a path, and whether that path names a file or a folder.
 const cases: Array<{ tool: Tool; key: string; kind: 'file' | 'dir'; extra: Record<string, unknown> }> = [

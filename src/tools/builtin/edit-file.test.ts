@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editFileTool } from './edit-file.js';
 import { writeFileTool } from './write-file.js';
-import { createTestWorkspace } from './file-tools-testkit.js';
-import type { TestWorkspace } from './file-tools-testkit.js';
+import { createTestWorkspace } from '../../../test/kits/file-tools-kit.js';
+import type { TestWorkspace } from '../../../test/kits/file-tools-kit.js';
 
 describe('edit_file', () => {
   let ws: TestWorkspace;

@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileTool } from './read-file.js';
-import { createTestWorkspace } from './file-tools-testkit.js';
-import type { TestWorkspace } from './file-tools-testkit.js';
+import { createTestWorkspace } from '../../../test/kits/file-tools-kit.js';
+import type { TestWorkspace } from '../../../test/kits/file-tools-kit.js';
 
 const lines = (count: number): string => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileTool } from './read-file.js';
 import { writeFileTool } from './write-file.js';
 import { grepTool } from './grep.js';
-import { createTestWorkspace } from './file-tools-testkit.js';
-import type { TestWorkspace } from './file-tools-testkit.js';
+import { createTestWorkspace } from '../../../test/kits/file-tools-kit.js';
+import type { TestWorkspace } from '../../../test/kits/file-tools-kit.js';
 
 describe('write_file', () => {
   let ws: TestWorkspace;

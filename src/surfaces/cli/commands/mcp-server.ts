@@ -95,7 +95,7 @@ export function registerMcpServerCommands(program: Command): void {
     .description("print the JSON entry an MCP client needs to launch 'weft mcp start'")
     .option('--client <client>', 'claude, cursor or windsurf', 'claude')
     .action(async (options: { client: string }, command: Command) => {
-      const config = await import('../../mcp-server/client-config.js');
+      const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(options.client)) throw new WeftError('USAGE', `--client must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${options.client}'.`);
       const { weftBinPath } = await import('../../../app/weft-bin.js');
       const entry = config.buildClientEntry(options.client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
@@ -108,7 +108,7 @@ export function registerMcpServerCommands(program: Command): void {
     .argument('<client>', 'claude, cursor or windsurf')
     .option('--scope <scope>', "'user' (the client's user config) or 'project' (this directory: .mcp.json for Claude Code, .cursor/mcp.json for Cursor)", 'user')
     .action(async (client: string, options: { scope: string }, command: Command) => {
-      const config = await import('../../mcp-server/client-config.js');
+      const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(client)) throw new WeftError('USAGE', `<client> must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${client}'.`);
       if (options.scope !== 'user' && options.scope !== 'project') throw new WeftError('USAGE', `--scope must be 'user' or 'project', not '${options.scope}'.`);
       const { weftBinPath } = await import('../../../app/weft-bin.js');

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { formatDuration } from '../../../core/duration.js';
-import type { McpScope } from '../../../app/mcp-config-service.js';
+import type { McpScope } from '../../../app/services/mcp-config-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
 import { collect } from '../options.js';

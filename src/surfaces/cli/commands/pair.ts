@@ -6,7 +6,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { formatDuration } from '../../../core/duration.js';
-import type { PairStatus } from '../../../runs/pair-service.js';
+import type { PairStatus } from '../../../app/services/pair-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { runPairLoop } from '../pair-loop.js';
 import { untilInterrupted } from '../interrupt.js';

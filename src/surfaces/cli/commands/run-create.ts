@@ -3,7 +3,7 @@
  */
 import { type Command, Option } from 'commander';
 import type { RunRecord } from '../../../runs/model/run-record.js';
-import type { CreateRunRequest } from '../../../runs/run-service.js';
+import type { CreateRunRequest } from '../../../app/services/run-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import { followRun } from '../run-follow.js';

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { RunRecord } from '../../../runs/model/run-record.js';
-import type { RunService } from '../../../runs/run-service.js';
+import type { RunService } from '../../../app/services/run-service.js';
 import { printJson, withApp } from '../command-context.js';
 
 type Steer = (runs: RunService, id: string, ...rest: string[]) => Promise<RunRecord | void>;

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { RunRecord } from '../../../runs/model/run-record.js';
-import type { CreateRunRequest } from '../../../runs/run-service.js';
+import type { CreateRunRequest } from '../../../app/services/run-service.js';
 import { describeFailure, toFailure, type McpFailure } from '../error-codes.js';
 import { runSummary, runSummarySchema } from '../run-view.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';

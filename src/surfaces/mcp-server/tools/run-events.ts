@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
-import type { RunService } from '../../../runs/run-service.js';
+import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
 import { eventSchema, eventView } from '../run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';

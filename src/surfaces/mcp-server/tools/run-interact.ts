@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { JsonValue } from '../../../runs/model/json.js';
 import type { QuestionRecord } from '../../../runs/model/question.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
-import type { RunService } from '../../../runs/run-service.js';
+import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
 import { questionSchema, questionView, runSummary, runSummarySchema } from '../run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';

@@ -3,12 +3,12 @@
  * makes one direct call. Explicitly naming a tool on the command line counts as approving
  * it, so only deny rules can stop such a call.
  */
-import { WeftError } from '../core/errors.js';
-import { checkAgainstSchema } from '../core/json-schema.js';
-import type { JsonSchema } from '../core/json-schema.js';
-import type { ToolExecutor } from '../tools/tool-executor.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { createFileReadTracker, type ToolResult, type ToolSource } from '../tools/tool.js';
+import { WeftError } from '../../core/errors.js';
+import { checkAgainstSchema } from '../../core/json-schema.js';
+import type { JsonSchema } from '../../core/json-schema.js';
+import type { ToolExecutor } from '../../tools/tool-executor.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import { createFileReadTracker, type ToolResult, type ToolSource } from '../../tools/tool.js';
 
 export interface ToolInfo {
   name: string;

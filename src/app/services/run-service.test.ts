@@ -1,9 +1,9 @@
 // RunService.wait is woken by the store's change notices: with every timer frozen, a run ending still ends the wait; the
 // timers left are the deadline and the end of a runner's lease, when nobody writes but the run needs a new runner.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RunRecord } from './model/run-record.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
 import { RunService } from './run-service.js';
-import { MemoryRunStore } from './store/memory/memory-run-store.js';
+import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 

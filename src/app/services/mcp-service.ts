@@ -5,14 +5,14 @@
  * server fails the command.
  */
 import { homedir } from 'node:os';
-import { WeftError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { Settings } from '../core/settings/settings.js';
-import { loadMcpServerConfigs, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../mcp/config/index.js';
-import { McpHub, type McpHubHandlers, type McpServerStatus } from '../mcp/hub/index.js';
-import { qualifiedToolName } from '../mcp/hub/tool-names.js';
-import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../mcp/oauth/index.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import { WeftError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { Settings } from '../../core/settings/settings.js';
+import { loadMcpServerConfigs, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
+import { McpHub, type McpHubHandlers, type McpServerStatus } from '../../mcp/hub/index.js';
+import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
+import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../../mcp/oauth/index.js';
+import type { ToolRegistry } from '../../tools/registry.js';
 
 export interface McpServerRow {
   name: string;

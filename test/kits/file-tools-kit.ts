@@ -5,9 +5,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '../../core/logger.js';
-import type { Tool, ToolContext } from '../tool.js';
-import { createFileReadTracker, resultText } from '../tool.js';
+import { silentLogger } from '../../src/core/logger.js';
+import type { Tool, ToolContext } from '../../src/tools/tool.js';
+import { createFileReadTracker, resultText } from '../../src/tools/tool.js';
 
 export interface TestWorkspace {
   /** The workspace root. */

@@ -10,18 +10,18 @@
  * The service writes only events; it never talks to the runner, so it works from any
  * process that opens the store (the CLI, the MCP server).
  */
-import { WeftError } from '../core/errors.js';
-import { assertUlid, newId as defaultNewId, type IdGenerator } from '../core/ids.js';
-import { ENGINE_EVENT } from './engine/engine-events.js';
-import { MAX_PAIR_BY_LENGTH } from './model/event-payloads.js';
-import { RUN_EVENT, STAGE_ID, type PairEndReason, type RunEvent } from './model/run-event.js';
-import { pairStartRefusal } from './model/project-run.js';
-import type { PairSession, RunRecord } from './model/run-record.js';
-import { isTerminal } from './model/run-status.js';
-import { TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from './pair-transcript.js';
-import { activeAgentStages, readStageActivity, type ActiveAgentStage, type StageActivity } from './stage-activity.js';
-import { eventsOf } from './store/event-pages.js';
-import { EVENT_LIMITS, type RunStore } from './store/run-store.js';
+import { WeftError } from '../../core/errors.js';
+import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../core/ids.js';
+import { ENGINE_EVENT } from '../../runs/engine/engine-events.js';
+import { MAX_PAIR_BY_LENGTH } from '../../runs/model/event-payloads.js';
+import { RUN_EVENT, STAGE_ID, type PairEndReason, type RunEvent } from '../../runs/model/run-event.js';
+import { pairStartRefusal } from '../../runs/model/project-run.js';
+import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
+import { isTerminal } from '../../runs/model/run-status.js';
+import { TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from '../../runs/pair-transcript.js';
+import { activeAgentStages, readStageActivity, type ActiveAgentStage, type StageActivity } from '../../runs/stage-activity.js';
+import { eventsOf } from '../../runs/store/event-pages.js';
+import { EVENT_LIMITS, type RunStore } from '../../runs/store/run-store.js';
 
 /** The longest message, as for any run message. */
 export const MAX_PAIR_MESSAGE_LENGTH = 64 * 1024;

@@ -4,9 +4,9 @@
  * user settings TOML. The rest of either file is kept as it was.
  */
 import { homedir } from 'node:os';
-import { WeftError } from '../core/errors.js';
-import { userSettingsFile } from '../core/settings/settings.js';
-import type { McpConfigProblem } from '../mcp/config/index.js';
+import { WeftError } from '../../core/errors.js';
+import { userSettingsFile } from '../../core/settings/settings.js';
+import type { McpConfigProblem } from '../../mcp/config/index.js';
 import {
   addServerToProjectMcpJson,
   addServerToUserSettings,
@@ -14,7 +14,7 @@ import {
   parseMcpAddJson,
   removeServerFromProjectMcpJson,
   removeServerFromUserSettings,
-} from '../mcp/config/index.js';
+} from '../../mcp/config/index.js';
 
 export type McpScope = 'project' | 'user';
 

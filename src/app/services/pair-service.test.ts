@@ -1,10 +1,10 @@
 // Pairing over an in-memory store, with the engine's and the agent's events written by hand.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { WeftError } from '../core/errors.js';
-import type { NewRunEvent } from './model/run-event.js';
+import { WeftError } from '../../core/errors.js';
+import type { NewRunEvent } from '../../runs/model/run-event.js';
 import { PairService } from './pair-service.js';
 import { RunService } from './run-service.js';
-import { MemoryRunStore } from './store/memory/memory-run-store.js';
+import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
 
 let store: MemoryRunStore;
 let pairing: PairService;

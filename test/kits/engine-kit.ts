@@ -6,21 +6,21 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId } from '../../core/ids.js';
-import { silentLogger } from '../../core/logger.js';
-import { ApprovalPolicy, type ApprovalRule } from '../../tools/approval-policy.js';
-import { fileArtifactSink } from '../../tools/artifact-sink.js';
-import { builtinTools } from '../../tools/builtin/index.js';
-import { ToolRegistry } from '../../tools/registry.js';
-import { ToolExecutor } from '../../tools/tool-executor.js';
-import type { Tool } from '../../tools/tool.js';
-import type { RunEvent } from '../model/run-event.js';
-import type { RunRecord } from '../model/run-record.js';
-import { RunService } from '../run-service.js';
-import { MemoryRunStore } from '../store/memory/memory-run-store.js';
-import type { RunStore } from '../store/run-store.js';
-import type { AgentStageRunner, RunToolboxFactory } from './stage-context.js';
-import { Worker } from './worker.js';
+import { newId } from '../../src/core/ids.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { ApprovalPolicy, type ApprovalRule } from '../../src/tools/approval-policy.js';
+import { fileArtifactSink } from '../../src/tools/artifact-sink.js';
+import { builtinTools } from '../../src/tools/builtin/index.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { ToolExecutor } from '../../src/tools/tool-executor.js';
+import type { Tool } from '../../src/tools/tool.js';
+import type { RunEvent } from '../../src/runs/model/run-event.js';
+import type { RunRecord } from '../../src/runs/model/run-record.js';
+import { RunService } from '../../src/app/services/run-service.js';
+import { MemoryRunStore } from '../../src/runs/store/memory/memory-run-store.js';
+import type { RunStore } from '../../src/runs/store/run-store.js';
+import type { AgentStageRunner, RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
+import { Worker } from '../../src/runs/engine/worker.js';
 
 export interface EngineKit {
   dir: string;

@@ -6,21 +6,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { WeftError } from '../core/errors.js';
-import { assertUlid } from '../core/ids.js';
-import type { JsonObject, JsonValue } from './model/json.js';
-import type { QuestionRecord } from './model/question.js';
-import { RUN_EVENT, type RunEvent } from './model/run-event.js';
-import type { RunRecord } from './model/run-record.js';
-import { isTerminal, RUN_TRANSITIONS, type RunStatus } from './model/run-status.js';
-import { ENGINE_EVENT } from './engine/engine-events.js';
-import { answerFromText } from './answer-text.js';
+import { WeftError } from '../../core/errors.js';
+import { assertUlid } from '../../core/ids.js';
+import type { JsonObject, JsonValue } from '../../runs/model/json.js';
+import type { QuestionRecord } from '../../runs/model/question.js';
+import { RUN_EVENT, type RunEvent } from '../../runs/model/run-event.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { isTerminal, RUN_TRANSITIONS, type RunStatus } from '../../runs/model/run-status.js';
+import { ENGINE_EVENT } from '../../runs/engine/engine-events.js';
+import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
-import { requestCancel } from './run-cancel.js';
-import { resolveInputs } from './run-inputs.js';
-import { ChangeLatch } from './store/change-latch.js';
-import type { ListEventsOptions, RunFilter, RunPage, RunStore } from './store/run-store.js';
-import { loadWorkflow } from './workflow/index.js';
+import { requestCancel } from '../../runs/run-cancel.js';
+import { resolveInputs } from '../../runs/run-inputs.js';
+import { ChangeLatch } from '../../runs/store/change-latch.js';
+import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
+import { loadWorkflow } from '../../runs/workflow/index.js';
 
 export interface CreateRunRequest {
   /** Path of the workflow file (relative to `cwd`). */
