@@ -16,7 +16,7 @@ import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
-import { runHubHandlers } from './run-bridges.js';
+import { runHubHandlers } from './mcp-host/run-bridges.js';
 import type { RunSettings } from './run-settings.js';
 
 export function runToolboxFactory(params: { storageDir: string; settings: RunSettings; env: Record<string, string | undefined>; logger: Logger; version: string }): RunToolboxFactory {

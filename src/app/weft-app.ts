@@ -12,7 +12,7 @@ import type { RunService } from './services/run-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpService } from './services/mcp-service.js';
 import { resolveStorageDir } from './storage-dir.js';
-import type { TerminalPrompter } from './terminal-prompter.js';
+import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
 import type { ToolService } from './services/tool-service.js';
 
 export interface WeftAppOptions {
@@ -71,7 +71,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const mcp = once(async () => {
-    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./services/mcp-service.js'), import('./terminal-bridges.js'), import('./terminal-prompter.js')]);
+    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./services/mcp-service.js'), import('./mcp-host/terminal-bridges.js'), import('./mcp-host/terminal-prompter.js')]);
     const handlers = terminalHubHandlers({ terminal: options.terminal ?? detachedTerminal(), settings, env, logger });
     return new McpService({ registry: await registry.get(), settings, workspaceRoot, env, logger, clientVersion: version, storageDir, handlers });
   });

@@ -5,7 +5,7 @@
  * exit. Without a TTY on stdin nobody is asked.
  */
 import { createInterface, type Interface } from 'node:readline/promises';
-import type { TerminalPrompter } from '../../app/terminal-prompter.js';
+import type { TerminalPrompter } from '../../app/mcp-host/terminal-prompter.js';
 
 export interface ProcessTerminal extends TerminalPrompter {
   close(): void;

@@ -5,9 +5,9 @@
  * or its number. A field that does not fit is asked again, a few times. Without a
  * terminal the request is declined, with a line on stderr that says why.
  */
-import { checkAgainstSchema } from '../core/json-schema.js';
-import { yesNoFromText } from '../runs/answer-text.js';
-import type { ElicitationContent, ElicitationHandler } from '../mcp/hub/index.js';
+import { checkAgainstSchema } from '../../core/json-schema.js';
+import { yesNoFromText } from '../../runs/answer-text.js';
+import type { ElicitationContent, ElicitationHandler } from '../../mcp/hub/index.js';
 import { acceptedContent, formFields, type FormField, type FormOption } from './elicitation-form.js';
 import { CANCEL_ANSWER, DECLINE_ANSWER } from './elicitation-question.js';
 import type { TerminalPrompter } from './terminal-prompter.js';

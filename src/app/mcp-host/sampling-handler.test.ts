@@ -1,10 +1,10 @@
 /** Unit tests of `samplingHandler`: the approval policy decides, `ask` asks, events record what happened. */
 import { describe, expect, it } from 'vitest';
 import type { CreateMessageRequestParams } from '@modelcontextprotocol/client';
-import { silentLogger } from '../core/logger.js';
-import type { ModelClient } from '../agent/model-client.js';
-import type { NewRunEvent } from '../runs/model/run-event.js';
-import { ApprovalPolicy, type ApprovalRule } from '../tools/approval-policy.js';
+import { silentLogger } from '../../core/logger.js';
+import type { ModelClient } from '../../agent/model-client.js';
+import type { NewRunEvent } from '../../runs/model/run-event.js';
+import { ApprovalPolicy, type ApprovalRule } from '../../tools/approval-policy.js';
 import { samplingHandler, samplingToolName, type SamplingHandlerDeps } from './sampling-handler.js';
 
 const params: CreateMessageRequestParams = { maxTokens: 10, systemPrompt: 'sys', messages: [{ role: 'user', content: { type: 'text', text: 'Summarise the issue' } }] };

@@ -4,15 +4,15 @@
  * approval rules, an `ask` becoming a confirmation question; `elicitation/create` becoming
  * a question on the stage that is calling the tool, which waits (`blocked`) for the answer.
  */
-import type { LlmSettings } from '../core/settings/settings.js';
-import type { Logger } from '../core/logger.js';
-import { createModelClient } from '../agent/providers/create-model-client.js';
-import type { ModelClient } from '../agent/model-client.js';
-import type { ElicitationHandler, McpHubHandlers } from '../mcp/hub/index.js';
-import type { RunBridge } from '../runs/engine/stage-context.js';
-import type { RunRecord } from '../runs/model/run-record.js';
-import type { Workflow } from '../runs/workflow/index.js';
-import type { ApprovalMode, ApprovalPolicy } from '../tools/approval-policy.js';
+import type { LlmSettings } from '../../core/settings/settings.js';
+import type { Logger } from '../../core/logger.js';
+import { createModelClient } from '../../agent/providers/create-model-client.js';
+import type { ModelClient } from '../../agent/model-client.js';
+import type { ElicitationHandler, McpHubHandlers } from '../../mcp/hub/index.js';
+import type { RunBridge } from '../../runs/engine/stage-context.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import type { Workflow } from '../../runs/workflow/index.js';
+import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
 import { elicitationQuestion } from './elicitation-question.js';
 import { samplingHandler } from './sampling-handler.js';
 

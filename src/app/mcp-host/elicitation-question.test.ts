@@ -1,9 +1,9 @@
 /** Unit tests of `elicitationQuestion`: which question a form becomes, and which result each answer gives. */
 import { describe, expect, it } from 'vitest';
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/client';
-import { answerQuestion, questionFromAsked, type QuestionRecord } from '../runs/model/question.js';
-import type { RunEvent } from '../runs/model/run-event.js';
-import { answerFromText } from '../runs/answer-text.js';
+import { answerQuestion, questionFromAsked, type QuestionRecord } from '../../runs/model/question.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
+import { answerFromText } from '../../runs/answer-text.js';
 import { elicitationQuestion } from './elicitation-question.js';
 
 type Schema = ElicitRequestFormParams['requestedSchema'];

@@ -5,12 +5,12 @@
  * `mcp__<server>__sampling` stops it, and an explicit `ask` rule asks at the terminal
  * (refused without one). The model packages load only when a server first samples.
  */
-import type { Logger } from '../core/logger.js';
-import type { Settings } from '../core/settings/settings.js';
-import type { ModelClient } from '../agent/model-client.js';
-import type { McpHubHandlers } from '../mcp/hub/index.js';
-import { yesNoFromText } from '../runs/answer-text.js';
-import { ApprovalPolicy } from '../tools/approval-policy.js';
+import type { Logger } from '../../core/logger.js';
+import type { Settings } from '../../core/settings/settings.js';
+import type { ModelClient } from '../../agent/model-client.js';
+import type { McpHubHandlers } from '../../mcp/hub/index.js';
+import { yesNoFromText } from '../../runs/answer-text.js';
+import { ApprovalPolicy } from '../../tools/approval-policy.js';
 import { samplingHandler } from './sampling-handler.js';
 import { terminalElicitationHandler } from './terminal-elicitation.js';
 import type { TerminalPrompter } from './terminal-prompter.js';
@@ -31,7 +31,7 @@ export function terminalHubHandlers(params: TerminalBridgeParams): McpHubHandler
   const { terminal } = params;
   let client: Promise<ModelClient> | undefined;
   const model = () =>
-    (client ??= import('../agent/providers/create-model-client.js').then(({ createModelClient }) => createModelClient([], { llm: params.settings.llm, env: params.env })));
+    (client ??= import('../../agent/providers/create-model-client.js').then(({ createModelClient }) => createModelClient([], { llm: params.settings.llm, env: params.env })));
   return {
     elicitation: terminalElicitationHandler(terminal),
     sampling: samplingHandler({

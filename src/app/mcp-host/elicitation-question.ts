@@ -15,11 +15,11 @@
  * rather than sent to the server. Fields left out take the schema's defaults.
  */
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
-import type { JsonObject, JsonValue } from '../runs/model/json.js';
-import type { StageQuestion } from '../runs/engine/stage-context.js';
+import type { JsonObject, JsonValue } from '../../runs/model/json.js';
+import type { StageQuestion } from '../../runs/engine/stage-context.js';
 import { acceptedContent, answerSchema, describeField, formFields, type FormField } from './elicitation-form.js';
-import type { ElicitationContent } from '../mcp/hub/index.js';
-import { clipText } from '../core/clip-text.js';
+import type { ElicitationContent } from '../../mcp/hub/index.js';
+import { clipText } from '../../core/clip-text.js';
 
 export const DECLINE_ANSWER = 'decline';
 export const CANCEL_ANSWER = 'cancel';

@@ -5,9 +5,9 @@
  * prompts (`terminal-elicitation.ts`) — and both finish with `acceptedContent`, which
  * fills defaults and checks the content against the schema the server sent.
  */
-import { WeftError } from '../core/errors.js';
-import { checkAgainstSchema, type JsonSchema } from '../core/json-schema.js';
-import { applyElicitationDefaults, type ElicitationContent, type ElicitationSchema } from '../mcp/hub/index.js';
+import { WeftError } from '../../core/errors.js';
+import { checkAgainstSchema, type JsonSchema } from '../../core/json-schema.js';
+import { applyElicitationDefaults, type ElicitationContent, type ElicitationSchema } from '../../mcp/hub/index.js';
 
 export type FieldKind = 'boolean' | 'string' | 'number' | 'integer' | 'choice' | 'multi';
 

@@ -9,17 +9,17 @@
  *
  * (Servers whose config leaves `sampling` off never get here: the hub refuses for them.)
  */
-import { errorMessage, WeftError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import { redactSecrets } from '../core/redact.js';
-import { sampleWithModel, samplingMessageText } from '../agent/mcp-sampling.js';
-import type { ModelClient } from '../agent/model-client.js';
-import { qualifiedToolName } from '../mcp/hub/tool-names.js';
-import type { SamplingHandler, SamplingRequest } from '../mcp/hub/types.js';
-import type { JsonObject } from '../runs/model/json.js';
-import type { NewRunEvent } from '../runs/model/run-event.js';
-import type { ApprovalMode, ApprovalPolicy } from '../tools/approval-policy.js';
-import { clipText } from '../core/clip-text.js';
+import { errorMessage, WeftError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { redactSecrets } from '../../core/redact.js';
+import { sampleWithModel, samplingMessageText } from '../../agent/mcp-sampling.js';
+import type { ModelClient } from '../../agent/model-client.js';
+import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
+import type { SamplingHandler, SamplingRequest } from '../../mcp/hub/types.js';
+import type { JsonObject } from '../../runs/model/json.js';
+import type { NewRunEvent } from '../../runs/model/run-event.js';
+import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
+import { clipText } from '../../core/clip-text.js';
 
 export const SAMPLING_EVENT = {
   requested: 'sampling-requested',
