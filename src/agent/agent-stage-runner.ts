@@ -5,12 +5,13 @@
  * A configuration problem (no model, unknown provider, missing key) fails the stage
  * with the message that says how to fix it.
  */
+import { RUN_EVENT } from '../runs/model/event-types.js';
+import { PAIR_END_REASON } from '../runs/model/run-event.js';
 import picomatch from 'picomatch';
 import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { LlmSettings } from '../core/settings/settings.js';
 import type { AgentStageRunner, StageResult, StageRun } from '../runs/engine/stage-context.js';
-import { RUN_EVENT } from '../runs/model/run-event.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { AgentNode, PromptNode } from '../runs/workflow/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -157,7 +158,7 @@ async function endPairSession(stage: StageRun): Promise<void> {
   try {
     const session = (await stage.services.store.getRun(stage.run.id))?.pairSession;
     if (session?.stageId !== stage.stageId) return;
-    await stage.emit([{ type: RUN_EVENT.pairEnded, payload: { sessionId: session.sessionId, reason: 'stage-finished' } }]);
+    await stage.emit([{ type: RUN_EVENT.pairEnded, payload: { sessionId: session.sessionId, reason: PAIR_END_REASON.stageFinished } }]);
   } catch {
     // Best effort: see above.
   }

@@ -6,5 +6,4 @@ export { createModelClient, DEFAULT_MAX_RETRIES, type ModelClientOptions } from 
 export { parseModelSpec, resolveProvider, selectModel, type ModelSelection, type ModelSource, type ResolvedProvider } from './providers/model-selection.js';
 export { KNOWN_PROVIDERS, MODEL_APIS, type ModelApi } from './providers/provider-catalog.js';
 export { adaptSchema, adaptTools, type AdaptedTools } from './tool-schemas.js';
-export { AGENT_EVENT } from './transcript-events.js';
 export { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';

@@ -4,7 +4,7 @@
  * Reading the log (rather than waiting on the run's control watcher) means a message
  * appended just before a turn is never missed by a poll still in flight.
  */
-import { ENGINE_EVENT } from '../runs/engine/engine-events.js';
+import { ENGINE_EVENT } from '../runs/model/event-types.js';
 import type { RunStore } from '../runs/store/run-store.js';
 
 export interface RunMessage {

@@ -6,20 +6,13 @@
  * model's `callId` and the `turn`. Long texts are clipped; tool outputs over budget are
  * artifacts already.
  */
+import { AGENT_EVENT } from '../runs/model/event-types.js';
 import type { JsonObject, JsonValue } from '../runs/model/json.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCallOutcome } from '../tools/tool-executor.js';
 import { resultText } from '../tools/tool.js';
 import type { ModelTurn, ModelUsage } from './model-client.js';
 import { clipText } from '../core/clip-text.js';
-
-export const AGENT_EVENT = {
-  agentStarted: 'agent-started',
-  modelTurnFinished: 'model-turn-finished',
-  toolCallStarted: 'tool-call-started',
-  toolCallFinished: 'tool-call-finished',
-  messageDelivered: 'message-delivered',
-} as const;
 
 /** Most characters of text one event keeps. */
 export const MAX_EVENT_TEXT = 64 * 1024;

@@ -5,33 +5,24 @@
  * sessions, questions, and where stages and the run started and ended. Every entry keeps
  * the seq of its event, so a reader can ask for "everything after this" and miss nothing.
  */
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT } from './model/event-types.js';
 import { formatDuration } from '../core/duration.js';
-import { ENGINE_EVENT } from './engine/engine-events.js';
 import type { JsonValue } from './model/json.js';
-import { RUN_EVENT, type RunEvent } from './model/run-event.js';
-
-/**
- * Written by the agent layer (`agent/transcript-events.ts`); spelled out here because
- * `runs` may not import `agent`. The event log is the contract between the two.
- */
-const AGENT_STARTED = 'agent-started';
-/** Written by the agent layer for every model turn (see `agent/transcript-events.ts`). */
-export const MODEL_TURN_FINISHED = 'model-turn-finished';
-const MESSAGE_DELIVERED = 'message-delivered';
+import { PAIR_END_REASON, type RunEvent } from './model/run-event.js';
 
 /** The event types a transcript shows, in the order a reader meets them. */
 export const TRANSCRIPT_EVENT_TYPES: readonly string[] = [
   RUN_EVENT.runStatusChanged,
   ENGINE_EVENT.stageStarted,
   ENGINE_EVENT.stageFinished,
-  AGENT_STARTED,
-  MODEL_TURN_FINISHED,
+  AGENT_EVENT.agentStarted,
+  AGENT_EVENT.modelTurnFinished,
   RUN_EVENT.toolCallStarted,
   RUN_EVENT.toolCallFinished,
   RUN_EVENT.questionAsked,
   RUN_EVENT.questionAnswered,
   ENGINE_EVENT.messageSent,
-  MESSAGE_DELIVERED,
+  AGENT_EVENT.messageDelivered,
   RUN_EVENT.pairStarted,
   RUN_EVENT.pairEnded,
 ];
@@ -84,9 +75,9 @@ function describeEvent(event: RunEvent): string | undefined {
       return `stage ${stage} started (${str(p.kind)})`;
     case ENGINE_EVENT.stageFinished:
       return `stage ${stage} ${str(p.status)}${p.error ? `: ${oneLine(p.error, TOOL_TEXT_LIMIT)}` : ''}`;
-    case AGENT_STARTED:
+    case AGENT_EVENT.agentStarted:
       return `agent on ${str(p.provider)}:${str(p.model)} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools (max ${str(p.maxTurns)} turns)`;
-    case MODEL_TURN_FINISHED: {
+    case AGENT_EVENT.modelTurnFinished: {
       const said = str(p.text).trim();
       const calls = toolNames(p.toolCalls);
       return `turn ${str(p.turn)}: ${said === '' ? '(no text)' : clip(said, MODEL_TEXT_LIMIT)}${calls.length > 0 ? ` → calls ${calls.join(', ')}` : ''}`;
@@ -103,12 +94,12 @@ function describeEvent(event: RunEvent): string | undefined {
       return `answered ${str(p.questionId)}: ${oneLine(p.answer, TOOL_TEXT_LIMIT)}`;
     case ENGINE_EVENT.messageSent:
       return `message${event.stageId ? ` to ${event.stageId}` : ''}: ${clip(str(p.text), MODEL_TEXT_LIMIT)}`;
-    case MESSAGE_DELIVERED:
+    case AGENT_EVENT.messageDelivered:
       return `agent read message #${str(p.messageSeq)} on turn ${str(p.turn)}: ${oneLine(p.text, TOOL_TEXT_LIMIT)}`;
     case RUN_EVENT.pairStarted:
       return `pair session ${str(p.sessionId)} started by ${str(p.by)} on ${str(p.stageId)}`;
     case RUN_EVENT.pairEnded:
-      return `pair session ${str(p.sessionId)} ended${p.reason === 'stage-finished' ? ': the stage finished' : ''}`;
+      return `pair session ${str(p.sessionId)} ended${p.reason === PAIR_END_REASON.stageFinished ? ': the stage finished' : ''}`;
     default:
       return undefined;
   }

@@ -3,11 +3,11 @@
  * killing commands and tool calls, and records the end); a run nobody executes is moved to
  * `cancelled` at once.
  */
+import { ENGINE_EVENT, RUN_EVENT } from './model/event-types.js';
 import { WeftError } from '../core/errors.js';
 import type { RunRecord } from './model/run-record.js';
 import { isTerminal } from './model/run-status.js';
 import type { RunStore } from './store/run-store.js';
-import { ENGINE_EVENT } from './engine/engine-events.js';
 
 export async function requestCancel(store: RunStore, runId: string, reason: string | undefined, now: number): Promise<RunRecord> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -22,7 +22,7 @@ export async function requestCancel(store: RunStore, runId: string, reason: stri
       return run;
     }
     try {
-      await store.appendEvents(runId, [{ type: 'run-status-changed', payload: { from: run.status, to: 'cancelled', ...(reason ? { reason } : {}) } }]);
+      await store.appendEvents(runId, [{ type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to: 'cancelled', ...(reason ? { reason } : {}) } }]);
       return (await store.getRun(runId)) ?? run;
     } catch (error) {
       // A runner claimed the run between our read and our write: ask it instead.

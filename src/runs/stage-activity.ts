@@ -4,8 +4,7 @@
  * parallel branches can run several agent stages at once. Pairing uses it to find the
  * agent stages that are running now.
  */
-import { ENGINE_EVENT } from './engine/engine-events.js';
-import { MODEL_TURN_FINISHED } from './pair-transcript.js';
+import { AGENT_EVENT, ENGINE_EVENT } from './model/event-types.js';
 import type { RunStore } from './store/run-store.js';
 import { eventsOf } from './store/event-pages.js';
 
@@ -40,7 +39,7 @@ export interface ActiveAgentStage {
  */
 export async function readStageActivity(store: RunStore, runId: string, options: { countTurns?: boolean } = {}): Promise<StageActivity[]> {
   const types: string[] = [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished];
-  if (options.countTurns !== false) types.push(MODEL_TURN_FINISHED);
+  if (options.countTurns !== false) types.push(AGENT_EVENT.modelTurnFinished);
   const stages = new Map<string, StageActivity>();
   for await (const event of eventsOf(store, runId, { types })) {
     const stageId = event.stageId;

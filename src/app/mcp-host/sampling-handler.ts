@@ -16,15 +16,11 @@ import { sampleWithModel, samplingMessageText } from '../../agent/mcp-sampling.j
 import type { ModelClient } from '../../agent/model-client.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import type { SamplingHandler, SamplingRequest } from '../../mcp/hub/types.js';
+import { SAMPLING_EVENT } from '../../runs/model/event-types.js';
 import type { JsonObject } from '../../runs/model/json.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
 import { clipText } from '../../core/clip-text.js';
-
-export const SAMPLING_EVENT = {
-  requested: 'sampling-requested',
-  finished: 'sampling-finished',
-} as const;
 
 /** Most characters of the model's answer a `sampling-finished` event keeps. */
 const EVENT_TEXT_LIMIT = 2000;

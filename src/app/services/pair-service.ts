@@ -10,11 +10,11 @@
  * The service writes only events; it never talks to the runner, so it works from any
  * process that opens the store (the CLI, the MCP server).
  */
+import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../core/ids.js';
-import { ENGINE_EVENT } from '../../runs/engine/engine-events.js';
 import { MAX_PAIR_BY_LENGTH } from '../../runs/model/event-payloads.js';
-import { RUN_EVENT, STAGE_ID, type PairEndReason, type RunEvent } from '../../runs/model/run-event.js';
+import { PAIR_END_REASON, STAGE_ID, type PairEndReason, type RunEvent } from '../../runs/model/run-event.js';
 import { pairStartRefusal } from '../../runs/model/project-run.js';
 import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
@@ -124,7 +124,7 @@ export class PairService {
     // The stage may have finished between the check above and the append: then there is nothing to pair with.
     if (await this.#finishedSince(runId, run.counts.events, stage.stageId)) {
       const after = await this.#deps.getRun(runId);
-      if (after.pairSession?.sessionId === sessionId) await this.#end(runId, session, 'stage-finished');
+      if (after.pairSession?.sessionId === sessionId) await this.#end(runId, session, PAIR_END_REASON.stageFinished);
       throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stage.stageId} of run ${runId} finished while the pair session was starting.`, { data: { runId, stageId: stage.stageId } });
     }
     return { run: await this.#deps.getRun(runId), session };
@@ -164,7 +164,7 @@ export class PairService {
     }
     const past = (await this.#sessions(runId)).get(sessionId);
     if (!past) throw noSuchSession(runId, sessionId, live, past);
-    return { run: await this.#deps.getRun(runId), session: past.session, reason: past.reason ?? 'stage-finished', alreadyEnded: true };
+    return { run: await this.#deps.getRun(runId), session: past.session, reason: past.reason ?? PAIR_END_REASON.stageFinished, alreadyEnded: true };
   }
 
   /** Readable entries from `sinceSeq` on, and the seq to read from next time. */
@@ -215,7 +215,7 @@ export class PairService {
     const activity = known ?? (await readStageActivity(this.#deps.store, run.id, { countTurns: false }));
     const stage = activity.find((candidate) => candidate.stageId === session.stageId);
     if (stage !== undefined && stage.finished === undefined) return session;
-    await this.#end(run.id, session, 'stage-finished');
+    await this.#end(run.id, session, PAIR_END_REASON.stageFinished);
     return null;
   }
 

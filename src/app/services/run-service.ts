@@ -4,16 +4,16 @@
  * cancel, retry, archive), read them, and wait for them. It only writes to the store;
  * runners execute (see `engine/worker.ts`), so a surface that exits never kills a run.
  */
+import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid } from '../../core/ids.js';
 import type { JsonObject, JsonValue } from '../../runs/model/json.js';
 import type { QuestionRecord } from '../../runs/model/question.js';
-import { RUN_EVENT, type RunEvent } from '../../runs/model/run-event.js';
+import { type RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal, RUN_TRANSITIONS, type RunStatus } from '../../runs/model/run-status.js';
-import { ENGINE_EVENT } from '../../runs/engine/engine-events.js';
 import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
 import { requestCancel } from '../../runs/run-cancel.js';
@@ -123,6 +123,14 @@ export class RunService {
     const run = await this.#deps.store.getRun(id);
     if (!run) throw notFound(id);
     return run;
+  }
+
+  /**
+   * Calls `listener` after every change to the store, other processes' writes included, so a
+   * reader (resource subscriptions) can look again without a timer. Returns the function that stops it.
+   */
+  watchChanges(listener: () => void): () => void {
+    return this.#deps.store.watchChanges(listener);
   }
 
   search(filter: RunFilter): Promise<RunPage> {

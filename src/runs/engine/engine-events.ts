@@ -1,20 +1,9 @@
 /**
- * The events the engine writes beyond the store's own, with their payloads. Replaying
- * them (see `execution-state.ts`) tells a runner exactly where a run stands.
+ * The payloads of the events the engine writes beyond the store's own (their types are in
+ * `model/event-types.ts`). Replaying them (see `execution-state.ts`) tells a runner
+ * exactly where a run stands.
  */
 import type { JsonObject, JsonValue } from '../model/json.js';
-
-export const ENGINE_EVENT = {
-  stageStarted: 'stage-started',
-  stageFinished: 'stage-finished',
-  childRunCreated: 'child-run-created',
-  cancelRequested: 'run-cancel-requested',
-  interruptRequested: 'run-interrupt-requested',
-  resumeRequested: 'run-resume-requested',
-  messageSent: 'message-sent',
-  signalSent: 'run-signal-sent',
-  stageOutput: 'stage-output',
-} as const;
 
 /** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
 export type StageStatus = 'succeeded' | 'failed' | 'cancelled' | 'abandoned' | 'interrupted';

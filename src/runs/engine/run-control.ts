@@ -3,11 +3,11 @@
  * and signals arrive as events in the store. One watcher per run reads new events of
  * those types and wakes whoever waits on them; a runner never has to re-read the log.
  */
+import { ENGINE_EVENT, RUN_EVENT } from '../model/event-types.js';
 import { WeftError } from '../../core/errors.js';
 import type { JsonValue } from '../model/json.js';
-import { RUN_EVENT, type RunEvent } from '../model/run-event.js';
+import { type RunEvent } from '../model/run-event.js';
 import type { RunStore } from '../store/run-store.js';
-import { ENGINE_EVENT } from './engine-events.js';
 
 const WATCHED = [
   ENGINE_EVENT.cancelRequested,

@@ -4,9 +4,10 @@
  * (CLI, MCP, HTTP), and the answer comes back to the caller. Answers are checked against
  * the question (kind, schema, alternatives) when they are given, so what arrives fits.
  */
+import { RUN_EVENT } from '../model/event-types.js';
 import { WeftError } from '../../core/errors.js';
 import type { JsonValue } from '../model/json.js';
-import { RUN_EVENT, type NewRunEvent, type RunEvent } from '../model/run-event.js';
+import { type NewRunEvent, type RunEvent } from '../model/run-event.js';
 import type { RunControl } from './run-control.js';
 import type { StageQuestion } from './stage-context.js';
 

@@ -2,6 +2,7 @@
  * Reads and checks the payloads of the events the projection depends on. Every problem is
  * a `RUN_INVALID_PARAMS` error that names the event type and the field.
  */
+import { RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid } from '../../core/ids.js';
 import { describeType, isJsonObject, type JsonObject } from './json.js';
@@ -69,7 +70,7 @@ export function readLabels(value: unknown, what: string): Record<string, string>
 }
 
 export function readRunCreated(payload: JsonObject): RunCreatedPayload {
-  const type = 'run-created';
+  const type = RUN_EVENT.runCreated;
   const inputs = payload.inputs ?? {};
   if (!isJsonObject(inputs)) throw invalid(type, `'inputs' must be a JSON object, got ${describeType(inputs)}.`);
   const parentId = text(payload, type, 'parentId', { optional: true });
@@ -89,7 +90,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
 }
 
 export function readStatusChanged(payload: JsonObject): RunStatusChangedPayload {
-  const type = 'run-status-changed';
+  const type = RUN_EVENT.runStatusChanged;
   const to = status(payload, type, 'to');
   if (to === undefined) throw invalid(type, `'to' is required (one of ${RUN_STATUSES.join(', ')}).`);
   const from = status(payload, type, 'from');
@@ -98,12 +99,12 @@ export function readStatusChanged(payload: JsonObject): RunStatusChangedPayload 
 }
 
 export function readParentChanged(payload: JsonObject): RunParentChangedPayload {
-  const parentId = text(payload, 'run-parent-changed', 'parentId', { optional: true });
+  const parentId = text(payload, RUN_EVENT.runParentChanged, 'parentId', { optional: true });
   return { parentId: parentId === undefined ? null : assertUlid(parentId, 'parent run id') };
 }
 
 export function readQuestionAsked(payload: JsonObject): QuestionAskedPayload {
-  const type = 'question-asked';
+  const type = RUN_EVENT.questionAsked;
   const questionId = assertUlid(text(payload, type, 'questionId') as string, 'question id');
   const kind = payload.kind;
   if (typeof kind !== 'string' || !(QUESTION_KINDS as readonly string[]).includes(kind)) {
@@ -138,7 +139,7 @@ function questionExtras(payload: JsonObject, type: string): Pick<QuestionAskedPa
 }
 
 export function readQuestionAnswered(payload: JsonObject): QuestionAnsweredPayload {
-  const type = 'question-answered';
+  const type = RUN_EVENT.questionAnswered;
   const questionId = assertUlid(text(payload, type, 'questionId') as string, 'question id');
   const answer = payload.answer;
   if (answer === undefined) throw invalid(type, `'answer' is required.`);
@@ -149,7 +150,7 @@ export function readQuestionAnswered(payload: JsonObject): QuestionAnsweredPaylo
 export const MAX_PAIR_BY_LENGTH = 200;
 
 export function readPairStarted(payload: JsonObject): PairStartedPayload {
-  const type = 'pair-started';
+  const type = RUN_EVENT.pairStarted;
   const sessionId = assertUlid(text(payload, type, 'sessionId') as string, 'pair session id');
   const stageId = text(payload, type, 'stageId') as string;
   if (!STAGE_ID.test(stageId)) throw invalid(type, `'stageId' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
@@ -159,7 +160,7 @@ export function readPairStarted(payload: JsonObject): PairStartedPayload {
 }
 
 export function readPairEnded(payload: JsonObject): PairEndedPayload {
-  const type = 'pair-ended';
+  const type = RUN_EVENT.pairEnded;
   const sessionId = assertUlid(text(payload, type, 'sessionId') as string, 'pair session id');
   const reason = payload.reason;
   if (typeof reason !== 'string' || !(PAIR_END_REASONS as readonly string[]).includes(reason)) {

@@ -5,12 +5,13 @@
  * the question lookup the store passes in; both store implementations use it, so they
  * cannot disagree about the rules.
  */
+import { RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { readQuestionAnswered, readQuestionAsked, readStatusChanged } from './event-payloads.js';
 import { normalizeJsonObject } from './json.js';
 import { createdRun, projectState } from './project-run.js';
 import { answerQuestion, questionFromAsked, type QuestionRecord } from './question.js';
-import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, RESERVED_EVENT_TYPES, RUN_EVENT, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
+import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, RESERVED_EVENT_TYPES, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
 import { splitRun, type RunSpec, type RunState } from './run-record.js';
 
 export interface AppendPlan {
@@ -85,7 +86,7 @@ function toEvent(input: NewRunEvent, index: number, seq: number, context: Append
   if (typeof input !== 'object' || input === null) throw new WeftError('RUN_INVALID_PARAMS', `${where} must be an object { type, stageId?, payload, at? }.`);
   const { type, stageId, at } = input;
   if (typeof type !== 'string' || type.length > MAX_EVENT_TYPE_LENGTH || !EVENT_TYPE.test(type)) {
-    throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${String(type).slice(0, 80)}' must be a noun-verb kebab-case name such as 'stage-started' (at most ${MAX_EVENT_TYPE_LENGTH} characters).`);
+    throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${String(type).slice(0, 80)}' must be a noun-verb kebab-case name such as '${RUN_EVENT.stageStarted}' (at most ${MAX_EVENT_TYPE_LENGTH} characters).`);
   }
   if (RESERVED_EVENT_TYPES.has(type) && !context.allowReserved) {
     throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${type}' is written by the store itself; use createRun, setArchived or setParent.`);

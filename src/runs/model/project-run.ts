@@ -4,9 +4,10 @@
  * log. `run-created` gives the spec and the first state; every later event changes only
  * the state.
  */
+import { RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readRunCreated, readStatusChanged } from './event-payloads.js';
-import { RUN_EVENT, type RunEvent } from './run-event.js';
+import { type RunEvent } from './run-event.js';
 import { splitRun, type PairSession, type RunRecord, type RunState } from './run-record.js';
 import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
 

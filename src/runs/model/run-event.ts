@@ -3,6 +3,7 @@
  * (model turns, pair sessions, MCP servers…), and the ones the projection reads are named
  * here with their payloads.
  */
+import { RUN_EVENT } from './event-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { QuestionKind } from './question.js';
 import type { RunStatus } from './run-status.js';
@@ -25,23 +26,6 @@ export interface NewRunEvent {
   payload: JsonObject;
   at?: number;
 }
-
-export const RUN_EVENT = {
-  runCreated: 'run-created',
-  runStatusChanged: 'run-status-changed',
-  runArchived: 'run-archived',
-  runUnarchived: 'run-unarchived',
-  runParentChanged: 'run-parent-changed',
-  stageStarted: 'stage-started',
-  stageFinished: 'stage-finished',
-  toolCallStarted: 'tool-call-started',
-  toolCallFinished: 'tool-call-finished',
-  questionAsked: 'question-asked',
-  questionAnswered: 'question-answered',
-  artifactSaved: 'artifact-saved',
-  pairStarted: 'pair-started',
-  pairEnded: 'pair-ended',
-} as const;
 
 /** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
 export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
@@ -104,10 +88,11 @@ export interface PairStartedPayload {
 
 /**
  * Why a pair session ended: `ended` on request; `stage-finished` when its stage ended
- * (written by the agent runner as the stage ends). The projection also closes a session
+ * (written by the agent runner as the stage ends; named after the event that ended it). The projection also closes a session
  * when its stage finishes or the run ends without this event (a runner that died).
  */
-export const PAIR_END_REASONS = ['ended', 'stage-finished'] as const;
+export const PAIR_END_REASON = { ended: 'ended', stageFinished: RUN_EVENT.stageFinished } as const;
+export const PAIR_END_REASONS = [PAIR_END_REASON.ended, PAIR_END_REASON.stageFinished] as const;
 export type PairEndReason = (typeof PAIR_END_REASONS)[number];
 
 export interface PairEndedPayload {

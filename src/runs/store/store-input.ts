@@ -3,11 +3,12 @@
  * so they refuse the same input with the same error: ids, filters, cursors, event-list
  * options, lease and catalogue arguments, parent links.
  */
+import { RUN_EVENT } from '../model/event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid } from '../../core/ids.js';
 import { readLabels } from '../model/event-payloads.js';
 import { isJsonObject, type JsonObject } from '../model/json.js';
-import { RUN_EVENT, type NewRunEvent } from '../model/run-event.js';
+import { type NewRunEvent } from '../model/run-event.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
 import { EVENT_LIMITS, SEARCH_LIMITS, type CreateRunParams, type ListEventsOptions, type RunFilter } from './run-store.js';
 

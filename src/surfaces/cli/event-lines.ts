@@ -3,8 +3,9 @@
  * events` without `--json`. Events without a line of their own (internal bookkeeping)
  * return undefined.
  */
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
-import type { RunEvent } from '../../runs/model/run-event.js';
+import { PAIR_END_REASON, type RunEvent } from '../../runs/model/run-event.js';
 
 function clip(value: unknown, max = 120): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -15,13 +16,13 @@ function clip(value: unknown, max = 120): string {
 export function eventLine(event: RunEvent): string | undefined {
   const p = event.payload;
   switch (event.type) {
-    case 'run-created':
+    case RUN_EVENT.runCreated:
       return `● run ${event.runId} created (${String(p.workflow)})`;
-    case 'run-status-changed':
+    case RUN_EVENT.runStatusChanged:
       return `● run ${String(p.to)}${p.reason ? ` — ${String(p.reason)}` : ''}`;
-    case 'stage-started':
+    case RUN_EVENT.stageStarted:
       return `▶ ${event.stageId} (${String(p.kind)})`;
-    case 'stage-finished': {
+    case RUN_EVENT.stageFinished: {
       const took = typeof p.durationMs === 'number' ? ` in ${formatDuration(p.durationMs)}` : '';
       switch (p.status) {
         case 'succeeded':
@@ -33,40 +34,40 @@ export function eventLine(event: RunEvent): string | undefined {
           return `✗ ${event.stageId} ${String(p.status)}${took}${p.error ? `: ${clip(p.error)}` : ''}${p.retrying ? ' (retrying)' : ''}`;
       }
     }
-    case 'question-asked':
+    case RUN_EVENT.questionAsked:
       return `? ${clip(p.prompt, 200)} [${String(p.kind)}${Array.isArray(p.options) ? `: ${p.options.join(' | ')}` : ''}] — answer with: weft answer ${event.runId} ${String(p.questionId)} <answer>`;
-    case 'question-answered':
+    case RUN_EVENT.questionAnswered:
       return `  answered ${String(p.questionId)}: ${clip(p.answer)}`;
-    case 'tool-call-started':
+    case RUN_EVENT.toolCallStarted:
       return `  ⚙ ${String(p.tool)} ${clip(p.arguments, 100)}`;
-    case 'tool-call-finished':
+    case RUN_EVENT.toolCallFinished:
       return `  ${p.isError ? '✗' : '✓'} ${String(p.tool)}${typeof p.durationMs === 'number' ? ` (${formatDuration(p.durationMs)})` : ''}`;
-    case 'agent-started':
+    case AGENT_EVENT.agentStarted:
       return `  ◆ ${String(p.provider)}:${String(p.model)} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools (max ${String(p.maxTurns)} turns)`;
-    case 'model-turn-finished': {
+    case AGENT_EVENT.modelTurnFinished: {
       const calls = Array.isArray(p.toolCalls) ? p.toolCalls.length : 0;
       const text = typeof p.text === 'string' && p.text.trim() !== '' ? ` ${clip(p.text, 200)}` : '';
       return `  ◆ turn ${String(p.turn)}:${text}${calls > 0 ? ` (${calls} tool call${calls === 1 ? '' : 's'})` : ''}`;
     }
-    case 'message-delivered':
+    case AGENT_EVENT.messageDelivered:
       return `  ✉ delivered to the agent: ${clip(p.text, 200)}`;
-    case 'child-run-created':
+    case ENGINE_EVENT.childRunCreated:
       return `  ↳ child run ${String(p.childId)} (${String(p.workflow)})`;
-    case 'run-cancel-requested':
+    case ENGINE_EVENT.cancelRequested:
       return `  cancel requested${p.reason ? `: ${String(p.reason)}` : ''}`;
-    case 'run-interrupt-requested':
+    case ENGINE_EVENT.interruptRequested:
       return '  interrupt requested';
-    case 'run-resume-requested':
+    case ENGINE_EVENT.resumeRequested:
       return '  resume requested';
-    case 'message-sent':
+    case ENGINE_EVENT.messageSent:
       return `  message${event.stageId ? ` to ${event.stageId}` : ''}: ${clip(p.text, 200)}`;
-    case 'pair-started':
+    case RUN_EVENT.pairStarted:
       return `  ⇄ pair session ${String(p.sessionId)} started by ${String(p.by)} on ${String(p.stageId)}`;
-    case 'pair-ended':
-      return `  ⇄ pair session ${String(p.sessionId)} ended${p.reason === 'stage-finished' ? ' (its stage finished)' : ''}`;
-    case 'run-archived':
+    case RUN_EVENT.pairEnded:
+      return `  ⇄ pair session ${String(p.sessionId)} ended${p.reason === PAIR_END_REASON.stageFinished ? ' (its stage finished)' : ''}`;
+    case RUN_EVENT.runArchived:
       return '● run archived';
-    case 'run-unarchived':
+    case RUN_EVENT.runUnarchived:
       return '● run unarchived';
     default:
       return undefined;

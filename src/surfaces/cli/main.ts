@@ -48,14 +48,12 @@ function buildProgram(argv: readonly string[]): Command {
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
   if (startsMcpServer(argv)) {
-    registerMcpCommands(program);
-    registerMcpServerCommands(program);
+    registerMcpServerCommands(registerMcpCommands(program));
     for (const command of program.commands) applyToTree(command);
     return program;
   }
   registerToolCommands(program);
-  registerMcpCommands(program);
-  registerMcpServerCommands(program);
+  registerMcpServerCommands(registerMcpCommands(program));
   registerRunCreateCommands(program);
   registerRunReadCommands(program);
   registerRunSteerCommands(program);

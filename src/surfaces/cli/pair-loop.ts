@@ -5,9 +5,10 @@
  * abort signal), or by itself when the stage or the run finishes. On a terminal the input
  * line stays under the transcript; otherwise the output is plain lines.
  */
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { createInterface, type Interface } from 'node:readline';
 import { WeftError } from '../../core/errors.js';
-import type { PairEndReason } from '../../runs/model/run-event.js';
+import { PAIR_END_REASON, type PairEndReason } from '../../runs/model/run-event.js';
 import type { PairService } from '../../app/services/pair-service.js';
 import type { TranscriptEntry } from '../../runs/pair-transcript.js';
 import type { ChangeLatch } from '../../runs/store/change-latch.js';
@@ -42,14 +43,14 @@ export interface PairLoopResult {
 }
 
 const MARK: Record<string, string> = {
-  'model-turn-finished': '◆',
-  'tool-call-started': '  ⚙',
-  'tool-call-finished': '  ↳',
-  'message-sent': '✉',
-  'message-delivered': '  ✓',
-  'pair-started': '●',
-  'pair-ended': '●',
-  'question-asked': '?',
+  [AGENT_EVENT.modelTurnFinished]: '◆',
+  [RUN_EVENT.toolCallStarted]: '  ⚙',
+  [RUN_EVENT.toolCallFinished]: '  ↳',
+  [ENGINE_EVENT.messageSent]: '✉',
+  [AGENT_EVENT.messageDelivered]: '  ✓',
+  [RUN_EVENT.pairStarted]: '●',
+  [RUN_EVENT.pairEnded]: '●',
+  [RUN_EVENT.questionAsked]: '?',
 };
 
 /** One transcript entry as printed: a mark by type, then the text. */
@@ -118,7 +119,7 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
           await pump();
           rl?.close();
           if (failure !== undefined) throw failure;
-          options.notes.write(ended.reason === 'stage-finished' ? `Pair session ended: ${session.stageId} finished.\n` : 'Pair session ended.\n');
+          options.notes.write(ended.reason === PAIR_END_REASON.stageFinished ? `Pair session ended: ${session.stageId} finished.\n` : 'Pair session ended.\n');
           resolve({ sessionId: session.sessionId, stageId: session.stageId, reason: ended.reason, sent });
         })
         .catch((error: unknown) => {

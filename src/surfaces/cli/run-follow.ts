@@ -4,6 +4,7 @@
  * Piped output gets the plain lines only. New events are read when the store says it
  * changed (runners write from other processes); the only timer is the spinner's.
  */
+import { ENGINE_EVENT } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
@@ -49,8 +50,8 @@ export async function followRun(runs: RunService, runId: string, options: Follow
     statusShown = true;
   };
   const print = (event: RunEvent) => {
-    if (event.type === 'stage-started' && event.stageId) inflight.add(event.stageId);
-    if (event.type === 'stage-finished' && event.stageId) inflight.delete(event.stageId);
+    if (event.type === ENGINE_EVENT.stageStarted && event.stageId) inflight.add(event.stageId);
+    if (event.type === ENGINE_EVENT.stageFinished && event.stageId) inflight.delete(event.stageId);
     if (options.types !== undefined && options.types.length > 0 && !options.types.includes(event.type)) return;
     if (options.json) return out.write(`${JSON.stringify(event)}\n`);
     const line = eventLine(event);

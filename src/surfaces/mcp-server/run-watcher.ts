@@ -2,9 +2,10 @@
  * Resource subscriptions: tells listeners when a subscribed `weft://runs…` resource
  * changes. Runs are executed by other processes, so the store is the only place a change
  * can be seen: while anyone is subscribed, the watcher follows the store's change notices
- * (`RunStore.watchChanges`) and, on each, reads the subscribed runs' event counts (one
+ * (`RunService.watchChanges`) and, on each, reads the subscribed runs' event counts (one
  * indexed lookup each) to find which resources moved. No timer runs.
  */
+import { WeftError } from '../../core/errors.js';
 import type { RunService } from '../../app/services/run-service.js';
 import type { RunResource } from './resource-uri.js';
 
@@ -45,7 +46,7 @@ export class RunWatcher {
     const key = keyOf(resource);
     const runs = await this.#runs();
     // Notices first, then the first reading: a change in between is noticed and compared.
-    this.#stopNotices ??= runs.store.watchChanges(() => void this.#check());
+    this.#stopNotices ??= runs.watchChanges(() => void this.#check());
     if (!this.#seen.has(key)) this.#seen.set(key, await this.#fingerprint(resource));
     const watch: Watch = { uri, resource, listener };
     this.#watches.add(watch);
@@ -95,10 +96,9 @@ export class RunWatcher {
         const page = await runs.search({ limit: RECENT_RUNS });
         return page.runs.map((run) => `${run.id}:${run.counts.events}`).join(',');
       }
-      const run = await runs.store.getRun(resource.runId);
-      return run ? String(run.counts.events) : 'gone';
-    } catch {
-      return 'unreadable';
+      return String((await runs.get(resource.runId)).counts.events);
+    } catch (error) {
+      return WeftError.is(error, 'RUN_NOT_FOUND') ? 'gone' : 'unreadable';
     }
   }
 }

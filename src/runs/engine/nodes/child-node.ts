@@ -3,11 +3,11 @@
  * dry-run inherited), let a runner execute it, and wait until it ends. A resumed stage
  * attaches to the child it had already created; cancelling the stage cancels the child.
  */
+import { ENGINE_EVENT } from '../../model/event-types.js';
 import { isTerminal } from '../../model/run-status.js';
 import { requestCancel } from '../../run-cancel.js';
 import { resolveInputs } from '../../run-inputs.js';
 import { loadWorkflow, resolveArgs, type ChildNode } from '../../workflow/index.js';
-import { ENGINE_EVENT } from '../engine-events.js';
 import type { NodeExecutor, StageRun } from '../stage-context.js';
 import { abortableDelay } from './abortable-delay.js';
 

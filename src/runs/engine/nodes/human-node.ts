@@ -2,7 +2,7 @@
  * `human` stages: ask a question and wait for the answer. The run is `blocked` while the
  * question is open; a resumed stage re-attaches to the question it had already asked.
  */
-import { RUN_EVENT } from '../../model/run-event.js';
+import { RUN_EVENT } from '../../model/event-types.js';
 import { renderTemplate, type HumanNode } from '../../workflow/index.js';
 import type { NodeExecutor } from '../stage-context.js';
 

@@ -3,6 +3,7 @@
  * (validation, approval, budget), no model. The structured result, else the text, is the
  * stage output.
  */
+import { RUN_EVENT } from '../../model/event-types.js';
 import { createFileReadTracker, resultText } from '../../../tools/tool.js';
 import type { JsonObject, JsonValue } from '../../model/json.js';
 import { resolveArgs, type ToolNode } from '../../workflow/index.js';
@@ -12,7 +13,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const { node, context } = stage;
   const args = resolveArgs(node.args, context) as JsonObject;
   const toolbox = await stage.services.toolbox();
-  await stage.emit([{ type: 'tool-call-started', payload: { tool: node.tool, arguments: args } }]);
+  await stage.emit([{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } }]);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
     { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal },
@@ -21,7 +22,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;
   await stage.emit([
     {
-      type: 'tool-call-finished',
+      type: RUN_EVENT.toolCallFinished,
       payload: { tool: node.tool, isError: outcome.result.isError, durationMs: Math.round(outcome.durationMs), text: text.slice(0, 64 * 1024), artifactPath: outcome.result.artifactPath ?? null },
     },
   ]);

@@ -2,8 +2,8 @@
  * `wait` stages: sleep for a duration, or wait until someone sends the named signal to
  * the run (`run-signal-sent`), optionally giving up after a timeout.
  */
+import { ENGINE_EVENT } from '../../model/event-types.js';
 import type { WaitNode } from '../../workflow/index.js';
-import { ENGINE_EVENT } from '../engine-events.js';
 import type { NodeExecutor } from '../stage-context.js';
 import { abortableDelay } from './abortable-delay.js';
 

@@ -4,12 +4,13 @@
  * cannot change stored state by mutating what they got. Change notices are direct: every
  * write queues one (coalesced per microtask) for the watchers.
  */
+import { RUN_EVENT } from '../../model/event-types.js';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
 import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
 import { planAppend } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
-import { RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
+import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
 import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';

@@ -72,10 +72,8 @@ async function start(options: StartOptions, command: Command): Promise<void> {
   }
 }
 
-export function registerMcpServerCommands(program: Command): void {
-  const mcp = program.commands.find((command) => command.name() === 'mcp');
-  if (!mcp) throw new Error("register the 'mcp' command before its server subcommands");
-
+/** Adds `start`, `config` and `init` to the `mcp` command that `registerMcpCommands` returns. */
+export function registerMcpServerCommands(mcp: Command): void {
   mcp
     .command('start')
     .description('serve weft as an MCP server (runs, events, questions) over stdio, or Streamable HTTP with --http')

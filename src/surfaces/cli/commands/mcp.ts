@@ -31,7 +31,8 @@ function printWarnings(warnings: readonly { message: string }[]): void {
   for (const warning of warnings) process.stderr.write(`weft: warning: ${warning.message}\n`);
 }
 
-export function registerMcpCommands(program: Command): void {
+/** Registers `weft mcp …` and returns the `mcp` command, for the server subcommands (`mcp-server.ts`). */
+export function registerMcpCommands(program: Command): Command {
   const mcp = program.command('mcp').description('manage the MCP servers whose tools agents use');
 
   mcp
@@ -181,6 +182,8 @@ export function registerMcpCommands(program: Command): void {
         process.stdout.write(removed ? `Logged out of '${name}'.\n` : `Nothing stored for '${name}'.\n`);
       });
     });
+
+  return mcp;
 }
 
 /** Prints the URL (always) and tries the desktop's opener; a headless machine just shows the URL. */

@@ -5,6 +5,7 @@
  * `max_content_length` so one call never floods the client.
  */
 import * as z from 'zod';
+import { RUN_EVENT } from '../../../runs/model/event-types.js';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import type { RunService } from '../../../app/services/run-service.js';
@@ -22,7 +23,7 @@ const input = z
   .object({
     run_id: runIdArg('The run whose events to read'),
     action: z.enum(EVENT_ACTIONS).default('list').describe('list: a page of events; details: one event in full (seq); search: events whose type, stage id or payload contains query'),
-    types: z.array(z.string().min(1)).min(1).max(50).optional().describe('list, search: only these event types, e.g. ["stage-started", "stage-finished"]'),
+    types: z.array(z.string().min(1)).min(1).max(50).optional().describe(`list, search: only these event types, e.g. ["${RUN_EVENT.stageStarted}", "${RUN_EVENT.stageFinished}"]`),
     direction: z.enum(['asc', 'desc']).default('asc').describe('list, search: oldest first (asc, default) or newest first (desc)'),
     after_seq: seqArg('list, search: only events after this seq (for asc paging: the previous page\'s next_after_seq)').optional(),
     before_seq: seqArg('list, search: only events before this seq (for desc paging: the previous page\'s next_before_seq)').optional(),

@@ -6,7 +6,7 @@
  * call on the run service's pairing; errors keep their stable codes.
  */
 import * as z from 'zod';
-import { STAGE_ID } from '../../../runs/model/run-event.js';
+import { PAIR_END_REASONS, STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../app/services/pair-service.js';
 import { failure } from '../error-codes.js';
 import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../run-view.js';
@@ -61,7 +61,7 @@ const output = z.object({
   delivered: z.boolean().describe('message: true when the message was recorded for the agent'),
   message_seq: z.number().int().nullable().describe('message: seq of the message-sent event'),
   ended: z
-    .object({ session_id: z.string(), stage_id: z.string(), reason: z.enum(['ended', 'stage-finished']), already_ended: z.boolean() })
+    .object({ session_id: z.string(), stage_id: z.string(), reason: z.enum(PAIR_END_REASONS), already_ended: z.boolean() })
     .nullable()
     .describe('end: the session that ended and why'),
   entries: z.array(entrySchema).nullable().describe('transcript: the entries; null for other actions'),
