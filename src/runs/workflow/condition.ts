@@ -9,7 +9,7 @@
  */
 import jsep from 'jsep';
 import { WeftError } from '../../core/errors.js';
-import { suggestion } from './did-you-mean.js';
+import { suggestion } from '../../core/config-text/did-you-mean.js';
 import { FORBIDDEN_KEYS, lookupPath } from './lookup.js';
 import type { WorkflowContext } from './types.js';
 

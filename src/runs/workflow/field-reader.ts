@@ -4,7 +4,7 @@
  * undefined so validation can carry on and report everything at once.
  */
 import { parseDuration } from '../../core/duration.js';
-import { suggestion } from './did-you-mean.js';
+import { suggestion } from '../../core/config-text/did-you-mean.js';
 import type { KeyPath, LineMap } from './line-map.js';
 import type { WorkflowProblem } from './types.js';
 

@@ -4,7 +4,7 @@
  * targets must be nodes.
  */
 import { compileCondition } from './condition.js';
-import { suggestion } from './did-you-mean.js';
+import { suggestion } from '../../core/config-text/did-you-mean.js';
 import { describeValue, FieldReader, isTable } from './field-reader.js';
 import { checkReference, type ReferenceScope } from './references.js';
 import type { Edge } from './types.js';

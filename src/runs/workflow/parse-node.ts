@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkTemplates } from './check-templates.js';
-import { closest, suggestion } from './did-you-mean.js';
+import { closest, suggestion } from '../../core/config-text/did-you-mean.js';
 import { defined, describeValue, FieldReader, isTable, report, type ParseContext } from './field-reader.js';
 import type { GraphNode } from './graph-checks.js';
 import { parseEdges } from './parse-edges.js';

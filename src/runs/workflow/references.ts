@@ -3,7 +3,7 @@
  * declares: known roots, declared inputs, existing nodes, and the fields a stage has.
  */
 import { CONDITION_ROOTS } from './condition.js';
-import { suggestion } from './did-you-mean.js';
+import { suggestion } from '../../core/config-text/did-you-mean.js';
 import { FORBIDDEN_KEYS } from './lookup.js';
 import { TEMPLATE_ROOTS } from './template.js';
 

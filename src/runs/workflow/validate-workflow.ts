@@ -5,7 +5,7 @@
 import { dirname, resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { parseToml } from '../../core/settings/toml-file.js';
-import { suggestion } from './did-you-mean.js';
+import { suggestion } from '../../core/config-text/did-you-mean.js';
 import { describeValue, FieldReader, isTable, report, type ParseContext } from './field-reader.js';
 import { checkGraph, type GraphNode } from './graph-checks.js';
 import { buildLineMap } from './line-map.js';
