@@ -1,6 +1,6 @@
 /**
- * "Did you mean …?" suggestions for misspelt names: the closest candidate within a small
- * edit distance, or nothing.
+ * "Did you mean …?" suggestions for misspelt names in workflow files, settings and MCP
+ * config: the closest candidate within a small edit distance, or nothing.
  */
 
 /** Edit distance counting a swap of two neighbouring letters as one edit (optimal string alignment). */
@@ -17,8 +17,16 @@ function distance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/** The closest candidate (case-insensitive), if it is close enough to be a likely typo. */
-export function closest(name: string, candidates: Iterable<string>): string | undefined {
+/** How many edits a typo of `name` may have: a third of its length, from 1 to 3. */
+function typoDistance(name: string): number {
+  return Math.max(1, Math.min(3, Math.floor(name.length / 3)));
+}
+
+/**
+ * The closest candidate (case-insensitive), if it is close enough to be a likely typo:
+ * within `maxDistance` edits, by default a third of the name's length (1 to 3).
+ */
+export function closest(name: string, candidates: Iterable<string>, maxDistance = typoDistance(name)): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   const lower = name.toLowerCase();
@@ -29,8 +37,7 @@ export function closest(name: string, candidates: Iterable<string>): string | un
       bestDistance = d;
     }
   }
-  const limit = Math.max(1, Math.min(3, Math.floor(name.length / 3)));
-  return bestDistance <= limit ? best : undefined;
+  return bestDistance <= maxDistance ? best : undefined;
 }
 
 /** ` — did you mean 'x'?` or the fallback hint (which should start with ` — `). */

@@ -3,6 +3,7 @@
  * into an error naming the file, the dotted key and the expected type. Tables marked
  * `opaque` belong to another layer, which validates them itself (e.g. `mcp.servers`).
  */
+import { describeValue } from '../config-text/describe-value.js';
 import { parseDuration } from '../duration.js';
 
 export type Shape =
@@ -77,12 +78,6 @@ function describeShape(shape: Shape): string {
       return String(unreachable);
     }
   }
-}
-
-function describeValue(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  if (value !== null && typeof value === 'object') return 'a table';
-  return `${typeof value} ${JSON.stringify(value)}`;
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@
  * values that config error messages show.
  */
 import type { McpTransportType } from './server-config.js';
-import type { ConfigFormat } from './problems.js';
+import type { ConfigFormat } from '../../core/config-text/describe-value.js';
 
 export const ENTRY_FIELDS = [
   'type',

@@ -3,9 +3,10 @@
  * a problem naming the file, the server and the field (as the user spelled it) with an
  * example of the right shape, and returns `undefined`.
  */
+import { describeValueAs } from '../../core/config-text/describe-value.js';
 import { formatDuration, parseDuration } from '../../core/duration.js';
 import { ENV_NAME, exampleValue, type EntryField } from './entry-fields.js';
-import { describeValue, example, fieldProblem, isPlainObject, type FileContext, type McpConfigProblem } from './problems.js';
+import { example, fieldProblem, isPlainObject, type FileContext, type McpConfigProblem } from './problems.js';
 
 export interface RawField {
   /** The key as written in the file (`serverUrl`, `url`, …). */
@@ -36,7 +37,7 @@ export class FieldReader {
 
   wrongType(field: EntryField, expected: string, value: unknown, shownKey = this.key(field)): void {
     const sample = example(this.ctx.format, shownKey, exampleValue(field, this.ctx.format));
-    this.error(shownKey, `must be ${expected}, not ${describeValue(this.ctx.format, value)}`, `e.g. ${sample}`);
+    this.error(shownKey, `must be ${expected}, not ${describeValueAs(this.ctx.format, value)}`, `e.g. ${sample}`);
   }
 
   string(field: EntryField): string | undefined {
@@ -70,7 +71,7 @@ export class FieldReader {
       else {
         ok = false;
         const quoted = JSON.stringify(typeof item === 'object' ? '…' : String(item));
-        this.error(`${raw.key}[${index}]`, `must be a string, not ${describeValue(this.ctx.format, item)}`, `quote it: ${quoted}`);
+        this.error(`${raw.key}[${index}]`, `must be a string, not ${describeValueAs(this.ctx.format, item)}`, `quote it: ${quoted}`);
       }
     });
     return ok ? items : undefined;
@@ -92,7 +93,7 @@ export class FieldReader {
         ok = false;
         const quoted = typeof item === 'object' ? '"…"' : JSON.stringify(String(item));
         const fix = this.ctx.format === 'json' ? `${JSON.stringify(name)}: ${quoted}` : `${name} = ${quoted}`;
-        this.error(`${raw.key}.${name}`, `must be a string, not ${describeValue(this.ctx.format, item)}`, `quote it: ${fix}`);
+        this.error(`${raw.key}.${name}`, `must be a string, not ${describeValueAs(this.ctx.format, item)}`, `quote it: ${fix}`);
       }
     }
     return ok ? map : undefined;
@@ -119,7 +120,7 @@ export class FieldReader {
     const sample = example(this.ctx.format, raw.key, exampleValue(field, this.ctx.format));
     const ms = typeof raw.value === 'string' || typeof raw.value === 'number' ? parseDuration(raw.value) : undefined;
     if (ms === undefined) {
-      const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValue(this.ctx.format, raw.value);
+      const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValueAs(this.ctx.format, raw.value);
       this.error(raw.key, `is not a duration: ${shown}`, `use a number with a unit ("500ms", "10s", "2m", "1h"), e.g. ${sample}`);
       return undefined;
     }

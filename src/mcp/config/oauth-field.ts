@@ -6,9 +6,11 @@
  * keys in camelCase (`clientId`, `clientSecretEnv`, `clientMetadataUrl`). A secret itself
  * is refused: config files get committed, so they only ever name the variable.
  */
+import { describeValueAs } from '../../core/config-text/describe-value.js';
+import { closest } from '../../core/config-text/did-you-mean.js';
 import { ENV_NAME } from './entry-fields.js';
 import type { FieldReader } from './field-readers.js';
-import { closest, describeValue, example, fieldProblem, hasErrors, isPlainObject } from './problems.js';
+import { example, fieldProblem, hasErrors, isPlainObject } from './problems.js';
 import type { McpOAuthConfig } from './server-config.js';
 
 type OAuthKey = keyof McpOAuthConfig;
@@ -78,7 +80,7 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
     }
     written[target] = key;
     if (typeof value !== 'string' || value.trim() === '') {
-      const shown = typeof value === 'string' ? 'is empty' : `must be a string, not ${describeValue(ctx.format, value)}`;
+      const shown = typeof value === 'string' ? 'is empty' : `must be a string, not ${describeValueAs(ctx.format, value)}`;
       reader.error(path, shown, `e.g. ${example(ctx.format, key, SAMPLES[target])}`);
       continue;
     }

@@ -3,6 +3,7 @@
  * name the file, the server and the field, and say how to fix it.
  */
 import path from 'node:path';
+import type { ConfigFormat } from '../../core/config-text/describe-value.js';
 import { WeftError } from '../../core/errors.js';
 
 export type McpConfigSeverity = 'error' | 'warning';
@@ -15,8 +16,6 @@ export interface McpConfigProblem {
   message: string;
   severity: McpConfigSeverity;
 }
-
-export type ConfigFormat = 'json' | 'toml';
 
 /** Where entries come from: the file, how to show it, and which syntax fixes are written in. */
 export interface FileContext {
@@ -86,45 +85,8 @@ export function problemsError(problems: McpConfigProblem[]): WeftError {
   return new WeftError('CONFIG_INVALID', errors.map((problem) => problem.message).join('\n'), { data: { problems: errors } });
 }
 
-/** A short description of what a value is, for "must be X, not Y" messages. */
-export function describeValue(format: ConfigFormat, value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return format === 'json' ? 'an object' : 'a table';
-  if (typeof value === 'boolean') return 'a boolean';
-  if (typeof value === 'number' || typeof value === 'bigint') return `a number (${String(value)})`;
-  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
-  return typeof value;
-}
-
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
-}
-
-/** The closest known word within two edits, for "did you mean" hints. */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -3,6 +3,7 @@
  * value's type, records a problem at the key's line when it is wrong, and returns
  * undefined so validation can carry on and report everything at once.
  */
+import { describeValue } from '../../core/config-text/describe-value.js';
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
 import type { KeyPath, LineMap } from './line-map.js';
@@ -25,13 +26,6 @@ export function isTable(value: unknown): value is Record<string, unknown> {
 /** Drops keys whose value is undefined, so parsed objects carry only what was written. */
 export function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
-}
-
-export function describeValue(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  if (value instanceof Date) return 'a date';
-  if (isTable(value)) return 'a table';
-  return `${typeof value} ${JSON.stringify(value)}`;
 }
 
 export class FieldReader {
