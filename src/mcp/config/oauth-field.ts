@@ -7,10 +7,10 @@
  * is refused: config files get committed, so they only ever name the variable.
  */
 import { describeValueAs } from '../../core/config-text/describe-value.js';
-import { closest } from '../../core/config-text/did-you-mean.js';
 import { ENV_NAME } from './entry-fields.js';
 import type { FieldReader } from './field-readers.js';
-import { example, fieldProblem, hasErrors, isPlainObject } from './problems.js';
+import { collectKnownKeys } from './known-keys.js';
+import { example, hasErrors, isPlainObject } from './problems.js';
 import type { McpOAuthConfig } from './server-config.js';
 
 type OAuthKey = keyof McpOAuthConfig;
@@ -21,11 +21,8 @@ const KEYS: Readonly<Record<string, OAuthKey>> = {
   client_metadata_url: 'clientMetadataUrl',
 };
 
-const JSON_KEYS: Readonly<Record<string, OAuthKey>> = {
-  clientId: 'clientId',
-  clientSecretEnv: 'clientSecretEnv',
-  clientMetadataUrl: 'clientMetadataUrl',
-};
+/** `.mcp.json` files may also write the fields in camelCase: weft's own names for them. */
+const JSON_KEYS: Readonly<Record<string, OAuthKey>> = Object.fromEntries(Object.values(KEYS).map((target) => [target, target]));
 
 /** Keys that would hold a secret in the file. */
 const SECRET_KEYS = new Set(['client_secret', 'clientSecret']);
@@ -52,32 +49,25 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
   }
   const known = ctx.format === 'json' ? { ...KEYS, ...JSON_KEYS } : KEYS;
   const before = reader.problems.length;
+  const table = Object.fromEntries(
+    Object.entries(raw.value).filter(([key, value]) => {
+      if (value === undefined || !SECRET_KEYS.has(key)) return true;
+      const name = ctx.format === 'json' ? 'clientSecretEnv' : 'client_secret_env';
+      reader.error(`${field}.${key}`, 'would put a secret in the config file', `put the secret in an environment variable and name it instead, e.g. ${example(ctx.format, name, 'MY_SERVER_CLIENT_SECRET')}`);
+      return false;
+    }),
+  );
+  const fields = collectKnownKeys(
+    ctx,
+    reader.server,
+    table,
+    { fieldOf: (key) => (Object.hasOwn(known, key) ? known[key] : undefined), suggestions: Object.keys(known), tomlKeys: Object.keys(KEYS), prefix: `${field}.` },
+    reader.problems,
+  );
   const config: McpOAuthConfig = {};
   const written: Partial<Record<OAuthKey, string>> = {};
-  for (const [key, value] of Object.entries(raw.value)) {
-    if (value === undefined) continue;
+  for (const [target, { key, value }] of fields) {
     const path = `${field}.${key}`;
-    if (SECRET_KEYS.has(key)) {
-      const name = ctx.format === 'json' ? 'clientSecretEnv' : 'client_secret_env';
-      reader.error(path, 'would put a secret in the config file', `put the secret in an environment variable and name it instead, e.g. ${example(ctx.format, name, 'MY_SERVER_CLIENT_SECRET')}`);
-      continue;
-    }
-    const target = Object.hasOwn(known, key) ? known[key] : undefined;
-    if (!target) {
-      const guess = closest(key, Object.keys(known));
-      if (ctx.format === 'json') {
-        // Other clients keep their own settings here (Claude Code's `callbackPort`); they do not stop the server.
-        const fix = guess ? `did you mean '${guess}'? Otherwise remove it` : 'remove it if it is a misspelling';
-        reader.problems.push(fieldProblem(ctx, reader.server, path, 'is not used by weft and was ignored', fix, 'warning'));
-      } else {
-        reader.error(path, 'is not a known field', guess ? `did you mean '${guess}'?` : `remove it (known fields: ${Object.keys(KEYS).join(', ')})`);
-      }
-      continue;
-    }
-    if (written[target] !== undefined) {
-      reader.error(path, `duplicates '${field}.${written[target]}'`, 'keep only one of them');
-      continue;
-    }
     written[target] = key;
     if (typeof value !== 'string' || value.trim() === '') {
       const shown = typeof value === 'string' ? 'is empty' : `must be a string, not ${describeValueAs(ctx.format, value)}`;

@@ -4,9 +4,9 @@
  * interpolated here, so the same check serves loading and `weft mcp add` before writing.
  */
 import { describeValueAs } from '../../core/config-text/describe-value.js';
-import { closest } from '../../core/config-text/did-you-mean.js';
 import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, TYPE_VALUES, isEntryField, type EntryField } from './entry-fields.js';
 import { FieldReader, type RawField } from './field-readers.js';
+import { collectKnownKeys } from './known-keys.js';
 import { readOAuthField } from './oauth-field.js';
 import { example, fieldProblem, hasErrors, isPlainObject, renderValue, serverProblem, type FileContext, type McpConfigProblem } from './problems.js';
 import { MCP_DEFAULTS, MCP_SERVER_NAME, type McpServerConfig, type McpTransportType } from './server-config.js';
@@ -53,37 +53,16 @@ export function checkUrl(ctx: FileContext, server: string, key: string, written:
   return fieldProblem(ctx, server, key, `is not a valid http(s) URL${after}: ${JSON.stringify(written)}`, `use an absolute URL such as "https://example.com/mcp"`);
 }
 
-/** Maps the keys of an entry to canonical fields, reporting unknown and duplicate keys. */
+/** Maps the keys of an entry to canonical fields, reporting unknown and duplicate keys; `.mcp.json`'s `disabled` is kept apart. */
 function collectFields(ctx: FileContext, name: string, raw: Record<string, unknown>, problems: McpConfigProblem[]): { fields: Map<EntryField, RawField>; disabled?: RawField } {
-  const fields = new Map<EntryField, RawField>();
-  let disabled: RawField | undefined;
-  const known = ctx.format === 'json' ? [...ENTRY_FIELDS, ...Object.keys(JSON_ALIASES), JSON_DISABLED] : [...ENTRY_FIELDS];
-  for (const [key, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    if (ctx.format === 'json' && key === JSON_DISABLED) {
-      disabled = { key, value };
-      continue;
-    }
-    const canonical = isEntryField(key) ? key : ctx.format === 'json' && Object.hasOwn(JSON_ALIASES, key) ? JSON_ALIASES[key] : undefined;
-    if (!canonical) {
-      const guess = closest(key, known);
-      if (ctx.format === 'json') {
-        const fix = guess ? `did you mean '${guess}'? Otherwise remove it` : 'remove it if it is a misspelling';
-        problems.push(fieldProblem(ctx, name, key, 'is not used by weft and was ignored', fix, 'warning'));
-      } else {
-        const fix = guess ? `did you mean '${guess}'?` : `remove it (known fields: ${ENTRY_FIELDS.join(', ')})`;
-        problems.push(fieldProblem(ctx, name, key, 'is not a known field', fix));
-      }
-      continue;
-    }
-    const prior = fields.get(canonical);
-    if (prior) {
-      problems.push(fieldProblem(ctx, name, key, `duplicates '${prior.key}'`, 'keep only one of them'));
-      continue;
-    }
-    fields.set(canonical, { key, value });
-  }
-  return { fields, disabled };
+  const json = ctx.format === 'json';
+  const { [JSON_DISABLED]: disabledValue, ...rest } = raw;
+  const fields = collectKnownKeys(ctx, name, json ? rest : raw, {
+    fieldOf: (key) => (isEntryField(key) ? key : json && Object.hasOwn(JSON_ALIASES, key) ? JSON_ALIASES[key] : undefined),
+    suggestions: json ? [...ENTRY_FIELDS, ...Object.keys(JSON_ALIASES), JSON_DISABLED] : ENTRY_FIELDS,
+    tomlKeys: ENTRY_FIELDS,
+  }, problems);
+  return json && disabledValue !== undefined ? { fields, disabled: { key: JSON_DISABLED, value: disabledValue } } : { fields };
 }
 
 function readType(ctx: FileContext, name: string, fields: Map<EntryField, RawField>, problems: McpConfigProblem[]): McpTransportType | undefined {
