@@ -142,6 +142,14 @@ describe('MCP hub lifecycle', () => {
     expect(hub.serverStatus('noisy')).toMatchObject({ state: 'ready', reconnects: 0 });
   });
 
+  it('reads the time of connection states and timings from the injected clock', async () => {
+    let now = Date.parse('2030-01-02T03:04:05.000Z');
+    const { hub } = testHub({ clock: () => now });
+    await hub.start([fixtureConfig('timed')]);
+    now += 60_000;
+    expect(hub.serverStatus('timed')).toMatchObject({ state: 'ready', timings: { startedAt: '2030-01-02T03:04:05.000Z', connectMs: 0, stateSince: '2030-01-02T03:04:05.000Z' } });
+  });
+
   it('close() during a start ends the attempt and its process; the late result is discarded', async () => {
     const { hub } = testHub();
     const pidFile = join(tmp, 'pid');

@@ -29,6 +29,8 @@ export interface ConnectionFacts {
   stderrTail: readonly string[];
   /** The session being opened, while connecting. */
   attempt: SessionParts | undefined;
+  /** Epoch ms, for the time left to the next retry. */
+  now: number;
 }
 
 export function connectionStatus(state: ConnectionState, facts: ConnectionFacts): McpServerStatus {
@@ -63,7 +65,7 @@ export function connectionStatus(state: ConnectionState, facts: ConnectionFacts)
       return {
         ...base,
         error: `${state.reason} — reconnecting (attempt ${state.attempt})`,
-        timings: { ...base.timings, ...(state.nextRetryAt ? { nextRetryInMs: Math.max(0, state.nextRetryAt - Date.now()) } : {}) },
+        timings: { ...base.timings, ...(state.nextRetryAt ? { nextRetryInMs: Math.max(0, state.nextRetryAt - facts.now) } : {}) },
       };
     case 'failed':
       return { ...base, error: state.error };

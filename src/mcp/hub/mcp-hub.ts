@@ -38,6 +38,8 @@ export interface McpHubOptions {
   /** Reconnect delays (tests make them short). */
   backoff?: Partial<BackoffOptions>;
   random?: () => number;
+  /** Epoch ms for connection states and timings (default `Date.now`). */
+  clock?: () => number;
   /** Shutdown of stdio servers: wait after closing stdin, then after SIGTERM (sandbox servers: SIGTERM at once). Defaults 500 ms, 2 s. */
   shutdown?: { eofGraceMs?: number; killGraceMs?: number };
   /** Liveness ping of HTTP/SSE servers after a transport error. Default 5 s. */
@@ -235,6 +237,7 @@ export class McpHub {
       clientVersion: options.clientVersion ?? '0.0.0',
       backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
       random: options.random ?? Math.random,
+      clock: options.clock ?? Date.now,
       pingTimeoutMs: options.pingTimeoutMs ?? 5000,
       ...(watchdog ? { watchdog } : {}),
       ...(options.shutdown?.eofGraceMs !== undefined ? { eofGraceMs: options.shutdown.eofGraceMs } : {}),

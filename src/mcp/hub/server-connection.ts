@@ -33,6 +33,8 @@ export interface ConnectionDeps extends SessionDeps {
   registry: ToolRegistry;
   backoff: BackoffOptions;
   random: () => number;
+  /** Epoch ms: the state's `since`, connect timings and retry times read it. */
+  clock: () => number;
   /** How long an HTTP liveness ping may take before the server counts as dropped. */
   pingTimeoutMs: number;
   onResourceUpdated?: (server: string, uri: string) => void;
@@ -42,7 +44,7 @@ export class ServerConnection {
   readonly config: McpServerConfig;
   readonly #deps: ConnectionDeps;
   readonly #logger: Logger;
-  #state: ConnectionState = { kind: 'connecting', since: Date.now() };
+  #state: ConnectionState;
   #generation = 0;
   #discovery: Discovery = EMPTY_DISCOVERY;
   #originalNames = new Map<string, string>();
@@ -71,6 +73,7 @@ export class ServerConnection {
     this.config = config;
     this.#deps = deps;
     this.#logger = deps.logger;
+    this.#state = { kind: 'connecting', since: deps.clock() };
   }
 
   get name(): string {
@@ -96,12 +99,12 @@ export class ServerConnection {
 
   /** The first connection: ends ready or failed (never throws). */
   async start(): Promise<void> {
-    this.#startedAt = Date.now();
-    this.#state = { kind: 'connecting', since: Date.now() };
+    this.#startedAt = this.#deps.clock();
+    this.#state = { kind: 'connecting', since: this.#deps.clock() };
     await this.#connect('connecting', (error) => {
       const failure = error instanceof ConnectFailure ? error : new ConnectFailure(errorMessage(error), []);
       this.#stderrTail = failure.stderrTail;
-      this.#state = { kind: 'failed', since: Date.now(), error: failure.message };
+      this.#state = { kind: 'failed', since: this.#deps.clock(), error: failure.message };
     });
   }
 
@@ -156,13 +159,14 @@ export class ServerConnection {
       connectMs: this.#connectMs,
       stderrTail: this.#stderrTail,
       attempt: this.#attempt,
+      now: this.#deps.clock(),
     });
   }
 
   /** Disconnects, stops reconnecting, and takes the server's tools out of the registry. */
   async close(): Promise<void> {
     const previous = this.#state;
-    this.#state = { kind: 'closed', since: Date.now() };
+    this.#state = { kind: 'closed', since: this.#deps.clock() };
     this.#generation += 1;
     clearTimeout(this.#retryTimer);
     this.#clock.dispose();
@@ -199,9 +203,9 @@ export class ServerConnection {
 
   #becomeReady(session: Session): void {
     const wasOffline = this.#state.kind === 'offline';
-    this.#state = { kind: 'ready', since: Date.now(), session };
+    this.#state = { kind: 'ready', since: this.#deps.clock(), session };
     this.#stderrTail = [];
-    this.#connectMs = Date.now() - (this.#lastAttemptStartedAt ?? Date.now());
+    this.#connectMs = this.#deps.clock() - (this.#lastAttemptStartedAt ?? this.#deps.clock());
     this.#discovery = session.discovery;
     const diff = this.#registerTools(session);
     if (wasOffline) {
@@ -223,7 +227,7 @@ export class ServerConnection {
   }
 
   #track<T>(promise: Promise<T>): Promise<T> {
-    this.#lastAttemptStartedAt = Date.now();
+    this.#lastAttemptStartedAt = this.#deps.clock();
     this.#inflight = promise.catch(() => {});
     return promise;
   }
@@ -293,7 +297,7 @@ export class ServerConnection {
     const tail = localProcess(session.built)?.stderrTail.lines() ?? [];
     this.#stderrTail = tail;
     this.#logger.warn(withStderrTail(`MCP [${this.name}] ${reason} — reconnecting`, tail.slice(-10)));
-    this.#state = { kind: 'offline', since: Date.now(), reason, attempt: 0 };
+    this.#state = { kind: 'offline', since: this.#deps.clock(), reason, attempt: 0 };
     void this.#dispose(session);
     this.#scheduleReconnect();
   }
@@ -303,7 +307,7 @@ export class ServerConnection {
     if (state.kind !== 'offline') return;
     const attempt = state.attempt + 1;
     const delay = backoffDelay(attempt, this.#deps.backoff, this.#deps.random);
-    this.#state = { ...state, attempt, nextRetryAt: Date.now() + delay };
+    this.#state = { ...state, attempt, nextRetryAt: this.#deps.clock() + delay };
     this.#retryTimer = setTimeout(() => void this.#reconnect(), delay);
     this.#retryTimer.unref();
   }
