@@ -23,6 +23,9 @@ export const RUN_EVENT = {
   pairEnded: 'pair-ended',
 } as const;
 
+/** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
+
 /** The events the engine writes beyond the store's own; replaying them tells a runner where a run stands. */
 export const ENGINE_EVENT = {
   stageStarted: RUN_EVENT.stageStarted,

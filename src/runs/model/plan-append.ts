@@ -5,13 +5,13 @@
  * the question lookup the store passes in; both store implementations use it, so they
  * cannot disagree about the rules.
  */
-import { RUN_EVENT } from './event-types.js';
+import { RESERVED_EVENT_TYPES, RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { readQuestionAnswered, readQuestionAsked, readStatusChanged } from './event-payloads.js';
 import { normalizeJsonObject } from './json.js';
 import { createdRun, projectState } from './project-run.js';
 import { answerQuestion, questionFromAsked, type QuestionRecord } from './question.js';
-import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, RESERVED_EVENT_TYPES, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
+import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
 import { splitRun, type RunSpec, type RunState } from './run-record.js';
 
 export interface AppendPlan {

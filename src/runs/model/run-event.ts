@@ -27,9 +27,6 @@ export interface NewRunEvent {
   at?: number;
 }
 
-/** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
-export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
-
 /** noun-verb, lower-case kebab: `stage-started`, `mcp-server-connected`. */
 export const EVENT_TYPE = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/;
 export const MAX_EVENT_TYPE_LENGTH = 64;

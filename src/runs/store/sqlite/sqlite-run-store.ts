@@ -7,7 +7,6 @@
  * event; an append rewrites the small state only when more than the event count and time
  * changed (see `stateAtHead`). SQLite errors leave only as `STORE_FAILED`.
  */
-import { RUN_EVENT } from '../../model/event-types.js';
 import type Database from 'better-sqlite3';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
@@ -15,7 +14,8 @@ import { silentLogger, type Logger } from '../../../core/logger.js';
 import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
 import { planAppend, type AppendContext } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
-import { RESERVED_EVENT_TYPES, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
+import { RESERVED_EVENT_TYPES, RUN_EVENT } from '../../model/event-types.js';
+import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
 import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
