@@ -42,9 +42,11 @@ export function layeringViolations(files: Map<string, string>): string[] {
     for (const match of text.matchAll(IMPORT)) {
       const specifier = match[1] ?? match[2] ?? '';
       if (!specifier.startsWith('.')) continue;
-      const target = layerOf(resolve(dirname(file), specifier));
+      const resolved = resolve(dirname(file), specifier);
+      const target = layerOf(resolved);
       const where = `${relative(SRC, file)} imports '${specifier}'`;
-      if (from.rank < 0) violations.push(`${where}: ${from.layer} is not a known layer (${LAYERS.join(', ')})`);
+      if (relative(SRC, resolved).startsWith('..') && !file.endsWith('.test.ts')) violations.push(`${where}: only tests import from outside src (test kits live in test/kits)`);
+      else if (from.rank < 0) violations.push(`${where}: ${from.layer} is not a known layer (${LAYERS.join(', ')})`);
       else if (target.rank > from.rank) violations.push(`${where}: ${from.layer} may not import from ${target.layer} (higher layer)`);
       else if (from.layer === 'surfaces' && target.layer === 'surfaces' && from.unit !== target.unit && !SURFACE_EDGES.has(`${from.unit} → ${target.unit}`)) {
         violations.push(`${where}: surfaces do not import each other`);
@@ -62,7 +64,7 @@ describe('layering', () => {
     expect(layeringViolations(files)).toEqual([]);
   });
 
-  it('flags an import that points up, and one between surfaces (only the CLI may launch another surface)', () => {
+  it('flags an import that points up, one between surfaces (only the CLI may launch another surface), and a test kit imported by code', () => {
     const files = new Map([
       [join(SRC, 'tools/registry.ts'), "import { McpHub } from '../mcp/hub/mcp-hub.js';"],
       [join(SRC, 'core/errors.ts'), "const lazy = await import('../app/weft-app.js');"],
@@ -70,12 +72,15 @@ describe('layering', () => {
       [join(SRC, 'mcp/hub/x.ts'), "import type { Tool } from '../../tools/tool.js';"],
       [join(SRC, 'surfaces/cli/commands/mcp-server.ts'), "const server = await import('../../mcp-server/index.js');"],
       [join(SRC, 'surfaces/mcp-server/server.ts'), "import { main } from '../cli/main.js';"],
+      [join(SRC, 'runs/engine/worker.ts'), "import { createEngineKit } from '../../../test/kits/engine-kit.js';"],
+      [join(SRC, 'runs/engine/worker.test.ts'), "import { createEngineKit } from '../../../test/kits/engine-kit.js';"],
     ]);
     expect(layeringViolations(files)).toEqual([
       "tools/registry.ts imports '../mcp/hub/mcp-hub.js': tools may not import from mcp (higher layer)",
       "core/errors.ts imports '../app/weft-app.js': core may not import from app (higher layer)",
       "surfaces/cli/main.ts imports '../http/app.js': surfaces do not import each other",
       "surfaces/mcp-server/server.ts imports '../cli/main.js': surfaces do not import each other",
+      "runs/engine/worker.ts imports '../../../test/kits/engine-kit.js': only tests import from outside src (test kits live in test/kits)",
     ]);
   });
 });
