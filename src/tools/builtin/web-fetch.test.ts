@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
@@ -44,6 +45,12 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
   received.push(`${request.headers.host ?? ''} ${path}`);
   const port = (server.address() as AddressInfo).port;
   switch (path) {
+    case '/compressed': {
+      const encoding = String(request.headers['accept-encoding'] ?? '').includes('gzip') ? 'gzip' : 'identity';
+      const body = Buffer.from('squeezed text\n'.repeat(1000));
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding }).end(encoding === 'gzip' ? gzipSync(body) : body);
+      return;
+    }
     case '/to-localhost':
       response.writeHead(302, { location: `http://localhost:${port}/page` }).end();
       return;
@@ -252,6 +259,10 @@ describe('web_fetch tool', () => {
   it('passes JSON and plain text through unchanged', async () => {
     expect(await fetchText({ url: `${base}/data.json` })).toBe('{"name":"weft","tags":["<b>raw</b>"]}');
     expect(await fetchText({ url: `${base}/notes.txt` })).toBe('plain <b>text</b> stays\n');
+  });
+
+  it('asks for a compressed body and decodes it', async () => {
+    expect(await fetchText({ url: `${base}/compressed` })).toBe('squeezed text\n'.repeat(1000));
   });
 
   it('decodes the declared charset', async () => {

@@ -10,7 +10,7 @@ import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { WebAddressPolicy, type ResolveHost } from './web-address-policy.js';
-import { getFollowingRedirects, parseHttpUrl } from './web-request.js';
+import { ACCEPT_ENCODING, decodedBody, getFollowingRedirects, parseHttpUrl } from './web-request.js';
 
 export type Summarise = (markdown: string, prompt: string, signal: AbortSignal) => Promise<string>;
 
@@ -150,6 +150,7 @@ async function fetchPage(url: URL, params: { policy: WebAddressPolicy; timeoutMs
       signal: controller.signal,
       headers: {
         'user-agent': 'weft-web-fetch/0.1',
+        'accept-encoding': ACCEPT_ENCODING,
         accept: 'text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.8',
       },
     });
@@ -190,11 +191,12 @@ async function fetchPage(url: URL, params: { policy: WebAddressPolicy; timeoutMs
 
 /** Reads the body chunk by chunk and stops at `limit` bytes, so a huge page cannot exhaust memory. */
 async function readBounded(message: IncomingMessage, limit: number): Promise<FetchedBody> {
+  // The limit applies to the decoded bytes, so a small compressed bomb stops at it too.
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
   // Leaving the loop early destroys the stream, which hangs up on the server.
-  for await (const chunk of message as AsyncIterable<Buffer>) {
+  for await (const chunk of decodedBody(message)) {
     if (size + chunk.length > limit) {
       chunks.push(chunk.subarray(0, limit - size));
       size = limit;

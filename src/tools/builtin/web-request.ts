@@ -6,6 +6,8 @@
 import http from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { pipeline } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WeftError } from '../../core/errors.js';
 import type { WebAddressPolicy } from './web-address-policy.js';
 
@@ -17,6 +19,19 @@ export interface WebResponse {
   /** Where the answer came from, after redirects. */
   url: URL;
   message: IncomingMessage;
+}
+
+/** What weft can decode, so pages travel compressed as they would with fetch. */
+export const ACCEPT_ENCODING = 'gzip, deflate, br';
+
+/** The body of an answer, decompressed per its Content-Encoding (unknown encodings pass as they are). */
+export function decodedBody(message: IncomingMessage): AsyncIterable<Buffer> {
+  const encoding = (message.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+  if (!decoder) return message;
+  // pipeline: an aborted request ends the decoder with the error, and a reader that stops early hangs up.
+  return pipeline(message, decoder, () => {});
 }
 
 /** Parses the URL and refuses anything but http and https. */
