@@ -2,7 +2,8 @@
  * `web_fetch`: fetches an http(s) URL and returns it as text the model can read. HTML becomes
  * Markdown, text and JSON pass through, binary content is described. The body is read as a
  * stream with a hard byte limit and the output is capped; with a `prompt` and a configured
- * summariser the tool returns the summariser's answer instead of the page.
+ * summariser the tool returns the summariser's answer instead of the page. Only public
+ * addresses are reached, unless the settings allow the host (`web-address-policy.ts`).
  */
 import type { IncomingMessage } from 'node:http';
 import { WeftError, errorMessage } from '../../core/errors.js';
