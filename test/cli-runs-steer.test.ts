@@ -3,6 +3,7 @@
  * human question, cancelling a command (its whole process tree dies), and bad input that
  * must be refused without touching the store.
  */
+import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
@@ -121,5 +122,13 @@ describe('bad input', () => {
 
     expect(await snapshot()).toBe(before);
     expect(JSON.parse(before)).toMatchObject([{ id: run.id, status: 'submitted' }]);
+  });
+
+  it('refuses a --goal-file that is a symlink leading out of the working directory, before storing anything', async () => {
+    await symlink('/proc/self/environ', join(box.ws, 'goal.md'));
+    const result = await box.cli(['create', 'ok.toml', '--goal-file', 'goal.md'], { WEFT_PROBE_TOKEN: 'probe-value-1234' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`weft: goal file 'goal.md' is outside the run's directory ${box.ws} (a symlink counts by where it points); use a file inside that directory.\n`);
+    expect((await box.cli(['ps', '--all', '--json'])).stdout).not.toContain('probe-value-1234');
   });
 });

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startModelServer } from './fixtures/model-server/model-server.js';
+import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
@@ -28,6 +28,14 @@ async function ps(...args: string[]): Promise<RunJson[]> {
   const result = await box.cli(['ps', '--json', ...args]);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as RunJson[];
+}
+
+/** A copy of the tour whose `[llm]` points at the fake model server, as an OpenAI-compatible endpoint. */
+async function tourOnModel(server: ModelServer): Promise<string> {
+  const tour = await box.tour();
+  await mkdir(join(tour, '.weft'), { recursive: true });
+  await writeFile(join(tour, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "tour-model"\n`);
+  return tour;
 }
 
 describe('weft run', () => {
@@ -74,9 +82,7 @@ describe('weft run', () => {
       script: [{ toolCalls: [{ name: 'mcp__files__read_text_file', arguments: { path: 'notes.md' } }] }, { text: 'weft reads its notes through an MCP server.' }],
     });
     try {
-      const tour = await box.tour();
-      await mkdir(join(tour, '.weft'), { recursive: true });
-      await writeFile(join(tour, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "tour-model"\n`);
+      const tour = await tourOnModel(server);
       const result = await box.cli(['--cwd', tour, 'run', 'tour.toml']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('▶ summarise@1 (agent)');
@@ -91,6 +97,28 @@ describe('weft run', () => {
       ]);
       expect(server.requests[0]!.tools.map((tool) => tool.name)).toEqual(['mcp__files__read_text_file']);
       expect(JSON.stringify(server.requests[1]!.messages)).toContain('weft reads this file through the filesystem MCP server');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('runs examples/tour/agent.toml with no question: its rule allows the write_file that its agent makes', async () => {
+    const server = await startModelServer({
+      script: [
+        { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.md' } }] },
+        { toolCalls: [{ name: 'write_file', arguments: { file_path: 'summary.md', content: 'one\ntwo\nthree\n' } }] },
+        { text: 'Summary written.' },
+      ],
+    });
+    try {
+      const tour = await tourOnModel(server);
+      const result = await box.cli(['--cwd', tour, 'run', 'agent.toml']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('  ⚙ write_file {"file_path":"summary.md"');
+      expect(result.stdout).toContain('✓ show@1 succeeded in');
+      expect(await readFile(join(tour, 'summary.md'), 'utf8')).toBe('one\ntwo\nthree\n');
+      const id = /^run (\S+) succeeded$/m.exec(result.stderr)![1]!;
+      expect((await box.inspect(id)).counts).toMatchObject({ questionsPending: 0 });
     } finally {
       await server.close();
     }

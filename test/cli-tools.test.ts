@@ -1,4 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +57,31 @@ describe('weft tools', () => {
     expect(parsed.isError).toBe(false);
     expect(parsed.structuredContent.exitCode).toBe(0);
     expect(parsed.structuredContent.stdout).toMatch(/^hi\n.*\/ws\n$/);
+  });
+
+  it('tools call web_fetch refuses a loopback server until [tools.web_fetch] allow_hosts names it', async () => {
+    const requests: string[] = [];
+    const server = createServer((request, response) => {
+      requests.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('hello from loopback');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const args = ['tools', 'call', 'web_fetch', '--args', JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/page` })];
+      const refused = await runCli(args, { cwd: workspace, env });
+      expect(refused.code).toBe(1);
+      expect(refused.stdout + refused.stderr).toContain('127.0.0.1 is a loopback address');
+      expect(requests).toEqual([]);
+      await mkdir(join(workspace, '.weft'));
+      await writeFile(join(workspace, '.weft', 'settings.toml'), '[tools.web_fetch]\nallow_hosts = ["127.0.0.1"]\n');
+      const reached = await runCli(args, { cwd: workspace, env });
+      expect(reached.code, reached.stderr).toBe(0);
+      expect(reached.stdout).toContain('hello from loopback');
+      expect(requests).toEqual(['/page']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('exits 1 when the tool result is an error', async () => {

@@ -4,7 +4,7 @@
  * are executed by the runners the server starts, in separate processes.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connectStdio, createRun, endAllRuns, getRun, makeWorkspace, waitForStatus, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
@@ -252,6 +252,25 @@ describe('weft mcp start over stdio', () => {
     const fromResource = await client.complete({ ref: { type: 'ref/resource', uri: 'weft://runs/{run_id}' }, argument: { name: 'run_id', value: typed } });
     expect([fromPrompt.completion.values, fromResource.completion.values]).toEqual([[run.id], [run.id]]);
     await expect(client.getPrompt({ name: 'weft_review_run', arguments: { run_id: 'nope/../x' } })).rejects.toThrow(/INVALID_ID/);
+  });
+
+  it("refuses a goal_file or workflow that leads out of the run's directory, without quoting what is behind it", async () => {
+    symlinkSync('/proc/self/environ', join(ws.dir, 'environ.md'));
+    symlinkSync('/etc', join(ws.dir, 'etc-link'));
+    symlinkSync('/etc/passwd', join(ws.dir, 'passwd.toml'));
+    const attempts: Record<string, unknown>[] = [
+      { workflow: 'quick.toml', goal_file: 'environ.md' },
+      { workflow: 'quick.toml', goal_file: 'etc-link/passwd' },
+      { workflow: 'passwd.toml' },
+      { workflow: 'etc-link/passwd' },
+      { workflow: '/etc/passwd' },
+    ];
+    for (const attempt of attempts) {
+      const result = await call(client, 'weft_run_create', { runs: [{ ...attempt, start: false }] });
+      expect(result, JSON.stringify(attempt)).toMatchObject({ isError: true, code: 'RUN_INVALID_PARAMS' });
+      expect(result.text).toMatch(/is outside the run's directory/);
+      expect(result.text).not.toMatch(/root:|PATH=|HOME=/);
+    }
   });
 
   it('refuses bad input with a stable code and a message that says what to do', async () => {

@@ -23,7 +23,7 @@ export function runToolboxFactory(params: { storageDir: string; settings: RunSet
   return async (run, workflow, askApproval, bridge) => {
     const settings = await params.settings(run);
     const registry = new ToolRegistry();
-    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) registry.register(tool);
+    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) registry.register(tool);
     const logger = params.logger.child(`run ${run.id}`);
     const { servers, problems } = await loadMcpServerConfigs({
       workspaceRoot: run.cwd,

@@ -66,7 +66,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const registry = once(async () => {
     const [{ ToolRegistry }, { builtinTools }] = await Promise.all([import('../tools/registry.js'), import('../tools/builtin/index.js')]);
     const tools = new ToolRegistry();
-    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs })) tools.register(tool);
+    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) tools.register(tool);
     return tools;
   });
 

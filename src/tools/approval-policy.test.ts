@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalPolicy } from './approval-policy.js';
+import { ApprovalPolicy, type ApprovalSubject } from './approval-policy.js';
+import { builtinTools } from './builtin/index.js';
 
 const workflow = { interactive: false, autoApprove: false };
+const autoApproved = { interactive: false, autoApprove: true };
+const builtins = new Map(builtinTools().map((tool) => [tool.name, tool]));
+const builtin = (name: string): ApprovalSubject => builtins.get(name)!;
+const mcp = (name: string): ApprovalSubject => ({ name, source: 'mcp' });
 
 describe('ApprovalPolicy', () => {
   it('lets the last matching rule win', () => {
@@ -10,9 +15,9 @@ describe('ApprovalPolicy', () => {
       { pattern: 'mcp__github__*', action: 'ask' },
       { pattern: 'mcp__github__get_issue', action: 'allow' },
     ]);
-    expect(policy.decide('mcp__github__get_issue', 'mcp', workflow)).toEqual({ action: 'allow', rule: { pattern: 'mcp__github__get_issue', action: 'allow' } });
-    expect(policy.decide('mcp__github__create_issue', 'mcp', workflow).action).toBe('ask');
-    expect(policy.decide('shell', 'builtin', workflow).action).toBe('deny');
+    expect(policy.decide(mcp('mcp__github__get_issue'), workflow)).toEqual({ action: 'allow', rule: { pattern: 'mcp__github__get_issue', action: 'allow' } });
+    expect(policy.decide(mcp('mcp__github__create_issue'), workflow).action).toBe('ask');
+    expect(policy.decide(builtin('shell'), workflow).action).toBe('deny');
   });
 
   it('does not let an earlier broad allow override a later deny', () => {
@@ -20,27 +25,46 @@ describe('ApprovalPolicy', () => {
       { pattern: 'shell', action: 'deny' },
       { pattern: '*', action: 'allow' },
     ]);
-    expect(policy.decide('shell', 'builtin', workflow).action).toBe('allow');
+    expect(policy.decide(builtin('shell'), workflow).action).toBe('allow');
     const reversed = new ApprovalPolicy([
       { pattern: '*', action: 'allow' },
       { pattern: 'shell', action: 'deny' },
     ]);
-    expect(reversed.decide('shell', 'builtin', workflow).action).toBe('deny');
-    expect(reversed.decide('read_file', 'builtin', workflow).action).toBe('allow');
+    expect(reversed.decide(builtin('shell'), workflow).action).toBe('deny');
+    expect(reversed.decide(builtin('read_file'), workflow).action).toBe('allow');
   });
 
   it('matches globs against the whole qualified name only', () => {
     const policy = new ApprovalPolicy([{ pattern: 'mcp__git*', action: 'deny' }]);
-    expect(policy.decide('mcp__github__x', 'mcp', { interactive: false, autoApprove: true }).action).toBe('deny');
-    expect(policy.decide('mcp__memory__git', 'mcp', { interactive: false, autoApprove: true }).action).toBe('allow');
-    expect(policy.decide('shell', 'builtin', workflow).rule).toBeUndefined();
+    expect(policy.decide(mcp('mcp__github__x'), autoApproved).action).toBe('deny');
+    expect(policy.decide(mcp('mcp__memory__git'), autoApproved).action).toBe('allow');
+    expect(policy.decide(builtin('shell'), workflow).rule).toBeUndefined();
   });
 
-  it('defaults: built-ins allowed, MCP tools asked interactively and follow auto_approve in workflows', () => {
+  it('defaults: MCP tools and the built-ins that change things ask unless the run is auto-approved; read-only built-ins are allowed', () => {
     const policy = new ApprovalPolicy([]);
-    expect(policy.decide('shell', 'builtin', workflow).action).toBe('allow');
-    expect(policy.decide('mcp__a__b', 'mcp', { interactive: true, autoApprove: true }).action).toBe('ask');
-    expect(policy.decide('mcp__a__b', 'mcp', { interactive: false, autoApprove: true }).action).toBe('allow');
-    expect(policy.decide('mcp__a__b', 'mcp', { interactive: false, autoApprove: false }).action).toBe('ask');
+    const defaults = (mode: typeof workflow) =>
+      Object.fromEntries([...[...builtins.keys()].sort().map(builtin), mcp('mcp__a__b')].map((tool) => [tool.name, policy.decide(tool, mode).action]));
+    expect(defaults(workflow)).toEqual({
+      edit_file: 'ask',
+      glob: 'allow',
+      grep: 'allow',
+      list_dir: 'allow',
+      mcp__a__b: 'ask',
+      read_file: 'allow',
+      shell: 'ask',
+      web_fetch: 'allow',
+      write_file: 'ask',
+    });
+    expect(Object.values(defaults(autoApproved)).every((action) => action === 'allow')).toBe(true);
+    const interactive = defaults({ interactive: true, autoApprove: true });
+    expect([interactive.shell, interactive.write_file, interactive.edit_file, interactive.mcp__a__b, interactive.read_file]).toEqual(['ask', 'ask', 'ask', 'ask', 'allow']);
+    expect(policy.decide({ name: 'weft_run_get', source: 'weft' }, workflow).action).toBe('allow');
+  });
+
+  it('lets a rule allow a built-in that would ask', () => {
+    const policy = new ApprovalPolicy([{ pattern: 'write_file', action: 'allow' }]);
+    expect(policy.decide(builtin('write_file'), workflow)).toEqual({ action: 'allow', rule: { pattern: 'write_file', action: 'allow' } });
+    expect(policy.decide(builtin('shell'), workflow).action).toBe('ask');
   });
 });

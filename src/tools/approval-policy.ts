@@ -1,10 +1,12 @@
 /**
  * Tool approval: ordered `{ pattern, action }` rules over qualified tool names, where the
- * last matching rule wins. With no matching rule, built-in tools are allowed and MCP tools
- * are asked in interactive use and follow the run's `auto_approve` in workflows.
+ * last matching rule wins. With no matching rule, read-only built-ins and weft's own tools
+ * are allowed; MCP tools and the built-ins that change things (`shell`, `write_file`,
+ * `edit_file`) are asked in interactive use and follow the run's `auto_approve` in
+ * workflows, as Claude Code asks before Bash.
  */
 import picomatch from 'picomatch';
-import type { ToolSource } from './tool.js';
+import type { Tool } from './tool.js';
 
 export type ApprovalAction = 'allow' | 'deny' | 'ask';
 
@@ -20,6 +22,9 @@ export interface ApprovalMode {
   autoApprove: boolean;
 }
 
+/** What the policy needs to know of a tool: its name, where it comes from, whether it only reads. */
+export type ApprovalSubject = Pick<Tool, 'name' | 'source' | 'annotations'>;
+
 export interface ApprovalDecision {
   action: ApprovalAction;
   /** The rule that decided, or undefined when the default did. */
@@ -34,25 +39,32 @@ export class ApprovalPolicy {
     this.#rules = rules.map((rule) => ({ rule, matches: picomatch(rule.pattern, { dot: true, nonegate: true, noextglob: true }) }));
   }
 
-  decide(toolName: string, source: ToolSource, mode: ApprovalMode): ApprovalDecision {
+  /** @example policy.decide(shellTool, { interactive: false, autoApprove: false }) // { action: 'ask', rule: undefined } */
+  decide(tool: ApprovalSubject, mode: ApprovalMode): ApprovalDecision {
     for (let index = this.#rules.length - 1; index >= 0; index -= 1) {
       const entry = this.#rules[index]!;
-      if (entry.matches(toolName)) return { action: entry.rule.action, rule: entry.rule };
+      if (entry.matches(tool.name)) return { action: entry.rule.action, rule: entry.rule };
     }
-    return { action: defaultAction(source, mode), rule: undefined };
+    return { action: defaultAction(tool, mode), rule: undefined };
   }
 }
 
-function defaultAction(source: ToolSource, mode: ApprovalMode): ApprovalAction {
-  switch (source) {
+function askUnlessAutoApproved(mode: ApprovalMode): ApprovalAction {
+  if (mode.interactive) return 'ask';
+  return mode.autoApprove ? 'allow' : 'ask';
+}
+
+function defaultAction(tool: ApprovalSubject, mode: ApprovalMode): ApprovalAction {
+  switch (tool.source) {
     case 'builtin':
+      // Built-ins declare their hints themselves; one that does not say it only reads is treated as one that writes.
+      return tool.annotations?.readOnlyHint === true ? 'allow' : askUnlessAutoApproved(mode);
     case 'weft':
       return 'allow';
     case 'mcp':
-      if (mode.interactive) return 'ask';
-      return mode.autoApprove ? 'allow' : 'ask';
+      return askUnlessAutoApproved(mode);
     default: {
-      const unreachable: never = source;
+      const unreachable: never = tool.source;
       return unreachable;
     }
   }

@@ -24,6 +24,8 @@ function tool(name: string, execute: Tool['execute'], extra: Partial<Tool> = {})
     description: name,
     source: 'builtin',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
+    // Read-only, so the default policy lets it run and these tests exercise the runtime, not the approval.
+    annotations: { readOnlyHint: true },
     execute,
     ...extra,
   };
@@ -176,6 +178,21 @@ describe('ToolExecutor', () => {
     expect(resultText((await asking.executor.execute({ id: 'y', name: 'mcp__gh__create', arguments: {} }, asking.session)).result)).toBe('created');
     expect(asked).toEqual(['x', 'y']);
     expect(executed).toBe(1);
+  });
+
+  it('asks before a built-in that changes things, as before an MCP tool, unless a rule allows it', async () => {
+    let executed = 0;
+    const writes = tool('write_file', async () => ((executed += 1), textResult('written')), { annotations: { readOnlyHint: false, destructiveHint: true } });
+    const nobody = setup([writes]);
+    expect(resultText((await nobody.executor.execute({ id: '1', name: 'write_file', arguments: {} }, nobody.session)).result)).toBe(
+      'Tool \'write_file\' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "write_file", action = "allow" } or enable auto_approve.',
+    );
+    const asked: string[] = [];
+    const asking = setup([writes], { askApproval: async (call) => (asked.push(call.id), true) });
+    expect(resultText((await asking.executor.execute({ id: '2', name: 'write_file', arguments: {} }, asking.session)).result)).toBe('written');
+    const ruled = setup([writes], { rules: [{ pattern: 'write_file', action: 'allow' }], askApproval: async (call) => (asked.push(call.id), false) });
+    expect(resultText((await ruled.executor.execute({ id: '3', name: 'write_file', arguments: {} }, ruled.session)).result)).toBe('written');
+    expect({ asked, executed }).toEqual({ asked: ['2'], executed: 2 });
   });
 
   it('times out a tool that does not answer and aborts its signal', async () => {

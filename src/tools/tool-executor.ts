@@ -101,7 +101,7 @@ export class ToolExecutor {
   }
 
   async #approve(call: ToolCall, tool: Tool, signal: AbortSignal): Promise<ToolResult | undefined> {
-    const decision = this.#options.policy.decide(tool.name, tool.source, this.#options.approvalMode);
+    const decision = this.#options.policy.decide(tool, this.#options.approvalMode);
     switch (decision.action) {
       case 'allow':
         return undefined;

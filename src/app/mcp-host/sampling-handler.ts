@@ -65,7 +65,7 @@ export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
   };
   return async (request) => {
     const { server, params, signal } = request;
-    const decision = deps.policy.decide(samplingToolName(server), 'mcp', deps.approvalMode);
+    const decision = deps.policy.decide({ name: samplingToolName(server), source: 'mcp' }, deps.approvalMode);
     if (decision.action === 'deny') {
       throw new WeftError('TOOL_DENIED', `sampling by MCP server '${server}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`);
     }

@@ -6,7 +6,7 @@
  */
 import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid } from '../../core/ids.js';
 import type { JsonObject, JsonValue } from '../../runs/model/json.js';
@@ -17,6 +17,7 @@ import { isTerminal, RUN_TRANSITIONS, type RunStatus } from '../../runs/model/ru
 import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
 import { requestCancel } from '../../runs/run-cancel.js';
+import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
@@ -25,6 +26,11 @@ import { loadWorkflow } from '../../runs/workflow/index.js';
 export interface CreateRunRequest {
   /** Path of the workflow file (relative to `cwd`). */
   workflow: string;
+  /**
+   * The workflow file must lie inside `cwd` by real path. Surfaces acting for a remote
+   * client set it (the MCP server); a person at the CLI may name any workflow they can read.
+   */
+  workflowInsideCwd?: boolean;
   goal?: string;
   /** A file holding the goal; relative to `cwd`, and never outside it. */
   goalFile?: string;
@@ -77,7 +83,8 @@ export class RunService {
 
   async create(request: CreateRunRequest): Promise<RunRecord> {
     const cwd = resolve(request.cwd);
-    const workflow = await loadWorkflow(resolve(cwd, request.workflow));
+    const workflowPath = request.workflowInsideCwd ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow);
+    const workflow = await loadWorkflow(workflowPath);
     if (request.goal !== undefined && request.goalFile !== undefined) {
       throw new WeftError('RUN_INVALID_PARAMS', `Give either a goal or a goal file, not both.`);
     }
@@ -106,11 +113,7 @@ export class RunService {
   }
 
   async #readGoalFile(cwd: string, goalFile: string): Promise<string> {
-    const path = resolve(cwd, goalFile);
-    const inside = relative(cwd, path);
-    if (inside.startsWith('..') || isAbsolute(inside)) {
-      throw new WeftError('RUN_INVALID_PARAMS', `goal file '${goalFile}' is outside the run's directory ${cwd}; put it inside or pass the goal as text.`);
-    }
+    const path = await realPathInRunDir(cwd, goalFile, 'goal file');
     try {
       return (await readFile(path, 'utf8')).trim();
     } catch (error) {

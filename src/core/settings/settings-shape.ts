@@ -7,7 +7,7 @@ import { describeValue } from '../config-text/describe-value.js';
 import { parseDuration } from '../duration.js';
 
 export type Shape =
-  | { kind: 'string'; values?: readonly string[] }
+  | { kind: 'string'; values?: readonly string[]; format?: { pattern: RegExp; description: string } }
   | { kind: 'boolean' }
   | { kind: 'integer'; min?: number }
   | { kind: 'duration' }
@@ -17,6 +17,15 @@ export type Shape =
   | { kind: 'map'; of: Shape }
   | { kind: 'opaque-table' };
 
+/** A host name (`*.` allowed in front) or an IP literal; no scheme, port or path. */
+const HOST_NAME: Shape = {
+  kind: 'string',
+  format: {
+    pattern: /^(?:(?:\*\.)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?)$/i,
+    description: 'a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path)',
+  },
+};
+
 export const SETTINGS_SHAPE: Shape = {
   kind: 'table',
   fields: {
@@ -25,6 +34,7 @@ export const SETTINGS_SHAPE: Shape = {
       fields: {
         shell_timeout: { kind: 'duration' },
         output_limit_bytes: { kind: 'integer', min: 1024 },
+        web_fetch: { kind: 'table', fields: { allow_hosts: { kind: 'array', of: HOST_NAME } } },
       },
     },
     approval: {
@@ -60,6 +70,7 @@ export const SETTINGS_SHAPE: Shape = {
 function describeShape(shape: Shape): string {
   switch (shape.kind) {
     case 'string':
+      if (shape.format) return shape.format.description;
       return shape.values ? `one of ${shape.values.map((v) => `"${v}"`).join(', ')}` : 'a string';
     case 'boolean':
       return 'true or false';
@@ -89,7 +100,7 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
   const wrongType = () => [`key '${key}' must be ${describeShape(shape)} (got ${describeValue(value)})`];
   switch (shape.kind) {
     case 'string':
-      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();
+      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value)) || (shape.format && !shape.format.pattern.test(value))) return wrongType();
       return [];
     case 'boolean':
       return typeof value === 'boolean' ? [] : wrongType();

@@ -36,6 +36,7 @@ describe('loadSettings', () => {
     expect({ ...settings, userDocument: undefined, projectDocument: undefined }).toEqual({
       shellTimeoutMs: 120_000,
       outputLimitBytes: 102_400,
+      webFetchAllowHosts: [],
       approvalRules: [],
       logLevel: 'warn',
       llm: { aliases: {}, providers: {} },
@@ -67,7 +68,21 @@ describe('loadSettings', () => {
   it('refuses unknown keys, naming the file, the key and the known keys', async () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[tools]\nshel_timeout = "5s"\n');
-    expect((await failure()).message).toBe(`${file}: unknown key 'tools.shel_timeout' (known keys in [tools]: shell_timeout, output_limit_bytes).`);
+    expect((await failure()).message).toBe(`${file}: unknown key 'tools.shel_timeout' (known keys in [tools]: shell_timeout, output_limit_bytes, web_fetch).`);
+  });
+
+  it('reads [tools.web_fetch] allow_hosts, the project list replacing the user one, and refuses what is not a host', async () => {
+    await writeFile(join(storageDir, 'settings.toml'), '[tools.web_fetch]\nallow_hosts = ["wiki.internal"]\n');
+    expect((await loadSettings({ storageDir, workspaceRoot })).webFetchAllowHosts).toEqual(['wiki.internal']);
+    const file = join(workspaceRoot, '.weft/settings.toml');
+    await writeFile(file, '[tools.web_fetch]\nallow_hosts = ["127.0.0.1", "*.corp.example", "[::1]", "localhost"]\n');
+    expect((await loadSettings({ storageDir, workspaceRoot })).webFetchAllowHosts).toEqual(['127.0.0.1', '*.corp.example', '[::1]', 'localhost']);
+    await writeFile(file, '[tools.web_fetch]\nallow_hosts = ["http://localhost:8080", 7]\nallowed_hosts = []\n');
+    expect((await failure()).message).toBe(
+      `${file}: key 'tools.web_fetch.allow_hosts[0]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path) (got string "http://localhost:8080"); ` +
+        `key 'tools.web_fetch.allow_hosts[1]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path) (got number 7); ` +
+        `unknown key 'tools.web_fetch.allowed_hosts' (known keys in [tools.web_fetch]: allow_hosts).`,
+    );
   });
 
   it('refuses wrong types, naming the expected type', async () => {

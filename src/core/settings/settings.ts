@@ -42,6 +42,8 @@ export interface LlmSettings {
 export interface Settings {
   shellTimeoutMs: number;
   outputLimitBytes: number;
+  /** `[tools.web_fetch] allow_hosts`: hosts web_fetch reaches even at non-public addresses. */
+  webFetchAllowHosts: string[];
   approvalRules: ApprovalRuleSetting[];
   logLevel: LogLevel;
   llm: LlmSettings;
@@ -119,6 +121,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
   return {
     shellTimeoutMs: shellTimeout === undefined ? SETTINGS_DEFAULTS.shellTimeoutMs : (parseDuration(shellTimeout) as number),
     outputLimitBytes: pick<number>('tools', 'output_limit_bytes', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.outputLimitBytes,
+    webFetchAllowHosts: (pick<{ allow_hosts?: string[] }>('tools', 'web_fetch', userDocument, projectDocument)?.allow_hosts ?? []).slice(),
     approvalRules: [...rules(userDocument), ...rules(projectDocument)],
     logLevel: pick<LogLevel>('log', 'level', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.logLevel,
     llm: readLlm(userDocument, projectDocument),

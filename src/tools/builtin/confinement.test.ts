@@ -49,6 +49,26 @@ describe('workspace confinement of the file tools', () => {
     });
   }
 
+  it('grep with a glob and glob itself never walk through a symlinked folder that leads outside', async () => {
+    await fs.mkdir(path.join(ws.outside, 'deep'));
+    await fs.writeFile(path.join(ws.outside, 'deep', 'more.txt'), 'secret too\n');
+    await ws.put('sub/kept.txt', 'secret kept\n');
+    await fs.symlink(ws.outside, path.join(ws.root, 'sub', 'inner'));
+    for (const glob of ['escape-dir/*', 'escape-dir/**', 'escape-dir/deep/*', 'sub/inner/*', '{escape-dir,sub}/**', '**/*']) {
+      expect(await ws.run(grepTool, { pattern: 'secret', glob }), `grep glob ${glob}`).not.toMatch(/top secret|secret too/);
+      expect(await ws.run(globTool, { pattern: glob }), `glob ${glob}`).not.toMatch(/secret\.txt|more\.txt/);
+    }
+    expect(await ws.run(grepTool, { pattern: 'secret', glob: '{escape-dir,sub}/**' })).toBe('sub/kept.txt:1:secret kept');
+    expect(await ws.run(globTool, { pattern: '{escape-dir,sub}/**' })).toBe('sub/kept.txt');
+  });
+
+  it('grep and glob still follow a symlinked folder that stays inside the workspace', async () => {
+    await ws.put('src/a.txt', 'secret inside\n');
+    await fs.symlink(path.join(ws.root, 'src'), path.join(ws.root, 'src-link'));
+    expect(await ws.run(grepTool, { pattern: 'secret', glob: 'src-link/*' })).toBe('src-link/a.txt:1:secret inside');
+    expect(await ws.run(globTool, { pattern: 'src-link/*' })).toBe('src-link/a.txt');
+  });
+
   it('write_file refuses to create a file through a dangling symlink pointing outside', async () => {
     await fs.symlink(path.join(ws.outside, 'planted.txt'), path.join(ws.root, 'dangling.txt'));
     await expect(writeFileTool.execute({ file_path: 'dangling.txt', content: 'x' }, ws.context)).rejects.toMatchObject({

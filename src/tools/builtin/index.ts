@@ -13,6 +13,8 @@ import { writeFileTool } from './write-file.js';
 
 export interface BuiltinToolOptions {
   shellTimeoutMs?: number;
+  /** `[tools.web_fetch] allow_hosts`. */
+  webFetchAllowHosts?: readonly string[];
   summarise?: (markdown: string, prompt: string, signal: AbortSignal) => Promise<string>;
 }
 
@@ -25,6 +27,6 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     grepTool,
     globTool,
     listDirTool,
-    createWebFetchTool({ summarise: options.summarise }),
+    createWebFetchTool({ summarise: options.summarise, allowHosts: options.webFetchAllowHosts }),
   ];
 }

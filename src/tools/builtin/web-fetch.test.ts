@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
@@ -36,9 +37,29 @@ const held = new Set<ServerResponse>();
 let slowRequestArrived: (() => void) | undefined;
 let endlessClosed: Promise<void> | undefined;
 
+/** Every request the test server received, as `host path`. */
+const received: string[] = [];
+
 function handle(request: IncomingMessage, response: ServerResponse): void {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  received.push(`${request.headers.host ?? ''} ${path}`);
+  const port = (server.address() as AddressInfo).port;
   switch (path) {
+    case '/compressed': {
+      const encoding = String(request.headers['accept-encoding'] ?? '').includes('gzip') ? 'gzip' : 'identity';
+      const body = Buffer.from('squeezed text\n'.repeat(1000));
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding }).end(encoding === 'gzip' ? gzipSync(body) : body);
+      return;
+    }
+    case '/to-localhost':
+      response.writeHead(302, { location: `http://localhost:${port}/page` }).end();
+      return;
+    case '/to-mapped':
+      response.writeHead(301, { location: `http://[::ffff:127.0.0.1]:${port}/page` }).end();
+      return;
+    case '/loop':
+      response.writeHead(307, { location: '/loop' }).end();
+      return;
     case '/page':
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
       return;
@@ -117,7 +138,11 @@ function context(): ToolContext {
   return { workspaceRoot: workspace, signal: controller.signal, readFiles: createFileReadTracker(), logger: silentLogger };
 }
 
-async function fetchText(args: Record<string, unknown>, tool = webFetchTool): Promise<string> {
+// The test server listens on loopback, which web_fetch refuses unless the settings allow it.
+const ALLOW_TEST_SERVER = ['127.0.0.1'];
+const localTool = createWebFetchTool({ allowHosts: ALLOW_TEST_SERVER });
+
+async function fetchText(args: Record<string, unknown>, tool = localTool): Promise<string> {
   const result = await tool.execute(args, context());
   expect(result.isError).toBe(false);
   return resultText(result);
@@ -158,7 +183,7 @@ describe('web_fetch tool', () => {
 
   it('caps a 5 MB page at 100 KB with a note of what was cut, promptly', async () => {
     const started = Date.now();
-    const result = await webFetchTool.execute({ url: `${base}/big` }, context());
+    const result = await localTool.execute({ url: `${base}/big` }, context());
     const elapsed = Date.now() - started;
     const text = resultText(result);
     expect(result.isError).toBe(false);
@@ -173,7 +198,7 @@ describe('web_fetch tool', () => {
   });
 
   it('stops reading a body at the raw limit', async () => {
-    const tool = createWebFetchTool({ maxBodyBytes: 1024 * 1024, maxOutputBytes: 1000 });
+    const tool = createWebFetchTool({ maxBodyBytes: 1024 * 1024, maxOutputBytes: 1000, allowHosts: ALLOW_TEST_SERVER });
     const result = await tool.execute({ url: `${base}/endless` }, context());
     const text = resultText(result);
     expect(text).toContain('only the first 1048576 bytes were read');
@@ -184,7 +209,7 @@ describe('web_fetch tool', () => {
 
   it('times out on a server that does not answer, saying how to wait longer', async () => {
     const started = Date.now();
-    const error = await failure(webFetchTool.execute({ url: `${base}/slow`, timeout_ms: 300 }, context()));
+    const error = await failure(localTool.execute({ url: `${base}/slow`, timeout_ms: 300 }, context()));
     expect(error.code).toBe('FETCH_FAILED');
     expect(error.message).toContain('timed out after 0.3s');
     expect(error.message).toContain('timeout_ms');
@@ -193,7 +218,7 @@ describe('web_fetch tool', () => {
 
   it('throws TOOL_CANCELLED when the session is aborted mid-request', async () => {
     const arrived = new Promise<void>((resolve) => (slowRequestArrived = resolve));
-    const running = failure(webFetchTool.execute({ url: `${base}/slow` }, context()));
+    const running = failure(localTool.execute({ url: `${base}/slow` }, context()));
     await arrived;
     controller.abort();
     const error = await running;
@@ -215,7 +240,7 @@ describe('web_fetch tool', () => {
   });
 
   it('reports a non-2xx status', async () => {
-    const error = await failure(webFetchTool.execute({ url: `${base}/missing` }, context()));
+    const error = await failure(localTool.execute({ url: `${base}/missing` }, context()));
     expect(error.code).toBe('FETCH_FAILED');
     expect(error.message).toContain('HTTP 404 Not Found');
     expect(error.data).toMatchObject({ status: 404 });
@@ -226,7 +251,7 @@ describe('web_fetch tool', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const error = await failure(webFetchTool.execute({ url: `http://127.0.0.1:${port}/` }, context()));
+    const error = await failure(localTool.execute({ url: `http://127.0.0.1:${port}/` }, context()));
     expect(error.code).toBe('FETCH_FAILED');
     expect(error.message).toContain('ECONNREFUSED');
   });
@@ -234,6 +259,10 @@ describe('web_fetch tool', () => {
   it('passes JSON and plain text through unchanged', async () => {
     expect(await fetchText({ url: `${base}/data.json` })).toBe('{"name":"weft","tags":["<b>raw</b>"]}');
     expect(await fetchText({ url: `${base}/notes.txt` })).toBe('plain <b>text</b> stays\n');
+  });
+
+  it('asks for a compressed body and decodes it', async () => {
+    expect(await fetchText({ url: `${base}/compressed` })).toBe('squeezed text\n'.repeat(1000));
   });
 
   it('decodes the declared charset', async () => {
@@ -255,6 +284,7 @@ describe('web_fetch tool', () => {
   it('returns the summariser answer when given a prompt', async () => {
     const calls: { markdown: string; prompt: string }[] = [];
     const tool = createWebFetchTool({
+      allowHosts: ALLOW_TEST_SERVER,
       summarise: async (markdown, prompt) => {
         calls.push({ markdown, prompt });
         return 'The page has two headings.';
@@ -278,6 +308,7 @@ describe('web_fetch tool', () => {
 
   it('falls back to the page when the summariser fails', async () => {
     const tool = createWebFetchTool({
+      allowHosts: ALLOW_TEST_SERVER,
       summarise: async () => {
         throw new Error('model unavailable');
       },
@@ -285,6 +316,60 @@ describe('web_fetch tool', () => {
     const text = await fetchText({ url: `${base}/page`, prompt: 'Anything?' }, tool);
     expect(text.split('\n')[0]).toContain('The summariser failed (model unavailable)');
     expect(text).toContain('# Main Heading');
+  });
+});
+
+describe('web_fetch address policy', () => {
+  beforeEach(() => {
+    received.length = 0;
+  });
+
+  it('refuses a loopback server by default, in every spelling, without connecting', async () => {
+    const port = new URL(base).port;
+    for (const host of ['127.0.0.1', 'localhost', '2130706433', '0x7f000001', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[::1]']) {
+      const error = await failure(webFetchTool.execute({ url: `http://${host}:${port}/page` }, context()));
+      expect(error.code, host).toBe('FETCH_FAILED');
+      expect(error.message, host).toMatch(/^Refusing to fetch from \S+: .*a loopback address\. web_fetch reaches public addresses only; to allow this host, add "\S+" to allow_hosts under \[tools\.web_fetch\]/);
+    }
+    expect(received).toEqual([]);
+  });
+
+  it('reaches the same server once allow_hosts names it', async () => {
+    const text = await fetchText({ url: `${base}/page` }, createWebFetchTool({ allowHosts: ['127.0.0.1'] }));
+    expect(text).toContain('# Main Heading');
+    expect(received).toEqual([`${new URL(base).host} /page`]);
+    const byName = createWebFetchTool({ allowHosts: ['LOCALHOST'] });
+    expect(await fetchText({ url: `http://localhost:${new URL(base).port}/notes.txt` }, byName)).toBe('plain <b>text</b> stays\n');
+  });
+
+  it('checks every redirect again: an allowed host cannot send the fetch to one that is not', async () => {
+    for (const path of ['/to-localhost', '/to-mapped']) {
+      const error = await failure(localTool.execute({ url: `${base}${path}` }, context()));
+      expect(error.message, path).toMatch(/^Refusing to fetch from (localhost|\[::ffff:7f00:1\]): .*a loopback address/);
+    }
+    expect(received.map((line) => line.split(' ')[1])).toEqual(['/to-localhost', '/to-mapped']);
+  });
+
+  it('connects to the address it checked: the lookup of the connection itself is judged', async () => {
+    const port = new URL(base).port;
+    const lookups: string[] = [];
+    const resolveHost = async (hostname: string) => {
+      lookups.push(hostname);
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const refused = await failure(createWebFetchTool({ allowHosts: ['127.0.0.1'], resolveHost }).execute({ url: `http://rebound.test:${port}/page` }, context()));
+    expect(refused.message).toMatch(/^Refusing to fetch from rebound\.test: rebound\.test resolves to 127\.0\.0\.1, a loopback address\./);
+    expect(received).toEqual([]);
+    const allowed = createWebFetchTool({ allowHosts: ['*.test'], resolveHost });
+    expect(await fetchText({ url: `http://rebound.test:${port}/notes.txt` }, allowed)).toBe('plain <b>text</b> stays\n');
+    expect(received).toEqual([`rebound.test:${port} /notes.txt`]);
+    expect(lookups).toEqual(['rebound.test', 'rebound.test']);
+  });
+
+  it('stops after ten redirects', async () => {
+    const error = await failure(localTool.execute({ url: `${base}/loop` }, context()));
+    expect(error.message).toBe(`Too many redirects: ${base}/loop still redirects after 10 hops (last to /loop).`);
+    expect(received).toHaveLength(11);
   });
 });
 

@@ -2,12 +2,16 @@
  * `web_fetch`: fetches an http(s) URL and returns it as text the model can read. HTML becomes
  * Markdown, text and JSON pass through, binary content is described. The body is read as a
  * stream with a hard byte limit and the output is capped; with a `prompt` and a configured
- * summariser the tool returns the summariser's answer instead of the page.
+ * summariser the tool returns the summariser's answer instead of the page. Only public
+ * addresses are reached, unless the settings allow the host (`web-address-policy.ts`).
  */
+import type { IncomingMessage } from 'node:http';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { WebAddressPolicy, type ResolveHost } from './web-address-policy.js';
+import { ACCEPT_ENCODING, decodedBody, getFollowingRedirects, parseHttpUrl } from './web-request.js';
 
 export type Summarise = (markdown: string, prompt: string, signal: AbortSignal) => Promise<string>;
 
@@ -18,6 +22,10 @@ export interface WebFetchToolOptions {
   maxOutputBytes?: number;
   /** Cap on the raw body read from the network; default 10 MiB. */
   maxBodyBytes?: number;
+  /** `[tools.web_fetch] allow_hosts`: hosts reached even at loopback, private or link-local addresses. */
+  allowHosts?: readonly string[];
+  /** How host names become addresses; DNS by default. */
+  resolveHost?: ResolveHost;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -39,6 +47,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
   const summarise = options.summarise;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const policy = new WebAddressPolicy(options.allowHosts, options.resolveHost);
 
   return {
     name: 'web_fetch',
@@ -49,7 +58,8 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
       `Output is capped at ${Math.round(maxOutputBytes / 1024)} KB. ` +
       'With `prompt`, a summariser model answers the prompt about the page and only its answer is returned ' +
       '(when no summariser is configured the page itself is returned). ' +
-      `timeout_ms defaults to ${DEFAULT_TIMEOUT_MS} and is clamped to ${MAX_TIMEOUT_MS}. Other URL schemes (file:, ftp:, …) are refused.`,
+      `timeout_ms defaults to ${DEFAULT_TIMEOUT_MS} and is clamped to ${MAX_TIMEOUT_MS}. Other URL schemes (file:, ftp:, …) are refused, ` +
+      'and so are loopback, private, link-local and cloud metadata addresses unless the settings allow the host.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -76,7 +86,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
       const prompt = typeof args.prompt === 'string' && args.prompt.trim() !== '' ? args.prompt : undefined;
       if (context.signal.aborted) throw cancelled();
 
-      const page = await fetchPage(url, timeoutMs, maxBodyBytes, context.signal);
+      const page = await fetchPage(url, { policy, timeoutMs, maxBodyBytes, signal: context.signal });
       const rendered = render(page, maxOutputBytes);
       const structuredContent: Record<string, unknown> = {
         url: url.href,
@@ -112,22 +122,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
 
 export const webFetchTool: Tool = createWebFetchTool({});
 
-/** Parses the URL and refuses anything but http and https. */
-export function parseHttpUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new WeftError('FETCH_FAILED', `Invalid URL '${raw}': give an absolute http:// or https:// URL.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WeftError(
-      'FETCH_FAILED',
-      `Refusing to fetch '${raw}': only http:// and https:// URLs are supported, not ${url.protocol}`,
-    );
-  }
-  return url;
-}
+export { parseHttpUrl };
 
 interface FetchedPage {
   finalUrl: string;
@@ -139,7 +134,8 @@ interface FetchedPage {
   body: FetchedBody | undefined;
 }
 
-async function fetchPage(url: URL, timeoutMs: number, maxBodyBytes: number, signal: AbortSignal): Promise<FetchedPage> {
+async function fetchPage(url: URL, params: { policy: WebAddressPolicy; timeoutMs: number; maxBodyBytes: number; signal: AbortSignal }): Promise<FetchedPage> {
+  const { timeoutMs, signal } = params;
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -150,33 +146,33 @@ async function fetchPage(url: URL, timeoutMs: number, maxBodyBytes: number, sign
   signal.addEventListener('abort', onAbort, { once: true });
 
   try {
-    const response = await fetch(url, {
+    const { url: answeredFrom, message } = await getFollowingRedirects(url, {
+      policy: params.policy,
       signal: controller.signal,
-      redirect: 'follow',
       headers: {
         'user-agent': 'weft-web-fetch/0.1',
+        'accept-encoding': ACCEPT_ENCODING,
         accept: 'text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.8',
       },
     });
-    const finalUrl = response.url || url.href;
-    if (!response.ok) {
-      void response.body?.cancel().catch(() => {});
-      const reason = response.statusText ? ` ${response.statusText}` : '';
-      throw new WeftError('FETCH_FAILED', `HTTP ${response.status}${reason} from ${finalUrl}`, {
-        data: { status: response.status, url: finalUrl },
-      });
+    const finalUrl = answeredFrom.href;
+    const status = message.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      message.destroy();
+      const reason = message.statusMessage ? ` ${message.statusMessage}` : '';
+      throw new WeftError('FETCH_FAILED', `HTTP ${status}${reason} from ${finalUrl}`, { data: { status, url: finalUrl } });
     }
-    const contentType = response.headers.get('content-type') ?? '';
+    const contentType = message.headers['content-type'] ?? '';
     const mime = contentType.split(';')[0]!.trim().toLowerCase();
-    const lengthHeader = Number(response.headers.get('content-length'));
-    const contentLength = Number.isFinite(lengthHeader) && response.headers.has('content-length') ? lengthHeader : undefined;
+    const lengthHeader = Number(message.headers['content-length']);
+    const contentLength = Number.isFinite(lengthHeader) && message.headers['content-length'] !== undefined ? lengthHeader : undefined;
     const kind = classify(mime);
     if (kind === 'binary') {
-      void response.body?.cancel().catch(() => {});
-      return { finalUrl, status: response.status, contentType, mime, kind, contentLength, body: undefined };
+      message.destroy();
+      return { finalUrl, status, contentType, mime, kind, contentLength, body: undefined };
     }
-    const body = await readBounded(response, maxBodyBytes);
-    return { finalUrl, status: response.status, contentType, mime, kind, contentLength, body };
+    const body = await readBounded(message, params.maxBodyBytes);
+    return { finalUrl, status, contentType, mime, kind, contentLength, body };
   } catch (error) {
     if (WeftError.is(error)) throw error;
     if (signal.aborted) throw cancelled();
@@ -195,24 +191,21 @@ async function fetchPage(url: URL, timeoutMs: number, maxBodyBytes: number, sign
 }
 
 /** Reads the body chunk by chunk and stops at `limit` bytes, so a huge page cannot exhaust memory. */
-async function readBounded(response: Response, limit: number): Promise<FetchedBody> {
-  if (!response.body) return { bytes: Buffer.alloc(0), truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+async function readBounded(message: IncomingMessage, limit: number): Promise<FetchedBody> {
+  // The limit applies to the decoded bytes, so a small compressed bomb stops at it too.
+  const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.length > limit) {
-      chunks.push(value.subarray(0, limit - size));
+  // Leaving the loop early destroys the stream, which hangs up on the server.
+  for await (const chunk of decodedBody(message)) {
+    if (size + chunk.length > limit) {
+      chunks.push(chunk.subarray(0, limit - size));
       size = limit;
       truncated = true;
-      void reader.cancel().catch(() => {});
       break;
     }
-    chunks.push(value);
-    size += value.length;
+    chunks.push(chunk);
+    size += chunk.length;
   }
   return { bytes: Buffer.concat(chunks, size), truncated };
 }

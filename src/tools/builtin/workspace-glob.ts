@@ -1,19 +1,17 @@
 /**
  * Globbing confined to the workspace for grep and glob: always rooted at the workspace
- * (so the root .gitignore applies even when searching a subfolder), .git skipped, and
- * patterns that would climb out of the root refused.
+ * (so the root .gitignore applies even when searching a subfolder), .git skipped,
+ * patterns that would climb out of the root refused, and entries found through a
+ * symlinked folder that leads outside dropped.
  */
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { convertPathToPattern, globby } from 'globby';
 import type { GlobEntry } from 'globby';
 import { WeftError } from '../../core/errors.js';
+import { isInside } from './workspace-path.js';
 
 const ALWAYS_IGNORED = ['**/.git', '**/.git/**'];
-
-function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
 
 /**
  * Turns a user pattern, relative to `baseDir` (a canonical directory inside `realRoot`),
@@ -51,16 +49,41 @@ const options = (realRoot: string) =>
     absolute: true,
   }) as const;
 
+/**
+ * The walker does not follow symlinks it meets, but it does enter a pattern's literal
+ * folders (`link/*`, `{a,link}/**`) even when they are symlinks; so every folder an entry
+ * was found in is judged by its real path, once per folder, and symlinked files are dropped.
+ */
+async function confine(realRoot: string, entries: readonly GlobEntry[]): Promise<GlobEntry[]> {
+  const folderVerdicts = new Map<string, Promise<boolean>>();
+  const folderInside = (folder: string): Promise<boolean> => {
+    let verdict = folderVerdicts.get(folder);
+    if (!verdict) {
+      verdict = fs.realpath(folder).then(
+        (real) => isInside(realRoot, real),
+        () => false,
+      );
+      folderVerdicts.set(folder, verdict);
+    }
+    return verdict;
+  };
+  const kept = await Promise.all(
+    entries.map(async (entry) => {
+      const absolute = path.resolve(entry.path);
+      return !entry.dirent.isSymbolicLink() && isInside(realRoot, absolute) && folderInside(path.dirname(absolute));
+    }),
+  );
+  return entries.filter((_, index) => kept[index]);
+}
+
 /** Canonical absolute paths of the files matching a root-relative pattern. */
 export async function globFiles(realRoot: string, pattern: string): Promise<string[]> {
-  const found = await globby(pattern, options(realRoot));
-  return found.map((p) => path.resolve(p)).filter((p) => isInside(realRoot, p));
+  const found: GlobEntry[] = await globby(pattern, { ...options(realRoot), objectMode: true });
+  return (await confine(realRoot, found)).map((entry) => path.resolve(entry.path));
 }
 
 /** Like globFiles, with modification times, for newest-first ordering. */
 export async function globFilesWithTimes(realRoot: string, pattern: string): Promise<Array<{ path: string; mtimeMs: number }>> {
   const found: GlobEntry[] = await globby(pattern, { ...options(realRoot), objectMode: true, stats: true });
-  return found
-    .map((entry) => ({ path: path.resolve(entry.path), mtimeMs: entry.stats?.mtimeMs ?? 0 }))
-    .filter((entry) => isInside(realRoot, entry.path));
+  return (await confine(realRoot, found)).map((entry) => ({ path: path.resolve(entry.path), mtimeMs: entry.stats?.mtimeMs ?? 0 }));
 }

@@ -10,7 +10,8 @@ import { WeftError } from '../../core/errors.js';
 // Same bound as the kernel's, so a symlink cycle fails instead of recursing forever.
 const MAX_SYMLINK_HOPS = 40;
 
-function isInside(root: string, candidate: string): boolean {
+/** Whether `candidate` is `root` or lies below it (lexically; callers pass real paths). */
+export function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }

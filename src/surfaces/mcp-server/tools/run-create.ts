@@ -14,7 +14,7 @@ import { labelsArg, runIdArg } from './shared-args.js';
 
 export const MAX_RUNS_PER_CREATE = 50;
 
-const workflowArg = z.string().min(1).describe('Workflow file (TOML), relative to cwd');
+const workflowArg = z.string().min(1).describe('Workflow file (TOML), relative to cwd and inside it');
 
 const runObject = z
   .object({
@@ -61,6 +61,7 @@ type Outcome = { index: number; run: RunRecord } | { index: number; failed: McpF
 function request(item: RunArg, serverCwd: string): CreateRunRequest {
   return {
     workflow: item.workflow,
+    workflowInsideCwd: true,
     cwd: resolve(serverCwd, item.cwd ?? '.'),
     ...(item.goal !== undefined ? { goal: item.goal } : {}),
     ...(item.goal_file !== undefined ? { goalFile: item.goal_file } : {}),
