@@ -31,7 +31,10 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value instanceof Date) return 'a date';
   if (isTable(value)) return 'a table';
-  return `${typeof value} ${JSON.stringify(value)}`;
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  // Spelled as TOML writes them: JSON would print nan and inf as null, String() as NaN and Infinity.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `number ${Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf'}`;
+  return `${typeof value} ${String(value)}`;
 }
 
 export class FieldReader {
