@@ -1,11 +1,13 @@
 /**
  * Steering runs from a second CLI invocation while a runner executes them: answering a
  * human question, cancelling a command (its whole process tree dies), and bad input that
- * must be refused without touching the store.
+ * must be refused without touching the store; a reader that closes its end of stdout.
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { WEFT_BIN } from './helpers/run-cli.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
 vi.setConfig({ testTimeout: 60_000 });
@@ -121,5 +123,29 @@ describe('bad input', () => {
 
     expect(await snapshot()).toBe(before);
     expect(JSON.parse(before)).toMatchObject([{ id: run.id, status: 'submitted' }]);
+  });
+});
+
+/** Runs weft with a stdout pipe whose reading end is closed before weft writes anything. */
+function withClosedStdout(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+describe('a closed stdout (weft ps | head -1)', () => {
+  it('ends ps, events and logs quietly with exit 0', async () => {
+    const ran = await box.cli(['run', 'ok.toml']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const id = /^run (\S+) · ok$/m.exec(ran.stderr)?.[1];
+    expect(id).toBeDefined();
+    const commands = [['ps'], ['ps', '--json'], ['events', id!], ['logs', id!]];
+    const results = await Promise.all(commands.map((args) => withClosedStdout(args)));
+    expect(results).toEqual(commands.map(() => ({ code: 0, signal: null, stderr: '' })));
   });
 });
