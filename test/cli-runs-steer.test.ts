@@ -126,11 +126,15 @@ describe('bad input', () => {
   });
 });
 
-/** Runs weft with a stdout pipe whose reading end is closed before weft writes anything. */
-function withClosedStdout(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+/**
+ * Runs weft, with the reading end of its stdout closed before weft writes anything when
+ * `closeStdout` is set; killed after 20 s, so a hang fails the test instead of spinning on.
+ */
+function weft(args: string[], closeStdout = false): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.destroy();
+    const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    if (closeStdout) child.stdout.destroy();
+    else child.stdout.resume();
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
@@ -145,7 +149,20 @@ describe('a closed stdout (weft ps | head -1)', () => {
     const id = /^run (\S+) · ok$/m.exec(ran.stderr)?.[1];
     expect(id).toBeDefined();
     const commands = [['ps'], ['ps', '--json'], ['events', id!], ['logs', id!]];
-    const results = await Promise.all(commands.map((args) => withClosedStdout(args)));
+    const results = await Promise.all(commands.map((args) => weft(args, true)));
     expect(results).toEqual(commands.map(() => ({ code: 0, signal: null, stderr: '' })));
+  });
+});
+
+describe('an unusable storage dir', () => {
+  it('fails at once with exit 2, naming the path and the reason', async () => {
+    const file = join(box.ws, 'ok.toml');
+    const fix = 'Point --storage-dir or WEFT_HOME at a directory you can write to.';
+    const results = await Promise.all([weft(['--storage-dir', '/proc/weft-x', 'ps']), weft(['--storage-dir', file, 'ps']), weft(['--storage-dir', '/proc/weft-x', 'mcp', 'start'])]);
+    expect(results).toEqual([
+      { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
+      { code: 2, signal: null, stderr: `weft: Storage dir ${file} cannot be used: it is a file, not a directory. ${fix}\n` },
+      { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
+    ]);
   });
 });
