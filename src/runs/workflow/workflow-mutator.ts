@@ -60,14 +60,14 @@ export function readWorkflowSamples(folders: readonly string[]): WorkflowSample[
 
 type Mutation = (lines: string[], pick: <T>(items: readonly T[]) => T, index: number) => string;
 
-const count = (text: string, chars: RegExp): number => text.match(chars)?.length ?? 0;
+const occurrences = (text: string, chars: RegExp): number => text.match(chars)?.length ?? 0;
 
 /** Lines that assign a whole value on one line (multi-line strings, arrays and tables are left alone). */
 function assignmentLines(lines: readonly string[]): number[] {
   return lines.flatMap((line, index) => {
     const value = ASSIGNMENT.exec(line)?.[2];
     if (value === undefined || line.trimStart().startsWith('[') || /^\s*("""|''')/.test(value)) return [];
-    return count(value, /[[{]/g) === count(value, /[\]}]/g) ? [index] : [];
+    return occurrences(value, /[[{]/g) === occurrences(value, /[\]}]/g) ? [index] : [];
   });
 }
 
