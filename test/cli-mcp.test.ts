@@ -111,4 +111,22 @@ describe('weft mcp', () => {
     const result = await runCli(['mcp', 'get', 'b'], { cwd: workspace, env });
     expect(result).toEqual({ code: 2, stdout: '', stderr: "weft: No MCP server named 'b'. Configured: a. Add one with 'weft mcp add b -- <command…>'.\n" });
   });
+
+  it('every command that reads the config exits 2 on a .mcp.json that is not JSON, without quoting the file', async () => {
+    await writeFile(join(workspace, '.mcp.json'), 'not json {"env": {"API_TOKEN": "sk-live-123456789"}}\n');
+    const commands = [['mcp', 'list'], ['mcp', 'list', '--json'], ['mcp', 'get', 'a'], ['mcp', 'test', 'a'], ['mcp', 'login', 'a'], ['mcp', 'logout', 'a']];
+    const results = await Promise.all(commands.map((args) => runCli(args, { cwd: workspace, env })));
+    const error = "weft: .mcp.json: is not valid JSON (Unexpected token 'o') — fix the syntax; its servers were skipped\n";
+    expect(results).toEqual(commands.map(() => ({ code: 2, stdout: '', stderr: error })));
+  });
+
+  it('warns about keys weft does not use in a .mcp.json entry, naming the file, the server and the key', async () => {
+    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'node', args: ['x'], tools: 5, oauth: 1, disabled: true } } }));
+    const result = await runCli(['mcp', 'list', '--json'], { cwd: workspace, env });
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringContaining('"name": "a"') });
+    expect(result.stderr).toBe(
+      "weft warn: .mcp.json: server 'a': field 'tools' is not used by weft and was ignored — remove it if it is a misspelling\n" +
+        "weft warn: .mcp.json: server 'a': field 'oauth' does not apply to type \"stdio\" and was ignored — remove it, or set \"type\": \"http\"\n",
+    );
+  });
 });

@@ -1,12 +1,14 @@
 /**
  * Steering runs from a second CLI invocation while a runner executes them: answering a
  * human question, cancelling a command (its whole process tree dies), and bad input that
- * must be refused without touching the store.
+ * must be refused without touching the store; a reader that closes its end of stdout.
  */
+import { spawn } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { WEFT_BIN } from './helpers/run-cli.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
 vi.setConfig({ testTimeout: 60_000 });
@@ -130,5 +132,46 @@ describe('bad input', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`weft: goal file 'goal.md' is outside the run's directory ${box.ws} (a symlink counts by where it points); use a file inside that directory.\n`);
     expect((await box.cli(['ps', '--all', '--json'])).stdout).not.toContain('probe-value-1234');
+  });
+});
+
+/**
+ * Runs weft, with the reading end of its stdout closed before weft writes anything when
+ * `closeStdout` is set; killed after 20 s, so a hang fails the test instead of spinning on.
+ */
+function weft(args: string[], closeStdout = false): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    if (closeStdout) child.stdout.destroy();
+    else child.stdout.resume();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+describe('a closed stdout (weft ps | head -1)', () => {
+  it('ends ps, events and logs quietly with exit 0', async () => {
+    const ran = await box.cli(['run', 'ok.toml']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const id = /^run (\S+) · ok$/m.exec(ran.stderr)?.[1];
+    expect(id).toBeDefined();
+    const commands = [['ps'], ['ps', '--json'], ['events', id!], ['logs', id!]];
+    const results = await Promise.all(commands.map((args) => weft(args, true)));
+    expect(results).toEqual(commands.map(() => ({ code: 0, signal: null, stderr: '' })));
+  });
+});
+
+describe('an unusable storage dir', () => {
+  it('fails at once with exit 2, naming the path and the reason', async () => {
+    const file = join(box.ws, 'ok.toml');
+    const fix = 'Point --storage-dir or WEFT_HOME at a directory you can write to.';
+    const results = await Promise.all([weft(['--storage-dir', '/proc/weft-x', 'ps']), weft(['--storage-dir', file, 'ps']), weft(['--storage-dir', '/proc/weft-x', 'mcp', 'start'])]);
+    expect(results).toEqual([
+      { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
+      { code: 2, signal: null, stderr: `weft: Storage dir ${file} cannot be used: it is a file, not a directory. ${fix}\n` },
+      { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
+    ]);
   });
 });

@@ -38,6 +38,30 @@ function rawPost(url: string, headers: Record<string, string>, body = INITIALIZE
   });
 }
 
+/** POSTs `size` bytes in 64 KiB writes, declared up front or chunked; the server may answer before the body is through. */
+function bigPost(url: string, headers: Record<string, string>, size: number, framing: 'declared' | 'chunked'): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  const length: Record<string, string> = framing === 'declared' ? { 'content-length': String(size) } : { 'transfer-encoding': 'chunked' };
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...length, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: text })).once('error', reject);
+    });
+    req.once('error', reject);
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let sent = 0;
+    const write = (): void => {
+      while (sent < size) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
 describe('weft mcp start --http', () => {
   let ws: Workspace;
   let server: HttpServer;
@@ -93,6 +117,14 @@ describe('weft mcp start --http', () => {
     expect(JSON.parse(lostSession.body)).toMatchObject({ error: { data: { code: 'SESSION_NOT_FOUND' } } });
     const elsewhere = await rawPost(server.url.replace('/mcp', '/other'), auth);
     expect(elsewhere.status).toBe(404);
+  });
+
+  it('answers a 50 MB body with 413 JSON whether its length is declared or it comes chunked', async () => {
+    const auth = { authorization: `Bearer ${server.token}` };
+    const answers = [await bigPost(server.url, auth, 50 * 1024 * 1024, 'declared'), await bigPost(server.url, auth, 50 * 1024 * 1024, 'chunked')];
+    const tooLarge = { status: 413, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body larger than 4194304 bytes.', data: { code: 'TOO_LARGE' } } } };
+    expect(answers.map((answer) => ({ status: answer.status, body: JSON.parse(answer.body) as unknown }))).toEqual([tooLarge, tooLarge]);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('serves 20 clients creating and reading runs at once without an error or a lost run', async () => {

@@ -32,7 +32,8 @@ import { now, processCpuMs } from '../lib/measure.js';
 import { CACHE_DIR } from '../lib/paths.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize, type Summary } from '../lib/stats.js';
-import { DAY_MS, generateRuns, mulberry32, T0, TEAMS } from '../store/generate-runs.js';
+import { mulberry32 } from '../../src/core/seeded-random.js';
+import { DAY_MS, generateRuns, T0, TEAMS } from '../store/generate-runs.js';
 import { gatherWakeMs, PHASE_MS } from './gather-wake.js';
 import { bareOverHttp, weftOverHttp, weftOverStdio, WEFT_BIN, type Connected } from './servers.js';
 

@@ -5,9 +5,8 @@
  */
 import type { NewRunEvent } from '../../src/runs/model/run-event.js';
 import type { RunStatus } from '../../src/runs/model/run-status.js';
+import type { Random } from '../../src/core/seeded-random.js';
 import type { ImportedRun } from '../../src/runs/store/sqlite/sqlite-run-store.js';
-
-export type Random = () => number;
 
 export const T0 = Date.UTC(2025, 0, 1);
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -35,17 +34,6 @@ const PATHS: Record<string, RunStatus[]> = {
   blocked: ['queued', 'starting', 'running', 'blocked'],
   paused: ['queued', 'starting', 'running', 'paused'],
 };
-
-export function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function outcome(random: Random): RunStatus {
   let roll = random();

@@ -20,7 +20,8 @@ import { CACHE_DIR, REPO_ROOT } from '../lib/paths.js';
 import { now } from '../lib/measure.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize, type Summary } from '../lib/stats.js';
-import { DAY_MS, generateRuns, mulberry32, T0, TEAMS } from './generate-runs.js';
+import { mulberry32 } from '../../src/core/seeded-random.js';
+import { DAY_MS, generateRuns, T0, TEAMS } from './generate-runs.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
 const EVENTS_PER_RUN = 10;

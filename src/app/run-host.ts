@@ -9,7 +9,7 @@ import { RunService } from './services/run-service.js';
 import type { RunStore } from '../runs/store/run-store.js';
 import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
 import { detachedRunnerLauncher } from './runner-launcher.js';
-import { resolveStorageDir } from './storage-dir.js';
+import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 
 export interface RunHostOptions {
   storageDir?: string;
@@ -32,7 +32,7 @@ export function runServiceOver(store: RunStore, storageDir: string, env: Record<
 
 export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost> {
   const env = options.env ?? process.env;
-  const storageDir = resolveStorageDir(options.storageDir, env);
+  const storageDir = prepareStorageDir(resolveStorageDir(options.storageDir, env));
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
   const store = await SqliteRunStore.open({ storageDir, logger });
   const runs = runServiceOver(store, storageDir, env);

@@ -11,7 +11,7 @@ import type { Worker } from '../runs/engine/worker.js';
 import type { RunService } from './services/run-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpService } from './services/mcp-service.js';
-import { resolveStorageDir } from './storage-dir.js';
+import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
 import type { ToolService } from './services/tool-service.js';
 
@@ -56,7 +56,7 @@ function once<T>(build: () => Promise<T>): { get: () => Promise<T>; built: () =>
 export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftApp> {
   const env = options.env ?? process.env;
   const workspaceRoot = resolve(options.cwd ?? process.cwd());
-  const storageDir = resolveStorageDir(options.storageDir, env);
+  const storageDir = prepareStorageDir(resolveStorageDir(options.storageDir, env));
   const settings = await loadSettings({ storageDir, workspaceRoot });
   const logger = createLogger(stderrSink(options.logLevel ?? settings.logLevel));
   const version = options.version ?? '0.0.0';

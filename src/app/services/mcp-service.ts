@@ -1,14 +1,16 @@
 /**
  * The application service behind `weft mcp …` and behind every command that needs MCP
- * tools: loads the server configs, starts the hub on demand, and reports status. Config
- * problems are warnings here (the other servers still start); a failing `required`
+ * tools: loads the server configs, starts the hub on demand, and reports status. The
+ * `weft mcp` commands that read the config (`list`, `get`, `test`, `login`, `logout`) fail
+ * with `CONFIG_INVALID` on any config error, because the config is what they are about;
+ * commands that only use tools warn and start the other servers. A failing `required`
  * server fails the command.
  */
 import { homedir } from 'node:os';
 import { WeftError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Settings } from '../../core/settings/settings.js';
-import { loadMcpServerConfigs, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
+import { hasErrors, loadMcpServerConfigs, problemsError, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
 import { McpHub, type McpHubHandlers, type McpServerStatus } from '../../mcp/hub/index.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../../mcp/oauth/index.js';
@@ -50,6 +52,7 @@ export interface McpServiceDeps {
 
 export class McpService {
   #loaded: Promise<LoadedMcpServerConfigs> | undefined;
+  #tolerated: Promise<LoadedMcpServerConfigs> | undefined;
   #hub: McpHub | undefined;
   readonly #deps: McpServiceDeps;
 
@@ -57,25 +60,29 @@ export class McpService {
     this.#deps = deps;
   }
 
-  /** Every configured server (winning entries only) and the problems found while loading. */
+  /**
+   * Every configured server (winning entries only) and the problems found while loading.
+   * Warnings were logged as they were found; errors, which skip an entry or a file, are
+   * logged here once, as warnings, for the commands that carry on without them.
+   */
   configs(): Promise<LoadedMcpServerConfigs> {
-    this.#loaded ??= loadMcpServerConfigs({
-      workspaceRoot: this.#deps.workspaceRoot,
-      homeDir: homedir(),
-      userSettings: this.#deps.settings.userDocument,
-      projectSettings: this.#deps.settings.projectDocument,
-      env: this.#deps.env,
-      logger: this.#deps.logger,
-    }).then((loaded) => {
-      // Warnings (unset variables) were logged as they were found; errors skip an entry or a file.
+    this.#tolerated ??= this.#load().then((loaded) => {
       for (const problem of loaded.problems) if (problem.severity === 'error') this.#deps.logger.warn(problem.message);
       return loaded;
     });
-    return this.#loaded;
+    return this.#tolerated;
   }
 
+  /** The configs when they have no errors; otherwise `CONFIG_INVALID` listing every error. */
+  async checkedConfigs(): Promise<LoadedMcpServerConfigs> {
+    const loaded = await this.#load();
+    if (hasErrors(loaded.problems)) throw problemsError(loaded.problems);
+    return loaded;
+  }
+
+  /** One server's config, from a config without errors (see `checkedConfigs`). */
   async config(name: string): Promise<McpServerConfig> {
-    const { servers } = await this.configs();
+    const { servers } = await this.checkedConfigs();
     const found = servers.find((server) => server.name === name);
     if (!found) {
       const names = servers.map((server) => server.name);
@@ -111,7 +118,7 @@ export class McpService {
   }
 
   async list(): Promise<McpServerRow[]> {
-    const { servers } = await this.configs();
+    const { servers } = await this.checkedConfigs();
     const statuses = await this.start();
     return servers.map((server) => {
       const status = statuses.find((entry) => entry.name === server.name);
@@ -182,6 +189,18 @@ export class McpService {
   async close(): Promise<void> {
     await this.#hub?.close();
     this.#hub = undefined;
+  }
+
+  #load(): Promise<LoadedMcpServerConfigs> {
+    this.#loaded ??= loadMcpServerConfigs({
+      workspaceRoot: this.#deps.workspaceRoot,
+      homeDir: homedir(),
+      userSettings: this.#deps.settings.userDocument,
+      projectSettings: this.#deps.settings.projectDocument,
+      env: this.#deps.env,
+      logger: this.#deps.logger,
+    });
+    return this.#loaded;
   }
 
   #hubInstance(): McpHub {

@@ -15,6 +15,8 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value instanceof Date) return 'a date';
   if (value !== null && typeof value === 'object') return 'a table';
+  // Spelled as TOML writes them: JSON would print nan and inf as null, String() as NaN and Infinity.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `number ${Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf'}`;
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 

@@ -5,6 +5,7 @@
 export type { McpConfigSource, McpConfigSourceKind, McpServerConfig, McpTransportType } from './server-config.js';
 export { MCP_DEFAULTS, MCP_SERVER_NAME } from './server-config.js';
 export type { McpConfigProblem, McpConfigSeverity } from './problems.js';
+export { hasErrors, problemsError } from './problems.js';
 export { loadMcpServerConfigs, resolveServerConfig, type LoadedMcpServerConfigs, type LoadMcpServerConfigsParams, type SettingsDocument } from './load-configs.js';
 export { buildChildEnv, SAFE_ENV_BASE } from './child-env.js';
 export { isToolAllowed } from './tool-filter.js';

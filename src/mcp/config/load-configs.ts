@@ -155,6 +155,10 @@ export async function loadMcpServerConfigs(params: LoadMcpServerConfigsParams): 
     for (const [name, raw] of Object.entries(entries)) {
       const validated = validateServerEntry(ctx, name, raw);
       problems.push(...validated.problems);
+      // Fields weft ignores are warnings: nobody would see them if they were only returned.
+      for (const problem of validated.problems) {
+        if (problem.severity === 'warning') params.logger.warn(problem.message);
+      }
       const owner = owners.get(name);
       if (owner) {
         params.logger.debug(`MCP server '${name}' in ${ctx.display} is overridden by ${owner.file}`, { server: name });

@@ -143,10 +143,11 @@ export function parseNode(context: ParseContext, name: string, value: unknown, s
   const edges = parseEdges(node, kind ?? 'unknown', scope);
   if (kind === undefined) {
     if (rawKind === undefined) node.problem(undefined, `missing 'kind' — add kind = "…" (one of ${NODE_KINDS.join(', ')})`);
+    else if (typeof rawKind !== 'string') node.problem('kind', `'kind' must be a string, got ${describeValue(rawKind)} — write kind = "…" (one of ${NODE_KINDS.join(', ')})`);
     else {
-      const match = closest(String(rawKind), NODE_KINDS);
+      const match = closest(rawKind, NODE_KINDS);
       const fix = match === undefined ? `use one of ${NODE_KINDS.join(', ')}` : `did you mean '${match}'? (kinds: ${NODE_KINDS.join(', ')})`;
-      node.problem('kind', `unknown kind ${typeof rawKind === 'string' ? `'${rawKind}'` : describeValue(rawKind)} — ${fix}`);
+      node.problem('kind', `unknown kind '${rawKind}' — ${fix}`);
     }
     return { graph: { name, kind: 'unknown', line, edges } };
   }

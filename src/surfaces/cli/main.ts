@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
+import { endQuietlyWhenOutputCloses } from './closed-output.js';
 import { redactSecrets } from '../../core/redact.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
@@ -70,6 +71,8 @@ function applyToTree(command: Command): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // The stdio MCP server's transport handles its own closed stdout and shuts down in order.
+  if (!startsMcpServer(argv)) endQuietlyWhenOutputCloses();
   const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);

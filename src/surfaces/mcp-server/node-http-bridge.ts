@@ -11,8 +11,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * The whole body, or `undefined` when it is larger than `MAX_BODY_BYTES` (the request is
- * then destroyed rather than read on). Read with listeners: a stream's async iterator costs
+ * The whole body, or `undefined` when it is larger than `MAX_BODY_BYTES`: the rest of it is
+ * then drained and dropped, not held. Neither destroying the request nor closing the
+ * connection after the 413 would do: either resets the connection while the client is still
+ * sending, and the client sees a reset instead of its answer. A body that never ends is cut
+ * by the server's `requestTimeout`. Read with listeners: a stream's async iterator costs
  * tens of µs per request, a noticeable share of a tool call answered from the store.
  */
 export function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -24,8 +27,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
-      req.off('data', onData).off('end', onEnd);
-      req.destroy();
+      req.off('data', onData).off('end', onEnd).resume();
       resolve(undefined);
     };
     const onEnd = () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));

@@ -29,15 +29,17 @@ function parsePort(value: string): number {
   return port;
 }
 
-async function storageDirOf(command: Command): Promise<string> {
-  const { resolveStorageDir } = await import('../../../app/storage-dir.js');
-  return resolveStorageDir(globalOptions(command).storageDir, process.env);
+/** The storage dir; `prepare` checks (and creates) it, for the commands that keep state there. */
+async function storageDirOf(command: Command, prepare = false): Promise<string> {
+  const { prepareStorageDir, resolveStorageDir } = await import('../../../app/storage-dir.js');
+  const dir = resolveStorageDir(globalOptions(command).storageDir, process.env);
+  return prepare ? prepareStorageDir(dir) : dir;
 }
 
 async function start(options: StartOptions, command: Command): Promise<void> {
   if (!options.http && (options.auth === false || options.allowedHost.length > 0)) throw new WeftError('USAGE', '--no-auth and --allowed-host apply to --http only.');
   const port = parsePort(options.port);
-  const [mcpServer, { version }, storageDir] = await Promise.all([import('../../mcp-server/index.js'), import('../version.js'), storageDirOf(command)]);
+  const [mcpServer, { version }, storageDir] = await Promise.all([import('../../mcp-server/index.js'), import('../version.js'), storageDirOf(command, true)]);
   if (options.http && !options.auth && !mcpServer.isLoopbackHost(options.host)) {
     throw new WeftError('USAGE', `--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${options.host}': anyone who can reach it could run commands.`);
   }
