@@ -5,6 +5,7 @@
  * an MCP client does not wait for them. Wired like `WeftApp.runs()`.
  */
 import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
+import { registerEnvironmentSecrets } from '../core/redact.js';
 import { RunService } from '../runs/run-service.js';
 import type { RunStore } from '../runs/store/run-store.js';
 import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
@@ -32,6 +33,7 @@ export function runServiceOver(store: RunStore, storageDir: string, env: Record<
 
 export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost> {
   const env = options.env ?? process.env;
+  registerEnvironmentSecrets(env);
   const storageDir = resolveStorageDir(options.storageDir, env);
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
   const store = await SqliteRunStore.open({ storageDir, logger });

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
+import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
 import type { RunService } from '../runs/run-service.js';
@@ -55,6 +56,7 @@ function once<T>(build: () => Promise<T>): { get: () => Promise<T>; built: () =>
 
 export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftApp> {
   const env = options.env ?? process.env;
+  registerEnvironmentSecrets(env);
   const workspaceRoot = resolve(options.cwd ?? process.cwd());
   const storageDir = resolveStorageDir(options.storageDir, env);
   const settings = await loadSettings({ storageDir, workspaceRoot });
