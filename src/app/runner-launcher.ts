@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { withoutWeftSecrets } from '../core/child-environment.js';
 import { weftBinPath } from './weft-bin.js';
 
 export interface RunnerLauncher {
@@ -28,7 +29,7 @@ export function detachedRunnerLauncher(storageDir: string, env: Record<string, s
         const child = spawn(process.execPath, [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle'], {
           detached: true,
           stdio: ['ignore', log, log],
-          env: { ...env, WEFT_HOME: storageDir },
+          env: { ...withoutWeftSecrets(env), WEFT_HOME: storageDir },
         });
         child.unref();
       } finally {

@@ -7,10 +7,11 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeftError } from '../../core/errors.js';
+import { MCP_SERVER_TOKEN_ENV } from '../../core/child-environment.js';
 import { registerSecret } from '../../core/redact.js';
 
 export const TOKEN_FILE_NAME = 'mcp-server-token';
-export const TOKEN_ENV = 'WEFT_MCP_TOKEN';
+export const TOKEN_ENV = MCP_SERVER_TOKEN_ENV;
 const MIN_TOKEN_LENGTH = 16;
 
 export interface ServerToken {
