@@ -42,7 +42,9 @@ describe('redactSecrets', () => {
   });
 
   it('replaces well-known key shapes even when nobody registered them', () => {
-    expect(redactSecrets('Authorization: Bearer abcdefgh12345678 and sk-ant-0123456789abcdefXYZ')).toBe('Authorization: Bearer [redacted:bearer-token] and [redacted:api-key]');
+    expect(redactSecrets('Authorization: Bearer abcdefgh12345678 and sk-ant-0123456789abcdefXYZ, ghp_0123456789abcdefghijABCD')).toBe(
+      'Authorization: Bearer [redacted:bearer-token] and [redacted:api-key], [redacted:github-token]',
+    );
   });
 });
 

@@ -15,13 +15,14 @@ const SECRET_NAME = /(?:^|_)(?:TOKEN|KEY|APIKEY|SECRET|CREDENTIALS?)$|PASSWORD|P
 /** The password of `scheme://user:password@host`. */
 const URL_PASSWORD = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:\s]*:([^/?#@\s]+)@/;
 
-const KEY_SHAPES: { shape: RegExp; name: string; keep?: string }[] = [
-  { shape: /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g, name: 'bearer-token', keep: 'Bearer ' },
-  { shape: /\bsk-ant-[A-Za-z0-9_-]{16,}/g, name: 'api-key' },
-  { shape: /\bsk-[A-Za-z0-9_-]{16,}/g, name: 'api-key' },
-  { shape: /\bgh[pousr]_[A-Za-z0-9]{20,}/g, name: 'github-token' },
-  { shape: /\bAIza[0-9A-Za-z_-]{20,}/g, name: 'api-key' },
-];
+/** Well-known key shapes, one pattern so clean text costs one scan; the group that matched names it. */
+const KEY_SHAPE =
+  /\b(?:(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}|(sk-ant-[A-Za-z0-9_-]{16,}|sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{20,})|(gh[pousr]_[A-Za-z0-9]{20,}))/g;
+
+function shapeName(_match: string, bearer: string | undefined, apiKey: string | undefined): string {
+  if (bearer !== undefined) return `${bearer}[redacted:bearer-token]`;
+  return apiKey !== undefined ? '[redacted:api-key]' : '[redacted:github-token]';
+}
 
 /** Secret value → the name it is redacted as; the first name given for a value wins. */
 const secrets = new Map<string, string>();
@@ -92,8 +93,7 @@ export function redactSecrets(text: string): string {
   for (const [value, name] of ordered()) {
     if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);
   }
-  for (const { shape, name, keep = '' } of KEY_SHAPES) out = out.replace(shape, `${keep}[redacted:${name}]`);
-  return out;
+  return out.replace(KEY_SHAPE, shapeName);
 }
 
 /**
