@@ -3,10 +3,11 @@
  * file. A secret a stage sees must not reach events, `weft logs`/`ps`/`inspect` or the
  * database file; `{{ env.NAME }}` renders what the creator exported.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { createSandbox, until, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -58,7 +59,33 @@ run = 'echo "cannot use $WEFT_E2E_API_KEY" >&2; exit 3'
       ['show@1', 'direct=[redacted:WEFT_E2E_API_KEY] passed=[redacted:WEFT_E2E_API_KEY] plain=visible-value unset=[]', null],
       ['leak@1', '', 'cannot use [redacted:WEFT_E2E_API_KEY]'],
     ]);
-    for (const text of [result.stdout, result.stderr, logs.stdout, ps.stdout, inspect.stdout, await storeBytes()]) expect(text).not.toContain(SECRET);
+    // Compared as booleans: a failure must not print the database.
+    expect([result.stdout, result.stderr, logs.stdout, ps.stdout, inspect.stdout, await storeBytes()].map((text) => text.includes(SECRET))).toEqual([false, false, false, false, false, false]);
     expect(logs.stdout).toContain('[redacted:WEFT_E2E_API_KEY]');
+  });
+});
+
+describe('the runner environment', () => {
+  it("executes a run with its creator's environment while a runner started for another environment is alive", async () => {
+    await writeFile(
+      join(box.ws, 'hold.toml'),
+      `[nodes.hold]\nkind = "command"\nrun = 'touch held; while [ ! -f release.marker ]; do sleep 0.05; done; echo "base=$WEFT_E2E_BASE_URL"'\n`,
+    );
+    await writeFile(join(box.ws, 'show.toml'), `[nodes.show]\nkind = "command"\nrun = 'echo "base=$WEFT_E2E_BASE_URL"'\n`);
+    const first = box.cli(['run', 'hold.toml'], { WEFT_E2E_BASE_URL: 'http://127.0.0.1:1/one' });
+    // The first creator's runner is busy with its run, and free to claim more.
+    await until('the first run to hold', async () => (existsSync(join(box.ws, 'held')) ? true : undefined), 30_000);
+    const second = await box.cli(['run', 'show.toml'], { WEFT_E2E_BASE_URL: 'http://127.0.0.1:2/two' });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('→ base=http://127.0.0.1:2/two');
+    await writeFile(join(box.ws, 'release.marker'), '');
+    const held = await first;
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stdout).toContain('→ base=http://127.0.0.1:1/one');
+    const secondId = /^run (\S+) · show$/m.exec(second.stderr)?.[1] as string;
+    const firstId = /^run (\S+) · hold$/m.exec(held.stderr)?.[1] as string;
+    const [a, b] = await Promise.all([box.inspect(firstId), box.inspect(secondId)]);
+    expect([a, b].map((run) => typeof (run as unknown as { envFingerprint?: unknown }).envFingerprint)).toEqual(['string', 'string']);
+    expect((a as unknown as { envFingerprint: string }).envFingerprint).not.toBe((b as unknown as { envFingerprint: string }).envFingerprint);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Starts a short-lived runner process (`weft worker --until-idle`) that executes queued
- * runs and exits when none are left. It is detached with its own session, so closing the
- * terminal or the MCP client that created a run never stops the run.
+ * Starts a short-lived runner process (`weft worker --until-idle --same-environment`) that
+ * executes queued runs created with the launcher's environment and exits when none are
+ * left. It is detached with its own session, so closing the terminal or the MCP client
+ * that created a run never stops the run.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
@@ -26,7 +27,7 @@ export function detachedRunnerLauncher(storageDir: string, env: Record<string, s
       mkdirSync(logs, { recursive: true });
       const log = openSync(join(logs, 'runner.log'), 'a', 0o600);
       try {
-        const child = spawn(process.execPath, [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle'], {
+        const child = spawn(process.execPath, [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle', '--same-environment'], {
           detached: true,
           stdio: ['ignore', log, log],
           env: { ...withoutWeftSecrets(env), WEFT_HOME: storageDir },
