@@ -13,20 +13,18 @@ describe('redactSecrets', () => {
     expect(redactSecrets('short77 abc')).toBe('short77 abc');
   });
 
-  it('takes the values of secret-looking variables, of configured names and URL passwords from an environment', () => {
-    registerEnvironmentSecrets(
-      {
-        UNIT_API_KEY: 'unit-api-key-value',
-        UNIT_GH_TOKEN: 'unit-gh-token-value',
-        UNIT_DB_PASSWORD_FILE_X: 'unit-password-value',
-        UNIT_CLIENT_SECRET: 'unit-client-secret',
-        UNIT_PLAIN: 'unit-plain-but-long',
-        UNIT_NAMED: 'unit-named-by-config',
-        UNIT_DATABASE_URL: 'postgres://app:p%40ss-word-1@db.internal:5432/app',
-        SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
-      },
-      ['UNIT_NAMED'],
-    );
+  it('takes the values of secret-looking variables and URL passwords from an environment', () => {
+    registerSecret('unit-named-by-config', 'UNIT_NAMED');
+    registerEnvironmentSecrets({
+      UNIT_API_KEY: 'unit-api-key-value',
+      UNIT_GH_TOKEN: 'unit-gh-token-value',
+      UNIT_DB_PASSWORD_FILE_X: 'unit-password-value',
+      UNIT_CLIENT_SECRET: 'unit-client-secret',
+      UNIT_PLAIN: 'unit-plain-but-long',
+      UNIT_NAMED: 'unit-named-by-config',
+      UNIT_DATABASE_URL: 'postgres://app:p%40ss-word-1@db.internal:5432/app',
+      SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+    });
     const text = 'unit-api-key-value unit-gh-token-value unit-password-value unit-client-secret unit-plain-but-long unit-named-by-config /tmp/ssh-agent.sock';
     expect(redactSecrets(text)).toBe(
       '[redacted:UNIT_API_KEY] [redacted:UNIT_GH_TOKEN] [redacted:UNIT_DB_PASSWORD_FILE_X] [redacted:UNIT_CLIENT_SECRET] unit-plain-but-long [redacted:UNIT_NAMED] /tmp/ssh-agent.sock',
@@ -51,7 +49,7 @@ describe('redactSecrets', () => {
 describe('isSecretName', () => {
   it('matches *_TOKEN, *_KEY, *_API_KEY, *_SECRET and *PASSWORD*, not ordinary names', () => {
     expect(['GITHUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'PGPASSWORD', 'DB_PASSWORD_FILE', 'my_token'].filter(isSecretName)).toHaveLength(7);
-    expect(['PATH', 'SSH_AUTH_SOCK', 'KEYBOARD', 'TOKENIZER_MODEL', 'AUTHOR'].filter(isSecretName)).toEqual([]);
+    expect(['PATH', 'SSH_AUTH_SOCK', 'KEYBOARD', 'TOKENIZER_MODEL', 'AUTHOR', 'GOOGLE_APPLICATION_CREDENTIALS'].filter(isSecretName)).toEqual([]);
   });
 });
 

@@ -10,8 +10,8 @@
 
 export const MIN_SECRET_LENGTH = 8;
 
-/** `*_TOKEN`, `*_KEY` (so `*_API_KEY`), `*_SECRET`, `*_CREDENTIALS`, anything with PASSWORD/PASSWD. */
-const SECRET_NAME = /(?:^|_)(?:TOKEN|KEY|APIKEY|SECRET|CREDENTIALS?)$|PASSWORD|PASSWD/i;
+/** `*_TOKEN`, `*_KEY` (so `*_API_KEY`), `*_SECRET`, anything with PASSWORD/PASSWD. */
+const SECRET_NAME = /(?:^|_)(?:TOKEN|KEY|APIKEY|SECRET)$|PASSWORD|PASSWD/i;
 /** The password of `scheme://user:password@host`. */
 const URL_PASSWORD = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:\s]*:([^/?#@\s]+)@/;
 
@@ -51,16 +51,15 @@ export function registerSecret(value: string | undefined, name: string): void {
 }
 
 /**
- * Registers the secrets of an environment: values of secret-looking names, of the names
- * in `alsoSecret` (configured as holding secrets), and URL passwords in any value.
+ * Registers the secrets of an environment: values of secret-looking names and URL
+ * passwords in any value.
  *
  * @example registerEnvironmentSecrets({ DATABASE_URL: 'postgres://app:hunter2hunter2@db/app' }) // 'hunter2hunter2' → [redacted:DATABASE_URL]
  */
-export function registerEnvironmentSecrets(env: Readonly<Record<string, string | undefined>>, alsoSecret: Iterable<string> = []): void {
-  const named = new Set(alsoSecret);
+export function registerEnvironmentSecrets(env: Readonly<Record<string, string | undefined>>): void {
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isSecretName(name) || named.has(name)) registerSecret(value, name);
+    if (isSecretName(name)) registerSecret(value, name);
     const password = URL_PASSWORD.exec(value)?.[1];
     if (password !== undefined) {
       registerSecret(password, name);
