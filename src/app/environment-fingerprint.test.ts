@@ -11,7 +11,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('environmentFingerprint', () => {
-  it('changes with any value that matters, not with the shell bookkeeping or weft secrets, and never contains a value', () => {
+  it("changes with any name or value that matters, not with the shell's bookkeeping or weft's own secrets", () => {
     const base = { PATH: '/usr/bin', ANTHROPIC_API_KEY: 'sk-ant-one-0123456789', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
     const print = environmentFingerprint(dir, base);
     expect(print).toMatch(/^[A-Za-z0-9_-]{43}$/);
