@@ -80,7 +80,7 @@ describe('OAuth for remote MCP servers', () => {
     expect(state.tokens?.access_token).toBe(fixture.liveAccessTokens()[0]);
     expect(state.codeVerifier).toBeUndefined();
     // Every token loaded or saved is redacted from anything weft prints.
-    expect(redactSecrets(`token ${state.tokens?.access_token} and ${state.tokens?.refresh_token}`)).toBe('token [REDACTED] and [REDACTED]');
+    expect(redactSecrets(`token ${state.tokens?.access_token} and ${state.tokens?.refresh_token}`)).toBe('token [redacted:oauth-access-token] and [redacted:oauth-refresh-token]');
 
     const { hub, registry, records } = testHub();
     const [status] = await hub.start([remote()]);

@@ -4,12 +4,12 @@
  * 2026-era client, and the rules for --no-auth.
  */
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connectHttp, createRun, endAllRuns, makeWorkspace, startHttp, type HttpServer, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
+import { call, connectHttp, createRun, endAllRuns, makeWorkspace, startHttp, waitForStatus, type HttpServer, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
 import { runCli } from './helpers/run-cli.js';
 
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -184,6 +184,23 @@ describe('weft mcp start --http options', () => {
       expect((await rawPost(server.url, { authorization: `Bearer ${token}` })).status).toBe(200);
       expect((await rawPost(server.url, { authorization: 'Bearer 0123456789abcdef-other' })).status).toBe(401);
     } finally {
+      await server.stop();
+      ws.remove();
+    }
+  });
+
+  it('keeps WEFT_MCP_TOKEN from the runners it starts and their command stages', async () => {
+    const ws = makeWorkspace('weft-mcp-env-');
+    writeFileSync(join(ws.dir, 'token.toml'), `[nodes.show]\nkind = "command"\nrun = 'echo "token=\${WEFT_MCP_TOKEN:-absent}"'\n`);
+    const server = await startHttp(ws, [], { WEFT_MCP_TOKEN: 'env-token-0123456789abcdef' });
+    const client = await connectHttp(server);
+    try {
+      const run = await createRun(client, { workflow: 'token.toml', auto_approve: true });
+      expect((await waitForStatus(client, run.id, ['succeeded'])).status).toBe('succeeded');
+      const finished = await call(client, 'weft_run_events', { run_id: run.id, types: ['stage-finished'] });
+      expect((finished.data.events as { payload: { output: string } }[]).map((event) => event.payload.output)).toEqual(['token=absent']);
+    } finally {
+      await client.close();
       await server.stop();
       ws.remove();
     }

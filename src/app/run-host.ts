@@ -5,9 +5,11 @@
  * an MCP client does not wait for them. Wired like `WeftApp.runs()`.
  */
 import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
+import { registerEnvironmentSecrets } from '../core/redact.js';
 import { RunService } from './services/run-service.js';
 import type { RunStore } from '../runs/store/run-store.js';
 import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
+import { environmentFingerprint } from './environment-fingerprint.js';
 import { detachedRunnerLauncher } from './runner-launcher.js';
 import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 
@@ -27,11 +29,15 @@ export interface RunHost {
 /** The run service over an open store; creators wake a detached runner (shared with `WeftApp.runs()`). */
 export function runServiceOver(store: RunStore, storageDir: string, env: Record<string, string | undefined>): RunService {
   const launcher = detachedRunnerLauncher(storageDir, env);
-  return new RunService({ store, clock: Date.now, wakeRunners: () => launcher.launch() });
+  let fingerprint: string | undefined;
+  // Only creators need it: `weft ps` neither computes it nor creates the key.
+  const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
+  return new RunService({ store, clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint });
 }
 
 export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost> {
   const env = options.env ?? process.env;
+  registerEnvironmentSecrets(env);
   const storageDir = prepareStorageDir(resolveStorageDir(options.storageDir, env));
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
   const store = await SqliteRunStore.open({ storageDir, logger });

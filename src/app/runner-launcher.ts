@@ -1,11 +1,13 @@
 /**
- * Starts a short-lived runner process (`weft worker --until-idle`) that executes queued
- * runs and exits when none are left. It is detached with its own session, so closing the
- * terminal or the MCP client that created a run never stops the run.
+ * Starts a short-lived runner process (`weft worker --until-idle --same-environment`) that
+ * executes queued runs created with the launcher's environment and exits when none are
+ * left. It is detached with its own session, so closing the terminal or the MCP client
+ * that created a run never stops the run.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { withoutWeftSecrets } from '../core/child-environment.js';
 import { weftBinPath } from './weft-bin.js';
 
 export interface RunnerLauncher {
@@ -25,10 +27,10 @@ export function detachedRunnerLauncher(storageDir: string, env: Record<string, s
       mkdirSync(logs, { recursive: true });
       const log = openSync(join(logs, 'runner.log'), 'a', 0o600);
       try {
-        const child = spawn(process.execPath, [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle'], {
+        const child = spawn(process.execPath, [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle', '--same-environment'], {
           detached: true,
           stdio: ['ignore', log, log],
-          env: { ...env, WEFT_HOME: storageDir },
+          env: { ...withoutWeftSecrets(env), WEFT_HOME: storageDir },
         });
         child.unref();
       } finally {

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
+import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
 import type { RunService } from './services/run-service.js';
@@ -42,8 +43,8 @@ export interface WeftApp {
   mcpConfig(): Promise<McpConfigService>;
   /** The run service over the embedded store. */
   runs(): Promise<RunService>;
-  /** A runner that executes queued runs (`weft worker`). */
-  worker(options: { maxParallel: number; untilIdle: boolean }): Promise<Worker>;
+  /** A runner that executes queued runs (`weft worker`); `sameEnvironment` limits it to runs created with this environment. */
+  worker(options: { maxParallel: number; untilIdle: boolean; sameEnvironment?: boolean }): Promise<Worker>;
   close(): Promise<void>;
 }
 
@@ -55,6 +56,7 @@ function once<T>(build: () => Promise<T>): { get: () => Promise<T>; built: () =>
 
 export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftApp> {
   const env = options.env ?? process.env;
+  registerEnvironmentSecrets(env);
   const workspaceRoot = resolve(options.cwd ?? process.cwd());
   const storageDir = prepareStorageDir(resolveStorageDir(options.storageDir, env));
   const settings = await loadSettings({ storageDir, workspaceRoot });
@@ -116,14 +118,15 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       return new McpConfigService(workspaceRoot, storageDir);
     },
     runs: runs.get,
-    worker: async ({ maxParallel, untilIdle }) => {
+    worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }] = await Promise.all([
+      const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
         import('../runs/engine/worker.js'),
         import('../agent/index.js'),
         import('./run-toolbox.js'),
         import('./run-settings.js'),
         import('../core/ids.js'),
+        import('./environment-fingerprint.js'),
       ]);
       const runSettings = runSettingsReader(storageDir);
       return new Worker({
@@ -140,6 +143,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         maxParallel,
         pollMs: 200,
         ...(untilIdle ? { idleExitMs: 2000 } : {}),
+        ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
       });
     },
     close: async () => {

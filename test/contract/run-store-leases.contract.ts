@@ -57,6 +57,23 @@ export function leasesContract(ctx: ContractContext): void {
       expect((await ctx.store.getRun(paused.id))?.lease).toBeUndefined();
     });
 
+    it('with an environment fingerprint, claims only runs created with it (orphans and queued); without one, any run', async () => {
+      const mine = await ctx.createIn('queued', { envFingerprint: 'fp-mine' });
+      const theirs = await ctx.createIn('running', { envFingerprint: 'fp-theirs' });
+      const unmarked = await ctx.createIn('queued');
+      const mineRunning = await ctx.createIn('running', { envFingerprint: 'fp-mine' });
+      expect(mine.envFingerprint).toBe('fp-mine');
+      expect((await ctx.store.getRun(mine.id))?.envFingerprint).toBe('fp-mine');
+      const same = { envFingerprint: 'fp-mine' };
+      expect((await ctx.store.claimRun('runner-mine', 1000, ctx.now(), same))?.id).toBe(mineRunning.id);
+      expect((await ctx.store.claimRun('runner-mine', 1000, ctx.now(), same))?.id).toBe(mine.id);
+      expect(await ctx.store.claimRun('runner-mine', 1000, ctx.now(), same)).toBeUndefined();
+      expect(await ctx.store.claimRun('runner-other', 1000, ctx.now(), { envFingerprint: 'fp-nobody' })).toBeUndefined();
+      expect((await ctx.store.claimRun('worker', 1000, ctx.now(), {}))?.id).toBe(theirs.id);
+      expect((await ctx.store.claimRun('worker', 1000))?.id).toBe(unmarked.id);
+      await rejection(ctx.store.claimRun('runner', 1000, ctx.now(), { envFingerprint: '' }), 'RUN_INVALID_PARAMS');
+    });
+
     it('never hands one run to two workers claiming at once', async () => {
       const runs = await Promise.all([ctx.createIn('queued'), ctx.createIn('queued'), ctx.createIn('queued')]);
       const claims = await Promise.all(Array.from({ length: 10 }, (_, index) => ctx.store.claimRun(`worker-${index}`, 1000)));

@@ -11,6 +11,7 @@ import { useContractStore, type MakeRunStore } from './run-store-kit.js';
 import { leasesContract } from './run-store-leases.contract.js';
 import { runsContract } from './run-store-runs.contract.js';
 import { searchContract } from './run-store-search.contract.js';
+import { secretsContract } from './run-store-secrets.contract.js';
 
 export type { MakeRunStore } from './run-store-kit.js';
 
@@ -22,5 +23,6 @@ export function runRunStoreContract(name: string, makeStore: MakeRunStore): void
     eventsContract(context);
     leasesContract(context);
     changesContract(context);
+    secretsContract(context);
   });
 }

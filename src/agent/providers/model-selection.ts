@@ -137,6 +137,6 @@ export function resolveProvider(name: string, llm: LlmSettings, env: Readonly<Re
       data: { provider: name, variable: keyEnv ?? null },
     });
   }
-  registerSecret(apiKey);
+  registerSecret(apiKey, keyEnv ?? `${name}-api-key`);
   return { name, api, ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKey === undefined ? {} : { apiKey }), ...(keyEnv === undefined ? {} : { keyEnv }) };
 }

@@ -50,6 +50,8 @@ export interface RunServiceDeps {
   clock: () => number;
   /** Makes sure a runner will pick the run up (spawns one if needed). */
   wakeRunners: () => void;
+  /** The creator's environment fingerprint, stored on every run created here (see `RunSpec.envFingerprint`); asked on the first create. */
+  envFingerprint?: () => string;
 }
 
 /**
@@ -106,6 +108,7 @@ export class RunService {
       dryRun: request.dryRun ?? false,
       ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
       cwd,
+      ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
       ...(request.start === false ? {} : { initialStatus: autoApprove ? ('queued' as const) : ('pending' as const) }),
     });
     if (run.status === 'queued') this.#deps.wakeRunners();

@@ -3,6 +3,7 @@
  * the host variables the entry names in `env_vars`, then the entry's own `env`. Nothing
  * else from the host (API keys, tokens) reaches a server unless it is named.
  */
+import { registerSecret } from '../../core/redact.js';
 import type { McpServerConfig } from './server-config.js';
 
 /** Host variables every server gets when they are set. */
@@ -14,5 +15,7 @@ export function buildChildEnv(config: Pick<McpServerConfig, 'env' | 'envVars'>, 
     const value = hostEnv[name];
     if (value !== undefined) env[name] = value;
   }
+  // A variable passed through by name is there for the server's credentials.
+  for (const name of config.envVars) registerSecret(hostEnv[name], name);
   return Object.assign(env, config.env);
 }

@@ -71,7 +71,7 @@ export function resolveServerEntry(
   const command = entry.command?.map((part) => values.value(part.field, part.value).value);
   const cwd = entry.type === 'stdio' ? resolveCwd(entry.cwd === undefined ? '' : values.value('cwd', entry.cwd).value, scope.workspaceRoot, scope.homeDir || os.homedir()) : undefined;
   const env = values.map('env', entry.env);
-  const headers = values.map(entry.headersKey, entry.headers, (value) => registerSecret(value));
+  const headers = values.map(entry.headersKey, entry.headers, (value) => registerSecret(value, `${entry.name}-header`));
   let url: string | undefined;
   if (entry.url !== undefined) {
     url = values.value(entry.urlKey, entry.url).value;

@@ -68,11 +68,11 @@ export function stdioLaunch(config: McpServerConfig, deps: Pick<TransportDeps, '
 
 function httpHeaders(config: McpServerConfig, env: HostEnv): Record<string, string> {
   const headers: Record<string, string> = { ...config.headers };
-  for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) registerSecret(value);
+  for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) registerSecret(value, name);
   if (config.bearerTokenEnvVar) {
     const token = env[config.bearerTokenEnvVar];
     if (!token) throw new StartupProblem(`bearer_token_env_var names ${config.bearerTokenEnvVar}, which is not set — export it before starting weft`);
-    registerSecret(token);
+    registerSecret(token, config.bearerTokenEnvVar);
     headers.Authorization = `Bearer ${token}`;
   }
   return headers;

@@ -115,7 +115,7 @@ export class WeftOAuthProvider implements OAuthClientProvider {
     }
     const preRegistered = this.#options.preRegistered;
     if (preRegistered) {
-      registerSecret(preRegistered.client_secret);
+      registerSecret(preRegistered.client_secret, 'oauth-client-secret');
       // Always the configured client (a changed secret takes effect); the SDK stamps it with the
       // issuer and stores it, and that stored copy is what the hub's refreshes use.
       return { ...preRegistered };
@@ -139,8 +139,8 @@ export class WeftOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     const stored = await this.#load();
-    registerSecret(tokens.access_token);
-    registerSecret(tokens.refresh_token);
+    registerSecret(tokens.access_token, 'oauth-access-token');
+    registerSecret(tokens.refresh_token, 'oauth-refresh-token');
     stored.tokens = tokens;
     stored.tokensSavedAt = Date.now();
     await this.#save();
@@ -153,7 +153,7 @@ export class WeftOAuthProvider implements OAuthClientProvider {
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
     if (this.#options.mode === 'connect') return;
-    registerSecret(codeVerifier);
+    registerSecret(codeVerifier, 'oauth-code-verifier');
     const stored = await this.#load();
     stored.codeVerifier = codeVerifier;
     await this.#save();

@@ -9,7 +9,7 @@
 import { auth } from '@modelcontextprotocol/client';
 import { formatDuration } from '../../core/duration.js';
 import { WeftError, errorMessage } from '../../core/errors.js';
-import { redactSecrets } from '../../core/redact.js';
+import { redactSecrets, registerSecret } from '../../core/redact.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { loginScope, probeAuthChallenge } from './auth-challenge.js';
 import { WeftOAuthProvider, randomState, type WeftOAuthProviderOptions } from './client-provider.js';
@@ -140,6 +140,7 @@ function clientIdentity(config: McpServerConfig, env: Readonly<Record<string, st
         data: { server: config.name, field: 'oauth.client_secret_env' },
       });
     }
+    registerSecret(secret, secretEnv);
     return { preRegistered: { client_id: oauth.clientId, client_secret: secret } };
   }
   return oauth.clientMetadataUrl !== undefined ? { clientMetadataUrl: oauth.clientMetadataUrl } : {};

@@ -53,7 +53,7 @@ export async function startCallbackServer(expectedState: string, preferredPort?:
       return;
     }
     done = true;
-    registerSecret(code);
+    registerSecret(code, 'oauth-code');
     send(reply, 200, PAGE('Signed in', 'weft is authorized. You can close this tab and return to your terminal.'));
     const iss = params.get('iss');
     settle.resolve({ code, ...(iss !== null ? { iss } : {}) });

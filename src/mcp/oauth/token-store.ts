@@ -110,11 +110,11 @@ export function tokenExpiry(state: StoredOAuthState): Date | undefined {
 }
 
 export function registerStateSecrets(state: StoredOAuthState): void {
-  registerSecret(state.tokens?.access_token);
-  registerSecret(state.tokens?.refresh_token);
-  registerSecret(state.tokens?.id_token);
-  registerSecret(state.clientInformation?.client_secret);
-  registerSecret(state.codeVerifier);
+  registerSecret(state.tokens?.access_token, 'oauth-access-token');
+  registerSecret(state.tokens?.refresh_token, 'oauth-refresh-token');
+  registerSecret(state.tokens?.id_token, 'oauth-id-token');
+  registerSecret(state.clientInformation?.client_secret, 'oauth-client-secret');
+  registerSecret(state.codeVerifier, 'oauth-code-verifier');
 }
 
 /** Runs the file operations on one file one after another (one process, many providers). */

@@ -44,6 +44,8 @@ export class RunExecutor {
   #control!: RunControl;
   #toolbox: Promise<RunToolbox> | undefined;
   readonly #running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
+  // A plain copy: templates read only plain objects, and Node 20's `process.env` is not one.
+  readonly #env: Record<string, string | undefined> = { ...process.env };
   #blockedStages = 0;
   #stopReason: StopReason | undefined;
 
@@ -282,7 +284,7 @@ export class RunExecutor {
     return {
       inputs: this.#run.inputs,
       stages: Object.fromEntries(this.#state.outcomes),
-      env: process.env,
+      env: this.#env,
       run: { id: this.#run.id, goal: this.#run.goal },
     };
   }

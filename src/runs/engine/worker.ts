@@ -27,6 +27,11 @@ export interface WorkerOptions {
   pollMs: number;
   /** Exit after this long with nothing to run; undefined runs until the signal aborts. */
   idleExitMs?: number;
+  /**
+   * Claim only runs created with this environment fingerprint: a runner started for a
+   * creator executes their runs with their environment, nobody else's. Undefined: any run.
+   */
+  envFingerprint?: string;
 }
 
 export class Worker {
@@ -66,7 +71,8 @@ export class Worker {
     while (!stopping.signal.aborted) {
       let claimed = false;
       while (this.#active.size < this.#options.maxParallel) {
-        const run = await store.claimRun(this.#options.workerId, this.#options.leaseMs, clock()).catch((error: unknown) => {
+        const filter = this.#options.envFingerprint === undefined ? undefined : { envFingerprint: this.#options.envFingerprint };
+        const run = await store.claimRun(this.#options.workerId, this.#options.leaseMs, clock(), filter).catch((error: unknown) => {
           this.#options.logger.warn(`could not claim a run: ${errorMessage(error)}`);
           return undefined;
         });

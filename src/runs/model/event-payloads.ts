@@ -75,6 +75,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   if (!isJsonObject(inputs)) throw invalid(type, `'inputs' must be a JSON object, got ${describeType(inputs)}.`);
   const parentId = text(payload, type, 'parentId', { optional: true });
   const model = text(payload, type, 'model', { optional: true });
+  const envFingerprint = text(payload, type, 'envFingerprint', { optional: true });
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -86,6 +87,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     dryRun: flag(payload, type, 'dryRun'),
     ...(model === undefined ? {} : { model }),
     cwd: text(payload, type, 'cwd', { nonEmpty: true }) as string,
+    ...(envFingerprint === undefined ? {} : { envFingerprint }),
   };
 }
 

@@ -3,12 +3,14 @@
  * events, the projected state (and the spec, when the batch creates the run) and the
  * questions they create or answer. Pure apart from
  * the question lookup the store passes in; both store implementations use it, so they
- * cannot disagree about the rules.
+ * cannot disagree about the rules. Every payload is redacted here, the one door into a
+ * store, so no secret reaches an event, a goal or a stored state.
  */
 import { RESERVED_EVENT_TYPES, RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
+import { redactJson, redactSecrets } from '../../core/redact.js';
 import { readQuestionAnswered, readQuestionAsked, readStatusChanged } from './event-payloads.js';
-import { normalizeJsonObject } from './json.js';
+import { normalizeJsonObject, type JsonObject } from './json.js';
 import { createdRun, projectState } from './project-run.js';
 import { answerQuestion, questionFromAsked, type QuestionRecord } from './question.js';
 import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
@@ -97,6 +99,13 @@ function toEvent(input: NewRunEvent, index: number, seq: number, context: Append
   if (at !== undefined && (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)) {
     throw new WeftError('RUN_INVALID_PARAMS', `${where}.at must be a timestamp in epoch milliseconds.`);
   }
-  const payload = normalizeJsonObject(input.payload ?? {}, `${where}.payload`);
+  const payload = redactedPayload(normalizeJsonObject(input.payload ?? {}, `${where}.payload`));
   return { event: { runId: context.runId, seq, at: at ?? context.now, type, ...(stageId === undefined ? {} : { stageId }), payload: payload.value }, payloadText: payload.text };
+}
+
+function redactedPayload(payload: { text: string; value: JsonObject }): { text: string; value: JsonObject } {
+  // The text search is the cheap test; the walk runs only when something in it is secret.
+  if (redactSecrets(payload.text) === payload.text) return payload;
+  const value = redactJson(payload.value);
+  return { text: JSON.stringify(value), value };
 }

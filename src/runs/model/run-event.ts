@@ -45,6 +45,8 @@ export interface RunCreatedPayload {
   dryRun: boolean;
   model?: string;
   cwd: string;
+  /** See {@link RunSpec.envFingerprint}. */
+  envFingerprint?: string;
 }
 
 /** `from` is optional on input: when given it must equal the current status (compare-and-set). */

@@ -44,6 +44,11 @@ export interface RunSpec {
   dryRun: boolean;
   model?: string;
   cwd: string;
+  /**
+   * A keyed hash of the creator's environment (never the values): runners started for a
+   * creator execute only runs with their own fingerprint. Absent: any runner may.
+   */
+  envFingerprint?: string;
   createdAt: number;
 }
 
@@ -77,8 +82,21 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, createdAt, lease: _lease, ...state } = run;
-  const spec: RunSpec = { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, ...(model === undefined ? {} : { model }), cwd, createdAt };
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, createdAt, lease: _lease, ...state } = run;
+  const spec: RunSpec = {
+    id,
+    workflow,
+    workflowPath,
+    goal,
+    inputs,
+    labels,
+    autoApprove,
+    dryRun,
+    ...(model === undefined ? {} : { model }),
+    cwd,
+    ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    createdAt,
+  };
   return { spec, state };
 }
 

@@ -32,6 +32,8 @@ export interface CreateRunParams {
   dryRun?: boolean;
   model?: string;
   cwd: string;
+  /** See `RunSpec.envFingerprint`; child runs inherit their parent's. */
+  envFingerprint?: string;
   /**
    * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
    * event follows `run-created`), so no crash can leave it behind in `submitted`.
@@ -78,6 +80,12 @@ export interface ListEventsOptions {
   limit?: number;
 }
 
+/** Which runs a runner may claim. */
+export interface ClaimFilter {
+  /** Only runs created with this environment fingerprint (a runner started for a creator); default any run. */
+  envFingerprint?: string;
+}
+
 export interface McpServerEntry {
   name: string;
   config: JsonObject;
@@ -120,10 +128,10 @@ export interface RunStore {
   getQuestion(id: string): Promise<QuestionRecord | undefined>;
   /**
    * Claims one run for a runner: a run whose lease expired (or was released) while it was
-   * starting, running or blocked first, else the oldest unleased `queued` run. Never hands
-   * one run to two workers.
+   * starting, running or blocked first, else the oldest unleased `queued` run, among the
+   * runs `filter` allows. Never hands one run to two workers.
    */
-  claimRun(workerId: string, leaseMs: number, now?: number): Promise<RunRecord | undefined>;
+  claimRun(workerId: string, leaseMs: number, now?: number, filter?: ClaimFilter): Promise<RunRecord | undefined>;
   /** Extends the lease; false when the worker no longer holds it. */
   renewLease(runId: string, workerId: string, leaseMs: number): Promise<boolean>;
   /** Gives the lease up; false when the worker did not hold it. */

@@ -10,7 +10,7 @@ import { readLabels } from '../model/event-payloads.js';
 import { isJsonObject, type JsonObject } from '../model/json.js';
 import { type NewRunEvent } from '../model/run-event.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
-import { EVENT_LIMITS, SEARCH_LIMITS, type CreateRunParams, type ListEventsOptions, type RunFilter } from './run-store.js';
+import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter } from './run-store.js';
 
 export interface SearchCursor {
   createdAt: number;
@@ -130,6 +130,17 @@ export function normalizeEventQuery(options: ListEventsOptions = {}): Normalized
 export function checkLease(workerId: unknown, leaseMs: unknown): void {
   if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 200) throw new WeftError('RUN_INVALID_PARAMS', 'workerId must be a non-empty string of at most 200 characters.');
   if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new WeftError('RUN_INVALID_PARAMS', `leaseMs must be a positive integer number of milliseconds, got ${JSON.stringify(leaseMs)}.`);
+}
+
+/** The fingerprint a claim must match, or undefined for any run. */
+export function claimFingerprint(filter: ClaimFilter | undefined): string | undefined {
+  if (filter === undefined) return undefined;
+  if (!isJsonObject(filter)) throw new WeftError('RUN_INVALID_PARAMS', 'The claim filter must be an object { envFingerprint? }.');
+  const { envFingerprint } = filter;
+  if (envFingerprint !== undefined && (typeof envFingerprint !== 'string' || envFingerprint === '')) {
+    throw new WeftError('RUN_INVALID_PARAMS', `envFingerprint must be a non-empty string, got ${JSON.stringify(envFingerprint)}.`);
+  }
+  return envFingerprint;
 }
 
 const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,128}$/;

@@ -7,10 +7,11 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeftError } from '../../core/errors.js';
+import { MCP_SERVER_TOKEN_ENV } from '../../core/child-environment.js';
 import { registerSecret } from '../../core/redact.js';
 
 export const TOKEN_FILE_NAME = 'mcp-server-token';
-export const TOKEN_ENV = 'WEFT_MCP_TOKEN';
+export const TOKEN_ENV = MCP_SERVER_TOKEN_ENV;
 const MIN_TOKEN_LENGTH = 16;
 
 export interface ServerToken {
@@ -40,12 +41,12 @@ export async function loadServerToken(storageDir: string, env: Record<string, st
   const fromEnv = env[TOKEN_ENV]?.trim();
   if (fromEnv) {
     if (fromEnv.length < MIN_TOKEN_LENGTH) throw new WeftError('CONFIG_INVALID', `${TOKEN_ENV} is too short (${fromEnv.length} characters); use at least ${MIN_TOKEN_LENGTH}, e.g. the output of 'openssl rand -hex 32'.`);
-    registerSecret(fromEnv);
+    registerSecret(fromEnv, TOKEN_ENV);
     return { token: fromEnv, source: 'env', file };
   }
   const stored = await readStored(file);
   if (stored !== undefined && stored !== '') {
-    registerSecret(stored);
+    registerSecret(stored, TOKEN_ENV);
     return { token: stored, source: 'file', file };
   }
   await mkdir(storageDir, { recursive: true, mode: 0o700 });
@@ -58,10 +59,10 @@ export async function loadServerToken(storageDir: string, env: Record<string, st
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const theirs = await readStored(file);
     if (!theirs) throw new WeftError('CONFIG_INVALID', `The MCP server token ${file} is empty or too short; delete it to get a new one.`);
-    registerSecret(theirs);
+    registerSecret(theirs, TOKEN_ENV);
     return { token: theirs, source: 'file', file };
   }
-  registerSecret(token);
+  registerSecret(token, TOKEN_ENV);
   return { token, source: 'created', file };
 }
 

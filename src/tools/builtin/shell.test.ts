@@ -96,6 +96,16 @@ describe('shell tool', () => {
     expect(text).not.toContain('<stderr>');
   });
 
+  it("keeps weft's own secrets (the MCP server token) out of the command's environment", async () => {
+    process.env.WEFT_MCP_TOKEN = 'shell-test-token-0123456789';
+    try {
+      const result = await shellTool.execute({ command: 'echo "token=${WEFT_MCP_TOKEN:-absent} path=${PATH:+set}"' }, context());
+      expect(structured(result)).toMatchObject({ exitCode: 0, stdout: 'token=absent path=set\n' });
+    } finally {
+      delete process.env.WEFT_MCP_TOKEN;
+    }
+  });
+
   it('reports a non-zero exit code and stderr as an error', async () => {
     const result = await shellTool.execute({ command: 'echo oops >&2; exit 3' }, context());
     expect(result.isError).toBe(true);

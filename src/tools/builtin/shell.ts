@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { withoutWeftSecrets } from '../../core/child-environment.js';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
@@ -126,7 +127,7 @@ export async function runCommand(command: string, options: RunOptions): Promise<
       cwd: options.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: options.env ? { ...process.env, ...options.env } : process.env,
+      env: withoutWeftSecrets({ ...process.env, ...options.env }),
     });
   } catch (error) {
     throw new WeftError('TOOL_FAILED', `Could not start /bin/bash in ${options.cwd}: ${errorMessage(error)}`, {

@@ -25,6 +25,8 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
     dryRun: stage.run.dryRun,
     ...(stage.run.model ? { model: stage.run.model } : {}),
     cwd: stage.run.cwd,
+    // The parent's runner executes its children: same creator, same environment.
+    ...(stage.run.envFingerprint === undefined ? {} : { envFingerprint: stage.run.envFingerprint }),
     initialStatus: 'queued',
   });
   await stage.emit([{ type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } }]);

@@ -13,8 +13,8 @@ import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import type { ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
+import { checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
 
 interface StoredRun {
   spec: RunSpec;
@@ -116,11 +116,12 @@ export class MemoryRunStore implements RunStore {
     return question === undefined ? undefined : structuredClone(question);
   }
 
-  async claimRun(workerId: string, leaseMs: number, now: number = this.clock()): Promise<RunRecord | undefined> {
+  async claimRun(workerId: string, leaseMs: number, now: number = this.clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
     this.open();
     checkLease(workerId, leaseMs);
+    const fingerprint = claimFingerprint(filter);
     const free = (stored: StoredRun) => (stored.lease?.expiresAt ?? 0) <= now;
-    const all = [...this.runs.values()];
+    const all = [...this.runs.values()].filter((stored) => fingerprint === undefined || stored.spec.envFingerprint === fingerprint);
     const byAge = (a: StoredRun, b: StoredRun) => a.spec.createdAt - b.spec.createdAt || (a.spec.id < b.spec.id ? -1 : 1);
     const orphan = all
       .filter((stored) => ORPHANABLE.has(stored.state.status) && free(stored))

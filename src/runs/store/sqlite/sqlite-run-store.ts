@@ -18,8 +18,9 @@ import { RESERVED_EVENT_TYPES, RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import type { ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
+import { checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import { claimQueries } from './claim-queries.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
@@ -55,8 +56,6 @@ const GET_HEAD = 'SELECT seq AS head_seq, at AS head_at FROM events WHERE run_id
 const NO_HEAD: EventHead = { head_seq: null, head_at: null };
 const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
 /** A run whose runner died (its lease ran out), oldest lease first. */
-const CLAIMABLE_ORPHAN = "SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ? ORDER BY lease_expires_at, created_at, id LIMIT 1";
-const CLAIMABLE_QUEUED = "SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= ? ORDER BY created_at, id LIMIT 1";
 
 export class SqliteRunStore implements RunStore {
   readonly file: string;
@@ -175,10 +174,12 @@ export class SqliteRunStore implements RunStore {
     return this.execute('read a question', 'read', () => this.lookupQuestion(id));
   }
 
-  async claimRun(workerId: string, leaseMs: number, now: number = this.clock()): Promise<RunRecord | undefined> {
+  async claimRun(workerId: string, leaseMs: number, now: number = this.clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
     checkLease(workerId, leaseMs);
-    const pick = () =>
-      this.stmt<{ id: string }>(CLAIMABLE_ORPHAN).get(now)?.id ?? this.stmt<{ id: string }>(CLAIMABLE_QUEUED).get(now)?.id;
+    const fingerprint = claimFingerprint(filter);
+    const [orphan, queued] = claimQueries(fingerprint !== undefined);
+    const params = fingerprint === undefined ? [now] : [now, fingerprint];
+    const pick = () => this.stmt<{ id: string }>(orphan).get(...params)?.id ?? this.stmt<{ id: string }>(queued).get(...params)?.id;
     // Runners ask on every change notice; most find nothing, and need not take the write lock to learn it.
     if ((await this.execute('claim a run', 'read', pick)) === undefined) return undefined;
     return this.execute('claim a run', 'write', () => {

@@ -14,11 +14,12 @@ export function registerWorkerCommand(program: Command): void {
     .description('execute queued runs until stopped (Ctrl-C); several workers may share one storage dir')
     .option('--max-parallel <n>', 'runs executed at once', '8')
     .option('--until-idle', 'exit once there is nothing left to run')
-    .action(async (options: { maxParallel: string; untilIdle?: boolean }, command: Command) => {
+    .option('--same-environment', 'execute only runs created with exactly this environment (what the runners weft run starts do); default: any run, with this environment')
+    .action(async (options: { maxParallel: string; untilIdle?: boolean; sameEnvironment?: boolean }, command: Command) => {
       const maxParallel = Number(options.maxParallel);
       if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
       await withApp(command, async (app) => {
-        const worker = await app.worker({ maxParallel, untilIdle: options.untilIdle === true });
+        const worker = await app.worker({ maxParallel, untilIdle: options.untilIdle === true, sameEnvironment: options.sameEnvironment === true });
         await untilInterrupted((signal) => worker.run(signal), ['SIGINT', 'SIGTERM']);
       });
     });
