@@ -7,9 +7,9 @@ import * as z from 'zod';
 import { RUN_STATUSES, type RunStatus } from '../../../runs/model/run-status.js';
 import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { failure } from '../error-codes.js';
-import { runPreview, runPreviewSchema, runStatusSchema } from '../run-view.js';
+import { runPreview, runPreviewSchema, runStatusSchema } from '../../../app/run-view.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
-import { labelsArg, runIdArg } from './shared-args.js';
+import { labelsArg, runIdArg } from '../../../app/run-args.js';
 
 const time = (what: string) => z.string().min(1).describe(`${what} (ISO 8601, e.g. 2025-06-01T12:00:00Z)`);
 
