@@ -44,7 +44,7 @@ export function questionForm(runId, question, onAnswered) {
     'section',
     { class: 'card question', 'data-question': question.id, 'data-kind': question.kind, 'aria-label': `Question: ${question.prompt}` },
     h('p', { class: 'prompt' }, question.prompt),
-    question.answer_hint ? h('p', { class: 'muted' }, question.answer_hint) : null,
+    question.answer_hint && question.kind === 'freeform' ? h('p', { class: 'muted' }, question.answer_hint) : null,
     h('div', { class: 'answer' }, controls),
     message,
   );

@@ -37,7 +37,7 @@ export function runActions(detail, changed) {
     TERMINAL.has(run.status) && act(run.archived ? 'Unarchive' : 'Archive', 'archive', { archived: !run.archived }),
   ];
 
-  const text = h('textarea', { id: 'run-message', rows: 2, placeholder: session ? `Message to ${session.stage_id} (pairing)` : 'A message the agent reads on its next turn' });
+  const text = h('input', { id: 'run-message', type: 'text', autocomplete: 'off', placeholder: session ? `Message to ${session.stage_id} (pairing)` : 'A message the agent reads on its next turn' });
   const send = (event) => {
     event.preventDefault();
     const value = text.value.trim();

@@ -28,40 +28,54 @@ export async function renderRun(root, signal, runId) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/runs' }, '← Runs')),
     message,
     head,
-    actions,
-    questions,
     h(
       'div',
       { class: 'run-grid' },
-      h('section', { class: 'card', 'aria-label': 'Workflow graph' }, h('h2', {}, 'Graph'), graph),
-      h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
+      h(
+        'div',
+        { class: 'run-side' },
+        actions,
+        questions,
+        h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
+        detail,
+      ),
+      h('section', { class: 'card run-graph', 'aria-label': 'Workflow graph' }, h('h2', {}, 'Graph'), graph),
     ),
-    detail,
     h('section', { class: 'card', 'aria-label': 'Events' }, h('h2', {}, 'Events ', live), feed.element),
   );
 
-  const refresh = coalesced(async () => {
+  const refresh = coalesced(() => Promise.all([loadSummary(), loadGraph()]));
+
+  async function loadSummary() {
     try {
-      const [next, svg] = await Promise.all([api('GET', `/runs/${runId}`), api('GET', `/runs/${runId}/graph?format=svg`)]);
+      const next = await api('GET', `/runs/${runId}`);
       if (signal.aborted) return;
       current = next;
       notice(message, '');
       renderSummary();
-      graph.innerHTML = svg;
     } catch (error) {
       if (!signal.aborted) notice(message, errorText(error));
     }
-  });
+  }
+
+  /** The server draws the graph with the states (one renderer for CLI and page); its text is escaped there. */
+  async function loadGraph() {
+    try {
+      const svg = await api('GET', `/runs/${runId}/graph?format=svg`);
+      if (!signal.aborted) graph.innerHTML = svg;
+    } catch (error) {
+      if (!signal.aborted) fill(graph, h('p', { class: 'muted' }, `No graph: ${errorText(error)}`));
+    }
+  }
 
   function renderSummary() {
     const { run, stages, pending_questions: pending, tokens } = current;
     document.title = `${run.workflow} · ${run.status} · weft`;
     fill(
       head,
-      h('h1', {}, run.workflow, ' ', badge(run.status)),
-      h('p', { class: 'mono muted' }, run.id),
+      h('h1', {}, run.workflow, ' ', badge(run.status), ' ', h('span', { class: 'mono muted run-id' }, run.id)),
       run.reason ? h('p', { class: 'reason' }, run.reason) : null,
-      run.goal ? h('p', {}, run.goal) : null,
+      run.goal ? h('p', { class: 'goal' }, run.goal) : null,
       h(
         'dl',
         { class: 'meta' },
