@@ -1,0 +1,87 @@
+/**
+ * `GET /api/v1/runs/{id}/events`: a run's log as JSON pages (`after_seq`), or — with
+ * `Accept: text/event-stream` — a live Server-Sent Events stream: each event as
+ * `event: <type>`, `id: <seq>`, `data: <event JSON>`, from the seq after `Last-Event-ID`
+ * (so a browser's EventSource resumes where it broke off) and then as events are
+ * appended. New events are found on the store's change notices (runners append from
+ * other processes), not by polling.
+ */
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import * as z from 'zod';
+import { eventSchema, eventView } from '../../../app/run-view.js';
+import type { RunService } from '../../../runs/run-service.js';
+import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
+import { defineRoute, type ApiRoute } from '../api-route.js';
+import { HttpFailure } from '../error-response.js';
+import type { HttpDeps } from '../http-deps.js';
+
+/** Long payload strings are cut in pages and streams alike; the MCP tool's `details` reads one in full. */
+const MAX_CONTENT_LENGTH = 2000;
+/** A comment line now and then keeps proxies and idle timeouts from closing a quiet stream. */
+const KEEP_ALIVE_MS = 15_000;
+
+const query = z
+  .object({
+    after_seq: z.coerce.number().int().min(0).default(0).describe('Only events after this seq'),
+    limit: z.coerce.number().int().min(1).max(EVENT_LIMITS.max).default(EVENT_LIMITS.default),
+    types: z.string().min(1).optional().describe('Comma-separated event types'),
+  })
+  .strict();
+
+const page = z.object({
+  events: z.array(eventSchema),
+  next_after_seq: z.number().int().nullable().describe('Pass as after_seq for the next page; null on the last page'),
+});
+
+function lastEventId(context: Context): number | undefined {
+  const header = context.req.header('last-event-id');
+  if (header === undefined || header.trim() === '') return undefined;
+  const seq = Number(header);
+  if (!Number.isInteger(seq) || seq < 0) throw new HttpFailure('INVALID_ARGUMENTS', `Invalid Last-Event-ID '${header.slice(0, 40)}': it must be the seq of the last event received.`);
+  return seq;
+}
+
+function stream(context: Context, runs: RunService, runId: string, fromSeq: number, types: string[] | undefined): Response {
+  return streamSSE(context, async (sse) => {
+    // Watching starts before the first read, so an event appended in between is not missed.
+    const changes = runs.changes();
+    const stopped = new AbortController();
+    sse.onAbort(() => stopped.abort());
+    let afterSeq = fromSeq;
+    try {
+      while (!stopped.signal.aborted) {
+        const events = await runs.events(runId, { afterSeq, limit: EVENT_LIMITS.max, ...(types ? { types } : {}) });
+        for (const event of events) {
+          await sse.writeSSE({ event: event.type, id: String(event.seq), data: JSON.stringify(eventView(event, MAX_CONTENT_LENGTH)) });
+          afterSeq = event.seq;
+        }
+        if (events.length === EVENT_LIMITS.max) continue;
+        if (!(await changes.next(KEEP_ALIVE_MS, stopped.signal)) && !stopped.signal.aborted) await sse.write(': keep-alive\n\n');
+      }
+    } finally {
+      changes.close();
+    }
+  });
+}
+
+export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/runs/{id}/events',
+      summary: "A run's events: JSON pages after after_seq, or with Accept: text/event-stream a live SSE stream resuming after Last-Event-ID",
+      query,
+      response: page,
+      produces: { 'text/event-stream': 'Live events: event: <type>, id: <seq>, data: <event JSON>' },
+      async handle({ params, query: args, context }) {
+        const runs = await deps.runs();
+        const types = args.types?.split(',').map((type) => type.trim()).filter((type) => type !== '');
+        if (context.req.header('accept')?.includes('text/event-stream')) return stream(context, runs, (await runs.get(params.id!)).id, lastEventId(context) ?? args.after_seq, types);
+        const events = await runs.events(params.id!, { afterSeq: args.after_seq, limit: args.limit, ...(types ? { types } : {}) });
+        const more = events.length === args.limit;
+        return { json: { events: events.map((event) => eventView(event, MAX_CONTENT_LENGTH)), next_after_seq: more ? (events.at(-1)?.seq ?? null) : null } };
+      },
+    }),
+  ];
+}
