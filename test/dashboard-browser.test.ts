@@ -1,0 +1,265 @@
+/**
+ * The dashboard in a real headless Chromium against a real `weft serve` (built CLI, its
+ * own runner, SQLite in a temp storage dir): logging in, approving a pending run, a run
+ * going live from queued to succeeded with its graph recoloured, answering a question,
+ * the runs list's filters, and adding and removing an MCP server. Every wait is on a
+ * condition in the page or the API, never on time.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { launchBrowser } from './helpers/browser.js';
+import { REPO_ROOT } from './helpers/run-cli.js';
+import { callApi, startServe, TEST_TOKEN as TOKEN, type Serve } from './helpers/serve-kit.js';
+
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
+
+const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+/** The state colours of src/runs/workflow/graph-model.ts as the browser reports them. */
+const FILL = { pending: 'rgb(243, 244, 246)', running: 'rgb(219, 234, 254)', succeeded: 'rgb(220, 252, 231)', skipped: 'rgb(249, 250, 251)' };
+
+/** What the page functions use of the browser's globals (the tests are compiled without the DOM library). */
+interface BrowserWindow {
+  getComputedStyle(element: unknown): { fill: string };
+  document: { cookie: string; querySelector(selector: string): unknown };
+}
+
+let dir: string;
+let serve: Serve;
+let browser: Browser;
+let page: Page;
+
+/** A call to the API as a script would make it (bearer token); fails the test on an error answer. */
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const answer = await callApi<T>(serve, method, path, body);
+  if (answer.status >= 400) throw new Error(`${method} ${path} → ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+interface RunView {
+  id: string;
+  status: string;
+}
+
+async function createRun(workflow: string, options: Record<string, unknown> = {}): Promise<RunView> {
+  return (await api<{ run: RunView }>('POST', '/runs', { workflow, ...options })).run;
+}
+
+async function logIn(): Promise<void> {
+  await page.goto(`${serve.url}/#/login`);
+  await page.fill('#token', TOKEN);
+  await page.click('form.login button[type=submit]');
+  await page.waitForSelector('h1:text("Runs")');
+}
+
+/**
+ * Waits until the graph's node is drawn in `state`, and answers the fill the browser paints
+ * it with (read in one step: the graph is redrawn as events arrive).
+ */
+async function nodeFill(node: string, state: string): Promise<string> {
+  const selector = `#run-graph [data-node="${node}"][data-state="${state}"] .weft-shape`;
+  const fill = await page.waitForFunction((query) => {
+    const window = globalThis as unknown as BrowserWindow;
+    const shape = window.document.querySelector(query);
+    return shape === null ? false : window.getComputedStyle(shape).fill;
+  }, selector);
+  return (await fill.jsonValue()) as string;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'weft-dashboard-'));
+  writeFileSync(join(dir, 'quick.toml'), '[nodes.hello]\nkind = "command"\nrun = "echo hello from quick"\n');
+  // `build` holds until the test opens the gate, so the page can be seen with it running.
+  writeFileSync(
+    join(dir, 'gate.toml'),
+    `[run]
+goal = "Build behind a gate, check in parallel, then ship"
+
+[nodes.build]
+kind = "command"
+run = "while [ ! -f release.gate ]; do sleep 0.05; done; echo built"
+next = "checks"
+
+[nodes.checks]
+kind = "parallel"
+branches = ["lint", "test"]
+join = "gather"
+
+[nodes.lint]
+kind = "command"
+run = "echo lint clean"
+next = "gather"
+
+[nodes.test]
+kind = "command"
+run = "echo 12 tests passed"
+next = "gather"
+
+[nodes.gather]
+kind = "join"
+next = "route"
+
+[nodes.route]
+kind = "branch"
+[[nodes.route.edges]]
+to = "ship"
+when = 'stages.test.exit_code == 0'
+[[nodes.route.edges]]
+to = "hold"
+
+[nodes.ship]
+kind = "command"
+run = "echo shipped"
+
+[nodes.hold]
+kind = "command"
+run = "echo held"
+`,
+  );
+  writeFileSync(join(dir, 'ask.toml'), '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n');
+  [serve, browser] = await Promise.all([startServe({ dir }), launchBrowser()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// One context for the file: the single-process Chromium does not survive closing one. Each
+// test starts logged out, on a page of its own.
+let context: BrowserContext;
+beforeEach(async () => {
+  context ??= await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.clearCookies();
+  page = await context.newPage();
+});
+afterEach(async () => {
+  await page.close();
+});
+
+describe('dashboard in a browser', () => {
+  it('logs in with the token once: an HttpOnly, SameSite=Strict cookie, and the token in no URL', async () => {
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
+    await page.goto(`${serve.url}/`);
+    await page.waitForURL(/#\/login$/);
+
+    await page.fill('#token', 'not-the-token');
+    await page.click('form.login button[type=submit]');
+    await expect.poll(() => page.locator('form.login [role=alert]').textContent()).toBe('That token is not right. Check it and try again.');
+
+    await logIn();
+    const cookies = await page.context().cookies();
+    expect(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([{ name: 'weft_session', httpOnly: true, sameSite: 'Strict' }]);
+    expect(cookies[0]!.value).not.toContain(TOKEN);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.cookie)).toBe('');
+    expect(urls.filter((url) => url.includes(TOKEN))).toEqual([]);
+
+    // The session carries on: a reload shows the runs, not the login form.
+    await page.reload();
+    await page.waitForSelector('h1:text("Runs")');
+    expect(page.url()).toMatch(/#\/runs$/);
+  });
+
+  it('approves a pending run, which then runs to success', async () => {
+    const run = await createRun('quick.toml');
+    expect(run.status).toBe('pending');
+    await logIn();
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    await page.waitForSelector('.run-head .badge[data-status="pending"]');
+    expect(await nodeFill('hello', 'pending')).toBe(FILL.pending);
+
+    await page.click('button[data-action="approve"]');
+    await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
+    expect(await nodeFill('hello', 'succeeded')).toBe(FILL.succeeded);
+    expect(await page.locator('#events [data-type="run-status-changed"]').allTextContents()).toEqual(
+      ['pending', 'queued', 'starting', 'running', 'succeeded'].map((status) => expect.stringContaining(`● run ${status}`)),
+    );
+    expect((await api<{ run: RunView }>('GET', `/runs/${run.id}`)).run.status).toBe('succeeded');
+  });
+
+  it('shows a run going live from queued to succeeded, the graph recoloured as its stages move', async () => {
+    await logIn();
+    const run = await createRun('gate.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+
+    expect(await nodeFill('build', 'running')).toBe(FILL.running);
+    expect(await nodeFill('ship', 'pending')).toBe(FILL.pending);
+    await page.waitForSelector('.run-head .badge[data-status="running"]');
+
+    writeFileSync(join(dir, 'release.gate'), '');
+    expect(await nodeFill('build', 'succeeded')).toBe(FILL.succeeded);
+    await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
+    for (const node of ['checks', 'lint', 'test', 'gather', 'route', 'ship']) expect(await nodeFill(node, 'succeeded'), node).toBe(FILL.succeeded);
+    expect(await nodeFill('hold', 'skipped')).toBe(FILL.skipped);
+    const feed = await page.locator('#events li').allTextContents();
+    expect(feed.findIndex((line) => line.includes('● run queued'))).toBeLessThan(feed.findIndex((line) => line.includes('▶ build@1 (command)')));
+    expect(feed.some((line) => line.includes('✓ ship@1 succeeded') && line.includes('→ shipped'))).toBe(true);
+    await page.locator('tr[data-stage="build@1"] button').click();
+    expect(await page.locator('.stage-detail pre.output').textContent()).toBe('built');
+
+    if (process.env.WEFT_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.WEFT_DASHBOARD_SCREENSHOT });
+  });
+
+  it('answers a human question from its form, and the run goes on', async () => {
+    await logIn();
+    const run = await createRun('ask.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    const question = page.locator('.question[data-kind="choice"]');
+    await question.waitFor();
+    expect(await question.locator('.prompt').textContent()).toBe('Ship it?');
+    expect(await question.locator('input[type=radio]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual(['ship', 'hold']);
+
+    await question.locator('input[value="hold"]').check();
+    await question.locator('button[type=submit]').click();
+    await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
+    expect(await page.locator('.question').count()).toBe(0);
+    const { questions } = await api<{ questions: { answer: unknown; status: string }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
+    expect(questions.map(({ answer, status }) => ({ answer, status }))).toEqual([{ answer: 'hold', status: 'answered' }]);
+  });
+
+  it('filters the runs list by status and text, and shows new runs without a reload', async () => {
+    const done = await createRun('quick.toml', { auto_approve: true });
+    const waiting = await createRun('quick.toml', { goal: 'wait for a person' });
+    await expect.poll(async () => (await api<{ run: RunView }>('GET', `/runs/${done.id}`)).run.status).toBe('succeeded');
+    await logIn();
+    const rows = page.locator('table.runs tbody tr');
+    await page.locator(`tr[data-run="${waiting.id}"]`).waitFor();
+
+    await page.click('button.chip[data-status="succeeded"]');
+    await page.locator(`tr[data-run="${waiting.id}"]`).waitFor({ state: 'detached' });
+    expect(new Set(await rows.locator('.badge').allTextContents())).toEqual(new Set(['succeeded']));
+    await page.click('button.chip[data-status="succeeded"]');
+
+    await page.fill('#run-search', 'wait for a person');
+    await expect.poll(() => rows.evaluateAll((elements) => elements.map((row) => row.getAttribute('data-run')))).toEqual([waiting.id]);
+    await page.fill('#run-search', '');
+
+    const fresh = await createRun('quick.toml');
+    await page.locator(`tr[data-run="${fresh.id}"] .badge[data-status="pending"]`).waitFor();
+    await api('POST', `/runs/${fresh.id}/cancel`, {});
+    await page.locator(`tr[data-run="${fresh.id}"] .badge[data-status="cancelled"]`).waitFor();
+  });
+
+  it('adds an MCP server, shows it ready with its tools, and removes it', async () => {
+    await logIn();
+    await page.goto(`${serve.url}/#/mcp`);
+    await page.fill('#mcp-name', 'everything');
+    await page.fill('#mcp-command', process.execPath);
+    await page.fill('#mcp-args', `${EVERYTHING}\nstdio`);
+    await page.click('form.add-server button[type=submit]');
+
+    const row = page.locator('tr[data-server="everything"]');
+    await row.locator('.badge[data-status="ready"]').waitFor();
+    await row.locator('summary').click();
+    expect(await row.locator('li').allTextContents()).toContain('mcp__everything__echo');
+    expect((await api<{ servers: { name: string }[] }>('GET', '/mcp/servers')).servers.map((server) => server.name)).toContain('everything');
+
+    await row.locator('button', { hasText: 'Remove' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api<{ servers: { name: string }[] }>('GET', '/mcp/servers')).servers.map((server) => server.name)).not.toContain('everything');
+  });
+});
