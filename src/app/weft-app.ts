@@ -153,7 +153,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         logger,
         clock: Date.now,
         newId,
-        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version }),
+        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: await store.get() }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
         agent: new ModelStageRunner({ llmSettings: async (run) => (await runSettings(run)).llm, env, logger }),
         leaseMs,
