@@ -23,7 +23,13 @@ const FILL = { pending: 'rgb(243, 244, 246)', running: 'rgb(219, 234, 254)', suc
 /** What the page functions use of the browser's globals (the tests are compiled without the DOM library). */
 interface BrowserWindow {
   getComputedStyle(element: unknown): { fill: string };
-  document: { cookie: string; querySelector(selector: string): unknown };
+  innerWidth: number;
+  document: {
+    cookie: string;
+    querySelector(selector: string): unknown;
+    activeElement: { tagName: string; value?: string; type?: string; textContent: string } | null;
+    documentElement: { scrollWidth: number };
+  };
 }
 
 let dir: string;
@@ -219,6 +225,45 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('.question').count()).toBe(0);
     const { questions } = await api<{ questions: { answer: unknown; status: string }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
     expect(questions.map(({ answer, status }) => ({ answer, status }))).toEqual([{ answer: 'hold', status: 'answered' }]);
+  });
+
+  it('can be used from the keyboard alone at phone width, with nothing wider than the screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const run = await createRun('ask.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/login`);
+    await page.keyboard.type(TOKEN);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('h1:text("Runs")');
+
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    await page.locator('.question[data-kind="choice"]').waitFor();
+    const focused = () => page.evaluate(() => {
+      const active = (globalThis as unknown as BrowserWindow).document.activeElement;
+      return active === null ? '' : `${active.tagName.toLowerCase()}[${active.type ?? ''}]=${active.value || active.textContent}`;
+    });
+    const tabTo = async (target: string) => {
+      for (let presses = 0; (await focused()) !== target; presses += 1) {
+        if (presses > 60) throw new Error(`Tab never reached ${target}`);
+        await page.keyboard.press('Tab');
+      }
+    };
+    await tabTo('input[radio]=ship');
+    await page.keyboard.press('ArrowRight');
+    expect(await focused()).toBe('input[radio]=hold');
+    await tabTo('button[submit]=Answer');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
+    const { questions } = await api<{ questions: { answer: unknown }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
+    expect(questions.map(({ answer }) => answer)).toEqual(['hold']);
+
+    const overflow = () => page.evaluate(() => {
+      const { document, innerWidth } = globalThis as unknown as BrowserWindow;
+      return document.documentElement.scrollWidth - innerWidth;
+    });
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.goto(`${serve.url}/#/runs`);
+    await page.locator(`tr[data-run="${run.id}"]`).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
   });
 
   it('filters the runs list by status and text, and shows new runs without a reload', async () => {
