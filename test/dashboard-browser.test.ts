@@ -1,16 +1,19 @@
 /**
  * The dashboard in a real headless Chromium against a real `weft serve` (built CLI, its
  * own runner, SQLite in a temp storage dir): logging in, approving a pending run, a run
- * going live from queued to succeeded with its graph recoloured, answering a question,
- * the runs list's filters, and adding and removing an MCP server. Every wait is on a
+ * going live from queued to succeeded with its graph recoloured, an agent's tool calls
+ * folded in the event feed (the fake model server is the only fake), answering a question,
+ * the keyboard at phone width, the runs list's filters, and adding and removing an MCP server. Every wait is on a
  * condition in the page or the API, never on time.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { launchBrowser } from './helpers/browser.js';
+import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
+import { TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { REPO_ROOT } from './helpers/run-cli.js';
 import { callApi, startServe, TEST_TOKEN as TOKEN, type Serve } from './helpers/serve-kit.js';
 
@@ -33,6 +36,7 @@ interface BrowserWindow {
 }
 
 let dir: string;
+let model: ModelServer;
 let serve: Serve;
 let browser: Browser;
 let page: Page;
@@ -125,12 +129,19 @@ run = "echo held"
 `,
   );
   writeFileSync(join(dir, 'ask.toml'), '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n');
-  [serve, browser] = await Promise.all([startServe({ dir }), launchBrowser()]);
+  // An agent that reads a file, then answers: the fake model server speaks the Anthropic API.
+  model = await startModelServer({ script: (request) => (request.messages.length === 1 ? { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }] } : { text: 'Read two notes.' }) });
+  mkdirSync(join(dir, '.weft'));
+  writeFileSync(join(dir, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`);
+  writeFileSync(join(dir, 'notes.txt'), 'first note\nsecond note\n');
+  writeFileSync(join(dir, 'review.toml'), '[nodes.review]\nkind = "agent"\nprompt = "Read notes.txt and say how many notes it has."\ntools = ["read_file"]\n');
+  [serve, browser] = await Promise.all([startServe({ dir, env: TEST_ENV }), launchBrowser()]);
 });
 
 afterAll(async () => {
   await browser?.close();
   await serve?.stop();
+  await model?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -208,6 +219,30 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('.stage-detail pre.output').textContent()).toBe('built');
 
     if (process.env.WEFT_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.WEFT_DASHBOARD_SCREENSHOT });
+  });
+
+  it("folds an agent's tool call into one line that opens to its arguments and result, and shows the transcript", async () => {
+    await logIn();
+    const run = await createRun('review.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
+
+    const call = page.locator('#events li.tool');
+    expect(await call.count()).toBe(1);
+    expect(await page.locator('#events li[data-type^="tool-call-"]:not(.tool)').count()).toBe(0);
+    expect(await call.locator('summary').textContent()).toMatch(/^✓ read_file \(\d+ ms\)$/);
+    expect(await call.locator('details').getAttribute('open')).toBeNull();
+    await call.locator('summary').click();
+    const [args, result] = await call.locator('pre').allTextContents();
+    expect(JSON.parse(args!)).toEqual({ file_path: 'notes.txt' });
+    expect(result).toContain('first note');
+    expect(result).toContain('second note');
+
+    const detail = page.locator('.stage-detail');
+    expect(await detail.locator('h2').textContent()).toBe('review@1 (agent)');
+    expect(await detail.locator('pre.output').textContent()).toBe('Read two notes.');
+    expect(await detail.locator('.transcript .turn strong').allTextContents()).toEqual(['Turn 1', 'Turn 2']);
+    expect(await detail.locator('.transcript .turn').last().locator('p').textContent()).toBe('Read two notes.');
   });
 
   it('answers a human question from its form, and the run goes on', async () => {
