@@ -4,13 +4,14 @@
  * `event: <type>`, `id: <seq>`, `data: <event JSON>`, from the seq after `Last-Event-ID`
  * (so a browser's EventSource resumes where it broke off) and then as events are
  * appended. New events are found on the store's change notices (runners append from
- * other processes), not by polling.
+ * other processes), not by polling, by one reader per run for all its streams.
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import { eventSchema, eventView } from '../../../app/run-view.js';
-import type { RunService } from '../../../runs/run-service.js';
+import { RunEventFanout } from '../../../app/run-event-fanout.js';
+import { createLogger, stderrSink } from '../../../core/logger.js';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
 import { HttpFailure } from '../error-response.js';
@@ -42,30 +43,26 @@ function lastEventId(context: Context): number | undefined {
   return seq;
 }
 
-function stream(context: Context, runs: RunService, runId: string, fromSeq: number, types: string[] | undefined): Response {
+function stream(context: Context, fanout: RunEventFanout, runId: string, fromSeq: number, types: string[] | undefined): Response {
   return streamSSE(context, async (sse) => {
-    // Watching starts before the first read, so an event appended in between is not missed.
-    const changes = runs.changes();
+    const follower = fanout.follow(runId, fromSeq, types);
     const stopped = new AbortController();
     sse.onAbort(() => stopped.abort());
-    let afterSeq = fromSeq;
     try {
       while (!stopped.signal.aborted) {
-        const events = await runs.events(runId, { afterSeq, limit: EVENT_LIMITS.max, ...(types ? { types } : {}) });
-        for (const event of events) {
-          await sse.writeSSE({ event: event.type, id: String(event.seq), data: JSON.stringify(eventView(event, MAX_CONTENT_LENGTH)) });
-          afterSeq = event.seq;
-        }
-        if (events.length === EVENT_LIMITS.max) continue;
-        if (!(await changes.next(KEEP_ALIVE_MS, stopped.signal)) && !stopped.signal.aborted) await sse.write(': keep-alive\n\n');
+        const events = await follower.next(KEEP_ALIVE_MS, stopped.signal);
+        for (const event of events) await sse.writeSSE({ event: event.type, id: String(event.seq), data: JSON.stringify(eventView(event, MAX_CONTENT_LENGTH)) });
+        if (events.length === 0 && !stopped.signal.aborted) await sse.write(': keep-alive\n\n');
       }
     } finally {
-      changes.close();
+      follower.close();
     }
   });
 }
 
 export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
+  // One reader per followed run, shared by every stream on it.
+  let fanout: RunEventFanout | undefined;
   return [
     defineRoute({
       method: 'get',
@@ -77,7 +74,7 @@ export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
       async handle({ params, query: args, context }) {
         const runs = await deps.runs();
         const types = args.types?.split(',').map((type) => type.trim()).filter((type) => type !== '');
-        if (context.req.header('accept')?.includes('text/event-stream')) return stream(context, runs, (await runs.get(params.id!)).id, lastEventId(context) ?? args.after_seq, types);
+        if (context.req.header('accept')?.includes('text/event-stream')) return stream(context, (fanout ??= new RunEventFanout(runs.store, createLogger(stderrSink('warn')))), (await runs.get(params.id!)).id, lastEventId(context) ?? args.after_seq, types);
         const events = await runs.events(params.id!, { afterSeq: args.after_seq, limit: args.limit, ...(types ? { types } : {}) });
         const more = events.length === args.limit;
         return { json: { events: events.map((event) => eventView(event, MAX_CONTENT_LENGTH)), next_after_seq: more ? (events.at(-1)?.seq ?? null) : null } };
