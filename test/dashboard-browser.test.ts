@@ -128,6 +128,16 @@ kind = "command"
 run = "echo held"
 `,
   );
+  writeFileSync(
+    join(dir, 'quiz.toml'),
+    [
+      '[nodes.go]\nkind = "human"\nquestion = "Proceed?"\ntype = "yes_no"\nnext = "targets"',
+      '[nodes.targets]\nkind = "human"\nquestion = "Which targets?"\ntype = "multi_select"\noptions = ["linux", "mac", "windows"]\nnext = "title"',
+      '[nodes.title]\nkind = "human"\nquestion = "Release title?"\ntype = "freeform"\nnext = "publish"',
+      '[nodes.publish]\nkind = "human"\nquestion = "Really publish?"\ntype = "confirmation"\nnext = "ship"',
+      '[nodes.ship]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]',
+    ].join('\n\n'),
+  );
   writeFileSync(join(dir, 'ask.toml'), '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n');
   // An agent that reads a file, then answers: the fake model server speaks the Anthropic API.
   model = await startModelServer({ script: (request) => (request.messages.length === 1 ? { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }] } : { text: 'Read two notes.' }) });
@@ -245,21 +255,48 @@ describe('dashboard in a browser', () => {
     expect(await detail.locator('.transcript .turn').last().locator('p').textContent()).toBe('Read two notes.');
   });
 
-  it('answers a human question from its form, and the run goes on', async () => {
+  it('answers questions of all five kinds from their forms, and the run goes on', async () => {
     await logIn();
-    const run = await createRun('ask.toml', { auto_approve: true });
+    const run = await createRun('quiz.toml', { auto_approve: true });
     await page.goto(`${serve.url}/#/runs/${run.id}`);
-    const question = page.locator('.question[data-kind="choice"]');
-    await question.waitFor();
-    expect(await question.locator('.prompt').textContent()).toBe('Ship it?');
-    expect(await question.locator('input[type=radio]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual(['ship', 'hold']);
+    /** The form of the one pending question, once it is of `kind`. */
+    const asked = async (kind: string, prompt: string) => {
+      const question = page.locator(`.question[data-kind="${kind}"]`);
+      await question.waitFor();
+      expect(await page.locator('.question').count()).toBe(1);
+      expect(await question.locator('.prompt').textContent()).toBe(prompt);
+      return question;
+    };
 
-    await question.locator('input[value="hold"]').check();
-    await question.locator('button[type=submit]').click();
+    await (await asked('yes_no', 'Proceed?')).locator('button', { hasText: 'Yes' }).click();
+
+    const targets = await asked('multi_select', 'Which targets?');
+    expect(await targets.locator('input[type=checkbox]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual(['linux', 'mac', 'windows']);
+    await targets.locator('input[value="linux"]').check();
+    await targets.locator('input[value="windows"]').check();
+    await targets.locator('button[type=submit]').click();
+
+    const title = await asked('freeform', 'Release title?');
+    await title.locator('textarea').fill('Spring release');
+    await title.locator('button[type=submit]').click();
+
+    await (await asked('confirmation', 'Really publish?')).locator('button', { hasText: 'Confirm' }).click();
+
+    const ship = await asked('choice', 'Ship it?');
+    expect(await ship.locator('input[type=radio]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual(['ship', 'hold']);
+    await ship.locator('input[value="hold"]').check();
+    await ship.locator('button[type=submit]').click();
+
     await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
     expect(await page.locator('.question').count()).toBe(0);
-    const { questions } = await api<{ questions: { answer: unknown; status: string }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
-    expect(questions.map(({ answer, status }) => ({ answer, status }))).toEqual([{ answer: 'hold', status: 'answered' }]);
+    const { questions } = await api<{ questions: { kind: string; answer: unknown; status: string }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
+    expect(questions.map(({ kind, answer, status }) => ({ kind, answer, status }))).toEqual([
+      { kind: 'yes_no', answer: true, status: 'answered' },
+      { kind: 'multi_select', answer: ['linux', 'windows'], status: 'answered' },
+      { kind: 'freeform', answer: 'Spring release', status: 'answered' },
+      { kind: 'confirmation', answer: true, status: 'answered' },
+      { kind: 'choice', answer: 'hold', status: 'answered' },
+    ]);
   });
 
   it('can be used from the keyboard alone at phone width, with nothing wider than the screen', async () => {

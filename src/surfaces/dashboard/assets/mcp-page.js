@@ -17,11 +17,17 @@ export async function renderMcp(root, signal) {
     addForm(() => load()),
   );
 
+  let lastDrawn = '';
+  const openTools = new Set();
+
   async function load() {
     try {
       const { servers } = await api('GET', '/mcp/servers');
       if (signal.aborted) return;
-      fill(rows, servers.map((server) => serverRow(server, remove)));
+      // Redrawn only when something changed, so focus and opened tool lists stay put.
+      const drawn = JSON.stringify(servers);
+      if (drawn !== lastDrawn) fill(rows, servers.map((server) => serverRow(server, remove, openTools)));
+      lastDrawn = drawn;
       empty.hidden = servers.length > 0;
     } catch (error) {
       if (!signal.aborted) notice(message, errorText(error));
@@ -44,7 +50,7 @@ export async function renderMcp(root, signal) {
   signal.addEventListener('abort', () => clearInterval(timer));
 }
 
-function serverRow(server, remove) {
+function serverRow(server, remove, openTools) {
   const tools = server.tool_names ?? [];
   return h(
     'tr',
@@ -52,7 +58,7 @@ function serverRow(server, remove) {
     h('td', { 'data-label': 'Server' }, h('strong', {}, server.name), h('div', { class: 'muted' }, server.source ?? ''), server.error ? h('div', { class: 'error' }, server.error) : null),
     h('td', { 'data-label': 'Status' }, badge(server.status)),
     h('td', { 'data-label': 'Transport' }, server.transport),
-    h('td', { 'data-label': 'Tools' }, tools.length === 0 ? String(server.tools ?? 0) : h('details', {}, h('summary', {}, `${tools.length} tools`), h('ul', { class: 'mono' }, tools.map((tool) => h('li', {}, tool))))),
+    h('td', { 'data-label': 'Tools' }, tools.length === 0 ? String(server.tools ?? 0) : h('details', { open: openTools.has(server.name), ontoggle: (event) => (event.currentTarget.open ? openTools.add(server.name) : openTools.delete(server.name)) }, h('summary', {}, `${tools.length} tools`), h('ul', { class: 'mono' }, tools.map((tool) => h('li', {}, tool))))),
     h('td', {}, h('button', { type: 'button', 'aria-label': `Remove ${server.name}`, onclick: () => remove(server.name) }, 'Remove')),
   );
 }

@@ -6,23 +6,25 @@ import { h, notice } from './dom.js';
 const ACTIVE = new Set(['queued', 'starting', 'running', 'blocked', 'paused']);
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
-/** The action bar and message box for `detail` ({run, stages}); `changed` reloads the page's data. */
-export function runActions(detail, changed) {
+/** Sends `body` to `POST /runs/<id>/<path>`; shows a failure in `message`, runs `changed` after a success. */
+async function post(runId, path, body, message, changed) {
+  notice(message, '');
+  try {
+    await api('POST', `/runs/${runId}/${path}`, body);
+    changed();
+    return true;
+  } catch (error) {
+    notice(message, errorText(error));
+    return false;
+  }
+}
+
+/** The buttons `detail` ({run, stages}) offers now; `changed` reloads the page's data. Redrawn on every change. */
+export function actionBar(detail, changed) {
   const { run, stages } = detail;
   const message = h('p', { role: 'alert', hidden: true });
   const act = (label, path, body = {}, primary = false) =>
-    h('button', { type: 'button', class: primary ? 'primary' : '', 'data-action': path, onclick: () => call(path, body) }, label);
-
-  async function call(path, body) {
-    notice(message, '');
-    try {
-      await api('POST', `/runs/${run.id}/${path}`, body);
-      changed();
-    } catch (error) {
-      notice(message, errorText(error));
-    }
-  }
-
+    h('button', { type: 'button', class: primary ? 'primary' : '', 'data-action': path, onclick: () => post(run.id, path, body, message, changed) }, label);
   const agentRunning = stages.some((stage) => stage.status === 'running' && stage.kind === 'agent');
   const session = run.pair_session;
   const buttons = [
@@ -36,19 +38,32 @@ export function runActions(detail, changed) {
     (run.status === 'failed' || run.status === 'cancelled') && act('Retry', 'retry', {}, true),
     TERMINAL.has(run.status) && act(run.archived ? 'Unarchive' : 'Archive', 'archive', { archived: !run.archived }),
   ];
+  return h('div', { class: 'actions' }, h('div', { class: 'buttons', role: 'toolbar', 'aria-label': 'Run actions' }, buttons), message);
+}
 
-  const text = h('input', { id: 'run-message', type: 'text', autocomplete: 'off', placeholder: session ? `Message to ${session.stage_id} (pairing)` : 'A message the agent reads on its next turn' });
-  const send = (event) => {
+/**
+ * The message box, made once per page so a half-typed message survives the page's updates;
+ * `current()` gives the latest detail. To the paired stage while a pair session is open,
+ * else to the run (its agents read it on their next turn). `update()` follows the run.
+ */
+export function messageBox(current, changed) {
+  const message = h('p', { role: 'alert', hidden: true });
+  const text = h('input', { id: 'run-message', type: 'text', autocomplete: 'off' });
+  const send = async (event) => {
     event.preventDefault();
     const value = text.value.trim();
+    const { run } = current();
     if (!value) return;
+    const session = run.pair_session;
     const [path, body] = session ? ['pair', { action: 'message', session_id: session.session_id, text: value }] : ['message', { text: value }];
-    void call(path, body).then(() => {
-      if (message.hidden) text.value = '';
-    });
+    if (await post(run.id, path, body, message, changed)) text.value = '';
   };
-  const messageForm = TERMINAL.has(run.status)
-    ? null
-    : h('form', { class: 'message-form', onsubmit: send }, h('label', { for: 'run-message', class: 'sr-only' }, 'Message'), text, h('button', { type: 'submit' }, 'Send'));
-  return h('div', { class: 'actions' }, h('div', { class: 'buttons', role: 'toolbar', 'aria-label': 'Run actions' }, buttons), messageForm, message);
+  const form = h('form', { class: 'message-form', onsubmit: send }, h('label', { for: 'run-message', class: 'sr-only' }, 'Message'), text, h('button', { type: 'submit' }, 'Send'));
+  const element = h('div', { hidden: true }, form, message);
+  const update = () => {
+    const { run } = current();
+    element.hidden = TERMINAL.has(run.status);
+    text.placeholder = run.pair_session ? `Message to ${run.pair_session.stage_id} (pairing)` : 'A message the agent reads on its next turn';
+  };
+  return { element, update };
 }

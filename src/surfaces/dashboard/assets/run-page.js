@@ -5,7 +5,7 @@ import { api, errorText, followEvents } from './api.js';
 import { badge, clip, duration, fill, h, notice, when } from './dom.js';
 import { createEventFeed, stageDetail } from './event-feed.js';
 import { questionForm } from './question-form.js';
-import { runActions } from './run-actions.js';
+import { actionBar, messageBox } from './run-actions.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
 const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
@@ -16,6 +16,7 @@ export async function renderRun(root, signal, runId) {
   const message = h('p', { role: 'alert', hidden: true });
   const head = h('div', { class: 'run-head' });
   const actions = h('div');
+  const messages = messageBox(() => current, () => refresh());
   const questions = h('div', { class: 'questions', 'aria-live': 'polite' });
   const graph = h('div', { class: 'graph', id: 'run-graph', onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node) });
   const stageRows = h('tbody');
@@ -35,6 +36,7 @@ export async function renderRun(root, signal, runId) {
         'div',
         { class: 'run-side' },
         actions,
+        messages.element,
         questions,
         h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
         detail,
@@ -87,8 +89,11 @@ export async function renderRun(root, signal, runId) {
         meta('Tool calls', run.counts.tool_calls),
       ),
     );
-    fill(actions, runActions(current, refresh));
-    fill(questions, pending.map((question) => questionForm(run.id, question, refresh)));
+    fill(actions, actionBar(current, refresh));
+    messages.update();
+    // A form stays while its question is pending, so what a person has typed or ticked survives updates.
+    const shown = new Map([...questions.children].map((form) => [form.dataset.question, form]));
+    fill(questions, pending.map((question) => shown.get(question.id) ?? questionForm(run.id, question, refresh)));
     fill(stageRows, stages.map(stageRow));
     renderDetail();
   }

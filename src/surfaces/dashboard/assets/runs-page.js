@@ -38,6 +38,7 @@ export async function renderRuns(root, signal) {
   }
 
   let loading = Promise.resolve();
+  let lastDrawn = '';
   let first = true;
   function load() {
     loading = loading.then(async () => {
@@ -48,7 +49,10 @@ export async function renderRuns(root, signal) {
         const page = await api('GET', `/runs?${query}`);
         if (signal.aborted) return;
         notice(message, '');
-        fill(rows, page.runs.map(runRow));
+        // Redrawn only when something changed, so a focused link keeps its focus between refreshes.
+        const drawn = JSON.stringify(page.runs);
+        if (drawn !== lastDrawn) fill(rows, page.runs.map(runRow));
+        lastDrawn = drawn;
         empty.hidden = page.runs.length > 0;
         more.hidden = page.next_cursor === null || page.next_cursor === undefined;
         if (first) performance.mark('weft:runs-first-page');
