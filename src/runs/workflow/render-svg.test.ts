@@ -119,6 +119,34 @@ describe('renderSvg', () => {
     for (const state of NODE_STATES) expect(svg).toContain(`.weft-node[data-state="${state}"] .weft-shape{fill:${STATE_COLOURS[state].fill};stroke:${STATE_COLOURS[state].stroke}}`);
   });
 
+  it('draws a loop back to an earlier node, with a path for every edge', () => {
+    const loop: Workflow = {
+      ...workflow,
+      name: 'loop',
+      start: 'try',
+      nodes: {
+        try: { kind: 'command', name: 'try', line: 1, run: 'make', edges: [{ to: 'check', weight: 0, line: 2 }] },
+        check: {
+          kind: 'branch',
+          name: 'check',
+          line: 3,
+          edges: [
+            { to: 'try', weight: 0, line: 4, when: { source: 'stages.try.exit_code != 0', ast: { type: 'literal', value: true }, references: [] } },
+            { to: 'done', weight: 0, line: 5 },
+          ],
+        },
+        done: { kind: 'command', name: 'done', line: 6, run: 'echo ok', edges: [] },
+      },
+    };
+    const svg = renderSvg(loop);
+    expect(drawnEdgeList(svg)).toEqual([
+      { from: 'try', to: 'check', style: 'normal' },
+      { from: 'check', to: 'try', style: 'normal', label: 'stages.try.exit_code != 0' },
+      { from: 'check', to: 'done', style: 'normal', label: 'else' },
+    ]);
+    expect(svg.match(/<path d="M[-\d.]+,[-\d.]+(?: L[-\d.]+,[-\d.]+)+"/g)).toHaveLength(3);
+  });
+
   it('escapes names and cuts long conditions, keeping the full text as the tooltip', () => {
     const condition = 'output == "<a&b>" || output == "a very long condition that goes on"';
     const tiny: Workflow = {
