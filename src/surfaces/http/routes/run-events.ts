@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { eventSchema, eventView } from '../../../app/run-view.js';
 import { RunEventFanout } from '../../../app/run-event-fanout.js';
 import { createLogger, stderrSink } from '../../../core/logger.js';
+import type { RunEvent } from '../../../runs/model/run-event.js';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
 import { HttpFailure } from '../error-response.js';
@@ -43,6 +44,20 @@ function lastEventId(context: Context): number | undefined {
   return seq;
 }
 
+/**
+ * Each event's SSE frame, made once however many streams send it (followers of one run
+ * share the event objects). JSON.stringify writes no newline, so `data` is one line.
+ */
+const frames = new WeakMap<RunEvent, string>();
+function frame(event: RunEvent): string {
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = `event: ${event.type}\nid: ${event.seq}\ndata: ${JSON.stringify(eventView(event, MAX_CONTENT_LENGTH))}\n\n`;
+    frames.set(event, text);
+  }
+  return text;
+}
+
 function stream(context: Context, fanout: RunEventFanout, runId: string, fromSeq: number, types: string[] | undefined): Response {
   return streamSSE(context, async (sse) => {
     const follower = fanout.follow(runId, fromSeq, types);
@@ -51,8 +66,9 @@ function stream(context: Context, fanout: RunEventFanout, runId: string, fromSeq
     try {
       while (!stopped.signal.aborted) {
         const events = await follower.next(KEEP_ALIVE_MS, stopped.signal);
-        for (const event of events) await sse.writeSSE({ event: event.type, id: String(event.seq), data: JSON.stringify(eventView(event, MAX_CONTENT_LENGTH)) });
-        if (events.length === 0 && !stopped.signal.aborted) await sse.write(': keep-alive\n\n');
+        // Everything that arrived since the last write goes out in one write.
+        if (events.length > 0) await sse.write(events.map(frame).join(''));
+        else if (!stopped.signal.aborted) await sse.write(': keep-alive\n\n');
       }
     } finally {
       follower.close();
