@@ -24,6 +24,7 @@ import { REPO_ROOT } from '../lib/paths.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize, type Summary } from '../lib/stats.js';
 import { mulberry32 } from '../store/generate-runs.js';
+import { measureDashboardFirstPage, type DashboardFirstPage } from './dashboard-first-page.js';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = QUICK ? 2_000 : Number(process.env.BENCH_RUNS ?? 100_000);
@@ -32,6 +33,8 @@ const ROUNDS = QUICK ? 2 : 4;
 const GETS_PER_ROUND = QUICK ? 50 : 500;
 const LISTS_PER_ROUND = QUICK ? 20 : 125;
 const SUBSCRIBERS = QUICK ? 10 : 100;
+/** Fresh page loads of the dashboard's runs list in a headless Chromium. */
+const DASHBOARD_LOADS = QUICK ? 3 : 20;
 const BUSY_EVENTS = QUICK ? 30 : 300;
 /** Between appends: a busy run (an agent streaming tool calls), not a flood. */
 const APPEND_EVERY_MS = 10;
@@ -90,6 +93,8 @@ interface ReadResults {
   apiList: Summary;
   mcpGet: Summary;
   listPageSize: number;
+  dashboard: Summary;
+  dashboardRows: number;
 }
 
 async function readPhase(): Promise<ReadResults & { generatedSeconds: number | null }> {
@@ -103,6 +108,7 @@ async function readPhase(): Promise<ReadResults & { generatedSeconds: number | n
   const pick = () => ids[Math.floor(random() * ids.length)] as string;
   const times = { apiGet: [] as number[], apiList: [] as number[], mcpGet: [] as number[] };
   let listPageSize = 0;
+  let dashboard: DashboardFirstPage;
   try {
     // Warm-up: connections, JIT, the store's page cache.
     await timed(50, () => getJson(`${served.url}/api/v1/runs/${pick()}`), []);
@@ -119,11 +125,12 @@ async function readPhase(): Promise<ReadResults & { generatedSeconds: number | n
         times.apiList,
       );
     }
+    dashboard = await measureDashboardFirstPage(served.url, TOKEN, DASHBOARD_LOADS);
   } finally {
     await client.close();
     await served.stop();
   }
-  return { apiGet: summarize(times.apiGet), apiList: summarize(times.apiList), mcpGet: summarize(times.mcpGet), listPageSize, generatedSeconds };
+  return { apiGet: summarize(times.apiGet), apiList: summarize(times.apiList), mcpGet: summarize(times.mcpGet), listPageSize, dashboard: summarize(dashboard.samples), dashboardRows: dashboard.rows, generatedSeconds };
 }
 
 interface FanOutResults {
@@ -222,6 +229,7 @@ async function main(): Promise<void> {
     [`API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)`, ms(read.apiGet.p50), ms(read.apiGet.p99), formatNumber(read.apiGet.count), '< 5 ms'],
     [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–'],
     [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '< 20 ms'],
+    [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '< 1,000 ms'],
     [`SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`, ms(fanOut.latency.p50), ms(fanOut.latency.p99), formatNumber(fanOut.delivered), '< 50 ms'],
   ];
   const markdown = [
