@@ -5,7 +5,7 @@
  * answering a question (twice: 409), bad input that changes nothing, the OpenAPI document,
  * and the MCP server mounted at /mcp.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -125,6 +125,20 @@ describe('weft serve: authentication and Host checks', () => {
     expect((await callApi(serve, 'GET', '/session', undefined, { authorization: '' })).status).toBe(401);
     expect((await callApi(serve, 'POST', '/logout', undefined, { authorization: '', cookie: session })).status).toBe(204);
     expect((await callApi(serve, 'GET', '/session', undefined, { authorization: '', cookie: session })).status).toBe(401);
+  });
+
+  it('without a token generates one, prints it once, keeps it in a 0600 file and accepts it', async () => {
+    const fresh = await startServe({ tokenEnv: false });
+    try {
+      const file = join(fresh.storageDir, 'mcp-server-token');
+      const token = readFileSync(file, 'utf8').trim();
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(fresh.output()).toContain(`weft: new bearer token (kept in ${file}, mode 0600):\n${token}\n`);
+      expect((await callApi(fresh, 'GET', '/session')).status).toBe(401);
+      expect((await callApi(fresh, 'GET', '/session', undefined, { authorization: `Bearer ${token}` })).status).toBe(200);
+    } finally {
+      await fresh.stop();
+    }
   });
 
   it('refuses --no-auth on a host that is not loopback', async () => {

@@ -29,12 +29,12 @@ export interface ApiAnswer<T> {
 export const TEST_TOKEN = 'serve-kit-token-0123456789abcdef';
 
 /** Starts `weft serve --port 0` in `dir` (a new temp dir when absent) and waits until it listens. */
-export async function startServe(options: { dir?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<Serve> {
+export async function startServe(options: { dir?: string; args?: string[]; env?: Record<string, string>; tokenEnv?: boolean } = {}): Promise<Serve> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'weft-serve-'));
   const storageDir = join(dir, '.home');
-  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'serve', '--port', '0', '--token-env', 'WEFT_TEST_TOKEN', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'serve', '--port', '0', ...(options.tokenEnv === false ? [] : ['--token-env', 'WEFT_TEST_TOKEN']), ...(options.args ?? [])], {
     cwd: dir,
-    env: { ...process.env, WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_LEASE_MS: '3000', ...options.env },
+    env: { ...process.env, WEFT_MCP_TOKEN: '', WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_LEASE_MS: '3000', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
