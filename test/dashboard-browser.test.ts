@@ -2,9 +2,10 @@
  * The dashboard in a real headless Chromium against a real `weft serve` (built CLI, its
  * own runner, SQLite in a temp storage dir): logging in, approving a pending run, a run
  * going live from queued to succeeded with its graph recoloured, an agent's tool calls
- * folded in the event feed (the fake model server is the only fake), answering a question,
- * the keyboard at phone width, the runs list's filters, and adding and removing an MCP server. Every wait is on a
- * condition in the page or the API, never on time.
+ * folded in the event feed and pairing with one (the fake model server is the only fake),
+ * answering questions of every kind, the keyboard at phone width, the runs list's filters,
+ * and adding and removing an MCP server. Every wait is on a condition in the page or the
+ * API, never on time.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,8 @@ interface BrowserWindow {
 
 let dir: string;
 let model: ModelServer;
+let releaseModel: () => void = () => {};
+const modelHeld = new Promise<void>((resolve) => (releaseModel = resolve));
 let serve: Serve;
 let browser: Browser;
 let page: Page;
@@ -140,15 +143,25 @@ run = "echo held"
   );
   writeFileSync(join(dir, 'ask.toml'), '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n');
   // An agent that reads a file, then answers: the fake model server speaks the Anthropic API.
-  model = await startModelServer({ script: (request) => (request.messages.length === 1 ? { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }] } : { text: 'Read two notes.' }) });
+  // The pairing test's agent ("Draft …") holds its first turn until the test lets it go.
+  model = await startModelServer({
+    script: async (request) => {
+      const pairing = request.messages[0]?.role === 'user' && request.messages[0].text.includes('Draft the release notes');
+      if (request.messages.length > 1) return { text: pairing ? 'Drafted.' : 'Read two notes.' };
+      if (pairing) await modelHeld;
+      return { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }] };
+    },
+  });
   mkdirSync(join(dir, '.weft'));
   writeFileSync(join(dir, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`);
   writeFileSync(join(dir, 'notes.txt'), 'first note\nsecond note\n');
+  writeFileSync(join(dir, 'pair.toml'), '[nodes.draft]\nkind = "agent"\nprompt = "Draft the release notes from notes.txt."\ntools = ["read_file"]\n');
   writeFileSync(join(dir, 'review.toml'), '[nodes.review]\nkind = "agent"\nprompt = "Read notes.txt and say how many notes it has."\ntools = ["read_file"]\n');
   [serve, browser] = await Promise.all([startServe({ dir, env: TEST_ENV }), launchBrowser()]);
 });
 
 afterAll(async () => {
+  releaseModel();
   await browser?.close();
   await serve?.stop();
   await model?.close();
@@ -253,6 +266,26 @@ describe('dashboard in a browser', () => {
     expect(await detail.locator('pre.output').textContent()).toBe('Read two notes.');
     expect(await detail.locator('.transcript .turn strong').allTextContents()).toEqual(['Turn 1', 'Turn 2']);
     expect(await detail.locator('.transcript .turn').last().locator('p').textContent()).toBe('Read two notes.');
+  });
+
+  it('pairs with a running agent stage and sends it a message it reads on its next turn', async () => {
+    await logIn();
+    const run = await createRun('pair.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    await page.click('button[data-action="pair"]:text("Pair")');
+    await page.locator('button[data-action="pair"]:text("End pairing")').waitFor();
+    expect(await page.getAttribute('#run-message', 'placeholder')).toBe('Message to draft@1 (pairing)');
+
+    await page.fill('#run-message', 'Mention the new dashboard.');
+    await page.press('#run-message', 'Enter');
+    await page.locator('#events li[data-type="message-sent"]', { hasText: 'Mention the new dashboard.' }).waitFor();
+    expect(await page.inputValue('#run-message')).toBe('');
+
+    releaseModel();
+    await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
+    expect(await page.locator('button[data-action="pair"]').count()).toBe(0);
+    const secondTurn = model.requests.find((request) => request.messages.length > 1 && request.messages[0]?.role === 'user' && request.messages[0].text.includes('Draft the release notes'));
+    expect(secondTurn?.messages.some((message) => message.role === 'user' && message.text.includes('Mention the new dashboard.'))).toBe(true);
   });
 
   it('answers questions of all five kinds from their forms, and the run goes on', async () => {
