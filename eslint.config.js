@@ -18,6 +18,14 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's browser modules, served to the browser as they are.
+    files: ['src/surfaces/dashboard/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: { document: 'readonly', window: 'readonly', location: 'readonly', performance: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly', Node: 'readonly', TextDecoderStream: 'readonly' },
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/tools/**', '**/mcp/**', '**/runs/**', '**/agent/**', '**/app/**', '**/surfaces/**'], message: 'core is the bottom layer; it imports no other layer.' }] }] },
   },

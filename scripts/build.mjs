@@ -34,13 +34,18 @@ const result = await build({
   write: false,
 });
 
+// The dashboard's static files go beside the chunks, where src/surfaces/dashboard/index.ts looks.
+const DASHBOARD = resolve(dirname(fileURLToPath(import.meta.url)), '../src/surfaces/dashboard/assets');
+const dashboardFiles = readdirSync(DASHBOARD).map((name) => ({ path: join(DIST, 'dashboard', name), contents: readFileSync(join(DASHBOARD, name)) }));
+const outputs = [...dashboardFiles, ...result.outputFiles];
+
 // Another build may run at the same time (each test run builds) while weft processes of the
 // previous one are running: every file is replaced by a rename, chunks before the entry
 // that imports them, and a chunk of an earlier build stays until it is surely unused.
 mkdirSync(DIST, { recursive: true });
 const entry = join(DIST, 'cli.js');
-const written = new Set(result.outputFiles.map((file) => file.path));
-for (const file of [...result.outputFiles].sort((a, b) => Number(a.path === entry) - Number(b.path === entry))) {
+const written = new Set(outputs.map((file) => file.path));
+for (const file of [...outputs].sort((a, b) => Number(a.path === entry) - Number(b.path === entry))) {
   const temporary = `${file.path}.${process.pid}.tmp`;
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(temporary, file.contents);

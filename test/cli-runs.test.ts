@@ -226,17 +226,20 @@ describe('weft retry', () => {
     expect(retried.stdout).toMatch(new RegExp(`^Retrying run ${id} \\(`));
     expect((await box.cli(['wait', id])).code).toBe(0);
 
-    const [run, finished, again] = await Promise.all([box.inspect(id), box.events(id, '--type', 'stage-finished'), box.cli(['retry', id])]);
+    const [run, finished, again, graph] = await Promise.all([box.inspect(id), box.events(id, '--type', 'stage-finished'), box.cli(['retry', id]), box.cli(['inspect', id, '--graph'])]);
     expect(run).toMatchObject({ status: 'succeeded', attempt: 2 });
     expect(finished.map((event) => `${event.stageId} ${String(event.payload.status)}`)).toEqual(['prep@1 succeeded', 'check@1 failed', 'check@2 succeeded']);
     expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['prep']);
+    // The picture shows the latest attempt of each stage.
+    expect(graph.code, graph.stderr).toBe(0);
+    expect([...graph.stdout.matchAll(/data-node="(\w+)" data-kind="\w+" data-state="(\w+)"/g)].map((match) => `${match[1]} ${match[2]}`)).toEqual(['prep succeeded', 'check succeeded']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`Run ${id} is succeeded; it can be retried only when failed or cancelled.`);
   });
 });
 
 describe('weft workflow and init', () => {
-  it('validate lists every problem as file:line and exits 2; graph draws DOT; init scaffolds a valid workflow', async () => {
+  it('validate lists every problem as file:line and exits 2; graph draws DOT and SVG; init scaffolds a valid workflow', async () => {
     const broken = await box.cli(['workflow', 'validate', 'broken.toml']);
     expect(broken.code).toBe(2);
     expect(broken.stdout).toBe('');
@@ -247,16 +250,20 @@ describe('weft workflow and init', () => {
     expect(broken.stderr).toContain(`${file}:11: node 'second' (command): {{ inputs.missing }}: input 'missing' is not declared`);
     expect(broken.stderr).toContain(`${file}:12: node 'second' (command): edge to unknown node 'nowhere'`);
 
-    const [valid, dot, badFormat] = await Promise.all([
+    const [valid, dot, svg, badFormat] = await Promise.all([
       box.cli(['workflow', 'validate', 'stages.toml']),
       box.cli(['workflow', 'graph', 'stages.toml', '--format', 'dot']),
       box.cli(['workflow', 'graph', 'stages.toml', '--format', 'svg']),
+      box.cli(['workflow', 'graph', 'stages.toml', '--format', 'png']),
     ]);
     expect(valid).toMatchObject({ code: 0, stdout: `${join(box.ws, 'stages.toml')}: ok — workflow 'stages', 4 nodes, starts at 'one'\n` });
     expect(dot.code).toBe(0);
     expect(dot.stdout).toMatch(/^digraph /);
     for (const edge of ['"one" -> "two"', '"two" -> "hold"', '"hold" -> "three"']) expect(dot.stdout).toContain(edge);
-    expect(badFormat.code).toBe(2);
+    expect(svg.code, svg.stderr).toBe(0);
+    expect(svg.stdout).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect([...svg.stdout.matchAll(/data-node="(\w+)"/g)].map((match) => match[1])).toEqual(['one', 'two', 'hold', 'three']);
+    expect(badFormat).toMatchObject({ code: 2, stderr: "weft: --format must be one of 'mermaid', 'dot', 'svg', not 'png'.\n" });
 
     const fresh = join(box.base, 'fresh');
     const init = await box.cli(['--cwd', fresh, 'init']);

@@ -12,7 +12,12 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 const LAYERS = ['core', 'tools', 'mcp', 'runs', 'agent', 'app', 'surfaces'] as const;
 /** Surface → surface imports that are allowed, each with its reason. */
-const SURFACE_EDGES: ReadonlyMap<string, string> = new Map([['surfaces/cli → surfaces/mcp-server', "the CLI is the launcher of every surface: 'weft mcp start' imports the MCP server on demand"]]);
+const SURFACE_EDGES: ReadonlyMap<string, string> = new Map([
+  ['surfaces/cli → surfaces/mcp-server', "the CLI is the launcher of every surface: 'weft mcp start' imports the MCP server on demand"],
+  ['surfaces/cli → surfaces/http', "the CLI is the launcher of every surface: 'weft serve' imports the HTTP surface on demand"],
+  ['surfaces/http → surfaces/mcp-server', "'weft serve' mounts the MCP server at /mcp, with the same token, Host/Origin checks and argument descriptions"],
+  ['surfaces/http → surfaces/dashboard', "'weft serve' serves the dashboard's static assets at /"],
+]);
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -68,7 +73,7 @@ describe('layering', () => {
     const files = new Map([
       [join(SRC, 'tools/registry.ts'), "import { McpHub } from '../mcp/hub/mcp-hub.js';"],
       [join(SRC, 'core/errors.ts'), "const lazy = await import('../app/weft-app.js');"],
-      [join(SRC, 'surfaces/cli/main.ts'), "import { route } from '../http/app.js';"],
+      [join(SRC, 'surfaces/dashboard/index.ts'), "import { route } from '../http/app.js';"],
       [join(SRC, 'mcp/hub/x.ts'), "import type { Tool } from '../../tools/tool.js';"],
       [join(SRC, 'surfaces/cli/commands/mcp-server.ts'), "const server = await import('../../mcp-server/index.js');"],
       [join(SRC, 'surfaces/mcp-server/server.ts'), "import { main } from '../cli/main.js';"],
@@ -78,7 +83,7 @@ describe('layering', () => {
     expect(layeringViolations(files)).toEqual([
       "tools/registry.ts imports '../mcp/hub/mcp-hub.js': tools may not import from mcp (higher layer)",
       "core/errors.ts imports '../app/weft-app.js': core may not import from app (higher layer)",
-      "surfaces/cli/main.ts imports '../http/app.js': surfaces do not import each other",
+      "surfaces/dashboard/index.ts imports '../http/app.js': surfaces do not import each other",
       "surfaces/mcp-server/server.ts imports '../cli/main.js': surfaces do not import each other",
       "runs/engine/worker.ts imports '../../../test/kits/engine-kit.js': only tests import from outside src (test kits live in test/kits)",
     ]);

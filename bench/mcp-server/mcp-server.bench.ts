@@ -22,18 +22,17 @@
  * node_modules/.cache/weft-bench/ for later runs.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { monotonicFactory } from 'ulid';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { now, processCpuMs } from '../lib/measure.js';
-import { CACHE_DIR } from '../lib/paths.js';
+import { bigStore } from '../lib/big-store.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize, type Summary } from '../lib/stats.js';
 import { mulberry32 } from '../../src/core/seeded-random.js';
-import { DAY_MS, generateRuns, T0, TEAMS } from '../store/generate-runs.js';
+import { DAY_MS, T0, TEAMS } from '../store/generate-runs.js';
 import { gatherWakeMs, PHASE_MS } from './gather-wake.js';
 import { bareOverHttp, weftOverHttp, weftOverStdio, WEFT_BIN, type Connected } from './servers.js';
 
@@ -84,27 +83,6 @@ function nodeBoot(): Promise<number> {
     child.once('error', reject);
     child.once('exit', () => resolve(now() - started));
   });
-}
-
-/** The 100k-run store, generated once and cached; returns its storage dir and run ids. */
-async function bigStore(): Promise<{ dir: string; ids: string[]; generatedSeconds: number | null }> {
-  const dir = join(CACHE_DIR, `mcp-server-${RUNS}-runs`);
-  const idsFile = join(dir, 'ids.json');
-  if (existsSync(idsFile)) return { dir, ids: JSON.parse(readFileSync(idsFile, 'utf8')) as string[], generatedSeconds: null };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const store = await SqliteRunStore.open({ storageDir: dir, newId: monotonicFactory() });
-  const ids: string[] = [];
-  const started = now();
-  try {
-    await store.importRuns(generateRuns(RUNS, EVENTS_PER_RUN, mulberry32(7), ids), 2000);
-  } finally {
-    await store.close();
-  }
-  const generatedSeconds = (now() - started) / 1000;
-  writeFileSync(idsFile, JSON.stringify(ids));
-  console.error(`generated ${formatNumber(RUNS)} runs in ${generatedSeconds.toFixed(1)} s (cached in ${dir})`);
-  return { dir, ids, generatedSeconds };
 }
 
 type TargetName = 'stdio' | 'http' | 'bare';
@@ -277,7 +255,7 @@ async function main(): Promise<void> {
     const bootSummary = summarize(boot);
     console.error(`cold start to tools/list: median ${coldSummary.p50.toFixed(0)} ms (node boot ${bootSummary.p50.toFixed(0)} ms)`);
 
-    const { dir, ids, generatedSeconds } = await bigStore();
+    const { dir, ids, generatedSeconds } = await bigStore('mcp-server', RUNS, EVENTS_PER_RUN);
     const calls = await callsSideBySide(dir, ids);
     console.error(`weft_run_get p99: stdio ${calls.stdio.get.p99.toFixed(1)} ms, HTTP ${calls.http.get.p99.toFixed(1)} ms (bare SDK server ${calls.bare.get.p99.toFixed(1)} ms)`);
     const gather = await gatherSideBySide();

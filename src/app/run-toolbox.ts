@@ -3,7 +3,8 @@
  * plus the MCP servers configured for the run's directory and its workflow, behind the
  * settings' and the workflow's approval rules (workflow rules last, so they win). The
  * run's MCP servers may sample the run's model and elicit input through run questions
- * (`run-bridges.ts`); the one root they are offered is the run's directory.
+ * (`run-bridges.ts`); the one root they are offered is the run's directory. Servers added
+ * and removed at runtime (the store's catalogue) join and leave the hub while the run goes on.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +17,21 @@ import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
+import type { RunStore } from '../runs/store/run-store.js';
+import { runtimeServerConfig } from './mcp-registry.js';
 import { runHubHandlers } from './mcp-host/run-bridges.js';
+import { followRuntimeServers } from './runtime-mcp-follower.js';
 import type { RunSettings } from './run-settings.js';
 
-export function runToolboxFactory(params: { storageDir: string; settings: RunSettings; env: Record<string, string | undefined>; logger: Logger; version: string }): RunToolboxFactory {
+export function runToolboxFactory(params: {
+  storageDir: string;
+  settings: RunSettings;
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  version: string;
+  /** The store whose MCP server catalogue (runtime registration) every run's hub follows. */
+  catalogue: RunStore;
+}): RunToolboxFactory {
   return async (run, workflow, askApproval, bridge) => {
     const settings = await params.settings(run);
     const registry = new ToolRegistry();
@@ -40,6 +52,16 @@ export function runToolboxFactory(params: { storageDir: string; settings: RunSet
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
     const hub = new McpHub({ registry, workspaceRoot: run.cwd, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers });
     await hub.start(servers.filter((server) => server.enabled));
+    const scope = { workspaceRoot: run.cwd, homeDir: homedir(), env: params.env, logger };
+    const follower = followRuntimeServers({
+      store: params.catalogue,
+      hub,
+      runId: run.id,
+      configured: new Set(servers.map((server) => server.name)),
+      resolve: (entry) => runtimeServerConfig(entry.name, entry.config, scope),
+      logger,
+    });
+    await follower.synced;
     const executor = new ToolExecutor({
       registry,
       policy,
@@ -49,6 +71,13 @@ export function runToolboxFactory(params: { storageDir: string; settings: RunSet
       outputLimitBytes: settings.outputLimitBytes,
       askApproval,
     });
-    return { registry, executor, close: () => hub.close() };
+    return {
+      registry,
+      executor,
+      close: () => {
+        follower.stop();
+        return hub.close();
+      },
+    };
   };
 }

@@ -11,6 +11,7 @@ import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
 import type { RunService } from './services/run-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
+import type { McpRegistry } from './mcp-registry.js';
 import type { McpService } from './services/mcp-service.js';
 import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
@@ -28,6 +29,12 @@ export interface WeftAppOptions {
    * rule) approves their sampling. Default: nobody — requests are declined with a line on stderr.
    */
   terminal?: TerminalPrompter;
+  /**
+   * Who executes queued runs: `detached` (default) starts a `weft worker --until-idle`
+   * process when a run is queued; `in-process` leaves them to this process's own worker
+   * (`weft serve`), which claims them on the store's change notices.
+   */
+  runners?: 'detached' | 'in-process';
 }
 
 export interface WeftApp {
@@ -43,6 +50,8 @@ export interface WeftApp {
   mcpConfig(): Promise<McpConfigService>;
   /** The run service over the embedded store. */
   runs(): Promise<RunService>;
+  /** MCP servers added and removed at runtime, beside the configured ones (`weft serve`). */
+  mcpRegistry(): Promise<McpRegistry>;
   /** A runner that executes queued runs (`weft worker`); `sameEnvironment` limits it to runs created with this environment. */
   worker(options: { maxParallel: number; untilIdle: boolean; sameEnvironment?: boolean }): Promise<Worker>;
   close(): Promise<void>;
@@ -102,8 +111,22 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const runs = once(async () => {
+    if (options.runners === 'in-process') {
+      const { RunService } = await import('./services/run-service.js');
+      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined });
+    }
     const { runServiceOver } = await import('./run-host.js');
     return runServiceOver(await store.get(), storageDir, env);
+  });
+
+  const mcpConfig = async () => {
+    const { McpConfigService } = await import('./services/mcp-config-service.js');
+    return new McpConfigService(workspaceRoot, storageDir);
+  };
+
+  const mcpRegistry = once(async () => {
+    const [{ McpRegistry }, { homedir }] = await Promise.all([import('./mcp-registry.js'), import('node:os')]);
+    return new McpRegistry({ store: await store.get(), mcp: await mcp.get(), mcpConfig: await mcpConfig(), workspaceRoot, homeDir: homedir(), env, logger });
   });
 
   return {
@@ -113,10 +136,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     logger,
     tools: tools.get,
     mcp: mcp.get,
-    mcpConfig: async () => {
-      const { McpConfigService } = await import('./services/mcp-config-service.js');
-      return new McpConfigService(workspaceRoot, storageDir);
-    },
+    mcpConfig,
+    mcpRegistry: mcpRegistry.get,
     runs: runs.get,
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
@@ -135,7 +156,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         logger,
         clock: Date.now,
         newId,
-        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version }),
+        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: await store.get() }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
         agent: new ModelStageRunner({ llmSettings: async (run) => (await runSettings(run)).llm, env, logger }),
         leaseMs,

@@ -186,6 +186,26 @@ export class McpService {
     return this.#hub;
   }
 
+  /** Connects a server that is not in the config files (runtime registration). */
+  addServer(config: McpServerConfig): Promise<McpServerStatus> {
+    return this.#hubInstance().addServer(config);
+  }
+
+  /** Disconnects a server added with `addServer`; nothing happens when it is not connected. */
+  async removeServer(name: string): Promise<void> {
+    if (this.#hub?.status().some((status) => status.name === name)) await this.#hub.removeServer(name);
+  }
+
+  /** The registered tool names of each connected server. */
+  toolNames(): Map<string, string[]> {
+    const names = new Map<string, string[]>();
+    for (const tool of this.#deps.registry.list()) {
+      if (tool.server === undefined) continue;
+      names.set(tool.server, [...(names.get(tool.server) ?? []), tool.name]);
+    }
+    return names;
+  }
+
   async close(): Promise<void> {
     await this.#hub?.close();
     this.#hub = undefined;

@@ -3,50 +3,24 @@
  * and kind (shape by kind), edges labelled with their conditions (and weights), fan-out
  * edges of parallel nodes drawn bold, the fan-in to the join dashed. With `states`, nodes
  * are coloured by their stage state. Output depends only on the workflow, so it is stable.
+ * SVG is laid out by dagre (`render-svg.ts`).
  */
-import type { Edge, Workflow, WorkflowNode } from './types.js';
+import { WeftError } from '../../core/errors.js';
+import { drawnEdges, NODE_STATES, STATE_COLOURS, type NodeState } from './graph-model.js';
+import { renderSvg } from './render-svg.js';
+import type { Workflow, WorkflowNode } from './types.js';
 
-export type GraphFormat = 'mermaid' | 'dot';
-export type NodeState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'blocked' | 'waiting';
+export type GraphFormat = 'mermaid' | 'dot' | 'svg';
+export const GRAPH_FORMATS: readonly GraphFormat[] = ['mermaid', 'dot', 'svg'];
 
-const STATE_COLOURS: Record<NodeState, { fill: string; stroke: string }> = {
-  pending: { fill: '#f3f4f6', stroke: '#9ca3af' },
-  running: { fill: '#dbeafe', stroke: '#2563eb' },
-  succeeded: { fill: '#dcfce7', stroke: '#16a34a' },
-  failed: { fill: '#fee2e2', stroke: '#dc2626' },
-  skipped: { fill: '#f9fafb', stroke: '#d1d5db' },
-  cancelled: { fill: '#e5e7eb', stroke: '#6b7280' },
-  blocked: { fill: '#fef3c7', stroke: '#d97706' },
-  waiting: { fill: '#ede9fe', stroke: '#7c3aed' },
-};
-
-interface DrawnEdge {
-  from: string;
-  to: string;
-  label?: string;
-  style: 'normal' | 'fan-out' | 'fan-in';
-}
-
-function edgeLabel(edge: Edge, node: WorkflowNode): string | undefined {
-  const weight = edge.weight !== 0 ? ` (weight ${edge.weight})` : '';
-  if (edge.when) return `${edge.when.source}${weight}`;
-  const hasConditions = node.edges.some((other) => other.when !== undefined);
-  return hasConditions ? `else${weight}` : weight.trim() || undefined;
-}
-
-function drawnEdges(workflow: Workflow): DrawnEdge[] {
-  const edges: DrawnEdge[] = [];
-  for (const node of Object.values(workflow.nodes)) {
-    if (node.kind === 'parallel') {
-      for (const branch of node.branches) edges.push({ from: node.name, to: branch, style: 'fan-out' });
-      edges.push({ from: node.name, to: node.join, label: 'join', style: 'fan-in' });
-    }
-    for (const edge of node.edges) {
-      const label = edgeLabel(edge, node);
-      edges.push({ from: node.name, to: edge.to, ...(label === undefined ? {} : { label }), style: 'normal' });
-    }
-  }
-  return edges;
+/**
+ * `value` as a graph format; `what` names the option or field in the error.
+ *
+ * @example parseGraphFormat('svg', '--format') // 'svg'
+ */
+export function parseGraphFormat(value: string, what: string): GraphFormat {
+  if ((GRAPH_FORMATS as readonly string[]).includes(value)) return value as GraphFormat;
+  throw new WeftError('USAGE', `${what} must be one of ${GRAPH_FORMATS.map((format) => `'${format}'`).join(', ')}, not '${value}'.`);
 }
 
 const MERMAID_ESCAPES: Record<string, string> = { '"': '#quot;', '<': '#lt;', '>': '#gt;', '&': '#amp;', '|': '#124;', '#': '#35;' };
@@ -71,7 +45,7 @@ function renderMermaid(workflow: Workflow, states: Readonly<Record<string, NodeS
     const label = edge.label === undefined ? '' : `|"${mermaidText(edge.label)}"|`;
     lines.push(`  ${ids.get(edge.from)} ${arrows[edge.style]}${label} ${ids.get(edge.to)}`);
   }
-  for (const state of Object.keys(STATE_COLOURS) as NodeState[]) {
+  for (const state of NODE_STATES) {
     const members = Object.keys(workflow.nodes).filter((name) => states[name] === state);
     if (members.length === 0) continue;
     const { fill, stroke } = STATE_COLOURS[state];
@@ -111,7 +85,14 @@ function renderDot(workflow: Workflow, states: Readonly<Record<string, NodeState
   return `${lines.join('\n')}\n`;
 }
 
-/** Renders the graph; `states` (by node name) colours nodes, e.g. for a run's dashboard. */
+/** Renders the graph; `states` (by node name) colours nodes, e.g. for `weft inspect --graph`. */
 export function renderGraph(workflow: Workflow, format: GraphFormat, states: Readonly<Record<string, NodeState>> = {}): string {
-  return format === 'mermaid' ? renderMermaid(workflow, states) : renderDot(workflow, states);
+  switch (format) {
+    case 'mermaid':
+      return renderMermaid(workflow, states);
+    case 'dot':
+      return renderDot(workflow, states);
+    case 'svg':
+      return renderSvg(workflow, states);
+  }
 }

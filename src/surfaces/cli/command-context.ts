@@ -16,7 +16,7 @@ export function globalOptions(command: Command): GlobalOptions {
 }
 
 /** What a command adds to the app's options (the terminal, for commands that may prompt). */
-export type AppExtras = Pick<WeftAppOptions, 'terminal'>;
+export type AppExtras = Pick<WeftAppOptions, 'terminal' | 'runners'>;
 
 /** Builds the app for a command; imported lazily so `--help` and `--version` stay instant. */
 export async function openApp(command: Command, extras: AppExtras = {}): Promise<WeftApp> {

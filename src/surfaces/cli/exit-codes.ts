@@ -16,6 +16,7 @@ export function exitCodeFor(code: WeftErrorCode): number {
     case 'TOOL_NOT_FOUND':
     case 'TOOL_INVALID_ARGS':
     case 'MCP_SERVER_NOT_FOUND':
+    case 'MCP_SERVER_EXISTS':
     case 'INVALID_ID':
     case 'WORKFLOW_INVALID':
     case 'FILE_NOT_FOUND':

@@ -46,6 +46,7 @@ const TABLE: Record<McpErrorCode, ErrorRow> = {
   EDIT_AMBIGUOUS: invalid('Give more context so the text matches once.'),
   FETCH_FAILED: internal('Check the URL and the network, then retry.'),
   MCP_SERVER_NOT_FOUND: invalid("Check the server name ('weft mcp list')."),
+  MCP_SERVER_EXISTS: invalid('Pick another name, or remove the server with that name first.'),
   MCP_SERVER_UNAVAILABLE: internal("Check the server with 'weft mcp test <name>'."),
   MCP_SERVER_FAILED: internal("Check the server with 'weft mcp test <name>'."),
   INVALID_ID: invalid('Use a run or question id exactly as weft_run_create, weft_run_search or get_questions returned it.'),

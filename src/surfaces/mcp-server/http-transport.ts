@@ -40,6 +40,13 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
+/** The MCP endpoint on its own, for a server that serves more than `/mcp` (`weft serve`). */
+export interface McpEndpoint {
+  /** Serves one request to `/mcp`; `origin` is `http://<Host header>`. */
+  handle(req: IncomingMessage, res: ServerResponse, origin: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 interface Session {
   transport: SessionTransport;
   instance: WeftMcpServer;
@@ -88,7 +95,8 @@ function isSessionRequest(req: IncomingMessage, parsedBody: unknown): boolean {
   return route.kind === 'legacy';
 }
 
-export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {
+/** Host/Origin checks, the bearer token and MCP sessions for requests to `/mcp`. */
+export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpEndpoint {
   const hosts = allowedHostnames(options.host, options.allowedHosts);
   const authorized = options.token === undefined ? () => true : bearerCheck(options.token);
   const sessions = new Map<string, Session>();
@@ -138,8 +146,6 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> => {
-    const path = new URL(req.url ?? '/', origin).pathname;
-    if (path !== MCP_PATH) return sendJson(res, 404, rpcError(-32601, `Not found: weft serves MCP at ${MCP_PATH}.`, { code: 'NOT_FOUND' }));
     // Host, Origin and token are checked on the headers alone, before any body is read.
     const checked = validateHostHeader(req.headers.host, hosts);
     const refused = checked.ok ? validateOriginHeader(req.headers.origin, hosts) : checked;
@@ -160,18 +166,38 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
     return isSessionRequest(req, parsedBody) ? serveLegacy(req, res, parsedBody) : serveModern(req, res, origin, parsedBody);
   };
 
-  const server = createServer((req, res) => {
-    const origin = `http://${req.headers.host && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : 'localhost'}`;
-    handle(req, res, origin).catch((error: unknown) => {
-      options.onError(error instanceof Error ? error : new Error(errorMessage(error)));
-      if (!res.headersSent) sendJson(res, 500, rpcError(-32603, `Internal error: ${errorMessage(error)}`, { code: 'INTERNAL' }));
-      else res.end();
-    });
-  });
   const sweep = setInterval(() => {
     const cutoff = Date.now() - SESSION_IDLE_MS;
     for (const [id, session] of sessions) if (session.lastUsed < cutoff) closeSession(id);
   }, 60_000).unref();
+  return {
+    handle: (req, res, origin) =>
+      handle(req, res, origin).catch((error: unknown) => {
+        options.onError(error instanceof Error ? error : new Error(errorMessage(error)));
+        if (!res.headersSent) sendJson(res, 500, rpcError(-32603, `Internal error: ${errorMessage(error)}`, { code: 'INTERNAL' }));
+        else res.end();
+      }),
+    close: async () => {
+      clearInterval(sweep);
+      for (const id of [...sessions.keys()]) closeSession(id);
+      await modern.close();
+    },
+  };
+}
+
+/** `http://<Host header>` when the header is a plain host name, else `http://localhost`. */
+export function requestOrigin(req: IncomingMessage): string {
+  return `http://${req.headers.host && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : 'localhost'}`;
+}
+
+export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {
+  const endpoint = createMcpEndpoint(options);
+  const server = createServer((req, res) => {
+    const origin = requestOrigin(req);
+    const path = new URL(req.url ?? '/', origin).pathname;
+    if (path !== MCP_PATH) return sendJson(res, 404, rpcError(-32601, `Not found: weft serves MCP at ${MCP_PATH}.`, { code: 'NOT_FOUND' }));
+    void endpoint.handle(req, res, origin);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -184,9 +210,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<HttpSe
   return {
     url: `http://${bracketed(options.host)}:${address.port}${MCP_PATH}`,
     close: async () => {
-      clearInterval(sweep);
-      for (const id of [...sessions.keys()]) closeSession(id);
-      await modern.close();
+      await endpoint.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -9,6 +9,9 @@ import type { RunService } from '../../app/services/run-service.js';
 import { RunWatcher } from './run-watcher.js';
 import { createWeftMcpServer, type McpEra } from './server.js';
 import type { McpServerDeps } from './tool-kit.js';
+import type { McpEndpoint } from './http-transport.js';
+
+export type { McpEndpoint };
 
 export { isLoopbackHost } from './loopback.js';
 export { loadServerToken, TOKEN_ENV, TOKEN_FILE_NAME } from './token.js';
@@ -33,6 +36,24 @@ export interface McpServeOptions {
   onError: (error: Error) => void;
   /** Stops serving. */
   signal: AbortSignal;
+}
+
+/**
+ * weft's MCP tools as an endpoint for a server that serves more than `/mcp` (`weft serve`):
+ * the same tools, resources, token and Host/Origin checks as `weft mcp start --http`.
+ */
+export async function createMcpHttpEndpoint(options: Pick<McpServeOptions, 'runs' | 'cwd' | 'version' | 'onError'> & { http: Omit<NonNullable<McpServeOptions['http']>, 'port'> }): Promise<McpEndpoint> {
+  const watcher = new RunWatcher(options.runs);
+  const deps: McpServerDeps = { runs: options.runs, cwd: options.cwd, version: options.version, watcher };
+  const { createMcpEndpoint } = await import('./http-transport.js');
+  const endpoint = createMcpEndpoint({ ...options.http, factory: (era) => createWeftMcpServer(deps, era), onError: options.onError });
+  return {
+    handle: (req, res, origin) => endpoint.handle(req, res, origin),
+    close: async () => {
+      await endpoint.close();
+      watcher.close();
+    },
+  };
 }
 
 /** Serves until stdin closes (stdio) or `signal` aborts; resolves once everything is closed. */

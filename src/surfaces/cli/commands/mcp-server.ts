@@ -23,7 +23,7 @@ interface StartOptions {
 
 export const DEFAULT_MCP_PORT = 7337;
 
-function parsePort(value: string): number {
+export function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WeftError('USAGE', `--port must be a whole number from 0 to 65535 (0 picks a free port), not '${value}'.`);
   return port;

@@ -58,12 +58,17 @@ export function registerRunReadCommands(program: Command): void {
 
   program
     .command('inspect')
-    .description('show a run: status, stages, timings, pending questions')
+    .description('show a run: status, stages, timings, pending questions; or, with --graph, its workflow coloured by stage state')
     .argument('<run-id>')
     .option('--json', 'print JSON')
-    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+    .option('--graph [format]', "draw the run's graph instead: svg (default), mermaid or dot")
+    .action(async (id: string, options: { json?: boolean; graph?: string | true }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
+        if (options.graph !== undefined) {
+          const [{ drawRunGraph }, { parseGraphFormat }] = await Promise.all([import('../../../app/run-graph.js'), import('../../../runs/workflow/render-graph.js')]);
+          return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
+        }
         const run = await runs.get(id);
         const questions = await runs.questions(id, true);
         if (options.json) return printJson({ ...run, pendingQuestions: questions });

@@ -5,11 +5,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { WeftError } from '../../../core/errors.js';
 import { globalOptions } from '../command-context.js';
 
 /** The workflow loader (TOML parser, expression parser) loads only for the commands that read a workflow. */
 const workflows = () => import('../../../runs/workflow/index.js');
+const graphs = () => import('../../../runs/workflow/render-graph.js');
 
 const SETTINGS_TEMPLATE = `# weft project settings — see README "Settings".
 [tools]
@@ -72,14 +72,14 @@ export function registerWorkflowCommands(program: Command): void {
     });
   workflow
     .command('graph')
-    .description('draw a workflow as Mermaid (default) or DOT')
+    .description('draw a workflow as Mermaid (default), DOT or SVG')
     .argument('<file>')
-    .option('--format <format>', 'mermaid or dot', 'mermaid')
+    .option('--format <format>', 'mermaid, dot or svg', 'mermaid')
     .action(async (file: string, options: { format: string }, command: Command) => {
-      if (options.format !== 'mermaid' && options.format !== 'dot') throw new WeftError('USAGE', `--format must be 'mermaid' or 'dot', not '${options.format}'.`);
-      const { loadWorkflow, renderGraph } = await workflows();
+      const [{ loadWorkflow }, { renderGraph, parseGraphFormat }] = await Promise.all([workflows(), graphs()]);
+      const format = parseGraphFormat(options.format, '--format');
       const loaded = await loadWorkflow(resolve(globalOptions(command).cwd ?? process.cwd(), file));
-      process.stdout.write(`${renderGraph(loaded, options.format)}\n`);
+      process.stdout.write(`${renderGraph(loaded, format)}\n`);
     });
 
   program

@@ -3,39 +3,19 @@
  * started by default (they wait in `pending` for approval unless auto-approved) and are
  * executed by a separate runner process, so they go on when the client disconnects.
  */
-import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { RunRecord } from '../../../runs/model/run-record.js';
-import type { CreateRunRequest } from '../../../app/services/run-service.js';
 import { describeFailure, toFailure, type McpFailure } from '../error-codes.js';
-import { runSummary, runSummarySchema } from '../run-view.js';
+import { runSummary, runSummarySchema } from '../../../app/run-view.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
-import { labelsArg, runIdArg } from './shared-args.js';
+import { createRunRequest, newRunSchema, workflowArg, type NewRunArgs } from '../../../app/run-args.js';
 
 export const MAX_RUNS_PER_CREATE = 50;
-
-const workflowArg = z.string().min(1).describe('Workflow file (TOML), relative to cwd and inside it');
-
-const runObject = z
-  .object({
-    workflow: workflowArg,
-    goal: z.string().max(64 * 1024).optional().describe('What the run is for (inline text). Exclusive with goal_file; default: the workflow\'s [run] goal'),
-    goal_file: z.string().min(1).optional().describe('File holding the goal, relative to cwd and inside it. Exclusive with goal'),
-    cwd: z.string().min(1).optional().describe("Directory the run works in; relative paths resolve from the server's working directory (the default)"),
-    inputs: z.record(z.string(), z.unknown()).optional().describe('Workflow inputs by name, e.g. {"version": "1.2.0"}; checked against the workflow\'s [inputs]'),
-    labels: labelsArg.optional(),
-    parent_id: runIdArg('Make the new run a child of this run').optional(),
-    dry_run: z.boolean().optional().describe('Walk the graph and check every stage without side effects'),
-    auto_approve: z.boolean().optional().describe('Skip approval: the run is queued at once instead of waiting in pending'),
-    model: z.string().min(1).optional().describe('Model for agent stages, e.g. anthropic:claude-sonnet-4-5'),
-    start: z.boolean().default(true).describe('Start the run (default true). false leaves it submitted until weft_run_interact action "start"'),
-  })
-  .strict();
 
 const input = z
   .object({
     runs: z
-      .array(z.union([workflowArg, runObject]))
+      .array(z.union([workflowArg, newRunSchema]))
       .min(1)
       .max(MAX_RUNS_PER_CREATE)
       .describe(`The runs to create (1–${MAX_RUNS_PER_CREATE}): each a workflow file path, or an object with options`),
@@ -55,25 +35,8 @@ const output = z.object({
   results: z.array(resultSchema).describe('One entry per requested run, in order'),
 });
 
-type RunArg = z.output<typeof runObject>;
+type RunArg = NewRunArgs;
 type Outcome = { index: number; run: RunRecord } | { index: number; failed: McpFailure };
-
-function request(item: RunArg, serverCwd: string): CreateRunRequest {
-  return {
-    workflow: item.workflow,
-    workflowInsideCwd: true,
-    cwd: resolve(serverCwd, item.cwd ?? '.'),
-    ...(item.goal !== undefined ? { goal: item.goal } : {}),
-    ...(item.goal_file !== undefined ? { goalFile: item.goal_file } : {}),
-    ...(item.inputs !== undefined ? { inputs: item.inputs } : {}),
-    ...(item.labels !== undefined ? { labels: item.labels } : {}),
-    ...(item.parent_id !== undefined ? { parentId: item.parent_id } : {}),
-    ...(item.dry_run !== undefined ? { dryRun: item.dry_run } : {}),
-    ...(item.auto_approve !== undefined ? { autoApprove: item.auto_approve } : {}),
-    ...(item.model !== undefined ? { model: item.model } : {}),
-    start: item.start,
-  };
-}
 
 function describeRun(run: RunRecord): string {
   switch (run.status) {
@@ -106,7 +69,7 @@ export const runCreateTool = defineTool({
           return { index, failed: { code: 'INVALID_ARGUMENTS', message: `runs.${index}: give either goal or goal_file, not both.`, data: {} } };
         }
         try {
-          return { index, run: await runs.create(request(item, deps.cwd)) };
+          return { index, run: await runs.create(createRunRequest(item, deps.cwd)) };
         } catch (error) {
           return { index, failed: toFailure(error) };
         }

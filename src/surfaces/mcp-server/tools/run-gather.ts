@@ -8,9 +8,9 @@
 import * as z from 'zod';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import { isTerminal } from '../../../runs/model/run-status.js';
-import { runPreview, runPreviewSchema } from '../run-view.js';
+import { runPreview, runPreviewSchema } from '../../../app/run-view.js';
 import { defineTool } from '../tool-kit.js';
-import { runIdArg } from './shared-args.js';
+import { runIdArg } from '../../../app/run-args.js';
 
 export const MAX_GATHER_SECONDS = 3600;
 const HEARTBEAT_MS = 5000;

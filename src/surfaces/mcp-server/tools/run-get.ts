@@ -4,8 +4,8 @@
  */
 import * as z from 'zod';
 import { defineTool } from '../tool-kit.js';
-import { questionSchema, questionView, runSummary, runSummarySchema } from '../run-view.js';
-import { runIdArg } from './shared-args.js';
+import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { runIdArg } from '../../../app/run-args.js';
 
 const input = z
   .object({

@@ -10,9 +10,9 @@ import type { QuestionRecord } from '../../../runs/model/question.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
-import { questionSchema, questionView, runSummary, runSummarySchema } from '../run-view.js';
+import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
-import { runIdArg } from './shared-args.js';
+import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/run-args.js';
 
 export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
 
@@ -24,14 +24,11 @@ const input = z
       .describe(
         'start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run\'s agents see on their next turn; interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question',
       ),
-    reason: z.string().max(2000).optional().describe('deny, cancel: why (recorded on the run)'),
-    text: z.string().min(1).max(64 * 1024).optional().describe('message: the text to send (required for message)'),
+    reason: reasonArg.optional().describe('deny, cancel: why (recorded on the run)'),
+    text: messageTextArg.optional().describe('message: the text to send (required for message)'),
     parent_id: runIdArg('link_parent: the new parent run (required for link_parent)').optional(),
     question_id: runIdArg('answer: the question to answer (from pending_question_ids or get_questions; required for answer)').optional(),
-    answer: z
-      .unknown()
-      .optional()
-      .describe('answer: true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted (required for answer)'),
+    answer: answerArg.optional().describe('answer: the answer (required for answer); true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted'),
     pending_only: z.boolean().default(true).describe('get_questions: only unanswered questions (default true)'),
   })
   .strict();

@@ -9,9 +9,9 @@ import * as z from 'zod';
 import { PAIR_END_REASONS, STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../app/services/pair-service.js';
 import { failure } from '../error-codes.js';
-import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../run-view.js';
+import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
-import { runIdArg } from './shared-args.js';
+import { runIdArg } from '../../../app/run-args.js';
 
 export const PAIR_ACTIONS = ['status', 'start', 'message', 'end', 'transcript'] as const;
 

@@ -4,12 +4,13 @@
  * the goal's first line, not the whole run; read one run with weft_run_get.
  */
 import * as z from 'zod';
-import { RUN_STATUSES, type RunStatus } from '../../../runs/model/run-status.js';
+import { runSearchQuery } from '../../../app/run-search-query.js';
+import { RUN_STATUSES } from '../../../runs/model/run-status.js';
 import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { failure } from '../error-codes.js';
-import { runPreview, runPreviewSchema, runStatusSchema } from '../run-view.js';
+import { runPreview, runPreviewSchema, runStatusSchema } from '../../../app/run-view.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
-import { labelsArg, runIdArg } from './shared-args.js';
+import { labelsArg, runIdArg } from '../../../app/run-args.js';
 
 const time = (what: string) => z.string().min(1).describe(`${what} (ISO 8601, e.g. 2025-06-01T12:00:00Z)`);
 
@@ -36,13 +37,6 @@ const output = z.object({
   next_cursor: z.string().nullable().describe('Pass as cursor to get the next page; null on the last page'),
 });
 
-function epoch(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) throw new ToolFailure(failure('INVALID_ARGUMENTS', `${name} '${value.slice(0, 40)}' is not a date; use ISO 8601 such as 2025-06-01T12:00:00Z.`));
-  return at;
-}
-
 export const runSearchTool = defineTool({
   name: 'weft_run_search',
   title: 'Search weft runs',
@@ -52,22 +46,7 @@ export const runSearchTool = defineTool({
   output,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { deps }) {
-    const createdAfter = epoch(args.created_after, 'created_after');
-    const createdBefore = epoch(args.created_before, 'created_before');
-    const page = await (
-      await deps.runs()
-    ).search({
-      ...(args.ids ? { ids: args.ids } : {}),
-      ...(args.parent_id ? { parentId: args.parent_id } : {}),
-      ...(args.workflow ? { workflow: args.workflow } : {}),
-      ...(args.labels ? { labels: args.labels } : {}),
-      ...(args.status ? { status: args.status as RunStatus[] } : {}),
-      archived: args.archived,
-      ...(createdAfter !== undefined ? { createdAfter } : {}),
-      ...(createdBefore !== undefined ? { createdBefore } : {}),
-      limit: args.limit,
-      ...(args.cursor ? { cursor: args.cursor } : {}),
-    });
+    const page = await (await deps.runs()).search(runSearchQuery(args, (message) => new ToolFailure(failure('INVALID_ARGUMENTS', message))));
     const more = page.nextCursor ? ' More match: pass next_cursor as cursor.' : '';
     const counts = new Map<string, number>();
     for (const run of page.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);

@@ -1,13 +1,13 @@
 /**
- * What runs, questions and events look like to MCP clients: snake_case fields, ISO
+ * What runs, questions and events look like to MCP and HTTP clients: snake_case fields, ISO
  * timestamps, `null` for "none" — and the zod output schemas that describe exactly that,
  * shared by the tools and the resources.
  */
 import * as z from 'zod';
-import type { QuestionRecord } from '../../runs/model/question.js';
-import type { RunEvent } from '../../runs/model/run-event.js';
-import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
-import { isTerminal, RUN_STATUSES } from '../../runs/model/run-status.js';
+import type { QuestionRecord } from '../runs/model/question.js';
+import type { RunEvent } from '../runs/model/run-event.js';
+import type { PairSession, RunRecord } from '../runs/model/run-record.js';
+import { isTerminal, RUN_STATUSES } from '../runs/model/run-status.js';
 
 const iso = (at: number | undefined): string | null => (at === undefined ? null : isoTime(at));
 

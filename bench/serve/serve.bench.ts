@@ -1,0 +1,252 @@
+/**
+ * bench/serve: `weft serve` through real HTTP clients, side by side in one run.
+ *
+ * - With 100k runs stored: `GET /api/v1/runs/{id}` and the first page of `GET /api/v1/runs`
+ *   (fetch, keep-alive), and `weft_run_get` through the MCP SDK client at `/mcp` of the same
+ *   server, in alternating rounds so machine load hits all three alike.
+ * - 100 SSE subscribers on one busy run (events appended by another process, as runners
+ *   do): every event reaches every subscriber, in order; latency from the append to each
+ *   subscriber reading it.
+ *
+ *   node --import tsx bench/serve/serve.bench.ts            (after `npm run build`)
+ *   node --import tsx bench/serve/serve.bench.ts --quick    (tiny counts, numbers mean nothing)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
+import { bigStore } from '../lib/big-store.js';
+import { now, sleep } from '../lib/measure.js';
+import { REPO_ROOT } from '../lib/paths.js';
+import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
+import { summarize, type Summary } from '../lib/stats.js';
+import { mulberry32 } from '../../src/core/seeded-random.js';
+import { measureDashboardFirstPage, type DashboardFirstPage } from './dashboard-first-page.js';
+
+const QUICK = process.argv.includes('--quick');
+const RUNS = QUICK ? 2_000 : Number(process.env.BENCH_RUNS ?? 100_000);
+const EVENTS_PER_RUN = 10;
+const ROUNDS = QUICK ? 2 : 4;
+const GETS_PER_ROUND = QUICK ? 50 : 500;
+const LISTS_PER_ROUND = QUICK ? 20 : 125;
+const SUBSCRIBERS = QUICK ? 10 : 100;
+/** Fresh page loads of the dashboard's runs list in a headless Chromium. */
+const DASHBOARD_LOADS = QUICK ? 3 : 20;
+const BUSY_EVENTS = QUICK ? 30 : 300;
+/** Between appends: a busy run (an agent streaming tool calls), not a flood. */
+const APPEND_EVERY_MS = 10;
+const TOKEN = 'bench-serve-token-0123456789abcdef';
+const WEFT_BIN = join(REPO_ROOT, 'bin/weft.js');
+
+interface Served {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startServe(storageDir: string): Promise<Served> {
+  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'], {
+    env: { ...process.env, BENCH_TOKEN: TOKEN },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
+  });
+  return {
+    url,
+    child,
+    stop: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function getJson(url: string): Promise<unknown> {
+  const response = await fetch(url, { headers: auth });
+  if (response.status !== 200) throw new Error(`${url} → ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+async function timed(count: number, call: () => Promise<unknown>, into: number[]): Promise<void> {
+  for (let index = 0; index < count; index += 1) {
+    const started = now();
+    await call();
+    into.push(now() - started);
+  }
+}
+
+interface ReadResults {
+  apiGet: Summary;
+  apiList: Summary;
+  mcpGet: Summary;
+  listPageSize: number;
+  dashboard: Summary;
+  dashboardRows: number;
+}
+
+async function readPhase(): Promise<ReadResults & { generatedSeconds: number | null }> {
+  const { dir, ids, generatedSeconds } = await bigStore('serve', RUNS, EVENTS_PER_RUN);
+  const served = await startServe(dir);
+  // The SDK's client passes one long-lived AbortSignal to every fetch (see bench/mcp-server/servers.ts).
+  setMaxListeners(0);
+  const client = new Client({ name: 'bench-serve', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), { requestInit: { headers: auth } }));
+  const random = mulberry32(13);
+  const pick = () => ids[Math.floor(random() * ids.length)] as string;
+  const times = { apiGet: [] as number[], apiList: [] as number[], mcpGet: [] as number[] };
+  let listPageSize = 0;
+  let dashboard: DashboardFirstPage;
+  try {
+    // Warm-up: connections, JIT, the store's page cache.
+    await timed(50, () => getJson(`${served.url}/api/v1/runs/${pick()}`), []);
+    await timed(50, () => client.callTool({ name: 'weft_run_get', arguments: { run_id: pick() } }), []);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      await timed(GETS_PER_ROUND, () => getJson(`${served.url}/api/v1/runs/${pick()}`), times.apiGet);
+      await timed(GETS_PER_ROUND, () => client.callTool({ name: 'weft_run_get', arguments: { run_id: pick() } }), times.mcpGet);
+      await timed(
+        LISTS_PER_ROUND,
+        async () => {
+          const page = (await getJson(`${served.url}/api/v1/runs`)) as { runs: unknown[] };
+          listPageSize = page.runs.length;
+        },
+        times.apiList,
+      );
+    }
+    dashboard = await measureDashboardFirstPage(served.url, TOKEN, DASHBOARD_LOADS);
+  } finally {
+    await client.close();
+    await served.stop();
+  }
+  return { apiGet: summarize(times.apiGet), apiList: summarize(times.apiList), mcpGet: summarize(times.mcpGet), listPageSize, dashboard: summarize(dashboard.samples), dashboardRows: dashboard.rows, generatedSeconds };
+}
+
+interface FanOutResults {
+  subscribers: number;
+  events: number;
+  delivered: number;
+  inOrder: boolean;
+  latency: Summary;
+}
+
+/** One subscriber: reads the stream, records when each seq arrived, stops after `lastSeq`. */
+async function subscribe(url: string, runId: string, lastSeq: () => number | undefined, arrived: Map<number, number>, ready: () => void): Promise<boolean> {
+  const response = await fetch(`${url}/api/v1/runs/${runId}/events`, { headers: { ...auth, accept: 'text/event-stream' } });
+  if (!response.body) throw new Error(`no event stream: ${response.status}`);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let previous = 0;
+  let inOrder = true;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('event stream ended');
+      const at = now();
+      buffer += decoder.decode(value, { stream: true });
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const id = /^id: (\d+)$/m.exec(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (!id) continue;
+        const seq = Number(id[1]);
+        if (seq !== previous + 1) inOrder = false;
+        previous = seq;
+        arrived.set(seq, at);
+        if (seq === 1) ready();
+        if (seq === lastSeq()) return inOrder;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+async function fanOutPhase(): Promise<FanOutResults> {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-bench-serve-'));
+  const served = await startServe(dir);
+  // The appender is another process's store, as a runner's is: notices cross processes.
+  const store = await SqliteRunStore.open({ storageDir: dir });
+  try {
+    const run = await store.createRun({ workflow: 'busy', workflowPath: join(dir, 'busy.toml'), cwd: dir });
+    let lastSeq: number | undefined;
+    const arrivals = Array.from({ length: SUBSCRIBERS }, () => new Map<number, number>());
+    let connected = 0;
+    let allConnected!: () => void;
+    const everyoneReady = new Promise<void>((resolve) => (allConnected = resolve));
+    const subscribers = arrivals.map((arrived) =>
+      subscribe(served.url, run.id, () => lastSeq, arrived, () => {
+        connected += 1;
+        if (connected === SUBSCRIBERS) allConnected();
+      }),
+    );
+    await everyoneReady;
+    const appendedAt = new Map<number, number>();
+    for (let index = 0; index < BUSY_EVENTS; index += 1) {
+      const started = now();
+      const [event] = await store.appendEvents(run.id, [{ type: 'bench-tick', payload: { index, text: 'x'.repeat(200) } }]);
+      appendedAt.set(event!.seq, started);
+      if (index === BUSY_EVENTS - 1) lastSeq = event!.seq;
+      await sleep(APPEND_EVERY_MS);
+    }
+    const orders = await Promise.all(subscribers);
+    const latencies: number[] = [];
+    let delivered = 0;
+    for (const arrived of arrivals) {
+      for (const [seq, at] of appendedAt) {
+        const got = arrived.get(seq);
+        if (got === undefined) continue;
+        delivered += 1;
+        latencies.push(got - at);
+      }
+    }
+    return { subscribers: SUBSCRIBERS, events: BUSY_EVENTS, delivered, inOrder: orders.every(Boolean), latency: summarize(latencies) };
+  } finally {
+    await store.close();
+    await served.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const ms = (value: number) => formatNumber(value, 2);
+
+async function main(): Promise<void> {
+  const load = loadavg()[0] ?? 0;
+  const read = await readPhase();
+  const fanOut = await fanOutPhase();
+  const rows = [
+    [`API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)`, ms(read.apiGet.p50), ms(read.apiGet.p99), formatNumber(read.apiGet.count), '< 5 ms'],
+    [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–'],
+    [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '< 20 ms'],
+    [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '< 1,000 ms'],
+    [`SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`, ms(fanOut.latency.p50), ms(fanOut.latency.p99), formatNumber(fanOut.delivered), '< 50 ms'],
+  ];
+  const markdown = [
+    '# bench/serve',
+    '',
+    `${machineInfo().cpuModel}, ${machineInfo().cpus} CPUs, Node ${process.version}; load average at start ${load.toFixed(2)}.${QUICK ? ' **--quick: numbers mean nothing.**' : ''}`,
+    '',
+    markdownTable({ headers: ['what', 'p50 ms', 'p99 ms', 'samples', 'target p99'], rows }),
+    '',
+    `SSE: ${formatNumber(fanOut.delivered)} of ${formatNumber(fanOut.subscribers * fanOut.events)} deliveries, ${fanOut.inOrder ? 'every stream in order' : '**out of order**'}; max ${ms(fanOut.latency.max)} ms. Events appended by another process every ${APPEND_EVERY_MS} ms.`,
+    '',
+    `Command: \`npm run build && node --import tsx bench/serve/serve.bench.ts\``,
+  ].join('\n');
+  const written = writeResults('serve', { machine: machineInfo(), load, quick: QUICK, runs: RUNS, read, fanOut }, markdown);
+  console.log(markdown);
+  console.error(`\nwrote ${written.json} and ${written.markdown}`);
+  if (fanOut.delivered !== fanOut.subscribers * fanOut.events || !fanOut.inOrder) process.exitCode = 1;
+}
+
+await main();

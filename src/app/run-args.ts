@@ -1,0 +1,62 @@
+/**
+ * The argument schemas of run requests, shared by the MCP tools and the HTTP API so a run
+ * id, a label filter, a new run or an answer is described and checked the same way on
+ * both surfaces (one definition each), plus the mapping of a new run's fields to the
+ * run service's request.
+ */
+import { resolve } from 'node:path';
+import * as z from 'zod';
+import type { CreateRunRequest } from './services/run-service.js';
+
+/** A run id: the handler checks it is a ULID (INVALID_ID otherwise). */
+export function runIdArg(description: string): z.ZodString {
+  return z.string().min(1).max(64).describe(`${description} (a 26-character ULID run id)`);
+}
+
+export const labelsArg = z
+  .record(z.string(), z.string())
+  .describe('Labels as string key/value pairs, e.g. {"team": "docs"}');
+
+export const reasonArg = z.string().max(2000).describe('Why (recorded on the run)');
+export const messageTextArg = z.string().min(1).max(64 * 1024).describe("Text the run's agents see on their next turn");
+export const answerArg = z
+  .unknown()
+  .describe('true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted');
+
+export const workflowArg = z.string().min(1).describe('Workflow file (TOML), relative to cwd and inside it');
+
+/** The fields of one new run (`weft_run_create`'s run object, the body of `POST /api/v1/runs`). */
+export const newRunFields = {
+  workflow: workflowArg,
+  goal: z.string().max(64 * 1024).optional().describe('What the run is for (inline text). Exclusive with goal_file; default: the workflow\'s [run] goal'),
+  goal_file: z.string().min(1).optional().describe('File holding the goal, relative to cwd and inside it. Exclusive with goal'),
+  cwd: z.string().min(1).optional().describe("Directory the run works in; relative paths resolve from the server's working directory (the default)"),
+  inputs: z.record(z.string(), z.unknown()).optional().describe('Workflow inputs by name, e.g. {"version": "1.2.0"}; checked against the workflow\'s [inputs]'),
+  labels: labelsArg.optional(),
+  parent_id: runIdArg('Make the new run a child of this run').optional(),
+  dry_run: z.boolean().optional().describe('Walk the graph and check every stage without side effects'),
+  auto_approve: z.boolean().optional().describe('Skip approval: the run is queued at once instead of waiting in pending'),
+  model: z.string().min(1).optional().describe('Model for agent stages, e.g. anthropic:claude-sonnet-4-5'),
+  start: z.boolean().default(true).describe('Start the run (default true). false leaves it submitted until it is started'),
+};
+
+export const newRunSchema = z.object(newRunFields).strict();
+export type NewRunArgs = z.output<typeof newRunSchema>;
+
+/** The run service's request for `item`; relative paths resolve from `serverCwd`. */
+export function createRunRequest(item: NewRunArgs, serverCwd: string): CreateRunRequest {
+  return {
+    workflow: item.workflow,
+    workflowInsideCwd: true,
+    cwd: resolve(serverCwd, item.cwd ?? '.'),
+    ...(item.goal !== undefined ? { goal: item.goal } : {}),
+    ...(item.goal_file !== undefined ? { goalFile: item.goal_file } : {}),
+    ...(item.inputs !== undefined ? { inputs: item.inputs } : {}),
+    ...(item.labels !== undefined ? { labels: item.labels } : {}),
+    ...(item.parent_id !== undefined ? { parentId: item.parent_id } : {}),
+    ...(item.dry_run !== undefined ? { dryRun: item.dry_run } : {}),
+    ...(item.auto_approve !== undefined ? { autoApprove: item.auto_approve } : {}),
+    ...(item.model !== undefined ? { model: item.model } : {}),
+    start: item.start,
+  };
+}

@@ -1,0 +1,99 @@
+// weft's HTTP API as the dashboard uses it: JSON calls with the session cookie, and a run's
+// live event stream (SSE read from fetch, because EventSource cannot listen to every
+// `event:` name of an open set of event types).
+
+export class ApiError extends Error {
+  constructor(status, code, message, hint) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+/** Where the app goes when the session is gone; set by app.js. */
+let onUnauthorized = () => {};
+export function setUnauthorizedHandler(handler) {
+  onUnauthorized = handler;
+}
+
+/**
+ * One API call; answers the parsed JSON (or text), throws ApiError with the API's code.
+ * @example await api('POST', `/runs/${id}/cancel`, {})
+ */
+export async function api(method, path, body) {
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  if (!response.ok) {
+    const error = (await response.json().catch(() => ({}))).error ?? {};
+    if (response.status === 401 && path !== '/login') onUnauthorized();
+    throw new ApiError(response.status, error.code ?? `HTTP_${response.status}`, error.message ?? response.statusText, error.hint);
+  }
+  if (response.status === 204) return undefined;
+  return (response.headers.get('content-type') ?? '').includes('json') ? response.json() : response.text();
+}
+
+/** The text of an error for a person: message, then the hint. */
+export function errorText(error) {
+  if (error instanceof ApiError) return error.hint ? `${error.message} ${error.hint}` : error.message;
+  return String(error?.message ?? error);
+}
+
+/** Splits SSE text into messages; returns the unfinished rest. */
+function parseSse(buffer, onMessage) {
+  const blocks = buffer.split(/\r?\n\r?\n/);
+  const rest = blocks.pop();
+  for (const block of blocks) {
+    const message = { event: 'message', id: undefined, data: [] };
+    for (const line of block.split(/\r?\n/)) {
+      if (line === '' || line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') message.event = value;
+      else if (field === 'id') message.id = value;
+      else if (field === 'data') message.data.push(value);
+    }
+    if (message.data.length > 0) onMessage(message);
+  }
+  return rest;
+}
+
+/** How long to wait before reconnecting a dropped stream. */
+const RECONNECT_MS = 1000;
+
+/**
+ * Follows a run's events from `afterSeq` until `signal` aborts, reconnecting with
+ * Last-Event-ID after a drop so no event is missed or repeated.
+ */
+export async function followEvents(runId, { afterSeq = 0, onEvent, onState = () => {}, signal }) {
+  let lastSeq = afterSeq;
+  while (!signal.aborted) {
+    try {
+      const headers = { accept: 'text/event-stream' };
+      if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
+      const response = await fetch(`/api/v1/runs/${encodeURIComponent(runId)}/events?after_seq=${lastSeq}`, { headers, signal, credentials: 'same-origin' });
+      if (response.status === 401) return onUnauthorized();
+      if (!response.ok || !response.body) throw new ApiError(response.status, `HTTP_${response.status}`, `event stream refused (${response.status})`);
+      onState('live');
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer = parseSse(buffer + value, (message) => {
+          const event = JSON.parse(message.data.join('\n'));
+          if (typeof event.seq !== 'number' || event.seq <= lastSeq) return;
+          lastSeq = event.seq;
+          onEvent(event);
+        });
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof ApiError && error.status === 404) return onState('gone');
+    }
+    onState('reconnecting');
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+  }
+}

@@ -1,0 +1,40 @@
+// The dashboard's entry: a hash router (#/runs, #/runs/<id>, #/mcp, #/login) that gives
+// each page the main element and a signal that aborts when the person leaves the page.
+import { api, setUnauthorizedHandler } from './api.js';
+import { renderLogin } from './login-page.js';
+import { renderMcp } from './mcp-page.js';
+import { renderRun } from './run-page.js';
+import { renderRuns } from './runs-page.js';
+
+const main = document.getElementById('main');
+const logout = document.getElementById('logout');
+let leave = new AbortController();
+
+function route() {
+  const hash = location.hash.replace(/^#/, '') || '/runs';
+  const run = /^\/runs\/([0-9A-Za-z]+)$/.exec(hash);
+  if (hash === '/login') return { name: 'login', render: renderLogin };
+  if (run) return { name: 'runs', render: (root, signal) => renderRun(root, signal, run[1]) };
+  if (hash === '/mcp') return { name: 'mcp', render: renderMcp };
+  return { name: 'runs', render: (root, signal) => renderRuns(root, signal, new URLSearchParams(hash.split('?')[1] ?? '')) };
+}
+
+async function show() {
+  leave.abort();
+  leave = new AbortController();
+  const page = route();
+  for (const link of document.querySelectorAll('[data-nav]')) link.toggleAttribute('aria-current', link.dataset.nav === page.name);
+  logout.hidden = page.name === 'login';
+  main.replaceChildren();
+  await page.render(main, leave.signal);
+}
+
+setUnauthorizedHandler(() => {
+  if (location.hash !== '#/login') location.hash = '#/login';
+});
+logout.addEventListener('click', async () => {
+  await api('POST', '/logout').catch(() => {});
+  location.hash = '#/login';
+});
+window.addEventListener('hashchange', () => void show());
+void show();
