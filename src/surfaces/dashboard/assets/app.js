@@ -16,7 +16,7 @@ function route() {
   if (hash === '/login') return { name: 'login', render: renderLogin };
   if (run) return { name: 'runs', render: (root, signal) => renderRun(root, signal, run[1]) };
   if (hash === '/mcp') return { name: 'mcp', render: renderMcp };
-  return { name: 'runs', render: (root, signal) => renderRuns(root, signal, new URLSearchParams(hash.split('?')[1] ?? '')) };
+  return { name: 'runs', render: renderRuns };
 }
 
 async function show() {
@@ -26,6 +26,7 @@ async function show() {
   for (const link of document.querySelectorAll('[data-nav]')) link.toggleAttribute('aria-current', link.dataset.nav === page.name);
   logout.hidden = page.name === 'login';
   main.replaceChildren();
+  document.title = 'weft';
   await page.render(main, leave.signal);
 }
 
