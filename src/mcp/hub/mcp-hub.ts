@@ -23,7 +23,7 @@ import type {
   McpResourceTemplateInfo,
   McpServerStatus,
 } from './types.js';
-import { processWatchdog, type GroupWatchdog } from './watchdog.js';
+import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
 
 export interface McpHubOptions {
   registry: ToolRegistry;

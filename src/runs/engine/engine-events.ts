@@ -14,6 +14,7 @@ export const ENGINE_EVENT = {
   messageSent: 'message-sent',
   signalSent: 'run-signal-sent',
   stageOutput: 'stage-output',
+  stageProcessStarted: 'stage-process-started',
 } as const;
 
 /** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
@@ -27,6 +28,18 @@ export interface StageStartedPayload extends JsonObject {
   from: string | null;
   /** Tokens this stage consumed: 1, or the number of branches a join waited for. */
   consumed: number;
+}
+
+/**
+ * A `command` stage's process group, recorded before the command runs: a runner that takes
+ * the run over ends this group before it runs the stage again.
+ */
+export interface StageProcessStartedPayload extends JsonObject {
+  /** The group's id (its leader's pid). */
+  pgid: number;
+  host: string;
+  /** The leader's start time, so a reused pid is not taken for the group. */
+  start: string;
 }
 
 export interface StageFinishedPayload extends JsonObject {

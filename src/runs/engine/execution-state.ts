@@ -7,7 +7,7 @@
 import type { JsonValue } from '../model/json.js';
 import { RUN_EVENT, type RunEvent } from '../model/run-event.js';
 import type { StageOutcome } from '../workflow/index.js';
-import { ENGINE_EVENT, type StageFinishedPayload, type StageStartedPayload } from './engine-events.js';
+import { ENGINE_EVENT, type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from './engine-events.js';
 
 export interface Token {
   node: string;
@@ -23,6 +23,8 @@ export interface InflightStage {
   consumed: number;
   /** The attempt a retry series began with; retries count from here. */
   firstAttempt: number;
+  /** The process group a `command` stage started (only known from the log, after a crash). */
+  process?: StageProcessStartedPayload;
 }
 
 export interface ExecutionState {
@@ -101,6 +103,11 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
         if (payload.next.length === 0 && payload.status !== 'succeeded') {
           state.failed.push({ node: payload.node, from, stageId: event.stageId!, error: payload.error });
         }
+        break;
+      }
+      case ENGINE_EVENT.stageProcessStarted: {
+        const stage = state.inflight.get(event.stageId!);
+        if (stage) stage.process = event.payload as StageProcessStartedPayload;
         break;
       }
       case ENGINE_EVENT.childRunCreated:
