@@ -165,3 +165,30 @@ describe('a command stage whose runner is killed', () => {
     await finish(id, first);
   });
 });
+
+describe('`weft worker --until-idle` right after a runner crash', () => {
+  it('takes over at once a run whose lease is still valid but whose runner died on this host', async () => {
+    // Leases far longer than the test: only seeing that the holder is dead can free the run.
+    const longLease = { WEFT_LEASE_MS: '600000' };
+    const detached = await box.cli(['run', 'stages.toml', '--detach'], longLease);
+    expect(detached.code, detached.stderr).toBe(0);
+    const id = detached.stdout.trim();
+    await until('the hold stage to start', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 1 ? true : undefined));
+    const first = runnerPid((await box.inspect(id)).lease!.workerId);
+    process.kill(first, 'SIGKILL');
+    await until('the runner to die', async () => ((await isAlive(first)) ? undefined : true));
+
+    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...longLease }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
+    await until('hold to start again', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 2 ? true : undefined));
+    const resumed = await box.inspect(id);
+    expect(resumed).toMatchObject({ status: 'running', currentStageId: 'hold@2' });
+    expect(runnerPid(resumed.lease!.workerId)).toBe(worker.pid);
+
+    await writeFile(join(box.ws, 'release.marker'), '');
+    // The worker finishes the run, then exits as idle.
+    expect(await exited).toBe(0);
+    expect(await box.inspect(id)).toMatchObject({ status: 'succeeded' });
+    expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['one', 'two', 'hold', 'three']);
+  });
+});
