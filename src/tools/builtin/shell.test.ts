@@ -240,6 +240,16 @@ describe('runCommand with a record of the group', () => {
     expect(watchdog.watched.size).toBe(0);
   });
 
+  it('stops the command at once when the run was cancelled while the record was written', async () => {
+    const watchdog = recordingWatchdog();
+    const outcome = await runCommand('touch ran.marker; sleep 30', {
+      ...options(watchdog),
+      beforeStart: async () => controller.abort(),
+    });
+    expect(outcome.cancelled).toBe(true);
+    expect(isDead(watchdog.everWatched[0]!)).toBe(true);
+  });
+
   it('never runs the command when the record cannot be written', async () => {
     const watchdog = recordingWatchdog();
     const failure = runCommand('touch ran.marker', { ...options(watchdog), beforeStart: () => Promise.reject(new Error('lease lost')) });

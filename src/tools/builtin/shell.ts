@@ -201,7 +201,9 @@ async function superviseCommand(child: ChildProcess, options: RunOptions, openGa
   const stopRequested = new Promise<'timeout' | 'cancelled'>((resolve) => {
     stopTimer = setTimeout(() => resolve('timeout'), options.timeoutMs);
     onAbort = () => resolve('cancelled');
-    options.signal.addEventListener('abort', onAbort, { once: true });
+    // A cancel that came while the gate waited for its record stops the command at once.
+    if (options.signal.aborted) resolve('cancelled');
+    else options.signal.addEventListener('abort', onAbort, { once: true });
   });
 
   let stopReason: 'timeout' | 'cancelled' | undefined;
