@@ -12,22 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../src/mcp/config/server-config.js';
 import type { McpHub } from '../src/mcp/hub/index.js';
 import { groupAlive } from '../src/core/process-group.js';
-import type { GroupWatchdog } from '../src/mcp/hub/watchdog.js';
+import { recordingWatchdog } from '../src/core/watchdog-test-kit.js';
 import { EVERYTHING, createTestHub, freePort, pidAlive, serverConfig, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
-
-function recordingWatchdog(): GroupWatchdog & { watched: Set<number>; everWatched: number[] } {
-  const watched = new Set<number>();
-  const everWatched: number[] = [];
-  return {
-    watched,
-    everWatched,
-    watch: (pgid) => {
-      watched.add(pgid);
-      everWatched.push(pgid);
-    },
-    unwatch: (pgid) => void watched.delete(pgid),
-  };
-}
 
 function sandboxConfig(name: string, port: number, fields: Partial<McpServerConfig> = {}): McpServerConfig {
   return serverConfig(name, { type: 'sandbox', port, protocol: 'streamable_http', ...fields });

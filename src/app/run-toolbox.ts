@@ -1,6 +1,7 @@
 /**
  * The tools of one run, built by the runner when a stage first needs a tool: built-ins,
- * plus the MCP servers configured for the run's directory and its workflow, behind the
+ * plus the MCP servers configured for the run's directory and its workflow (waiting only
+ * for the ones its stages can call), behind the
  * settings' and the workflow's approval rules (workflow rules last, so they win). The
  * run's MCP servers may sample the run's model and elicit input through run questions
  * (`run-bridges.ts`); the one root they are offered is the run's directory. Servers added
@@ -10,8 +11,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { loadMcpServerConfigs } from '../mcp/config/index.js';
-import { McpHub } from '../mcp/hub/index.js';
+import type { McpServerConfig } from '../mcp/config/index.js';
+import { McpHub, toolPatternMayName } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
+import type { Workflow } from '../runs/workflow/index.js';
 import { ApprovalPolicy } from '../tools/approval-policy.js';
 import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
@@ -51,7 +54,8 @@ export function runToolboxFactory(params: {
     const approvalMode = { interactive: false, autoApprove: run.autoApprove };
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
     const hub = new McpHub({ registry, workspaceRoot: run.cwd, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers });
-    await hub.start(servers.filter((server) => server.enabled));
+    // A server no stage can use comes up in the background: one that hangs costs the run nothing.
+    await hub.start(servers.filter((server) => server.enabled), { waitFor: serversNeededBy(workflow) });
     const scope = { workspaceRoot: run.cwd, homeDir: homedir(), env: params.env, logger };
     const follower = followRuntimeServers({
       store: params.catalogue,
@@ -80,4 +84,20 @@ export function runToolboxFactory(params: {
       },
     };
   };
+}
+
+/**
+ * The MCP servers a workflow's stages can call: those a tool stage names, and those an
+ * agent stage's `tools` patterns can match (all of them when an agent stage has no filter).
+ */
+export function serversNeededBy(workflow: Workflow): (server: McpServerConfig) => boolean {
+  const patterns: string[] = [];
+  for (const node of Object.values(workflow.nodes)) {
+    if (node.kind === 'tool') patterns.push(node.tool);
+    else if (node.kind === 'agent') {
+      if (node.tools === undefined) return () => true;
+      patterns.push(...node.tools);
+    }
+  }
+  return (server) => patterns.some((pattern) => toolPatternMayName(pattern, server.name));
 }

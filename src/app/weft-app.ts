@@ -141,8 +141,9 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     runs: runs.get,
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
+      const [{ Worker }, { runnerId }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
         import('../runs/engine/worker.js'),
+        import('../runs/engine/runner-id.js'),
         import('../agent/index.js'),
         import('./run-toolbox.js'),
         import('./run-settings.js'),
@@ -152,7 +153,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       const runSettings = runSettingsReader(storageDir);
       return new Worker({
         store: await store.get(),
-        workerId: `${process.pid}-${newId()}`,
+        workerId: runnerId(newId()),
         logger,
         clock: Date.now,
         newId,

@@ -15,8 +15,11 @@ function textBytes(content: readonly ToolContent[]): number {
 
 /** Cuts a string to at most `maxBytes` UTF-8 bytes without splitting a character. */
 export function truncateUtf8(text: string, maxBytes: number): string {
-  const buffer = Buffer.from(text);
-  if (buffer.length <= maxBytes) return text;
+  // Every character takes at least one byte: only the first `maxBytes` can matter, and a
+  // huge text is not encoded whole just to keep its start.
+  const head = text.length > maxBytes ? text.slice(0, maxBytes) : text;
+  const buffer = Buffer.from(head);
+  if (buffer.length <= maxBytes && head.length === text.length) return text;
   let end = maxBytes;
   // Step back over continuation bytes (10xxxxxx) so no character is split.
   while (end > 0 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end -= 1;
@@ -31,8 +34,8 @@ export async function applyOutputBudget(result: ToolResult, toolName: string, li
   const total = textBytes(result.content);
   if (total <= limitBytes) return result;
 
-  const fullText = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  const artifactPath = await artifacts.save(toolName, fullText);
+  // The parts go to the artifact as they are: joining them would copy the whole result once more.
+  const artifactPath = await artifacts.save(toolName, result.content.map((part) => (part.type === 'text' ? part.text : '')));
   let remaining = limitBytes;
   const content: ToolContent[] = [];
   for (const part of result.content) {

@@ -42,6 +42,16 @@ export function leasesContract(ctx: ContractContext): void {
       expect((await ctx.store.claimRun('worker-c', 1000))?.id).toBe(run.id);
     });
 
+    it("frees a live lease of a dead holder for whoever names that holder first (runners taking over a crashed runner's runs)", async () => {
+      const run = await ctx.createIn('running');
+      expect((await ctx.store.claimRun('dead-worker', 60_000))?.id).toBe(run.id);
+      const released = await Promise.all([ctx.store.releaseLease(run.id, 'dead-worker'), ctx.store.releaseLease(run.id, 'dead-worker')]);
+      expect(released.sort()).toEqual([false, true]);
+      expect((await ctx.store.claimRun('worker-b', 1000))?.id).toBe(run.id);
+      expect(await ctx.store.releaseLease(run.id, 'dead-worker')).toBe(false);
+      expect((await ctx.store.getRun(run.id))?.lease?.workerId).toBe('worker-b');
+    });
+
     it('prefers an orphaned running run to a queued one, skips paused runs, and ends the lease when the run ends', async () => {
       const queued = await ctx.createIn('queued');
       const running = await ctx.createIn('running');

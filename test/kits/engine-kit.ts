@@ -27,8 +27,8 @@ export interface EngineKit {
   store: RunStore;
   service: RunService;
   write(name: string, text: string): Promise<string>;
-  /** Runs a worker in the background until `stop()`; returns the promise of its end. */
-  startWorker(options?: { agent?: AgentStageRunner; maxParallel?: number }): { stop(): Promise<void>; worker: Worker };
+  /** Runs a worker in the background until `stop()` (or until idle for `idleExitMs`); `done` is its end. */
+  startWorker(options?: { agent?: AgentStageRunner; maxParallel?: number; idleExitMs?: number }): { stop(): Promise<void>; worker: Worker; done: Promise<void> };
   /** Executes until nothing is left to run. */
   runUntilIdle(options?: { agent?: AgentStageRunner }): Promise<void>;
   until(runId: string, predicate: (run: RunRecord) => boolean, what: string): Promise<RunRecord>;
@@ -77,12 +77,13 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
       return path;
     },
     startWorker: (workerOptions = {}) => {
-      const worker = makeWorker(workerOptions.agent, workerOptions.maxParallel);
+      const worker = makeWorker(workerOptions.agent, workerOptions.maxParallel, workerOptions.idleExitMs);
       workers.push(worker);
       const controller = new AbortController();
       const done = worker.run(controller.signal);
       return {
         worker,
+        done,
         stop: async () => {
           controller.abort();
           await done;

@@ -93,14 +93,15 @@ export class McpService {
 
   /**
    * Connects the given servers (all enabled ones when `names` is absent) and registers
-   * their tools. Servers already started are left as they are.
+   * their tools. Servers already started are left as they are. With `patienceMs`, resolves
+   * after that long at the latest; servers still connecting go on in the background.
    */
-  async start(names?: readonly string[]): Promise<McpServerStatus[]> {
+  async start(names?: readonly string[], options: { patienceMs?: number } = {}): Promise<McpServerStatus[]> {
     const { servers } = await this.configs();
     const hub = this.#hubInstance();
     const started = new Set(hub.status().map((status) => status.name));
     const wanted = servers.filter((server) => server.enabled && !started.has(server.name) && (names === undefined || names.includes(server.name)));
-    if (wanted.length > 0) await hub.start(wanted);
+    if (wanted.length > 0) await hub.start(wanted, options);
     return hub.status();
   }
 

@@ -20,9 +20,24 @@ export interface ToolInfo {
 
 /** What the tool service needs from MCP: connecting the servers whose tools are asked for. */
 export interface McpToolSource {
-  start(names?: readonly string[]): Promise<unknown>;
+  /** Resolves once the servers are ready or failed, or after `patienceMs`; returns every server's state. */
+  start(names?: readonly string[], options?: { patienceMs?: number }): Promise<readonly { name: string; state: string }[]>;
   startForTool(toolName: string): Promise<void>;
 }
+
+export interface ToolListing {
+  tools: ToolInfo[];
+  /** Servers that had not answered within the listing's patience; their tools are missing. */
+  stillConnecting: string[];
+  patienceMs: number;
+}
+
+/**
+ * How long listing every tool waits for MCP servers. A healthy server is up well within it;
+ * one that never answers `initialize` would otherwise hold the list for its whole
+ * `startup_timeout`. Naming the server (`--server`) waits for it as long as it takes.
+ */
+export const LIST_PATIENCE_MS = 3000;
 
 export class ToolService {
   constructor(
@@ -32,12 +47,13 @@ export class ToolService {
     private readonly workspaceRoot: string,
   ) {}
 
-  async list(filter: { server?: string } = {}): Promise<ToolInfo[]> {
-    await this.mcp.start(filter.server === undefined ? undefined : [filter.server]);
-    return this.registry
+  async list(filter: { server?: string } = {}): Promise<ToolListing> {
+    const statuses = await this.mcp.start(filter.server === undefined ? undefined : [filter.server], filter.server === undefined ? { patienceMs: LIST_PATIENCE_MS } : {});
+    const tools = this.registry
       .list()
       .filter((tool) => filter.server === undefined || tool.server === filter.server)
       .map((tool) => ({ name: tool.name, source: tool.source, server: tool.server ?? null, description: tool.description, inputSchema: tool.inputSchema }));
+    return { tools, stillConnecting: statuses.filter((status) => status.state === 'connecting').map((status) => status.name), patienceMs: LIST_PATIENCE_MS };
   }
 
   /** Throws for what is the caller's mistake (unknown tool, bad arguments); returns the tool's own result otherwise. */

@@ -1,6 +1,6 @@
 /** The MCP client hub's public surface. */
-export { McpHub, type McpCallOptions, type McpHubOptions } from './mcp-hub.js';
-export { qualifiedToolName, MAX_TOOL_NAME_LENGTH } from './tool-names.js';
+export { McpHub, type McpCallOptions, type McpHubOptions, type McpStartOptions } from './mcp-hub.js';
+export { qualifiedToolName, toolPatternMayName, MAX_TOOL_NAME_LENGTH } from './tool-names.js';
 export { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 export { applyElicitationDefaults, type ElicitationContent, type ElicitationSchema } from './elicitation-defaults.js';
 export type {

@@ -75,14 +75,20 @@ export class LineReader {
       this.#discarded = 0;
       return;
     }
-    const parts = this.#parts;
-    const size = this.#size;
+    this.#onLine(this.#takeLine());
+  }
+
+  /**
+   * The buffered line as a string, without the CR of a CRLF. Nothing here outlives the
+   * call: by the time the line is handled (a huge one is parsed into yet another copy),
+   * its buffers are garbage, and the chunks are dropped before the line is decoded.
+   */
+  #takeLine(): string {
+    const buffer = this.#parts.length === 1 ? (this.#parts[0] as Buffer) : Buffer.concat(this.#parts, this.#size);
     this.#parts = [];
     this.#size = 0;
-    const buffer = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size);
-    let line = buffer.toString('utf8');
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    this.#onLine(line);
+    const end = buffer.length > 0 && buffer[buffer.length - 1] === 13 ? buffer.length - 1 : buffer.length;
+    return buffer.toString('utf8', 0, end);
   }
 }
 

@@ -5,7 +5,7 @@
  * the actual work; this class is the manager around them.
  */
 import type { ContentBlock } from '@modelcontextprotocol/client';
-import { WeftError } from '../../core/errors.js';
+import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ToolProgress, ToolResult } from '../../tools/tool.js';
@@ -23,7 +23,7 @@ import type {
   McpResourceTemplateInfo,
   McpServerStatus,
 } from './types.js';
-import { processWatchdog, type GroupWatchdog } from './watchdog.js';
+import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
 
 export interface McpHubOptions {
   registry: ToolRegistry;
@@ -56,6 +56,13 @@ export interface McpHubOptions {
   sandboxListenTimeoutMs?: number;
 }
 
+export interface McpStartOptions {
+  /** The servers to wait for (`required` ones always are); default: all. */
+  waitFor?: (config: McpServerConfig) => boolean;
+  /** Stop waiting after this long; servers still connecting go on in the background. */
+  patienceMs?: number;
+}
+
 export interface McpCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
@@ -71,16 +78,27 @@ export class McpHub {
   }
 
   /**
-   * Connects every enabled server in parallel, each within its `startup_timeout`. Servers
-   * that fail are reported and skipped; rejects with `MCP_SERVER_FAILED` when a
-   * `required` one failed (the others stay connected; `close()` ends them).
+   * Connects every enabled server in parallel, each within its `startup_timeout`, and
+   * resolves once the ones `options` waits for are ready or failed; the others go on
+   * connecting in the background and register their tools when ready. Servers that fail
+   * are reported and skipped; rejects with `MCP_SERVER_FAILED` when a `required` one
+   * failed (the others stay connected; `close()` ends them).
    */
-  async start(configs: readonly McpServerConfig[]): Promise<McpServerStatus[]> {
+  async start(configs: readonly McpServerConfig[], options: McpStartOptions = {}): Promise<McpServerStatus[]> {
     const enabled = configs.filter((config) => {
       if (!config.enabled) this.#options.logger.debug(`MCP [${config.name}] skipped (enabled = false)`);
       return config.enabled;
     });
-    const statuses = await Promise.all(enabled.map((config) => this.addServer(config)));
+    const waited: Promise<McpServerStatus>[] = [];
+    // The status each start ended with; servers still connecting report their state now.
+    const ended = new Map<string, McpServerStatus>();
+    for (const config of enabled) {
+      const started = this.addServer(config).then((status) => (ended.set(config.name, status), status));
+      if (config.required || (options.waitFor?.(config) ?? true)) waited.push(started);
+      else started.catch((error: unknown) => this.#options.logger.warn(`MCP server '${config.name}': ${errorMessage(error)}`));
+    }
+    await settleWithin(Promise.all(waited), options.patienceMs);
+    const statuses = enabled.flatMap((config) => ended.get(config.name) ?? this.#connections.get(config.name)?.status() ?? []);
     const failedRequired = enabled.filter((config) => config.required && this.#connections.get(config.name)?.state === 'failed');
     if (failedRequired.length > 0) {
       const lines = failedRequired.map((config) => `'${config.name}': ${this.#connections.get(config.name)?.failure ?? 'failed'}`);
@@ -246,6 +264,23 @@ export class McpHub {
       ...(options.oauth ? { oauth: { storageDir: options.oauth.storageDir } } : {}),
       ...(options.sandboxListenTimeoutMs !== undefined ? { sandboxListenTimeoutMs: options.sandboxListenTimeoutMs } : {}),
     };
+  }
+}
+
+/** Waits for `work`, or for `ms` when given, whichever comes first. */
+async function settleWithin(work: Promise<unknown>, ms: number | undefined): Promise<void> {
+  if (ms === undefined) {
+    await work;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const patience = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work, patience]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -13,7 +13,7 @@ import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
 import { StartupProblem } from './startup-failure.js';
 import type { StdioLaunch } from './stdio-transport.js';
-import type { GroupWatchdog } from './watchdog.js';
+import type { GroupWatchdog } from '../../core/process-watchdog.js';
 
 /** The local sandbox exposes a server's port on the loopback interface. */
 export const SANDBOX_HOST = '127.0.0.1';

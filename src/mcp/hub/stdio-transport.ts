@@ -12,7 +12,7 @@ import type { Logger } from '../../core/logger.js';
 import { BatchedWriter } from './batched-writer.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
-import type { GroupWatchdog } from './watchdog.js';
+import type { GroupWatchdog } from '../../core/process-watchdog.js';
 
 export interface StdioLaunch {
   command: string;

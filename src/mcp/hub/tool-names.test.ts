@@ -1,6 +1,6 @@
 /** Unit tests of qualified tool names, collisions and tool filters. */
 import { describe, expect, it } from 'vitest';
-import { MAX_TOOL_NAME_LENGTH, describeTool, filterTools, nameServerTools, qualifiedToolName, sanitizeNamePart } from './tool-names.js';
+import { MAX_TOOL_NAME_LENGTH, describeTool, filterTools, nameServerTools, qualifiedToolName, sanitizeNamePart, toolPatternMayName } from './tool-names.js';
 
 describe('qualifiedToolName', () => {
   it('joins server and tool as mcp__<server>__<tool>', () => {
@@ -63,5 +63,19 @@ describe('describeTool', () => {
   it('prefixes the description with the server name', () => {
     expect(describeTool('fs', ' Reads a file ')).toBe('[fs] Reads a file');
     expect(describeTool('fs', undefined)).toBe('[fs]');
+  });
+});
+
+describe('toolPatternMayName', () => {
+  it('tells which servers a tool stage or an agent tools entry can need, before they list their tools', () => {
+    const servers = ['github', 'git', 'my.docs', 'x'.repeat(60)];
+    const needs = (pattern: string) => servers.filter((server) => toolPatternMayName(pattern, server));
+    expect(needs('mcp__github__create_issue')).toEqual(['github', 'x'.repeat(60)]);
+    expect(needs('mcp__git__*')).toEqual(['git', 'x'.repeat(60)]);
+    expect(needs('mcp__git*')).toEqual(['github', 'git', 'x'.repeat(60)]);
+    expect(needs('mcp__my_docs__{search,fetch}')).toEqual(['my.docs', 'x'.repeat(60)]);
+    expect(needs('*')).toEqual(servers);
+    // Built-ins need no server; a very long server name is always counted (its prefix may be cut).
+    expect(needs('read_file')).toEqual(['x'.repeat(60)]);
   });
 });

@@ -67,6 +67,22 @@ export function nameServerTools<T extends { name: string }>(server: string, tool
   return { named: [...byName.values()], dropped };
 }
 
+/** Characters that make a tool pattern (picomatch) a glob rather than a literal name. */
+const GLOB_CHARACTERS = /[*?[\]{}()!+@]/;
+
+/**
+ * Whether a tool name or glob pattern (a tool stage's `tool`, an agent's `tools` entry) can
+ * name a tool of `server` — decided from the name alone, before the server has listed its
+ * tools. Errs towards yes: a server whose prefix does not survive shortening always can.
+ */
+export function toolPatternMayName(pattern: string, server: string): boolean {
+  const prefix = `${PREFIX}${sanitizeNamePart(server)}${SEPARATOR}`;
+  if (prefix.length > MAX_TOOL_NAME_LENGTH - HASH_LENGTH - 1) return true;
+  const literal = pattern.split(GLOB_CHARACTERS, 1)[0] ?? '';
+  if (literal.length === pattern.length) return pattern.startsWith(prefix);
+  return prefix.startsWith(literal) || literal.startsWith(prefix);
+}
+
 /**
  * Applies `enabled_tools` (allow-list, when given) and then `disabled_tools` (deny-list).
  * Both name the server's original tool names.

@@ -19,7 +19,7 @@ import { createConnectAuth } from '../oauth/connect-auth.js';
 import { SandboxProcess, sandboxUrl } from './sandbox-process.js';
 import type { LineTail } from './line-reader.js';
 import type { HostEnv } from './types.js';
-import type { GroupWatchdog } from './watchdog.js';
+import type { GroupWatchdog } from '../../core/process-watchdog.js';
 
 export interface TransportDeps {
   workspaceRoot: string;

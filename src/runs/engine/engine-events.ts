@@ -18,6 +18,18 @@ export interface StageStartedPayload extends JsonObject {
   consumed: number;
 }
 
+/**
+ * A `command` stage's process group, recorded before the command runs: a runner that takes
+ * the run over ends this group before it runs the stage again.
+ */
+export interface StageProcessStartedPayload extends JsonObject {
+  /** The group's id (its leader's pid). */
+  pgid: number;
+  host: string;
+  /** The leader's start time, so a reused pid is not taken for the group. */
+  start: string;
+}
+
 export interface StageFinishedPayload extends JsonObject {
   node: string;
   status: StageStatus;

@@ -8,7 +8,7 @@ import { ENGINE_EVENT, RUN_EVENT } from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import { type RunEvent } from '../model/run-event.js';
 import type { StageOutcome } from '../workflow/index.js';
-import { type StageFinishedPayload, type StageStartedPayload } from './engine-events.js';
+import { type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from './engine-events.js';
 
 export interface Token {
   node: string;
@@ -24,6 +24,8 @@ export interface InflightStage {
   consumed: number;
   /** The attempt a retry series began with; retries count from here. */
   firstAttempt: number;
+  /** The process group a `command` stage started (only known from the log, after a crash). */
+  process?: StageProcessStartedPayload;
 }
 
 export interface ExecutionState {
@@ -102,6 +104,11 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
         if (payload.next.length === 0 && payload.status !== 'succeeded') {
           state.failed.push({ node: payload.node, from, stageId: event.stageId!, error: payload.error });
         }
+        break;
+      }
+      case ENGINE_EVENT.stageProcessStarted: {
+        const stage = state.inflight.get(event.stageId!);
+        if (stage) stage.process = event.payload as StageProcessStartedPayload;
         break;
       }
       case ENGINE_EVENT.childRunCreated:

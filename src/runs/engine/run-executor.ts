@@ -21,6 +21,7 @@ import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunControl } from './run-control.js';
 import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
 import { askApprovalQuestion } from './approval-question.js';
+import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
 
@@ -115,6 +116,11 @@ export class RunExecutor {
       const node = this.#workflow.nodes[stage.node];
       if (node && RESUMED_IN_PLACE.has(node.kind)) {
         this.#launch(stage, node, true);
+        continue;
+      }
+      if (stage.process && !(await endAbandonedGroup(stage.stageId, stage.process, this.#deps.logger))) {
+        const error = `runner lost, and its process group ${stage.process.pgid} survived SIGKILL; the stage is not run again while it lives`;
+        await this.#recordFinish(stage, { status: 'failed', error }, 'failed', [], false, 0, () => this.#failToken(stage, error));
         continue;
       }
       await this.#recordFinish(stage, { status: 'failed', error: 'runner lost; the stage runs again' }, 'abandoned', [], false, 0);

@@ -1,13 +1,16 @@
 /**
- * A runner: claims runs from the store (queued ones, and ones whose runner died), holds a
- * lease with a heartbeat while it executes them, up to `maxParallel` at a time. With
- * `idleExitMs` it exits once nothing has been left to do for that long — the short-lived
- * runner that `weft run` starts; `weft worker` runs without it.
+ * A runner: claims runs from the store (queued ones, and ones whose runner died: at once
+ * when that runner was on this host, else when its lease runs out), holds a lease with a
+ * heartbeat while it executes them, up to `maxParallel` at a time. With `idleExitMs` it
+ * exits once nothing has been left to do for that long — the short-lived runner that
+ * `weft run` starts; `weft worker` runs without it. A run leased on another host keeps it
+ * from exiting: that run is this runner's to finish if the other one dies.
  */
 import { errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
+import { releaseDeadLeases } from './dead-leases.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunExecutor } from './run-executor.js';
 import type { AgentStageRunner, RunToolboxFactory } from './stage-context.js';
@@ -38,6 +41,8 @@ export class Worker {
   readonly #options: WorkerOptions;
   readonly #active = new Map<string, Promise<void>>();
   #poke: (() => void) | undefined;
+  #sweptAt = Number.NEGATIVE_INFINITY;
+  #heldElsewhere = 0;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -45,6 +50,11 @@ export class Worker {
 
   get activeRuns(): number {
     return this.#active.size;
+  }
+
+  /** Runs leased by a runner on another host, as last seen (they keep an idle runner from exiting). */
+  get runsHeldElsewhere(): number {
+    return this.#heldElsewhere;
   }
 
   /** Claims and executes runs until `signal` aborts (or the worker has been idle long enough). */
@@ -66,26 +76,51 @@ export class Worker {
   }
 
   async #claimLoop(stopping: AbortController): Promise<void> {
-    const { store, clock } = this.#options;
+    const { clock } = this.#options;
     let idleSince = clock();
     while (!stopping.signal.aborted) {
       let claimed = false;
       while (this.#active.size < this.#options.maxParallel) {
-        const filter = this.#options.envFingerprint === undefined ? undefined : { envFingerprint: this.#options.envFingerprint };
-        const run = await store.claimRun(this.#options.workerId, this.#options.leaseMs, clock(), filter).catch((error: unknown) => {
-          this.#options.logger.warn(`could not claim a run: ${errorMessage(error)}`);
-          return undefined;
-        });
+        const run = (await this.#claim()) ?? ((await this.#sweepLeases()) > 0 ? await this.#claim() : undefined);
         if (!run) break;
         claimed = true;
         this.#start(run.id, stopping.signal, run);
       }
-      if (claimed || this.#active.size > 0) idleSince = clock();
+      // A run leased on another host comes back here if its runner dies: not idle while one exists.
+      if (claimed || this.#active.size > 0 || this.#heldElsewhere > 0) idleSince = clock();
       else if (this.#options.idleExitMs !== undefined && clock() - idleSince >= this.#options.idleExitMs) break;
       const wake = new AbortController();
       this.#poke = () => wake.abort();
       await Promise.race([abortableDelay(this.#options.pollMs, AbortSignal.any([wake.signal, stopping.signal])), ...this.#active.values()]);
       this.#poke = undefined;
+    }
+  }
+
+  #claim(): Promise<RunRecord | undefined> {
+    const { store, workerId, leaseMs, clock, logger } = this.#options;
+    const filter = this.#options.envFingerprint === undefined ? undefined : { envFingerprint: this.#options.envFingerprint };
+    return store.claimRun(workerId, leaseMs, clock(), filter).catch((error: unknown) => {
+      logger.warn(`could not claim a run: ${errorMessage(error)}`);
+      return undefined;
+    });
+  }
+
+  /**
+   * Releases leases whose holder died on this host (at most once per poll interval: runners
+   * come here on every change notice); returns how many were released.
+   */
+  async #sweepLeases(): Promise<number> {
+    const { store, clock, pollMs, logger } = this.#options;
+    if (clock() - this.#sweptAt < pollMs) return 0;
+    this.#sweptAt = clock();
+    try {
+      const sweep = await releaseDeadLeases(store, clock());
+      this.#heldElsewhere = sweep.heldElsewhere;
+      if (sweep.released > 0) logger.info(`taking over ${sweep.released} run(s) whose runner died`);
+      return sweep.released;
+    } catch (error) {
+      logger.warn(`could not look for runs whose runner died: ${errorMessage(error)}`);
+      return 0;
     }
   }
 

@@ -37,6 +37,7 @@ export const ENGINE_EVENT = {
   messageSent: 'message-sent',
   signalSent: 'run-signal-sent',
   stageOutput: 'stage-output',
+  stageProcessStarted: 'stage-process-started',
 } as const;
 
 /** What an agent stage writes so its transcript can be read back (see `agent/transcript-events.ts`). */

@@ -134,7 +134,10 @@ export interface RunStore {
   claimRun(workerId: string, leaseMs: number, now?: number, filter?: ClaimFilter): Promise<RunRecord | undefined>;
   /** Extends the lease; false when the worker no longer holds it. */
   renewLease(runId: string, workerId: string, leaseMs: number): Promise<boolean>;
-  /** Gives the lease up; false when the worker did not hold it. */
+  /**
+   * Gives the lease up; false when the worker did not hold it. A runner that knows the
+   * holder died also calls it with the holder's id, so the run can be claimed at once.
+   */
   releaseLease(runId: string, workerId: string): Promise<boolean>;
   putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry>;
   /** False when there was no such server. */

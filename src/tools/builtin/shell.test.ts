@@ -6,7 +6,9 @@ import { WeftError } from '../../core/errors.js';
 import { silentLogger } from '../../core/logger.js';
 import type { ToolContext, ToolResult } from '../tool.js';
 import { createFileReadTracker, resultText } from '../tool.js';
-import { StreamCapture, createShellTool, shellTool } from './shell.js';
+import type { GroupWatchdog } from '../../core/process-watchdog.js';
+import { recordingWatchdog } from '../../core/watchdog-test-kit.js';
+import { StreamCapture, createShellTool, runCommand, shellTool } from './shell.js';
 
 let workspace: string;
 let controller: AbortController;
@@ -228,6 +230,43 @@ describe('shell tool', () => {
     expect(stdout.endsWith('aaaa\nLAST-LINE\n')).toBe(true);
     expect(stdout).toMatch(/\[\.\.\. \d+ bytes of output omitted/);
     expect(result.isError).toBe(false);
+  });
+});
+
+describe('runCommand with a record of the group', () => {
+  const options = (watchdog: GroupWatchdog) => ({ cwd: workspace, timeoutMs: 10_000, signal: controller.signal, maxCaptureBytes: 1024, killGraceMs: 100, watchdog });
+
+  it('hands the group to the watchdog while it runs and learns its leader before the command runs', async () => {
+    const watchdog = recordingWatchdog();
+    const seen: { pid: number; markerExisted: boolean; watched: boolean }[] = [];
+    const outcome = await runCommand('touch ran.marker; echo $$', {
+      ...options(watchdog),
+      beforeStart: async (group) => {
+        seen.push({ pid: group.pid, markerExisted: existsSync(join(workspace, 'ran.marker')), watched: watchdog.watched.has(group.pid) });
+      },
+    });
+    expect(seen).toEqual([{ pid: Number(outcome.stdout.trim()), markerExisted: false, watched: true }]);
+    expect(watchdog.everWatched).toEqual([seen[0]!.pid]);
+    expect(watchdog.watched.size).toBe(0);
+  });
+
+  it('stops the command at once when the run was cancelled while the record was written', async () => {
+    const watchdog = recordingWatchdog();
+    const outcome = await runCommand('touch ran.marker; sleep 30', {
+      ...options(watchdog),
+      beforeStart: async () => controller.abort(),
+    });
+    expect(outcome.cancelled).toBe(true);
+    expect(isDead(watchdog.everWatched[0]!)).toBe(true);
+  });
+
+  it('never runs the command when the record cannot be written', async () => {
+    const watchdog = recordingWatchdog();
+    const failure = runCommand('touch ran.marker', { ...options(watchdog), beforeStart: () => Promise.reject(new Error('lease lost')) });
+    await expect(failure).rejects.toThrow('lease lost');
+    expect(existsSync(join(workspace, 'ran.marker'))).toBe(false);
+    expect(isDead(watchdog.everWatched[0]!)).toBe(true);
+    expect(watchdog.watched.size).toBe(0);
   });
 });
 

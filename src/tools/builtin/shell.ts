@@ -1,7 +1,8 @@
 /**
  * `shell`: runs `/bin/bash -c <command>` in the workspace. The command leads its own process
  * group, so a timeout or cancellation kills everything it started, backgrounded
- * grandchildren included. Output is captured in memory with a bound per stream.
+ * grandchildren included, and the process watchdog ends the group if weft dies first.
+ * Output is captured in memory with a bound per stream.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -10,6 +11,8 @@ import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
 import { signalGroup, waitForGroupExit } from '../../core/process-group.js';
+import { processIdentity, thisHost, type ProcessIdentity } from '../../core/process-identity.js';
+import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
 
 export interface ShellToolOptions {
   /** Timeout when the call gives none (settings); default 120 000 ms. */
@@ -117,16 +120,28 @@ export interface RunOptions {
   signal: AbortSignal;
   maxCaptureBytes: number;
   killGraceMs: number;
+  /** Ends the group if this process dies while the command runs. Default: the process-wide watchdog. */
+  watchdog?: GroupWatchdog;
+  /**
+   * Called with the group leader's identity after the process exists and before the command
+   * runs (it waits on a pipe), so a crash-safe record of the group can be written first. When
+   * it rejects, the command never runs and `runCommand` rejects with its error.
+   */
+  beforeStart?: (group: ProcessIdentity) => Promise<void>;
 }
+
+// Waits for `go` on fd 3 and then becomes the command (same pid, same group). If weft dies
+// before it says go, the pipe closes and the command never runs.
+const GATE = 'IFS= read -r go <&3 && [ "$go" = go ] || exit 125; exec 3<&-; exec /bin/bash -c "$1"';
 
 /** Runs the command to completion, timeout or cancellation; never leaves the group running after a stop. */
 export async function runCommand(command: string, options: RunOptions): Promise<ShellOutcome> {
   let child: ChildProcess;
   try {
-    child = spawn('/bin/bash', ['-c', command], {
+    child = spawn('/bin/bash', options.beforeStart ? ['-c', GATE, 'weft-command', command] : ['-c', command], {
       cwd: options.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: options.beforeStart ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
       env: withoutWeftSecrets({ ...process.env, ...options.env }),
     });
   } catch (error) {
@@ -134,7 +149,32 @@ export async function runCommand(command: string, options: RunOptions): Promise<
       cause: error,
     });
   }
+  const watchdog = options.watchdog ?? processWatchdog;
+  const pgid = child.pid;
+  if (pgid !== undefined) watchdog.watch(pgid);
+  const { beforeStart } = options;
+  try {
+    return await superviseCommand(child, options, beforeStart && pgid !== undefined ? () => openGate(child, pgid, beforeStart) : undefined);
+  } finally {
+    if (pgid !== undefined) watchdog.unwatch(pgid);
+  }
+}
 
+async function openGate(child: ChildProcess, pgid: number, beforeStart: (group: ProcessIdentity) => Promise<void>): Promise<void> {
+  const gate = child.stdio[3] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
+  // The gate may already be gone (killed, or it could not read); its exit is reported as usual.
+  gate.on('error', () => undefined);
+  try {
+    await beforeStart(processIdentity(pgid) ?? { host: thisHost(), pid: pgid, start: '' });
+  } catch (error) {
+    signalGroup(pgid, 'SIGKILL');
+    await waitForGroupExit(pgid, REAP_WAIT_MS, 10);
+    throw error;
+  }
+  gate.end('go\n');
+}
+
+async function superviseCommand(child: ChildProcess, options: RunOptions, openGate: (() => Promise<void>) | undefined): Promise<ShellOutcome> {
   const stdout = new StreamCapture(options.maxCaptureBytes);
   const stderr = new StreamCapture(options.maxCaptureBytes);
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -151,13 +191,20 @@ export async function runCommand(command: string, options: RunOptions): Promise<
     );
   });
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  if (openGate) {
+    // Listeners first: the gate may die while the record is written, and its exit must not be missed.
+    exited.catch(() => undefined);
+    await openGate();
+  }
 
   let stopTimer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopRequested = new Promise<'timeout' | 'cancelled'>((resolve) => {
     stopTimer = setTimeout(() => resolve('timeout'), options.timeoutMs);
     onAbort = () => resolve('cancelled');
-    options.signal.addEventListener('abort', onAbort, { once: true });
+    // A cancel that came while the gate waited for its record stops the command at once.
+    if (options.signal.aborted) resolve('cancelled');
+    else options.signal.addEventListener('abort', onAbort, { once: true });
   });
 
   let stopReason: 'timeout' | 'cancelled' | undefined;

@@ -1,11 +1,15 @@
 /**
  * `command` stages: a shell script in the workspace. Exit code 0 succeeds; stdout is the
- * output. Cancellation and timeouts kill the whole process group (see `runCommand`).
+ * output. Cancellation and timeouts kill the whole process group (see `runCommand`), and
+ * so does the death of the runner (the process watchdog). The group is recorded in the
+ * log before the script runs, so a runner that takes the run over can end it first.
  */
 import { resolve } from 'node:path';
 import { formatDuration } from '../../../core/duration.js';
 import { runCommand } from '../../../tools/builtin/shell.js';
 import { renderTemplate, type CommandNode } from '../../workflow/index.js';
+import { ENGINE_EVENT } from '../../model/event-types.js';
+import { type StageProcessStartedPayload } from '../engine-events.js';
 import type { NodeExecutor } from '../stage-context.js';
 
 const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
@@ -27,6 +31,10 @@ export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
     signal: stage.signal,
     maxCaptureBytes: 4 * 1024 * 1024,
     killGraceMs: 1000,
+    beforeStart: async (group) => {
+      const payload: StageProcessStartedPayload = { pgid: group.pid, host: group.host, start: group.start };
+      await stage.emit([{ type: ENGINE_EVENT.stageProcessStarted, payload }]);
+    },
   });
   const stdout = cap(outcome.stdout.replace(/\n$/, ''));
   if (outcome.cancelled) return { status: 'cancelled', output: stdout, exitCode: outcome.exitCode, error: 'Cancelled' };

@@ -32,7 +32,10 @@ export function registerToolCommands(program: Command): void {
     .option('--json', 'print JSON: [{name, source, server, description, inputSchema}]')
     .action(async (options: { server?: string; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const list = await (await app.tools()).list({ server: options.server });
+        const { tools: list, stillConnecting, patienceMs } = await (await app.tools()).list({ server: options.server });
+        for (const server of stillConnecting) {
+          process.stderr.write(`weft: MCP server '${server}' has not answered within ${patienceMs / 1000}s and is left out; 'weft tools list --server ${server}' waits for it, 'weft mcp test ${server}' shows why it is slow\n`);
+        }
         if (options.json) return printJson(list);
         const width = Math.max(4, ...list.map((tool) => tool.name.length));
         for (const tool of list) process.stdout.write(`${tool.name.padEnd(width)}  ${tool.source.padEnd(7)}  ${firstLine(tool.description)}\n`);

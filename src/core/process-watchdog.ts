@@ -1,13 +1,14 @@
 /**
- * Makes sure no stdio server outlives weft, even when weft is SIGKILLed. A tiny `/bin/sh`
- * process in its own process group holds a pipe from weft and the list of server process
- * groups; when the pipe closes (weft exited, however it exited) it sends SIGTERM to every
- * group still listed and SIGKILL to any that is left after the grace period. One watchdog
- * serves the whole weft process; it is started with the first stdio server.
+ * Makes sure no child process group that weft started — a stdio MCP server, a `command`
+ * stage, an agent's `shell` call — outlives weft, even when weft is SIGKILLed. A tiny
+ * `/bin/sh` process in its own process group holds a pipe from weft and the list of
+ * process groups; when the pipe closes (weft exited, however it exited) it sends SIGTERM
+ * to every group still listed and SIGKILL to any that is left after the grace period.
+ * One watchdog serves the whole weft process; it is started with the first group.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Logger } from '../../core/logger.js';
-import { PROCESS_GROUPS, signalGroup } from '../../core/process-group.js';
+import type { Logger } from './logger.js';
+import { PROCESS_GROUPS, signalGroup } from './process-group.js';
 
 // `+<pgid>` registers a group, `-<pgid>` forgets it; EOF on stdin means weft is gone.
 // (dash's kill takes `-<pgid>` after the signal, without `--`.)
@@ -54,7 +55,7 @@ export class ProcessWatchdog implements GroupWatchdog {
     this.#graceSeconds = graceSeconds;
   }
 
-  /** Where to report a watchdog that cannot start; the first hub to ask sets it. */
+  /** Where to report a watchdog that cannot start; the first component to ask sets it. */
   useLogger(logger: Logger): void {
     this.#logger ??= logger;
   }
@@ -78,7 +79,7 @@ export class ProcessWatchdog implements GroupWatchdog {
   }
 
   #start(): void {
-    const child = spawn('/bin/sh', ['-c', SCRIPT, 'weft-mcp-watchdog', String(this.#graceSeconds)], {
+    const child = spawn('/bin/sh', ['-c', SCRIPT, 'weft-watchdog', String(this.#graceSeconds)], {
       detached: true,
       stdio: ['pipe', 'ignore', 'ignore'],
     });
@@ -87,7 +88,7 @@ export class ProcessWatchdog implements GroupWatchdog {
     (child.stdin as unknown as Unrefable).unref?.();
     child.stdin?.on('error', () => this.#lost(child));
     child.on('error', (error) => {
-      this.#logger?.warn(`MCP watchdog could not start (${error.message}); servers may outlive a killed weft`);
+      this.#logger?.warn(`process watchdog could not start (${error.message}); MCP servers and commands may outlive a killed weft`);
       this.#lost(child);
     });
     child.on('exit', () => this.#lost(child));
@@ -104,7 +105,7 @@ export class ProcessWatchdog implements GroupWatchdog {
     if (text && stdin?.writable) stdin.write(text);
   }
 
-  /** On a normal exit without `close()`, the servers get SIGTERM at once; the watchdog follows up. */
+  /** On a normal exit without `close()`, the groups get SIGTERM at once; the watchdog follows up. */
   #installExitHook(): void {
     if (this.#exitHookInstalled) return;
     this.#exitHookInstalled = true;
