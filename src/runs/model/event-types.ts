@@ -5,6 +5,9 @@
  * layers that write and read it, so no other module spells an event type out
  * (`event-types.test.ts` checks). Types are noun-verb kebab strings.
  */
+import type { JsonObject, JsonValue } from './json.js';
+import type { QuestionKind } from './question.js';
+import type { RunStatus } from './run-status.js';
 
 export const RUN_EVENT = {
   runCreated: 'run-created',
@@ -26,6 +29,69 @@ export const RUN_EVENT = {
 /** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
 export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
 
+export interface RunCreatedPayload {
+  workflow: string;
+  workflowPath: string;
+  goal: string;
+  inputs: JsonObject;
+  labels: Record<string, string>;
+  parentId?: string;
+  autoApprove: boolean;
+  dryRun: boolean;
+  model?: string;
+  cwd: string;
+}
+
+/** `from` is optional on input: when given it must equal the current status (compare-and-set). */
+export interface RunStatusChangedPayload {
+  from?: RunStatus;
+  to: RunStatus;
+  reason?: string;
+}
+
+export interface RunParentChangedPayload {
+  parentId: string | null;
+}
+
+export interface QuestionAskedPayload {
+  questionId: string;
+  kind: QuestionKind;
+  prompt: string;
+  options?: string[];
+  /** A JSON Schema the answer must also satisfy (MCP elicitation forms). */
+  schema?: JsonObject;
+  /** Extra answers (strings) accepted besides what the kind takes, e.g. `decline`, `cancel`. */
+  alternatives?: string[];
+}
+
+export interface QuestionAnsweredPayload {
+  questionId: string;
+  answer: JsonValue;
+}
+
+/** A person or client opened a pair session with a running agent stage (the event's `stageId` is that stage too). */
+export interface PairStartedPayload {
+  /** ULID. */
+  sessionId: string;
+  stageId: string;
+  /** Who opened it, e.g. `cli (ana)` or `mcp`. */
+  by: string;
+}
+
+/**
+ * Why a pair session ended: `ended` on request; `stage-finished` when its stage ended
+ * (written by the agent runner as the stage ends; named after the event that ended it). The projection also closes a session
+ * when its stage finishes or the run ends without this event (a runner that died).
+ */
+export const PAIR_END_REASON = { ended: 'ended', stageFinished: RUN_EVENT.stageFinished } as const;
+export const PAIR_END_REASONS = [PAIR_END_REASON.ended, PAIR_END_REASON.stageFinished] as const;
+export type PairEndReason = (typeof PAIR_END_REASONS)[number];
+
+export interface PairEndedPayload {
+  sessionId: string;
+  reason: PairEndReason;
+}
+
 /** The events the engine writes beyond the store's own; replaying them tells a runner where a run stands. */
 export const ENGINE_EVENT = {
   stageStarted: RUN_EVENT.stageStarted,
@@ -38,6 +104,33 @@ export const ENGINE_EVENT = {
   signalSent: 'run-signal-sent',
   stageOutput: 'stage-output',
 } as const;
+
+/** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
+export type StageStatus = 'succeeded' | 'failed' | 'cancelled' | 'abandoned' | 'interrupted';
+
+export interface StageStartedPayload extends JsonObject {
+  node: string;
+  kind: string;
+  attempt: number;
+  /** The node whose edge led here. */
+  from: string | null;
+  /** Tokens this stage consumed: 1, or the number of branches a join waited for. */
+  consumed: number;
+}
+
+export interface StageFinishedPayload extends JsonObject {
+  node: string;
+  status: StageStatus;
+  durationMs: number;
+  output: JsonValue;
+  exitCode: number | null;
+  answer: JsonValue;
+  error: string | null;
+  /** Nodes the run goes on to (the chosen edge, or a parallel node's branches). */
+  next: string[];
+  /** True when the retry policy runs the node again. */
+  retrying: boolean;
+}
 
 /** What an agent stage writes so its transcript can be read back (see `agent/transcript-events.ts`). */
 export const AGENT_EVENT = {
