@@ -132,6 +132,31 @@ export interface StageFinishedPayload extends JsonObject {
   retrying: boolean;
 }
 
+export type ChildRunCreatedPayload = {
+  childId: string;
+  workflow: string;
+};
+
+/** Asks the run's runner to stop the run. */
+export type CancelRequestedPayload = {
+  reason?: string;
+};
+
+/** A message for the run's agent stage; `sessionId` when it came through a pair session. */
+export type MessageSentPayload = {
+  text: string;
+  sessionId?: string;
+};
+
+/** What a `wait` node waits for: a signal by name, with any JSON. */
+export type SignalSentPayload = {
+  name: string;
+  data: JsonValue;
+};
+
+/** Interrupt and resume requests carry nothing but their type. */
+export type EmptyPayload = Record<string, never>;
+
 /** What an agent stage writes so its transcript can be read back (see `agent/transcript-events.ts`). */
 export const AGENT_EVENT = {
   agentStarted: 'agent-started',
@@ -141,11 +166,127 @@ export const AGENT_EVENT = {
   messageDelivered: 'message-delivered',
 } as const;
 
+export type AgentStartedPayload = {
+  kind: string;
+  provider: string;
+  model: string;
+  tools: string[];
+  /** Tools the provider cannot take (their schemas), left out of the model's list. */
+  droppedTools: string[];
+  maxTurns: number;
+  maxTokens: number | null;
+};
+
+export type TokenUsagePayload = {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+};
+
+export type ModelTurnFinishedPayload = {
+  turn: number;
+  text: string;
+  toolCalls: { callId: string; tool: string; arguments: JsonValue }[];
+  usage: TokenUsagePayload;
+  finishReason: string;
+};
+
+/** A tool call of a `tool` stage, or of an agent stage (with the model's `callId` and the `turn`). */
+export type ToolCallStartedPayload = {
+  tool: string;
+  arguments: JsonValue;
+  callId?: string;
+  turn?: number;
+};
+
+export type ToolCallFinishedPayload = {
+  tool: string;
+  callId?: string;
+  turn?: number;
+  isError: boolean;
+  durationMs: number;
+  text: string;
+  artifactPath: string | null;
+  structuredContent?: JsonValue;
+  /** Images and audio as a size note each: the log keeps no base64. */
+  media?: { type: string; mimeType: string; bytes: number }[];
+};
+
+/** A message the agent stage passed on to its model. */
+export type MessageDeliveredPayload = {
+  turn: number;
+  /** The `seq` of the `message-sent` event. */
+  messageSeq: number;
+  text: string;
+};
+
 /** An MCP server's sampling request served by the run's model (see `app/mcp-host/sampling-handler.ts`). */
 export const SAMPLING_EVENT = {
   requested: 'sampling-requested',
   finished: 'sampling-finished',
 } as const;
+
+type SamplingBase = {
+  server: string;
+  provider: string;
+  model: string;
+};
+
+export type SamplingRequestedPayload = SamplingBase & {
+  maxTokens: number;
+  /** How many messages the server sent. */
+  messages: number;
+  systemPrompt: boolean;
+};
+
+/** Either the answer (`usage`, `stopReason`, clipped `text`) or the `error`. */
+export type SamplingFinishedPayload = SamplingBase & {
+  durationMs: number;
+  usage?: TokenUsagePayload;
+  stopReason?: string | null;
+  text?: string;
+  error?: string;
+};
+
+/**
+ * Every event type weft writes and the payload it carries. Readers cast `event.payload` to
+ * `EventPayloads[typeof event.type]`; writers type theirs with it.
+ */
+export interface EventPayloads {
+  [RUN_EVENT.runCreated]: RunCreatedPayload;
+  [RUN_EVENT.runStatusChanged]: RunStatusChangedPayload;
+  [RUN_EVENT.runArchived]: EmptyPayload;
+  [RUN_EVENT.runUnarchived]: EmptyPayload;
+  [RUN_EVENT.runParentChanged]: RunParentChangedPayload;
+  [RUN_EVENT.stageStarted]: StageStartedPayload;
+  [RUN_EVENT.stageFinished]: StageFinishedPayload;
+  [RUN_EVENT.toolCallStarted]: ToolCallStartedPayload;
+  [RUN_EVENT.toolCallFinished]: ToolCallFinishedPayload;
+  [RUN_EVENT.questionAsked]: QuestionAskedPayload;
+  [RUN_EVENT.questionAnswered]: QuestionAnsweredPayload;
+  /** Nothing writes it today; the projection counts it. */
+  [RUN_EVENT.artifactSaved]: JsonObject;
+  [RUN_EVENT.pairStarted]: PairStartedPayload;
+  [RUN_EVENT.pairEnded]: PairEndedPayload;
+  [ENGINE_EVENT.childRunCreated]: ChildRunCreatedPayload;
+  [ENGINE_EVENT.cancelRequested]: CancelRequestedPayload;
+  [ENGINE_EVENT.interruptRequested]: EmptyPayload;
+  [ENGINE_EVENT.resumeRequested]: EmptyPayload;
+  [ENGINE_EVENT.messageSent]: MessageSentPayload;
+  [ENGINE_EVENT.signalSent]: SignalSentPayload;
+  /** Nothing writes it today. */
+  [ENGINE_EVENT.stageOutput]: JsonObject;
+  [AGENT_EVENT.agentStarted]: AgentStartedPayload;
+  [AGENT_EVENT.modelTurnFinished]: ModelTurnFinishedPayload;
+  [AGENT_EVENT.messageDelivered]: MessageDeliveredPayload;
+  [SAMPLING_EVENT.requested]: SamplingRequestedPayload;
+  [SAMPLING_EVENT.finished]: SamplingFinishedPayload;
+}
+
+export type EventType = keyof EventPayloads;
+
+/** The event types the constants above name; `event-types.test.ts` holds `EventPayloads` to the same set. */
+export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT];
 
 /** Every event type in the catalogue. */
 export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT].flatMap((catalogue) => Object.values(catalogue)));
