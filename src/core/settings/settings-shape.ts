@@ -86,7 +86,7 @@ function isTable(value: unknown): value is Record<string, unknown> {
 
 /** Returns one message per problem, each naming the dotted key. */
 export function checkShape(value: unknown, shape: Shape, key: string): string[] {
-  const wrongType = () => [`key '${key}' must be ${describeShape(shape)} (got ${describeValue(value)})`];
+  const wrongType = () => [`key '${key}' must be ${describeShape(shape)}, not ${describeValue(value)}`];
   switch (shape.kind) {
     case 'string':
       if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();

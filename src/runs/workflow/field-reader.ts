@@ -48,7 +48,7 @@ export class FieldReader {
   }
 
   #wrong(key: string, expected: string, fix: string): undefined {
-    this.problem(key, `'${key}' must be ${expected}, got ${describeValue(this.table[key])} — ${fix}`);
+    this.problem(key, `'${key}' must be ${expected}, not ${describeValue(this.table[key])} — ${fix}`);
     return undefined;
   }
 
@@ -103,7 +103,7 @@ export class FieldReader {
     if (value === undefined) return undefined;
     const ms = typeof value === 'string' || typeof value === 'number' ? parseDuration(value) : undefined;
     if (ms !== undefined) return ms;
-    this.problem(key, `'${key}' is not a duration: ${describeValue(value)} — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`);
+    this.problem(key, `'${key}' is not a duration: ${typeof value === 'string' ? JSON.stringify(value) : describeValue(value)} — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`);
     return undefined;
   }
 
@@ -133,7 +133,7 @@ export class FieldReader {
     if (!table) return undefined;
     const bad = Object.entries(table).find(([, value]) => typeof value !== 'string');
     if (bad) {
-      this.problem(key, `'${key}.${bad[0]}' must be a string, got ${describeValue(bad[1])} — quote the value`);
+      this.problem(key, `'${key}.${bad[0]}' must be a string, not ${describeValue(bad[1])} — quote the value`);
       return undefined;
     }
     return table as Record<string, string>;

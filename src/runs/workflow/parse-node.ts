@@ -134,7 +134,7 @@ export function parseNode(context: ParseContext, name: string, value: unknown, s
     report(context, path, `node name '${name}' is not allowed — use letters, digits, '_' and '-', starting with a letter or '_'`);
   }
   if (!isTable(value)) {
-    report(context, path, `node '${name}' must be a table, got ${describeValue(value)} — write [nodes.${name}] with kind = "…"`);
+    report(context, path, `node '${name}' must be a table, not ${describeValue(value)} — write [nodes.${name}] with kind = "…"`);
     return { graph: { name, kind: 'unknown', line, edges: [] } };
   }
   const rawKind = value.kind;

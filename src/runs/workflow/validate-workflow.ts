@@ -46,7 +46,7 @@ function nodesTable(context: ParseContext, data: Record<string, unknown>): Recor
     return {};
   }
   if (!isTable(nodes)) {
-    report(context, ['nodes'], `'nodes' must be a table, got ${describeValue(nodes)} — write [nodes.<name>] tables`);
+    report(context, ['nodes'], `'nodes' must be a table, not ${describeValue(nodes)} — write [nodes.<name>] tables`);
     return {};
   }
   return nodes;
