@@ -6,7 +6,7 @@
 import { describeValue } from '../../core/config-text/describe-value.js';
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
-import type { KeyPath, LineMap } from './line-map.js';
+import type { KeyPath, LineMap } from '../../core/config-text/line-map.js';
 import type { WorkflowProblem } from './types.js';
 
 export interface ParseContext {

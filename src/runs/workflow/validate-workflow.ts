@@ -9,7 +9,7 @@ import { parseToml } from '../../core/settings/toml-file.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
 import { FieldReader, isTable, report, type ParseContext } from './field-reader.js';
 import { checkGraph, type GraphNode } from './graph-checks.js';
-import { buildLineMap } from './line-map.js';
+import { buildLineMap } from '../../core/config-text/line-map.js';
 import { parseInputs, parseRunSection, parseWorkflowSection } from './parse-header.js';
 import { parseNode } from './parse-node.js';
 import type { Workflow, WorkflowNode, WorkflowProblem } from './types.js';

@@ -4,7 +4,7 @@
  * (dotted keys included); multi-line strings and multi-line arrays/inline tables are
  * skipped over. Lookups fall back to the closest recorded parent key.
  */
-import { readDottedKey } from '../../core/config-text/toml-key.js';
+import { readDottedKey } from './toml-key.js';
 
 export type KeyPath = readonly (string | number)[];
 

@@ -3,7 +3,7 @@
  * comments and multi-line arrays, so one table's lines can be removed while every other
  * byte of the file stays as it was.
  */
-import { readDottedKey } from '../../core/config-text/toml-key.js';
+import { readDottedKey } from './toml-key.js';
 
 export interface TomlHeader {
   /** Dotted key segments, unquoted; `undefined` when the header could not be read. */
