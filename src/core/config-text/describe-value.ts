@@ -7,6 +7,11 @@
 
 export type ConfigFormat = 'json' | 'toml';
 
+/** A TOML table as the parser returns it: an object that is neither an array nor a date. */
+export function isTable(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+}
+
 /** Longest string shown whole; longer ones are clipped with `…`. */
 const SHOWN_STRING_LENGTH = 40;
 

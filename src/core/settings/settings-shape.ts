@@ -3,7 +3,7 @@
  * into an error naming the file, the dotted key and the expected type. Tables marked
  * `opaque` belong to another layer, which validates them itself (e.g. `mcp.servers`).
  */
-import { describeValue } from '../config-text/describe-value.js';
+import { describeValue, isTable } from '../config-text/describe-value.js';
 import { parseDuration } from '../duration.js';
 
 export type Shape =
@@ -78,10 +78,6 @@ function describeShape(shape: Shape): string {
       return String(unreachable);
     }
   }
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }
 
 /** Returns one message per problem, each naming the dotted key. */

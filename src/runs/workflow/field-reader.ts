@@ -3,7 +3,7 @@
  * value's type, records a problem at the key's line when it is wrong, and returns
  * undefined so validation can carry on and report everything at once.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
 import type { KeyPath, LineMap } from '../../core/config-text/line-map.js';
@@ -17,10 +17,6 @@ export interface ParseContext {
 
 export function report(context: ParseContext, path: KeyPath, message: string): void {
   context.problems.push({ file: context.file, line: context.lines.lineOf(path), message });
-}
-
-export function isTable(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }
 
 /** Drops keys whose value is undefined, so parsed objects carry only what was written. */

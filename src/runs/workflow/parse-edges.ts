@@ -3,10 +3,10 @@
  * tables `{ to, when, weight }`. Conditions are compiled and their references checked;
  * targets must be nodes.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { compileCondition } from './condition.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
-import { FieldReader, isTable } from './field-reader.js';
+import { FieldReader } from './field-reader.js';
 import { checkReference, type ReferenceScope } from './references.js';
 import type { Edge } from './types.js';
 

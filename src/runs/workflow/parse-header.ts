@@ -3,9 +3,9 @@
  * `[run]` defaults (goal, labels, auto_approve, model, approval, opaque `[run.agent]` with
  * its `mcps`) and `[inputs.<name>]` declarations.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
-import { defined, FieldReader, isTable, report, type ParseContext } from './field-reader.js';
+import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;

@@ -3,12 +3,12 @@
  * required. Also returns the node's graph view (name, kind, edges, fan-out) even when the
  * node is broken, so graph checks still run and every problem is reported in one pass.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkTemplates } from './check-templates.js';
 import { closest, suggestion } from '../../core/config-text/did-you-mean.js';
-import { defined, FieldReader, isTable, report, type ParseContext } from './field-reader.js';
+import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import type { GraphNode } from './graph-checks.js';
 import { parseEdges } from './parse-edges.js';
 import { parseLlmNode } from './parse-llm-node.js';

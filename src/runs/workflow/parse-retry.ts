@@ -2,8 +2,8 @@
  * A node's `retry`: either a number of attempts (`retry = 3`) or a table
  * `{ attempts, backoff = "1s", factor = 2.0, max_backoff }`.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
-import { FieldReader, isTable } from './field-reader.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
+import { FieldReader } from './field-reader.js';
 import type { RetryPolicy } from './types.js';
 
 const RETRY_FIELDS = ['attempts', 'backoff', 'factor', 'max_backoff'] as const;
