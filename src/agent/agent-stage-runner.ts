@@ -5,8 +5,7 @@
  * A configuration problem (no model, unknown provider, missing key) fails the stage
  * with the message that says how to fix it.
  */
-import { RUN_EVENT } from '../runs/model/event-types.js';
-import { PAIR_END_REASON } from '../runs/model/run-event.js';
+import { RUN_EVENT, PAIR_END_REASON } from '../runs/model/event-types.js';
 import picomatch from 'picomatch';
 import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';

@@ -6,8 +6,8 @@
  * model's `callId` and the `turn`. Long texts are clipped; tool outputs over budget are
  * artifacts already.
  */
-import { AGENT_EVENT } from '../runs/model/event-types.js';
-import type { JsonObject, JsonValue } from '../runs/model/json.js';
+import { AGENT_EVENT, type AgentStartedPayload, type MessageDeliveredPayload, type ModelTurnFinishedPayload, type TokenUsagePayload, type ToolCallFinishedPayload, type ToolCallStartedPayload } from '../runs/model/event-types.js';
+import type { JsonValue } from '../runs/model/json.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCallOutcome } from '../tools/tool-executor.js';
 import { resultText } from '../tools/tool.js';
@@ -28,11 +28,11 @@ export function clipJson(value: unknown): JsonValue {
   return text.length > MAX_EVENT_TEXT ? clip(text) : (JSON.parse(text) as JsonValue);
 }
 
-function usagePayload(usage: ModelUsage): JsonObject {
+function usagePayload(usage: ModelUsage): TokenUsagePayload {
   return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens };
 }
 
-export function agentStartedEvent(payload: { kind: string; provider: string; model: string; tools: string[]; droppedTools: string[]; maxTurns: number; maxTokens: number | null }): NewRunEvent {
+export function agentStartedEvent(payload: AgentStartedPayload): NewRunEvent {
   return { type: AGENT_EVENT.agentStarted, payload };
 }
 
@@ -52,16 +52,16 @@ export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonl
       toolCalls: calls.map((call) => ({ callId: call.callId, tool: call.tool, arguments: clipJson(call.arguments) })),
       usage: usagePayload(response.usage),
       finishReason: response.finishReason,
-    },
+    } satisfies ModelTurnFinishedPayload,
   };
 }
 
 export function toolCallStartedEvent(turn: number, call: TurnCall): NewRunEvent {
-  return { type: AGENT_EVENT.toolCallStarted, payload: { tool: call.tool, arguments: clipJson(call.arguments), callId: call.callId, turn } };
+  return { type: AGENT_EVENT.toolCallStarted, payload: { tool: call.tool, arguments: clipJson(call.arguments), callId: call.callId, turn } satisfies ToolCallStartedPayload };
 }
 
 export function toolCallFinishedEvent(turn: number, call: TurnCall, outcome: ToolCallOutcome): NewRunEvent {
-  const payload: JsonObject = {
+  const payload: ToolCallFinishedPayload = {
     tool: call.tool,
     callId: call.callId,
     turn,
@@ -77,10 +77,10 @@ export function toolCallFinishedEvent(turn: number, call: TurnCall, outcome: Too
 }
 
 /** Images and audio in a result as a size note each: the log keeps no base64. */
-function mediaNotes(content: ToolCallOutcome['result']['content']): JsonObject[] {
+function mediaNotes(content: ToolCallOutcome['result']['content']): NonNullable<ToolCallFinishedPayload['media']> {
   return content.flatMap((part) => (part.type === 'image' || part.type === 'audio' ? [{ type: part.type, mimeType: part.mimeType, bytes: Math.floor((part.data.length * 3) / 4) }] : []));
 }
 
 export function messageDeliveredEvent(turn: number, message: { seq: number; text: string }): NewRunEvent {
-  return { type: AGENT_EVENT.messageDelivered, payload: { turn, messageSeq: message.seq, text: clip(message.text) } };
+  return { type: AGENT_EVENT.messageDelivered, payload: { turn, messageSeq: message.seq, text: clip(message.text) } satisfies MessageDeliveredPayload };
 }

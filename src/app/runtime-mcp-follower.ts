@@ -10,13 +10,9 @@ import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { McpServerConfig } from '../mcp/config/index.js';
 import type { McpHub } from '../mcp/hub/index.js';
+import { MCP_EVENT } from '../runs/model/event-types.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { McpServerEntry, RunStore } from '../runs/store/run-store.js';
-
-export const RUNTIME_MCP_EVENT = {
-  serverAdded: 'mcp-server-added',
-  serverRemoved: 'mcp-server-removed',
-} as const;
 
 export interface RuntimeMcpFollower {
   /** Resolves once the catalogue as it was at the start is connected. */
@@ -54,16 +50,16 @@ export function followRuntimeServers(params: FollowParams): RuntimeMcpFollower {
       if (wanted.get(name)?.updatedAt === applied.get(name)) continue;
       applied.delete(name);
       await hub.removeServer(name);
-      if (!wanted.has(name)) events.push({ type: RUNTIME_MCP_EVENT.serverRemoved, payload: { name } });
+      if (!wanted.has(name)) events.push({ type: MCP_EVENT.serverRemoved, payload: { name } });
     }
     for (const entry of entries) {
       if (applied.has(entry.name) || stopped) continue;
       applied.set(entry.name, entry.updatedAt);
       try {
         const status = await hub.addServer(params.resolve(entry));
-        events.push({ type: RUNTIME_MCP_EVENT.serverAdded, payload: { name: entry.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) } });
+        events.push({ type: MCP_EVENT.serverAdded, payload: { name: entry.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) } });
       } catch (error) {
-        events.push({ type: RUNTIME_MCP_EVENT.serverAdded, payload: { name: entry.name, status: 'failed', tools: 0, error: errorMessage(error) } });
+        events.push({ type: MCP_EVENT.serverAdded, payload: { name: entry.name, status: 'failed', tools: 0, error: errorMessage(error) } });
       }
     }
     // Servers the run started with are part of its toolbox from the beginning, not a change to it.

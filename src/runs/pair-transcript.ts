@@ -5,10 +5,10 @@
  * sessions, questions, and where stages and the run started and ended. Every entry keeps
  * the seq of its event, so a reader can ask for "everything after this" and miss nothing.
  */
-import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT } from './model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON } from './model/event-types.js';
 import { formatDuration } from '../core/duration.js';
 import type { JsonValue } from './model/json.js';
-import { PAIR_END_REASON, type RunEvent } from './model/run-event.js';
+import type { RunEvent } from './model/run-event.js';
 
 /** The event types a transcript shows, in the order a reader meets them. */
 export const TRANSCRIPT_EVENT_TYPES: readonly string[] = [

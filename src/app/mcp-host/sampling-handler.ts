@@ -16,8 +16,7 @@ import { sampleWithModel, samplingMessageText } from '../../agent/mcp-sampling.j
 import type { ModelClient } from '../../agent/model-client.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import type { SamplingHandler, SamplingRequest } from '../../mcp/hub/types.js';
-import { SAMPLING_EVENT } from '../../runs/model/event-types.js';
-import type { JsonObject } from '../../runs/model/json.js';
+import { SAMPLING_EVENT, type SamplingFinishedPayload, type SamplingRequestedPayload } from '../../runs/model/event-types.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
 import { clipText } from '../../core/clip-text.js';
@@ -71,8 +70,8 @@ export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
     }
     const client = await deps.model();
     if (decision.action === 'ask') await askPerson(request, client, deps);
-    const base: JsonObject = { server, provider: client.provider, model: client.modelId };
-    await record([{ type: SAMPLING_EVENT.requested, payload: { ...base, maxTokens: params.maxTokens, messages: params.messages.length, systemPrompt: params.systemPrompt !== undefined } }]);
+    const base = { server, provider: client.provider, model: client.modelId };
+    await record([{ type: SAMPLING_EVENT.requested, payload: { ...base, maxTokens: params.maxTokens, messages: params.messages.length, systemPrompt: params.systemPrompt !== undefined } satisfies SamplingRequestedPayload }]);
     const startedAt = performance.now();
     try {
       const { result, usage } = await sampleWithModel(client, params, signal);
@@ -80,13 +79,13 @@ export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
       await record([
         {
           type: SAMPLING_EVENT.finished,
-          payload: { ...base, usage: { ...usage }, stopReason: result.stopReason ?? null, durationMs: Math.round(performance.now() - startedAt), text: clipText(redactSecrets(text), EVENT_TEXT_LIMIT) },
+          payload: { ...base, usage: { ...usage }, stopReason: result.stopReason ?? null, durationMs: Math.round(performance.now() - startedAt), text: clipText(redactSecrets(text), EVENT_TEXT_LIMIT) } satisfies SamplingFinishedPayload,
         },
       ]);
       return result;
     } catch (error) {
       const message = redactSecrets(errorMessage(error));
-      await record([{ type: SAMPLING_EVENT.finished, payload: { ...base, error: message, durationMs: Math.round(performance.now() - startedAt) } }]);
+      await record([{ type: SAMPLING_EVENT.finished, payload: { ...base, error: message, durationMs: Math.round(performance.now() - startedAt) } satisfies SamplingFinishedPayload }]);
       throw new WeftError('MODEL_REQUEST_FAILED', `sampling for MCP server '${server}' failed: ${message}`, { cause: error });
     }
   };

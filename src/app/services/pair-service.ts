@@ -10,11 +10,11 @@
  * The service writes only events; it never talks to the runner, so it works from any
  * process that opens the store (the CLI, the MCP server).
  */
-import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, type PairEndReason } from '../../runs/model/event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../core/ids.js';
 import { MAX_PAIR_BY_LENGTH } from '../../runs/model/event-payloads.js';
-import { PAIR_END_REASON, STAGE_ID, type PairEndReason, type RunEvent } from '../../runs/model/run-event.js';
+import { STAGE_ID, type RunEvent } from '../../runs/model/run-event.js';
 import { pairStartRefusal } from '../../runs/model/project-run.js';
 import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';

@@ -3,7 +3,7 @@
  * into an error naming the file, the dotted key and the expected type. Tables marked
  * `opaque` belong to another layer, which validates them itself (e.g. `mcp.servers`).
  */
-import { describeValue } from '../config-text/describe-value.js';
+import { describeValue, isTable } from '../config-text/describe-value.js';
 import { parseDuration } from '../duration.js';
 
 export type Shape =
@@ -91,13 +91,9 @@ function describeShape(shape: Shape): string {
   }
 }
 
-function isTable(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
-}
-
 /** Returns one message per problem, each naming the dotted key. */
 export function checkShape(value: unknown, shape: Shape, key: string): string[] {
-  const wrongType = () => [`key '${key}' must be ${describeShape(shape)} (got ${describeValue(value)})`];
+  const wrongType = () => [`key '${key}' must be ${describeShape(shape)}, not ${describeValue(value)}`];
   switch (shape.kind) {
     case 'string':
       if (typeof value !== 'string' || (shape.values && !shape.values.includes(value)) || (shape.format && !shape.format.pattern.test(value))) return wrongType();

@@ -79,8 +79,8 @@ describe('loadSettings', () => {
     expect((await loadSettings({ storageDir, workspaceRoot })).webFetchAllowHosts).toEqual(['127.0.0.1', '*.corp.example', '[::1]', 'localhost']);
     await writeFile(file, '[tools.web_fetch]\nallow_hosts = ["http://localhost:8080", 7]\nallowed_hosts = []\n');
     expect((await failure()).message).toBe(
-      `${file}: key 'tools.web_fetch.allow_hosts[0]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path) (got string "http://localhost:8080"); ` +
-        `key 'tools.web_fetch.allow_hosts[1]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path) (got number 7); ` +
+      `${file}: key 'tools.web_fetch.allow_hosts[0]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path), not a string ("http://localhost:8080"); ` +
+        `key 'tools.web_fetch.allow_hosts[1]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path), not a number (7); ` +
         `unknown key 'tools.web_fetch.allowed_hosts' (known keys in [tools.web_fetch]: allow_hosts).`,
     );
   });
@@ -89,9 +89,9 @@ describe('loadSettings', () => {
     const file = join(workspaceRoot, '.weft/settings.toml');
     await writeFile(file, '[tools]\nshell_timeout = "soon"\noutput_limit_bytes = "big"\n[[approval.rules]]\npattern = "x"\naction = "maybe"\n');
     expect((await failure()).message).toBe(
-      `${file}: key 'tools.shell_timeout' must be a duration such as "500ms", "30s" or "2m" (got string "soon"); ` +
-        `key 'tools.output_limit_bytes' must be an integer ≥ 1024 (got string "big"); ` +
-        `key 'approval.rules[0].action' must be one of "allow", "deny", "ask" (got string "maybe").`,
+      `${file}: key 'tools.shell_timeout' must be a duration such as "500ms", "30s" or "2m", not a string ("soon"); ` +
+        `key 'tools.output_limit_bytes' must be an integer ≥ 1024, not a string ("big"); ` +
+        `key 'approval.rules[0].action' must be one of "allow", "deny", "ask", not a string ("maybe").`,
     );
   });
 
@@ -116,7 +116,7 @@ describe('loadSettings', () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[llm]\nprovder = "x"\n[llm.aliases]\nfast = 3\n');
     expect((await failure()).message).toBe(
-      `${file}: unknown key 'llm.provder' (known keys in [llm]: provider, model, base_url, api_key_env, max_retries, stream, aliases, providers); key 'llm.aliases.fast' must be a string (got number 3).`,
+      `${file}: unknown key 'llm.provder' (known keys in [llm]: provider, model, base_url, api_key_env, max_retries, stream, aliases, providers); key 'llm.aliases.fast' must be a string, not a number (3).`,
     );
   });
 

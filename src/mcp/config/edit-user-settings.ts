@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { fileContext, fileProblem, hasErrors, isPlainObject, problemsError, type FileContext, type McpConfigProblem } from './problems.js';
-import { removeTables } from './toml-text.js';
+import { removeTables } from '../../core/config-text/toml-text.js';
 import { checkServerName, validateServerEntry } from './validate-entry.js';
 import { readOptionalFile, writeFileAtomic } from './write-file.js';
 

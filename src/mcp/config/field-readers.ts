@@ -3,7 +3,7 @@
  * a problem naming the file, the server and the field (as the user spelled it) with an
  * example of the right shape, and returns `undefined`.
  */
-import { describeValueAs } from '../../core/config-text/describe-value.js';
+import { describeValue } from '../../core/config-text/describe-value.js';
 import { formatDuration, parseDuration } from '../../core/duration.js';
 import { ENV_NAME, exampleValue, type EntryField } from './entry-fields.js';
 import { example, fieldProblem, isPlainObject, type FileContext, type McpConfigProblem } from './problems.js';
@@ -37,7 +37,7 @@ export class FieldReader {
 
   wrongType(field: EntryField, expected: string, value: unknown, shownKey = this.key(field)): void {
     const sample = example(this.ctx.format, shownKey, exampleValue(field, this.ctx.format));
-    this.error(shownKey, `must be ${expected}, not ${describeValueAs(this.ctx.format, value)}`, `e.g. ${sample}`);
+    this.error(shownKey, `must be ${expected}, not ${describeValue(value, this.ctx.format)}`, `e.g. ${sample}`);
   }
 
   string(field: EntryField): string | undefined {
@@ -71,7 +71,7 @@ export class FieldReader {
       else {
         ok = false;
         const quoted = JSON.stringify(typeof item === 'object' ? '…' : String(item));
-        this.error(`${raw.key}[${index}]`, `must be a string, not ${describeValueAs(this.ctx.format, item)}`, `quote it: ${quoted}`);
+        this.error(`${raw.key}[${index}]`, `must be a string, not ${describeValue(item, this.ctx.format)}`, `quote it: ${quoted}`);
       }
     });
     return ok ? items : undefined;
@@ -93,7 +93,7 @@ export class FieldReader {
         ok = false;
         const quoted = typeof item === 'object' ? '"…"' : JSON.stringify(String(item));
         const fix = this.ctx.format === 'json' ? `${JSON.stringify(name)}: ${quoted}` : `${name} = ${quoted}`;
-        this.error(`${raw.key}.${name}`, `must be a string, not ${describeValueAs(this.ctx.format, item)}`, `quote it: ${fix}`);
+        this.error(`${raw.key}.${name}`, `must be a string, not ${describeValue(item, this.ctx.format)}`, `quote it: ${fix}`);
       }
     }
     return ok ? map : undefined;
@@ -120,7 +120,7 @@ export class FieldReader {
     const sample = example(this.ctx.format, raw.key, exampleValue(field, this.ctx.format));
     const ms = typeof raw.value === 'string' || typeof raw.value === 'number' ? parseDuration(raw.value) : undefined;
     if (ms === undefined) {
-      const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValueAs(this.ctx.format, raw.value);
+      const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValue(raw.value, this.ctx.format);
       this.error(raw.key, `is not a duration: ${shown}`, `use a number with a unit ("500ms", "10s", "2m", "1h"), e.g. ${sample}`);
       return undefined;
     }

@@ -6,7 +6,7 @@
  * keys in camelCase (`clientId`, `clientSecretEnv`, `clientMetadataUrl`). A secret itself
  * is refused: config files get committed, so they only ever name the variable.
  */
-import { describeValueAs } from '../../core/config-text/describe-value.js';
+import { describeValue } from '../../core/config-text/describe-value.js';
 import { ENV_NAME } from './entry-fields.js';
 import type { FieldReader } from './field-readers.js';
 import { collectKnownKeys } from './known-keys.js';
@@ -70,7 +70,7 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
     const path = `${field}.${key}`;
     written[target] = key;
     if (typeof value !== 'string' || value.trim() === '') {
-      const shown = typeof value === 'string' ? 'is empty' : `must be a string, not ${describeValueAs(ctx.format, value)}`;
+      const shown = typeof value === 'string' ? 'is empty' : `must be a string, not ${describeValue(value, ctx.format)}`;
       reader.error(path, shown, `e.g. ${example(ctx.format, key, SAMPLES[target])}`);
       continue;
     }

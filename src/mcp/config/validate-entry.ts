@@ -3,7 +3,7 @@
  * object): name, known fields, types, transport rules and defaults. Nothing is
  * interpolated here, so the same check serves loading and `weft mcp add` before writing.
  */
-import { describeValueAs } from '../../core/config-text/describe-value.js';
+import { describeValue } from '../../core/config-text/describe-value.js';
 import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, TYPE_VALUES, isEntryField, type EntryField } from './entry-fields.js';
 import { FieldReader, type RawField } from './field-readers.js';
 import { collectKnownKeys } from './known-keys.js';
@@ -77,7 +77,7 @@ function readType(ctx: FileContext, name: string, fields: Map<EntryField, RawFie
     return undefined;
   }
   if (typeof raw.value === 'string' && Object.hasOwn(TYPE_VALUES, raw.value)) return TYPE_VALUES[raw.value];
-  const text = typeof raw.value === 'string' ? `is ${JSON.stringify(raw.value)}, which is not a transport` : `must be a string, not ${describeValueAs(ctx.format, raw.value)}`;
+  const text = typeof raw.value === 'string' ? `is ${JSON.stringify(raw.value)}, which is not a transport` : `must be a string, not ${describeValue(raw.value, ctx.format)}`;
   problems.push(fieldProblem(ctx, name, raw.key, text, TYPE_HINT));
   return undefined;
 }
@@ -191,7 +191,7 @@ export function validateServerEntry(ctx: FileContext, name: string, raw: unknown
   if (!isPlainObject(raw)) {
     const shape = ctx.format === 'json' ? 'an object' : 'a table';
     const sample = ctx.format === 'json' ? `"${name}": ${renderValue('json', { command: 'npx', args: ['-y', 'some-mcp-server'] })}` : `[mcp.servers.${name}] with command = ["npx", "-y", "some-mcp-server"]`;
-    problems.push(serverProblem(ctx, name, `the entry must be ${shape}, not ${describeValueAs(ctx.format, raw)}`, `e.g. ${sample}`));
+    problems.push(serverProblem(ctx, name, `the entry must be ${shape}, not ${describeValue(raw, ctx.format)}`, `e.g. ${sample}`));
     return { problems };
   }
   const { fields, disabled } = collectFields(ctx, name, raw, problems);
@@ -213,7 +213,7 @@ export function validateServerEntry(ctx: FileContext, name: string, raw: unknown
   if (reader.has('max_tool_timeout')) reader.checkMaxToolTimeout(toolTimeoutMs, maxToolTimeoutMs);
   let enabled = reader.boolean('enabled') ?? true;
   if (disabled) {
-    if (typeof disabled.value !== 'boolean') reader.error(disabled.key, `must be true or false, not ${describeValueAs('json', disabled.value)}`, 'e.g. "disabled": true');
+    if (typeof disabled.value !== 'boolean') reader.error(disabled.key, `must be true or false, not ${describeValue(disabled.value, 'json')}`, 'e.g. "disabled": true');
     else if (reader.has('enabled')) reader.error(disabled.key, `duplicates '${reader.key('enabled')}'`, 'keep only one of them');
     else enabled = !disabled.value;
   }

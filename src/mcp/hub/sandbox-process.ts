@@ -5,14 +5,14 @@
  * reports, waited on until something listens on 127.0.0.1:<port>, and stopped with
  * SIGTERM to the group, then SIGKILL after the grace period.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { formatDuration } from '../../core/duration.js';
 import type { Logger } from '../../core/logger.js';
+import { reapGroup, spawnGroupChild, type StdioLaunch } from './group-child.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
 import { StartupProblem } from './startup-failure.js';
-import type { StdioLaunch } from './stdio-transport.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
 
 /** The local sandbox exposes a server's port on the loopback interface. */
@@ -80,31 +80,22 @@ export class SandboxProcess {
     child.stderr?.destroy();
   }
 
-  #spawn(): Promise<void> {
-    const { launch } = this.#options;
-    return new Promise((resolve, reject) => {
-      const child = spawn(launch.command, launch.args, {
-        cwd: launch.cwd,
-        env: launch.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: PROCESS_GROUPS,
-        windowsHide: true,
-      });
-      this.#child = child;
-      let spawned = false;
-      this.#exited = new Promise((done) => child.once('exit', () => done()));
-      this.#closed = new Promise((done) => child.once('close', () => done()));
-      child.once('spawn', () => {
-        spawned = true;
-        if (child.pid !== undefined) this.#options.watchdog?.watch(child.pid);
-        resolve();
-      });
-      child.on('error', (error) => {
-        if (!spawned) reject(error);
-        else this.#options.logger.debug(`MCP [${this.#options.server}] process error: ${error.message}`);
-      });
-      child.once('exit', (code, signal) => this.#onExit(child, code, signal));
-      this.#wireStreams(child);
+  async #spawn(): Promise<void> {
+    const { logger, server } = this.#options;
+    await spawnGroupChild({
+      ...this.#options,
+      stdin: 'ignore',
+      stderrTail: this.stderrTail,
+      onChild: (child) => {
+        this.#child = child;
+        this.#exited = new Promise((done) => child.once('exit', () => done()));
+        this.#closed = new Promise((done) => child.once('close', () => done()));
+        const stdout = new LineReader((line) => logger.debug(`MCP [${server}] stdout: ${line}`), { maxLineBytes: 1024 * 1024 });
+        child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+        child.stdout?.on('end', () => stdout.end());
+      },
+      onError: (error) => logger.debug(`MCP [${server}] process error: ${error.message}`),
+      onExit: (description, child) => this.#onExit(child, description),
     });
   }
 
@@ -128,34 +119,13 @@ export class SandboxProcess {
     }
   }
 
-  #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    this.#exit = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+  #onExit(child: ChildProcess, description: string): void {
+    this.#exit = description;
     const pid = child.pid;
     if (this.#stopping || pid === undefined) return;
     // Anything the server left behind in its group goes too.
-    void (async () => {
-      if (PROCESS_GROUPS && groupAlive(pid)) await terminateGroup(pid, this.#options.killGraceMs ?? 2000);
-      this.#options.watchdog?.unwatch(pid);
-    })();
+    void reapGroup(pid, this.#options.killGraceMs ?? 2000, this.#options.watchdog);
     this.onExit?.(this.#exit);
-  }
-
-  #wireStreams(child: ChildProcess): void {
-    const { logger, server } = this.#options;
-    const stdout = new LineReader((line) => logger.debug(`MCP [${server}] stdout: ${line}`), { maxLineBytes: 1024 * 1024 });
-    const stderr = new LineReader(
-      (line) => {
-        this.stderrTail.add(line);
-        logger.debug(`MCP [${server}] stderr: ${line}`);
-      },
-      { maxLineBytes: 1024 * 1024 },
-    );
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stdout?.on('end', () => stdout.end());
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stderr?.on('end', () => stderr.end());
-    child.stdout?.on('error', (error) => logger.debug(`MCP [${server}] stdout: ${error.message}`));
-    child.stderr?.on('error', (error) => logger.debug(`MCP [${server}] stderr stream: ${error.message}`));
   }
 }
 

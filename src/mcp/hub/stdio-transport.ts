@@ -5,21 +5,15 @@
  * is logged line by line and its tail kept for error reports, and shutdown escalates
  * from closing stdin to SIGTERM and SIGKILL of the whole group.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import { BatchedWriter } from './batched-writer.js';
+import { reapGroup, spawnGroupChild, type StdioLaunch } from './group-child.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
-
-export interface StdioLaunch {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-}
 
 export interface StdioTransportOptions {
   server: string;
@@ -65,32 +59,22 @@ export class StdioProcessTransport implements Transport {
     return this.#exit;
   }
 
-  start(): Promise<void> {
-    if (this.#child) return Promise.reject(new Error('The stdio transport was already started.'));
-    const { launch } = this.#options;
-    return new Promise((resolve, reject) => {
-      const child = spawn(launch.command, launch.args, {
-        cwd: launch.cwd,
-        env: launch.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: PROCESS_GROUPS,
-        windowsHide: true,
-      });
-      this.#child = child;
-      this.#writer = new BatchedWriter(child.stdin as NonNullable<ChildProcess['stdin']>);
-      child.once('spawn', () => {
-        this.#started = true;
-        if (child.pid !== undefined) this.#options.watchdog?.watch(child.pid);
-        resolve();
-      });
-      child.on('error', (error) => {
-        if (!this.#started) reject(error);
-        else this.onerror?.(error);
-      });
-      child.once('exit', (code, signal) => this.#onExit(child, code, signal));
-      child.once('close', () => this.#finish());
-      this.#wireStreams(child);
+  async start(): Promise<void> {
+    if (this.#child) throw new Error('The stdio transport was already started.');
+    await spawnGroupChild({
+      ...this.#options,
+      stdin: 'pipe',
+      stderrTail: this.stderrTail,
+      onChild: (child) => {
+        this.#child = child;
+        this.#writer = new BatchedWriter(child.stdin as NonNullable<ChildProcess['stdin']>);
+        child.once('close', () => this.#finish());
+        this.#wireStreams(child);
+      },
+      onError: (error) => this.onerror?.(error),
+      onExit: (description, child) => this.#onExit(child, description),
     });
+    this.#started = true;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -138,19 +122,8 @@ export class StdioProcessTransport implements Transport {
     });
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stdout?.on('end', () => stdout.end());
-    const stderr = new LineReader(
-      (line) => {
-        this.stderrTail.add(line);
-        logger.debug(`MCP [${server}] stderr: ${line}`);
-      },
-      { maxLineBytes: 1024 * 1024 },
-    );
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stderr?.on('end', () => stderr.end());
     // EPIPE when the server is gone; the exit handler reports that.
     child.stdin?.on('error', (error) => logger.debug(`MCP [${server}] stdin: ${error.message}`));
-    child.stdout?.on('error', (error) => logger.debug(`MCP [${server}] stdout: ${error.message}`));
-    child.stderr?.on('error', (error) => logger.debug(`MCP [${server}] stderr stream: ${error.message}`));
   }
 
   #onStdoutLine(line: string): void {
@@ -166,15 +139,13 @@ export class StdioProcessTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    this.#exit = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+  #onExit(child: ChildProcess, description: string): void {
+    this.#exit = description;
     const pid = child.pid;
     if (pid === undefined) return;
     // Children the server left in its group are ended too, unless close() is already on it.
-    void (async () => {
-      if (PROCESS_GROUPS && groupAlive(pid) && !this.#closing) await terminateGroup(pid, this.#options.killGraceMs ?? 2000);
-      this.#options.watchdog?.unwatch(pid);
-    })();
+    if (this.#closing) this.#options.watchdog?.unwatch(pid);
+    else void reapGroup(pid, this.#options.killGraceMs ?? 2000, this.#options.watchdog);
     // A grandchild holding stdout open must not keep the connection half-alive.
     setTimeout(() => {
       if (!this.#closed) {

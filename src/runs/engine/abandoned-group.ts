@@ -6,7 +6,7 @@
 import type { Logger } from '../../core/logger.js';
 import { groupAlive, terminateGroup } from '../../core/process-group.js';
 import { identityState } from '../../core/process-identity.js';
-import type { StageProcessStartedPayload } from './engine-events.js';
+import type { StageProcessStartedPayload } from '../model/event-types.js';
 
 /** SIGTERM, then SIGKILL after this long: the same grace a cancelled command gets. */
 const KILL_GRACE_MS = 1000;

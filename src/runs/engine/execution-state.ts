@@ -4,11 +4,10 @@
  * the latest outcome of every node, and the stages that failed the run. A runner that
  * picks up a run after a crash calls `replay` and carries on from there.
  */
-import { ENGINE_EVENT, RUN_EVENT } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import { type RunEvent } from '../model/run-event.js';
 import type { StageOutcome } from '../workflow/index.js';
-import { type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from './engine-events.js';
 
 export interface Token {
   node: string;

@@ -5,7 +5,7 @@
  * run — or stops when asked to cancel or interrupt. Every step is an event, written
  * before the run moves on, so another runner can pick up from the log alone.
  */
-import { ENGINE_EVENT, RUN_EVENT } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
 import type { JsonValue } from '../model/json.js';
@@ -13,7 +13,6 @@ import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStatus } from '../model/run-status.js';
 import { loadWorkflow, type StageOutcome, type Workflow, type WorkflowContext, type WorkflowNode } from '../workflow/index.js';
-import { type StageFinishedPayload, type StageStartedPayload, type StageStatus } from './engine-events.js';
 import { replay, stageId as makeStageId, type ExecutionState, type InflightStage, type Token } from './execution-state.js';
 import { dryRunNode, executeNode } from './node-executors.js';
 import { nextNodes, retryDelayMs } from './next-nodes.js';

@@ -2,14 +2,9 @@
  * Reads and checks the payloads of the events the projection depends on. Every problem is
  * a `RUN_INVALID_PARAMS` error that names the event type and the field.
  */
-import { RUN_EVENT } from './event-types.js';
-import { WeftError } from '../../core/errors.js';
-import { assertUlid } from '../../core/ids.js';
-import { describeType, isJsonObject, type JsonObject } from './json.js';
-import { QUESTION_KINDS, type QuestionKind } from './question.js';
 import {
   PAIR_END_REASONS,
-  STAGE_ID,
+  RUN_EVENT,
   type PairEndedPayload,
   type PairEndReason,
   type PairStartedPayload,
@@ -18,7 +13,12 @@ import {
   type RunCreatedPayload,
   type RunParentChangedPayload,
   type RunStatusChangedPayload,
-} from './run-event.js';
+} from './event-types.js';
+import { WeftError } from '../../core/errors.js';
+import { assertUlid } from '../../core/ids.js';
+import { describeType, isJsonObject, type JsonObject } from './json.js';
+import { QUESTION_KINDS, type QuestionKind } from './question.js';
+import { STAGE_ID } from './run-event.js';
 import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
 

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from './event-types.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { EVENT_TYPES, type CatalogueEventType, type EventType } from './event-types.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CATALOGUE = join(SRC, 'runs/model/event-types.ts');
@@ -48,6 +48,10 @@ describe('the event type catalogue', () => {
 
   it('holds the types every layer writes', () => {
     expect([...EVENT_TYPES]).toEqual(expect.arrayContaining(['run-created', 'stage-finished', 'child-run-created', 'model-turn-finished', 'sampling-finished']));
-    expect(EVENT_TYPES.size).toBe(26);
+    expect(EVENT_TYPES.size).toBe(29);
+  });
+
+  it('gives every event type a payload type and names no payload without a type (checked by tsc)', () => {
+    expectTypeOf<EventType>().toEqualTypeOf<CatalogueEventType>();
   });
 });

@@ -5,6 +5,9 @@
  * layers that write and read it, so no other module spells an event type out
  * (`event-types.test.ts` checks). Types are noun-verb kebab strings.
  */
+import type { JsonObject, JsonValue } from './json.js';
+import type { QuestionKind } from './question.js';
+import type { RunStatus } from './run-status.js';
 
 export const RUN_EVENT = {
   runCreated: 'run-created',
@@ -26,6 +29,71 @@ export const RUN_EVENT = {
 /** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
 export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
 
+export interface RunCreatedPayload {
+  workflow: string;
+  workflowPath: string;
+  goal: string;
+  inputs: JsonObject;
+  labels: Record<string, string>;
+  parentId?: string;
+  autoApprove: boolean;
+  dryRun: boolean;
+  model?: string;
+  cwd: string;
+  /** A keyed hash of the creator's environment (never the values); see `RunSpec.envFingerprint`. */
+  envFingerprint?: string;
+}
+
+/** `from` is optional on input: when given it must equal the current status (compare-and-set). */
+export interface RunStatusChangedPayload {
+  from?: RunStatus;
+  to: RunStatus;
+  reason?: string;
+}
+
+export interface RunParentChangedPayload {
+  parentId: string | null;
+}
+
+export interface QuestionAskedPayload {
+  questionId: string;
+  kind: QuestionKind;
+  prompt: string;
+  options?: string[];
+  /** A JSON Schema the answer must also satisfy (MCP elicitation forms). */
+  schema?: JsonObject;
+  /** Extra answers (strings) accepted besides what the kind takes, e.g. `decline`, `cancel`. */
+  alternatives?: string[];
+}
+
+export interface QuestionAnsweredPayload {
+  questionId: string;
+  answer: JsonValue;
+}
+
+/** A person or client opened a pair session with a running agent stage (the event's `stageId` is that stage too). */
+export interface PairStartedPayload {
+  /** ULID. */
+  sessionId: string;
+  stageId: string;
+  /** Who opened it, e.g. `cli (ana)` or `mcp`. */
+  by: string;
+}
+
+/**
+ * Why a pair session ended: `ended` on request; `stage-finished` when its stage ended
+ * (written by the agent runner as the stage ends; named after the event that ended it). The projection also closes a session
+ * when its stage finishes or the run ends without this event (a runner that died).
+ */
+export const PAIR_END_REASON = { ended: 'ended', stageFinished: RUN_EVENT.stageFinished } as const;
+export const PAIR_END_REASONS = [PAIR_END_REASON.ended, PAIR_END_REASON.stageFinished] as const;
+export type PairEndReason = (typeof PAIR_END_REASONS)[number];
+
+export interface PairEndedPayload {
+  sessionId: string;
+  reason: PairEndReason;
+}
+
 /** The events the engine writes beyond the store's own; replaying them tells a runner where a run stands. */
 export const ENGINE_EVENT = {
   stageStarted: RUN_EVENT.stageStarted,
@@ -40,6 +108,70 @@ export const ENGINE_EVENT = {
   stageProcessStarted: 'stage-process-started',
 } as const;
 
+/** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
+export type StageStatus = 'succeeded' | 'failed' | 'cancelled' | 'abandoned' | 'interrupted';
+
+export interface StageStartedPayload extends JsonObject {
+  node: string;
+  kind: string;
+  attempt: number;
+  /** The node whose edge led here. */
+  from: string | null;
+  /** Tokens this stage consumed: 1, or the number of branches a join waited for. */
+  consumed: number;
+}
+
+/**
+ * A `command` stage's process group, recorded before the command runs: a runner that takes
+ * the run over ends this group before it runs the stage again.
+ */
+export interface StageProcessStartedPayload extends JsonObject {
+  /** The group's id (its leader's pid). */
+  pgid: number;
+  host: string;
+  /** The leader's start time, so a reused pid is not taken for the group. */
+  start: string;
+}
+
+export interface StageFinishedPayload extends JsonObject {
+  node: string;
+  status: StageStatus;
+  durationMs: number;
+  output: JsonValue;
+  exitCode: number | null;
+  answer: JsonValue;
+  error: string | null;
+  /** Nodes the run goes on to (the chosen edge, or a parallel node's branches). */
+  next: string[];
+  /** True when the retry policy runs the node again. */
+  retrying: boolean;
+}
+
+export type ChildRunCreatedPayload = {
+  childId: string;
+  workflow: string;
+};
+
+/** Asks the run's runner to stop the run. */
+export type CancelRequestedPayload = {
+  reason?: string;
+};
+
+/** A message for the run's agent stage; `sessionId` when it came through a pair session. */
+export type MessageSentPayload = {
+  text: string;
+  sessionId?: string;
+};
+
+/** What a `wait` node waits for: a signal by name, with any JSON. */
+export type SignalSentPayload = {
+  name: string;
+  data: JsonValue;
+};
+
+/** Interrupt and resume requests carry nothing but their type. */
+export type EmptyPayload = Record<string, never>;
+
 /** What an agent stage writes so its transcript can be read back (see `agent/transcript-events.ts`). */
 export const AGENT_EVENT = {
   agentStarted: 'agent-started',
@@ -49,11 +181,148 @@ export const AGENT_EVENT = {
   messageDelivered: 'message-delivered',
 } as const;
 
+export type AgentStartedPayload = {
+  kind: string;
+  provider: string;
+  model: string;
+  tools: string[];
+  /** Tools the provider cannot take (their schemas), left out of the model's list. */
+  droppedTools: string[];
+  maxTurns: number;
+  maxTokens: number | null;
+};
+
+export type TokenUsagePayload = {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+};
+
+export type ModelTurnFinishedPayload = {
+  turn: number;
+  text: string;
+  toolCalls: { callId: string; tool: string; arguments: JsonValue }[];
+  usage: TokenUsagePayload;
+  finishReason: string;
+};
+
+/** A tool call of a `tool` stage, or of an agent stage (with the model's `callId` and the `turn`). */
+export type ToolCallStartedPayload = {
+  tool: string;
+  arguments: JsonValue;
+  callId?: string;
+  turn?: number;
+};
+
+export type ToolCallFinishedPayload = {
+  tool: string;
+  callId?: string;
+  turn?: number;
+  isError: boolean;
+  durationMs: number;
+  text: string;
+  artifactPath: string | null;
+  structuredContent?: JsonValue;
+  /** Images and audio as a size note each: the log keeps no base64. */
+  media?: { type: string; mimeType: string; bytes: number }[];
+};
+
+/** A message the agent stage passed on to its model. */
+export type MessageDeliveredPayload = {
+  turn: number;
+  /** The `seq` of the `message-sent` event. */
+  messageSeq: number;
+  text: string;
+};
+
 /** An MCP server's sampling request served by the run's model (see `app/mcp-host/sampling-handler.ts`). */
 export const SAMPLING_EVENT = {
   requested: 'sampling-requested',
   finished: 'sampling-finished',
 } as const;
 
+/** A run's toolbox followed the MCP server catalogue (runtime registration, spec §3.8). */
+export const MCP_EVENT = {
+  serverAdded: 'mcp-server-added',
+  serverRemoved: 'mcp-server-removed',
+} as const;
+
+type SamplingBase = {
+  server: string;
+  provider: string;
+  model: string;
+};
+
+export type SamplingRequestedPayload = SamplingBase & {
+  maxTokens: number;
+  /** How many messages the server sent. */
+  messages: number;
+  systemPrompt: boolean;
+};
+
+/** Either the answer (`usage`, `stopReason`, clipped `text`) or the `error`. */
+export type SamplingFinishedPayload = SamplingBase & {
+  durationMs: number;
+  usage?: TokenUsagePayload;
+  stopReason?: string | null;
+  text?: string;
+  error?: string;
+};
+
+/** A server added to a running run's toolbox: how its connection went. */
+export type McpServerAddedPayload = {
+  name: string;
+  status: string;
+  tools: number;
+  error?: string;
+};
+
+export type McpServerRemovedPayload = {
+  name: string;
+};
+
+/**
+ * Every event type weft writes and the payload it carries. Readers cast `event.payload` to
+ * `EventPayloads[typeof event.type]`; writers type theirs with it.
+ */
+export interface EventPayloads {
+  [RUN_EVENT.runCreated]: RunCreatedPayload;
+  [RUN_EVENT.runStatusChanged]: RunStatusChangedPayload;
+  [RUN_EVENT.runArchived]: EmptyPayload;
+  [RUN_EVENT.runUnarchived]: EmptyPayload;
+  [RUN_EVENT.runParentChanged]: RunParentChangedPayload;
+  [RUN_EVENT.stageStarted]: StageStartedPayload;
+  [RUN_EVENT.stageFinished]: StageFinishedPayload;
+  [RUN_EVENT.toolCallStarted]: ToolCallStartedPayload;
+  [RUN_EVENT.toolCallFinished]: ToolCallFinishedPayload;
+  [RUN_EVENT.questionAsked]: QuestionAskedPayload;
+  [RUN_EVENT.questionAnswered]: QuestionAnsweredPayload;
+  /** Nothing writes it today; the projection counts it. */
+  [RUN_EVENT.artifactSaved]: JsonObject;
+  [RUN_EVENT.pairStarted]: PairStartedPayload;
+  [RUN_EVENT.pairEnded]: PairEndedPayload;
+  [ENGINE_EVENT.childRunCreated]: ChildRunCreatedPayload;
+  [ENGINE_EVENT.cancelRequested]: CancelRequestedPayload;
+  [ENGINE_EVENT.interruptRequested]: EmptyPayload;
+  [ENGINE_EVENT.resumeRequested]: EmptyPayload;
+  [ENGINE_EVENT.messageSent]: MessageSentPayload;
+  [ENGINE_EVENT.signalSent]: SignalSentPayload;
+  /** Nothing writes it today. */
+  [ENGINE_EVENT.stageOutput]: JsonObject;
+  [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
+  [AGENT_EVENT.agentStarted]: AgentStartedPayload;
+  [AGENT_EVENT.modelTurnFinished]: ModelTurnFinishedPayload;
+  [AGENT_EVENT.messageDelivered]: MessageDeliveredPayload;
+  [SAMPLING_EVENT.requested]: SamplingRequestedPayload;
+  [SAMPLING_EVENT.finished]: SamplingFinishedPayload;
+  [MCP_EVENT.serverAdded]: McpServerAddedPayload;
+  [MCP_EVENT.serverRemoved]: McpServerRemovedPayload;
+}
+
+export type EventType = keyof EventPayloads;
+
+/** The event types the constants above name; `event-types.test.ts` holds `EventPayloads` to the same set. */
+export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT] | (typeof MCP_EVENT)[keyof typeof MCP_EVENT];
+
 /** Every event type in the catalogue. */
-export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT].flatMap((catalogue) => Object.values(catalogue)));
+export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT].flatMap((catalogue) => Object.values(catalogue)));

@@ -5,7 +5,8 @@
 import { WeftError } from '../../core/errors.js';
 import { checkAgainstSchema } from '../../core/json-schema.js';
 import type { JsonObject, JsonValue } from './json.js';
-import type { QuestionAnsweredPayload, QuestionAskedPayload, RunEvent } from './run-event.js';
+import type { QuestionAnsweredPayload, QuestionAskedPayload } from './event-types.js';
+import type { RunEvent } from './run-event.js';
 
 export type QuestionKind = 'yes_no' | 'choice' | 'multi_select' | 'freeform' | 'confirmation';
 

@@ -3,7 +3,7 @@
  * at their key's line, prompt files at the line of the reference inside the prompt file.
  */
 import type { FieldReader } from './field-reader.js';
-import type { KeyPath } from './line-map.js';
+import type { KeyPath } from '../../core/config-text/line-map.js';
 import { checkReference, type ReferenceScope } from './references.js';
 import { scanTemplate, stringsIn } from './template.js';
 import type { WorkflowProblem } from './types.js';

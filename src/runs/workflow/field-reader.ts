@@ -3,10 +3,10 @@
  * value's type, records a problem at the key's line when it is wrong, and returns
  * undefined so validation can carry on and report everything at once.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
-import type { KeyPath, LineMap } from './line-map.js';
+import type { KeyPath, LineMap } from '../../core/config-text/line-map.js';
 import type { WorkflowProblem } from './types.js';
 
 export interface ParseContext {
@@ -17,10 +17,6 @@ export interface ParseContext {
 
 export function report(context: ParseContext, path: KeyPath, message: string): void {
   context.problems.push({ file: context.file, line: context.lines.lineOf(path), message });
-}
-
-export function isTable(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }
 
 /** Drops keys whose value is undefined, so parsed objects carry only what was written. */
@@ -48,7 +44,7 @@ export class FieldReader {
   }
 
   #wrong(key: string, expected: string, fix: string): undefined {
-    this.problem(key, `'${key}' must be ${expected}, got ${describeValue(this.table[key])} — ${fix}`);
+    this.problem(key, `'${key}' must be ${expected}, not ${describeValue(this.table[key])} — ${fix}`);
     return undefined;
   }
 
@@ -103,7 +99,7 @@ export class FieldReader {
     if (value === undefined) return undefined;
     const ms = typeof value === 'string' || typeof value === 'number' ? parseDuration(value) : undefined;
     if (ms !== undefined) return ms;
-    this.problem(key, `'${key}' is not a duration: ${describeValue(value)} — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`);
+    this.problem(key, `'${key}' is not a duration: ${typeof value === 'string' ? JSON.stringify(value) : describeValue(value)} — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`);
     return undefined;
   }
 
@@ -133,7 +129,7 @@ export class FieldReader {
     if (!table) return undefined;
     const bad = Object.entries(table).find(([, value]) => typeof value !== 'string');
     if (bad) {
-      this.problem(key, `'${key}.${bad[0]}' must be a string, got ${describeValue(bad[1])} — quote the value`);
+      this.problem(key, `'${key}.${bad[0]}' must be a string, not ${describeValue(bad[1])} — quote the value`);
       return undefined;
     }
     return table as Record<string, string>;

@@ -3,10 +3,10 @@
  * tables `{ to, when, weight }`. Conditions are compiled and their references checked;
  * targets must be nodes.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { compileCondition } from './condition.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
-import { FieldReader, isTable } from './field-reader.js';
+import { FieldReader } from './field-reader.js';
 import { checkReference, type ReferenceScope } from './references.js';
 import type { Edge } from './types.js';
 
@@ -20,7 +20,7 @@ function checkTarget(reader: FieldReader, key: string | number | undefined, to: 
 
 function parseEdge(node: FieldReader, index: number, value: unknown, scope: ReferenceScope): Edge | undefined {
   if (!isTable(value)) {
-    node.problem('edges', `edges[${index}] must be a table, got ${describeValue(value)} — write [[nodes.<name>.edges]] with to = "…"`);
+    node.problem('edges', `edges[${index}] must be a table, not ${describeValue(value)} — write [[nodes.<name>.edges]] with to = "…"`);
     return undefined;
   }
   const edge = new FieldReader(node.context, value, [...node.path, 'edges', index], node.subject);
@@ -32,7 +32,7 @@ function parseEdge(node: FieldReader, index: number, value: unknown, scope: Refe
   let weight = 0;
   if (value.weight !== undefined) {
     if (typeof value.weight === 'number' && Number.isFinite(value.weight)) weight = value.weight;
-    else edge.problem('weight', `'weight' must be a number, got ${describeValue(value.weight)} — write e.g. weight = 10`);
+    else edge.problem('weight', `'weight' must be a number, not ${describeValue(value.weight)} — write e.g. weight = 10`);
   }
   const source = edge.string('when');
   if (source === undefined) return to === undefined || edge.has('when') ? undefined : { to, weight, line };
@@ -70,7 +70,7 @@ export function parseEdges(node: FieldReader, kind: string, scope: ReferenceScop
   }
   if (edges !== undefined) {
     if (!Array.isArray(edges)) {
-      node.problem('edges', `'edges' must be an array of tables, got ${describeValue(edges)} — write [[nodes.<name>.edges]] tables`);
+      node.problem('edges', `'edges' must be an array of tables, not ${describeValue(edges)} — write [[nodes.<name>.edges]] tables`);
     } else {
       edges.forEach((value, index) => {
         const edge = parseEdge(node, index, value, scope);

@@ -3,9 +3,9 @@
  * `[run]` defaults (goal, labels, auto_approve, model, approval, opaque `[run.agent]` with
  * its `mcps`) and `[inputs.<name>]` declarations.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
-import { defined, FieldReader, isTable, report, type ParseContext } from './field-reader.js';
+import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
@@ -18,7 +18,7 @@ function section(context: ParseContext, data: Record<string, unknown>, key: stri
   const value = data[key];
   if (value === undefined) return {};
   if (isTable(value)) return value;
-  report(context, [key], `'${key}' must be a table, got ${describeValue(value)} — write a [${key}] table`);
+  report(context, [key], `'${key}' must be a table, not ${describeValue(value)} — write a [${key}] table`);
   return {};
 }
 
@@ -35,13 +35,13 @@ function parseApproval(run: FieldReader): ApprovalRuleSpec[] {
   const value = run.table.approval;
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    run.problem('approval', `'approval' must be an array of { pattern, action } tables, got ${describeValue(value)} — write approval = [{ pattern = "mcp__*", action = "allow" }]`);
+    run.problem('approval', `'approval' must be an array of { pattern, action } tables, not ${describeValue(value)} — write approval = [{ pattern = "mcp__*", action = "allow" }]`);
     return [];
   }
   const rules: ApprovalRuleSpec[] = [];
   value.forEach((item, index) => {
     if (!isTable(item)) {
-      run.problem('approval', `approval[${index}] must be a table, got ${describeValue(item)} — write { pattern = "…", action = "allow" }`);
+      run.problem('approval', `approval[${index}] must be a table, not ${describeValue(item)} — write { pattern = "…", action = "allow" }`);
       return;
     }
     const rule = new FieldReader(run.context, item, ['run', 'approval', index], `[run] approval[${index}]`);
@@ -59,14 +59,14 @@ function parseMcps(run: FieldReader, agent: Record<string, unknown>): RunDefault
   if (mcps === undefined) return undefined;
   const path = ['run', 'agent', 'mcps'];
   if (!isTable(mcps)) {
-    report(run.context, path, `[run] 'agent.mcps' must be a table of servers, got ${describeValue(mcps)} — write [run.agent.mcps.<name>] tables`);
+    report(run.context, path, `[run] 'agent.mcps' must be a table of servers, not ${describeValue(mcps)} — write [run.agent.mcps.<name>] tables`);
     return undefined;
   }
   const servers: Record<string, Record<string, unknown>> = {};
   const lines: Record<string, number> = {};
   for (const [name, server] of Object.entries(mcps)) {
     if (!isTable(server)) {
-      report(run.context, [...path, name], `[run] MCP server '${name}' must be a table, got ${describeValue(server)} — write [run.agent.mcps.${name}] with its settings`);
+      report(run.context, [...path, name], `[run] MCP server '${name}' must be a table, not ${describeValue(server)} — write [run.agent.mcps.${name}] with its settings`);
       continue;
     }
     servers[name] = server;
@@ -116,7 +116,7 @@ function parseInput(context: ParseContext, name: string, value: unknown): InputS
   const line = context.lines.lineOf(path);
   if (!INPUT_NAME.test(name)) report(context, path, `input name '${name}' is not allowed — use letters, digits, '_' and '-', starting with a letter or '_'`);
   if (!isTable(value)) {
-    report(context, path, `input '${name}' must be a table, got ${describeValue(value)} — write [inputs.${name}] with description, default or required`);
+    report(context, path, `input '${name}' must be a table, not ${describeValue(value)} — write [inputs.${name}] with description, default or required`);
     return undefined;
   }
   const input = new FieldReader(context, value, path, `input '${name}'`);
@@ -126,7 +126,7 @@ function parseInput(context: ParseContext, name: string, value: unknown): InputS
   const type = input.oneOf('type', INPUT_TYPES);
   if (required && value.default !== undefined) input.problem('default', `is required and has a default — remove the default or required = true`);
   if (type !== undefined && value.default !== undefined && !matchesType(value.default, type)) {
-    input.problem('default', `default ${describeValue(value.default)} is not of type ${type} — change the default or the type`);
+    input.problem('default', `'default' must be of type ${type}, not ${describeValue(value.default)} — change the default or the type`);
   }
   return {
     name,

@@ -3,12 +3,12 @@
  * required. Also returns the node's graph view (name, kind, edges, fan-out) even when the
  * node is broken, so graph checks still run and every problem is reported in one pass.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkTemplates } from './check-templates.js';
 import { closest, suggestion } from '../../core/config-text/did-you-mean.js';
-import { defined, FieldReader, isTable, report, type ParseContext } from './field-reader.js';
+import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import type { GraphNode } from './graph-checks.js';
 import { parseEdges } from './parse-edges.js';
 import { parseLlmNode } from './parse-llm-node.js';
@@ -134,7 +134,7 @@ export function parseNode(context: ParseContext, name: string, value: unknown, s
     report(context, path, `node name '${name}' is not allowed — use letters, digits, '_' and '-', starting with a letter or '_'`);
   }
   if (!isTable(value)) {
-    report(context, path, `node '${name}' must be a table, got ${describeValue(value)} — write [nodes.${name}] with kind = "…"`);
+    report(context, path, `node '${name}' must be a table, not ${describeValue(value)} — write [nodes.${name}] with kind = "…"`);
     return { graph: { name, kind: 'unknown', line, edges: [] } };
   }
   const rawKind = value.kind;

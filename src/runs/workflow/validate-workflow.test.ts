@@ -42,7 +42,7 @@ describe('validateWorkflowText: broken fixtures', () => {
       "edges.toml:19: node 'start' (command): condition 'stages.strat.output == 'x' && inputs.topic': unknown node 'strat' in stages.strat — did you mean 'start'?",
       "edges.toml:19: node 'start' (command): condition 'stages.strat.output == 'x' && inputs.topic': input 'topic' is not declared — declare it in [inputs.topic]",
       "edges.toml:23: node 'start' (command): invalid condition 'len(output) > 0': function calls are not allowed — fix the expression; conditions use status, exit_code, output, answer, inputs.<name>, stages.<node>.<field> with == != < <= > >= in && || !",
-      "edges.toml:27: node 'start' (command): 'weight' must be a number, got string \"high\" — write e.g. weight = 10",
+      "edges.toml:27: node 'start' (command): 'weight' must be a number, not a string (\"high\") — write e.g. weight = 10",
       "edges.toml:28: node 'start' (command): unknown field 'whenn' — did you mean 'when'?",
       "edges.toml:30: node 'start' (command): more than one edge without 'when' (to 'done' and to 'done') — only the first is ever taken; add a condition or remove one",
     ]);
@@ -100,14 +100,14 @@ describe('validateWorkflowText: broken fixtures', () => {
   it('reports bad durations, retries, run defaults, inputs and wait nodes', () => {
     expect(problemsOf('values.toml')).toEqual([
       "values.toml:3: [workflow]: unknown field 'strat' — did you mean 'start'?",
-      "values.toml:6: [run]: 'auto_approve' must be true or false, got string \"yes\" — write auto_approve = true or auto_approve = false",
+      "values.toml:6: [run]: 'auto_approve' must be true or false, not a string (\"yes\") — write auto_approve = true or auto_approve = false",
       "values.toml:7: [run] approval[0]: 'action' must be one of allow, deny, ask, got \"permit\" — pick one of them",
       "values.toml:8: [run]: unknown field 'lables' — did you mean 'labels'?",
-      "values.toml:12: input 'count': default string \"three\" is not of type integer — change the default or the type",
-      "values.toml:17: node 'slow' (command): 'timeout' is not a duration: string \"soon\" — write e.g. \"500ms\", \"30s\", \"2m\", \"1h\" or a number of milliseconds",
-      "values.toml:18: node 'slow' (command) retry: 'attempts' must be an integer from 1 to 100, got number 0 — write e.g. attempts = 3",
-      "values.toml:18: node 'slow' (command) retry: 'backoff' is not a duration: string \"later\" — write e.g. \"500ms\", \"30s\", \"2m\", \"1h\" or a number of milliseconds",
-      "values.toml:18: node 'slow' (command) retry: 'factor' must be a number ≥ 1, got number 0.5 — write e.g. factor = 2",
+      "values.toml:12: input 'count': 'default' must be of type integer, not a string (\"three\") — change the default or the type",
+      "values.toml:17: node 'slow' (command): 'timeout' is not a duration: \"soon\" — write e.g. \"500ms\", \"30s\", \"2m\", \"1h\" or a number of milliseconds",
+      "values.toml:18: node 'slow' (command) retry: 'attempts' must be an integer from 1 to 100, not a number (0) — write e.g. attempts = 3",
+      "values.toml:18: node 'slow' (command) retry: 'backoff' is not a duration: \"later\" — write e.g. \"500ms\", \"30s\", \"2m\", \"1h\" or a number of milliseconds",
+      "values.toml:18: node 'slow' (command) retry: 'factor' must be a number ≥ 1, not a number (0.5) — write e.g. factor = 2",
       "values.toml:24: node 'again' (tool) retry: unknown field 'tries' — remove it; retry tables take: attempts, backoff, factor, max_backoff",
       "values.toml:24: node 'again' (tool) retry: missing required field 'attempts' — add attempts = 3",
       "values.toml:30: node 'nap' (wait): has both 'duration' and 'event' — a wait node sleeps or waits for an event, not both",
@@ -147,8 +147,8 @@ describe('validateWorkflowText: inline cases', () => {
       'timeout = "never"', // 11
     ].join('\n');
     expect(check(text)).toEqual([
-      `7: node 'a' (command): 'env' must be a table, got an array — write env = { … } or a [nodes.a.env] table`,
-      `11: node 'a' (command): 'timeout' is not a duration: string "never" — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`,
+      `7: node 'a' (command): 'env' must be a table, not an array — write env = { … } or a [nodes.a.env] table`,
+      `11: node 'a' (command): 'timeout' is not a duration: "never" — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`,
     ]);
   });
 
@@ -206,7 +206,7 @@ describe('validateWorkflowText: inline cases', () => {
       `9: node 'other' is unreachable from the start node 'ask' — add an edge to it or remove it`,
       `13: node 'other' (branch): invalid condition 'answer === true': use '==' instead of '===' (== is already strict) — fix the expression; conditions use status, exit_code, output, answer, inputs.<name>, stages.<node>.<field> with == != < <= > >= in && || !`,
       `16: node 'other' (branch): invalid condition 'result == 1': unknown name 'result' (names: status, exit_code, output, answer, inputs, stages) — fix the expression; conditions use status, exit_code, output, answer, inputs.<name>, stages.<node>.<field> with == != < <= > >= in && || !`,
-      `19: node 'other' (branch): 'when' must be a string, got number 1 — write when = "…"`,
+      `19: node 'other' (branch): 'when' must be a string, not a number (1) — write when = "…"`,
     ]);
   });
 
@@ -223,9 +223,9 @@ describe('validateWorkflowText: inline cases', () => {
       'retry = 0', // 9
     ].join('\n');
     expect(check(text)).toEqual([
-      `2: [run] MCP server 'everything' must be a table, got string "npx server" — write [run.agent.mcps.everything] with its settings`,
+      `2: [run] MCP server 'everything' must be a table, not a string ("npx server") — write [run.agent.mcps.everything] with its settings`,
       `5: input 'topic': is required and has a default — remove the default or required = true`,
-      `9: node 'a' (command): 'retry' must be a number of attempts from 1 to 100 or a table, got number 0 — write e.g. retry = 3 or retry = { attempts = 3, backoff = "1s" }`,
+      `9: node 'a' (command): 'retry' must be a number of attempts from 1 to 100 or a table, not a number (0) — write e.g. retry = 3 or retry = { attempts = 3, backoff = "1s" }`,
     ]);
   });
 });

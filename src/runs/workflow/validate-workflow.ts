@@ -2,14 +2,14 @@
  * Workflow text → `Workflow` or the full list of problems. Runs every check in one pass
  * (TOML syntax aside, which stops everything) so a person fixes a file in one round.
  */
-import { describeValue } from '../../core/config-text/describe-value.js';
+import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { dirname, resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { parseToml } from '../../core/settings/toml-file.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
-import { FieldReader, isTable, report, type ParseContext } from './field-reader.js';
+import { FieldReader, report, type ParseContext } from './field-reader.js';
 import { checkGraph, type GraphNode } from './graph-checks.js';
-import { buildLineMap } from './line-map.js';
+import { buildLineMap } from '../../core/config-text/line-map.js';
 import { parseInputs, parseRunSection, parseWorkflowSection } from './parse-header.js';
 import { parseNode } from './parse-node.js';
 import type { Workflow, WorkflowNode, WorkflowProblem } from './types.js';
@@ -46,7 +46,7 @@ function nodesTable(context: ParseContext, data: Record<string, unknown>): Recor
     return {};
   }
   if (!isTable(nodes)) {
-    report(context, ['nodes'], `'nodes' must be a table, got ${describeValue(nodes)} — write [nodes.<name>] tables`);
+    report(context, ['nodes'], `'nodes' must be a table, not ${describeValue(nodes)} — write [nodes.<name>] tables`);
     return {};
   }
   return nodes;

@@ -63,7 +63,7 @@ describe('workflow parser fuzzing', () => {
     const text = '[nodes.a]\nkind = "command"\nrun = -inf\ntimeout = nan\n';
     expect(validateWorkflowText('/virtual/numbers.toml', text).problems.map((problem) => `${problem.line}: ${problem.message}`)).toEqual([
       '3: node \'a\' (command): \'run\' must be a string, got number -inf — write run = "…"',
-      '4: node \'a\' (command): \'timeout\' is not a duration: number nan — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds',
+      '4: node \'a\' (command): \'timeout\' is not a duration: a number (nan) — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds',
     ]);
   });
 

@@ -3,9 +3,9 @@
  * events` without `--json`. Events without a line of their own (internal bookkeeping)
  * return undefined.
  */
-import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
-import { PAIR_END_REASON, type RunEvent } from '../../runs/model/run-event.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
 
 function clip(value: unknown, max = 120): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);

@@ -5,10 +5,9 @@
  * abort signal), or by itself when the stage or the run finishes. On a terminal the input
  * line stays under the transcript; otherwise the output is plain lines.
  */
-import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, type PairEndReason } from '../../runs/model/event-types.js';
 import { createInterface, type Interface } from 'node:readline';
 import { WeftError } from '../../core/errors.js';
-import { PAIR_END_REASON, type PairEndReason } from '../../runs/model/run-event.js';
 import type { PairService } from '../../app/services/pair-service.js';
 import type { TranscriptEntry } from '../../runs/pair-transcript.js';
 import type { ChangeLatch } from '../../runs/store/change-latch.js';

@@ -3,7 +3,7 @@
  * dry-run inherited), let a runner execute it, and wait until it ends. A resumed stage
  * attaches to the child it had already created; cancelling the stage cancels the child.
  */
-import { ENGINE_EVENT } from '../../model/event-types.js';
+import { ENGINE_EVENT, type ChildRunCreatedPayload } from '../../model/event-types.js';
 import { isTerminal } from '../../model/run-status.js';
 import { requestCancel } from '../../run-cancel.js';
 import { resolveInputs } from '../../run-inputs.js';
@@ -29,7 +29,7 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
     ...(stage.run.envFingerprint === undefined ? {} : { envFingerprint: stage.run.envFingerprint }),
     initialStatus: 'queued',
   });
-  await stage.emit([{ type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } }]);
+  await stage.emit([{ type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } satisfies ChildRunCreatedPayload }]);
   return child.id;
 }
 

@@ -8,8 +8,7 @@ import { resolve } from 'node:path';
 import { formatDuration } from '../../../core/duration.js';
 import { runCommand } from '../../../tools/builtin/shell.js';
 import { renderTemplate, type CommandNode } from '../../workflow/index.js';
-import { ENGINE_EVENT } from '../../model/event-types.js';
-import { type StageProcessStartedPayload } from '../engine-events.js';
+import { ENGINE_EVENT, type StageProcessStartedPayload } from '../../model/event-types.js';
 import type { NodeExecutor } from '../stage-context.js';
 
 const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;

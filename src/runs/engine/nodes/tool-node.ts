@@ -3,7 +3,7 @@
  * (validation, approval, budget), no model. The structured result, else the text, is the
  * stage output.
  */
-import { RUN_EVENT } from '../../model/event-types.js';
+import { RUN_EVENT, type ToolCallFinishedPayload, type ToolCallStartedPayload } from '../../model/event-types.js';
 import { createFileReadTracker, resultText } from '../../../tools/tool.js';
 import type { JsonObject, JsonValue } from '../../model/json.js';
 import { resolveArgs, type ToolNode } from '../../workflow/index.js';
@@ -13,7 +13,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const { node, context } = stage;
   const args = resolveArgs(node.args, context) as JsonObject;
   const toolbox = await stage.services.toolbox();
-  await stage.emit([{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } }]);
+  await stage.emit([{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } satisfies ToolCallStartedPayload }]);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
     { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal },
@@ -23,7 +23,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   await stage.emit([
     {
       type: RUN_EVENT.toolCallFinished,
-      payload: { tool: node.tool, isError: outcome.result.isError, durationMs: Math.round(outcome.durationMs), text: text.slice(0, 64 * 1024), artifactPath: outcome.result.artifactPath ?? null },
+      payload: { tool: node.tool, isError: outcome.result.isError, durationMs: Math.round(outcome.durationMs), text: text.slice(0, 64 * 1024), artifactPath: outcome.result.artifactPath ?? null } satisfies ToolCallFinishedPayload,
     },
   ]);
   if (stage.signal.aborted) return { status: 'cancelled', output, error: 'Cancelled' };

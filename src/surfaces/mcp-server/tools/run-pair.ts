@@ -6,7 +6,8 @@
  * call on the run service's pairing; errors keep their stable codes.
  */
 import * as z from 'zod';
-import { PAIR_END_REASONS, STAGE_ID } from '../../../runs/model/run-event.js';
+import { PAIR_END_REASONS } from '../../../runs/model/event-types.js';
+import { STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../app/services/pair-service.js';
 import { failure } from '../error-codes.js';
 import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../../../app/run-view.js';

@@ -4,6 +4,7 @@
  * (dotted keys included); multi-line strings and multi-line arrays/inline tables are
  * skipped over. Lookups fall back to the closest recorded parent key.
  */
+import { readDottedKey } from './toml-key.js';
 
 export type KeyPath = readonly (string | number)[];
 
@@ -56,37 +57,6 @@ function scanValue(text: string, startInString?: '"""' | "'''"): ValueScan {
   return { depth };
 }
 
-/** Splits `a . "b.c" . d` into `['a', 'b.c', 'd']`; returns the parts and where the key ended. */
-function parseKey(text: string, start: number): { parts: string[]; end: number } | undefined {
-  const parts: string[] = [];
-  let i = start;
-  for (;;) {
-    while (text[i] === ' ' || text[i] === '\t') i++;
-    const char = text[i];
-    if (char === '"' || char === "'") {
-      let j = i + 1;
-      let value = '';
-      while (j < text.length && text[j] !== char) {
-        if (char === '"' && text[j] === '\\') {
-          value += text[j + 1] ?? '';
-          j += 2;
-        } else value += text[j++];
-      }
-      if (j >= text.length) return undefined;
-      parts.push(value);
-      i = j + 1;
-    } else {
-      const match = /^[A-Za-z0-9_-]+/.exec(text.slice(i));
-      if (!match) return undefined;
-      parts.push(match[0]);
-      i += match[0].length;
-    }
-    while (text[i] === ' ' || text[i] === '\t') i++;
-    if (text[i] !== '.') return { parts, end: i };
-    i++;
-  }
-}
-
 export function buildLineMap(text: string): LineMap {
   const lines = new Map<string, number>();
   const arrayIndex = new Map<string, number>();
@@ -120,7 +90,7 @@ export function buildLineMap(text: string): LineMap {
     }
     const line = raw.trimStart();
     if (line.startsWith('[[')) {
-      const key = parseKey(line, 2);
+      const key = readDottedKey(line, 2);
       if (!key) return;
       const prefix = resolve(key.parts.slice(0, -1));
       const arrayKey = keyOf([...prefix, key.parts.at(-1)!]);
@@ -131,13 +101,13 @@ export function buildLineMap(text: string): LineMap {
       return;
     }
     if (line.startsWith('[')) {
-      const key = parseKey(line, 1);
+      const key = readDottedKey(line, 1);
       if (!key) return;
       table = resolve(key.parts);
       record(table, lineNumber);
       return;
     }
-    const key = parseKey(line, 0);
+    const key = readDottedKey(line, 0);
     if (!key || line[key.end] !== '=') return;
     record([...table, ...key.parts], lineNumber);
     const scan = scanValue(line.slice(key.end + 1));

@@ -3,6 +3,7 @@
  * comments and multi-line arrays, so one table's lines can be removed while every other
  * byte of the file stays as it was.
  */
+import { readDottedKey } from './toml-key.js';
 
 export interface TomlHeader {
   /** Dotted key segments, unquoted; `undefined` when the header could not be read. */
@@ -40,46 +41,14 @@ function skipString(text: string, index: number): number {
   return i;
 }
 
-function decodeQuoted(raw: string): string {
-  if (raw.startsWith("'")) return raw.slice(1, -1);
-  try {
-    return JSON.parse(raw) as string;
-  } catch {
-    return raw.slice(1, -1);
-  }
-}
-
 /** Reads the dotted key of a header starting at `[`; returns the segments and the offset after `]`/`]]`. */
 function readHeader(text: string, index: number): { key: string[] | undefined; array: boolean; end: number } {
   const array = text[index + 1] === '[';
-  let i = index + (array ? 2 : 1);
-  const key: string[] = [];
-  const skipBlanks = (): void => {
-    while (text[i] === ' ' || text[i] === '\t') i++;
-  };
-  for (;;) {
-    skipBlanks();
-    const c = text[i];
-    if (c === '"' || c === "'") {
-      const end = skipString(text, i);
-      key.push(decodeQuoted(text.slice(i, end)));
-      i = end;
-    } else {
-      const match = /^[A-Za-z0-9_-]+/.exec(text.slice(i, i + 256));
-      if (!match) break;
-      key.push(match[0]);
-      i += match[0].length;
-    }
-    skipBlanks();
-    if (text[i] === '.') {
-      i++;
-      continue;
-    }
-    break;
-  }
+  const start = index + (array ? 2 : 1);
+  const key = readDottedKey(text, start);
   const close = array ? ']]' : ']';
-  if (!text.startsWith(close, i) || key.length === 0) return { key: undefined, array, end: i };
-  return { key, array, end: i + close.length };
+  if (!key || !text.startsWith(close, key.end)) return { key: undefined, array, end: key?.end ?? start };
+  return { key: key.parts, array, end: key.end + close.length };
 }
 
 /** Every table header of the file, in order. */
