@@ -163,3 +163,14 @@ export function checkParentLink(childId: string, parentId: string, parentOf: (id
 export function statusChangeEndsLease(before: RunStatus, after: RunStatus): boolean {
   return before !== after && (after === 'queued' || after === 'succeeded' || after === 'failed' || after === 'cancelled');
 }
+
+/**
+ * Fencing: refuses an append made under a lease that another runner has taken over.
+ * `holder` is the run's lease owner now (null when nobody holds it).
+ */
+export function checkFence(runId: string, holder: string | null | undefined, leaseOwner: string | undefined): void {
+  if (leaseOwner === undefined || holder === null || holder === undefined || holder === leaseOwner) return;
+  throw new WeftError('RUN_LEASE_LOST', `Run ${runId} is now leased by runner ${holder}; the lease of runner ${leaseOwner} was taken over, so its append was refused. That runner must stop working on this run.`, {
+    data: { runId, holder, leaseOwner },
+  });
+}

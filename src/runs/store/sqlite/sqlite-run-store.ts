@@ -17,8 +17,8 @@ import type { QuestionRecord } from '../../model/question.js';
 import { RESERVED_EVENT_TYPES, RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import type { AppendOptions, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
+import { checkFence, checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
@@ -117,9 +117,12 @@ export class SqliteRunStore implements RunStore {
     return rows.length > query.limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
   }
 
-  async appendEvents(id: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+  async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     runId(id);
-    return this.execute('append events', 'write', () => this.appendSync(id, events, false));
+    return this.execute('append events', 'write', () => {
+      if (options?.leaseOwner !== undefined) checkFence(id, this.stmt<{ lease_owner: string | null }>('SELECT lease_owner FROM runs WHERE id = ?').get(id)?.lease_owner, options.leaseOwner);
+      return this.appendSync(id, events, false);
+    });
   }
 
   async listEvents(id: string, options?: ListEventsOptions): Promise<RunEvent[]> {

@@ -1,0 +1,48 @@
+/**
+ * The store's way to the database: pooled queries as named prepared statements (parsed
+ * once per connection), refused once the store is closed, failures turned into
+ * `STORE_FAILED` naming the masked URL.
+ */
+import type pg from 'pg';
+import { pgStoreFailed, toPgStoreError } from './pg-errors.js';
+
+export class PgStatements {
+  readonly #pool: pg.Pool;
+  readonly #database: string;
+  readonly #names = new Map<string, string>();
+  #closed = false;
+
+  constructor(pool: pg.Pool, database: string) {
+    this.#pool = pool;
+    this.#database = database;
+  }
+
+  async rows<Row extends pg.QueryResultRow = pg.QueryResultRow>(action: string, sql: string, params: unknown[]): Promise<Row[]> {
+    return (await this.#run<Row>(action, sql, params)).rows;
+  }
+
+  /** Rows a write changed. */
+  async count(action: string, sql: string, params: unknown[]): Promise<number> {
+    return (await this.#run(action, sql, params)).rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  async #run<Row extends pg.QueryResultRow>(action: string, sql: string, params: unknown[]): Promise<pg.QueryResult<Row>> {
+    if (this.#closed) throw pgStoreFailed(this.#database, 'closed', `Could not ${action}: the run store is closed; open a new one.`);
+    let name = this.#names.get(sql);
+    if (name === undefined) {
+      name = `weft_${this.#names.size + 1}`;
+      this.#names.set(sql, name);
+    }
+    try {
+      return await this.#pool.query<Row>({ name, text: sql, values: params });
+    } catch (error) {
+      throw toPgStoreError(error, this.#database, action);
+    }
+  }
+}
