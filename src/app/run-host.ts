@@ -7,7 +7,8 @@
 import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
 import { RunService } from '../runs/run-service.js';
 import type { RunStore } from '../runs/store/run-store.js';
-import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
+import { loadSettings } from '../core/settings/settings.js';
+import { openStore } from './open-store.js';
 import { detachedRunnerLauncher } from './runner-launcher.js';
 import { resolveStorageDir } from './storage-dir.js';
 
@@ -34,7 +35,7 @@ export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost
   const env = options.env ?? process.env;
   const storageDir = resolveStorageDir(options.storageDir, env);
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
-  const store = await SqliteRunStore.open({ storageDir, logger });
+  const { store } = await openStore({ storageDir, env, settings: await loadSettings({ storageDir, workspaceRoot: process.cwd() }), logger });
   const runs = runServiceOver(store, storageDir, env);
   return { runs, storageDir, close: () => store.close() };
 }

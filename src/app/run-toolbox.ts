@@ -6,20 +6,27 @@
  * (`run-bridges.ts`); the one root they are offered is the run's directory.
  */
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { loadMcpServerConfigs } from '../mcp/config/index.js';
 import { McpHub } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
 import { ApprovalPolicy } from '../tools/approval-policy.js';
-import { fileArtifactSink } from '../tools/artifact-sink.js';
+import type { ArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
 import { runHubHandlers } from './run-bridges.js';
 import type { RunSettings } from './run-settings.js';
 
-export function runToolboxFactory(params: { storageDir: string; settings: RunSettings; env: Record<string, string | undefined>; logger: Logger; version: string }): RunToolboxFactory {
+export function runToolboxFactory(params: {
+  storageDir: string;
+  settings: RunSettings;
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  version: string;
+  /** Where the run's full tool outputs go (the shared database, or files in the storage dir). */
+  artifacts: (runId: string) => ArtifactSink;
+}): RunToolboxFactory {
   return async (run, workflow, askApproval, bridge) => {
     const settings = await params.settings(run);
     const registry = new ToolRegistry();
@@ -44,7 +51,7 @@ export function runToolboxFactory(params: { storageDir: string; settings: RunSet
       registry,
       policy,
       approvalMode,
-      artifacts: fileArtifactSink(join(params.storageDir, 'artifacts', run.id)),
+      artifacts: params.artifacts(run.id),
       logger,
       outputLimitBytes: settings.outputLimitBytes,
       askApproval,

@@ -94,10 +94,11 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     return new ToolService(await registry.get(), executor, await mcp.get(), workspaceRoot);
   });
 
-  const store = once(async () => {
-    const { SqliteRunStore } = await import('../runs/store/sqlite/sqlite-run-store.js');
-    return SqliteRunStore.open({ storageDir, logger });
+  const opened = once(async () => {
+    const { openStore } = await import('./open-store.js');
+    return openStore({ storageDir, env, settings, logger });
   });
+  const store = { get: async () => (await opened.get()).store, built: async () => (await opened.built())?.store };
 
   const runs = once(async () => {
     const { runServiceOver } = await import('./run-host.js');
@@ -126,13 +127,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         import('../core/ids.js'),
       ]);
       const runSettings = runSettingsReader(storageDir);
+      const { store: runStore, artifacts } = await opened.get();
       return new Worker({
-        store: await store.get(),
+        store: runStore,
         workerId: `${process.pid}-${newId()}`,
         logger,
         clock: Date.now,
         newId,
-        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version }),
+        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, artifacts }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
         agent: new ModelStageRunner({ llmSettings: async (run) => (await runSettings(run)).llm, env, logger }),
         leaseMs,

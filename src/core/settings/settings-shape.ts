@@ -6,7 +6,8 @@
 import { parseDuration } from '../duration.js';
 
 export type Shape =
-  | { kind: 'string'; values?: readonly string[] }
+  /** `pattern.secret`: the value may hold a password, so a problem never repeats it. */
+  | { kind: 'string'; values?: readonly string[]; pattern?: { test: RegExp; means: string; secret?: boolean } }
   | { kind: 'boolean' }
   | { kind: 'integer'; min?: number }
   | { kind: 'duration' }
@@ -37,6 +38,7 @@ export const SETTINGS_SHAPE: Shape = {
     },
     mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
+    store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
     llm: {
       kind: 'table',
       fields: {
@@ -59,6 +61,7 @@ export const SETTINGS_SHAPE: Shape = {
 function describeShape(shape: Shape): string {
   switch (shape.kind) {
     case 'string':
+      if (shape.pattern) return shape.pattern.means;
       return shape.values ? `one of ${shape.values.map((v) => `"${v}"`).join(', ')}` : 'a string';
     case 'boolean':
       return 'true or false';
@@ -94,6 +97,9 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
   const wrongType = () => [`key '${key}' must be ${describeShape(shape)} (got ${describeValue(value)})`];
   switch (shape.kind) {
     case 'string':
+      if (typeof value === 'string' && shape.pattern && !shape.pattern.test.test(value)) {
+        return shape.pattern.secret ? [`key '${key}' must be ${shape.pattern.means} (the value given is not; it is not repeated here as it may hold a password)`] : wrongType();
+      }
       if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();
       return [];
     case 'boolean':

@@ -19,6 +19,7 @@ export class PgChangeListener {
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
   #delay = RECONNECT_MS.first;
+  #telling = false;
 
   private constructor(config: pg.ClientConfig, logger: Logger) {
     this.#config = config;
@@ -91,7 +92,13 @@ export class PgChangeListener {
     this.#retry.unref();
   }
 
+  /** Notices that arrive together (one read from the socket) become one: every runner re-reads on each. */
   #tell(): void {
-    for (const listener of [...this.#listeners]) listener();
+    if (this.#telling) return;
+    this.#telling = true;
+    setImmediate(() => {
+      this.#telling = false;
+      for (const listener of [...this.#listeners]) listener();
+    });
   }
 }

@@ -74,6 +74,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
 
       CREATE TABLE artifacts (
         id TEXT PRIMARY KEY,
+        run_id TEXT REFERENCES runs(id) ON DELETE CASCADE,
         label TEXT NOT NULL,
         created_at BIGINT NOT NULL,
         content TEXT NOT NULL

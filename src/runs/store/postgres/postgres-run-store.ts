@@ -255,6 +255,19 @@ export class PostgresRunStore implements RunStore {
     return count;
   }
 
+  /** Keeps a full tool output in the database, so a runner on any host can read it; returns its id. */
+  async saveArtifact(runId: string | undefined, label: string, content: string): Promise<string> {
+    const id = this.#newId();
+    await this.#sql.rows('save an artifact', 'INSERT INTO artifacts (id, run_id, label, created_at, content) VALUES ($1, $2, $3, $4, $5)', [id, runId ?? null, label, this.#clock(), content]);
+    return id;
+  }
+
+  async readArtifact(id: string): Promise<{ label: string; runId?: string; content: string } | undefined> {
+    assertUlid(id, 'artifact id');
+    const [row] = await this.#sql.rows<{ label: string; run_id: string | null; content: string }>('read an artifact', 'SELECT label, run_id, content FROM artifacts WHERE id = $1', [id]);
+    return row === undefined ? undefined : { label: row.label, ...(row.run_id === null ? {} : { runId: row.run_id }), content: row.content };
+  }
+
   watchChanges(listener: StoreChangeListener): () => void {
     return this.#changes.add(listener);
   }
