@@ -4,12 +4,13 @@
  * mid-stage is replaced once its lease runs out — completed stages are not run again, and
  * the event log has no gap and no duplicate. Leases are shortened through WEFT_LEASE_MS.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isAlive, readLines, readPid, until } from './fixtures/workflows-e2e/harness.js';
 import { testPostgres } from './helpers/postgres.js';
 import { allEvents, expectGapless, pgCluster, stagesStarted, type PgCluster } from './helpers/pg-workers.js';
+import { runCli } from './helpers/run-cli.js';
 
 // Real processes and a real database on a possibly busy machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -137,5 +138,30 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
     const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
     expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+  });
+});
+
+describe('artifacts on a shared store', () => {
+  it('keeps a full tool output in PostgreSQL, readable from another host', async () => {
+    cluster = await pgCluster(url, 5000);
+    await mkdir(join(cluster.ws, '.weft'));
+    await writeFile(join(cluster.ws, '.weft', 'settings.toml'), '[tools]\noutput_limit_bytes = 1024\n');
+    const file = await cluster.workflow(
+      'big',
+      `[workflow]\nname = "big"\n\n[nodes.big]\nkind = "tool"\ntool = "shell"\nargs = { command = "for i in $(seq 1 400); do echo line-$i; done" }\n`,
+    );
+    const id = await cluster.queue(file, 'big');
+    await cluster.startWorker('w1');
+    await until('the run to succeed', async () => ((await cluster!.store.getRun(id))?.status === 'succeeded' ? true : undefined), 30_000);
+    const finished = (await allEvents(cluster.store, id)).find((event) => event.type === 'tool-call-finished');
+    const ref = String(finished?.payload.artifactPath);
+    expect(ref).toMatch(/^weft-artifact:[0-9A-Z]{26}$/);
+
+    // Another host: its own storage dir, only the database in common.
+    const otherHome = join(cluster.ws, '..', 'host-reader');
+    const read = await runCli(['--storage-dir', otherHome, 'store', 'artifact', ref], { cwd: cluster.ws, env: { WEFT_DATABASE_URL: url } });
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toContain('line-1\n');
+    expect(read.stdout).toContain('line-400');
   });
 });

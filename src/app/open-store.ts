@@ -14,6 +14,8 @@ export interface OpenedStore {
   store: RunStore;
   /** Where a run's full tool outputs go: the database when it is shared, else files in the storage dir. */
   artifacts(runId: string): ArtifactSink;
+  /** The content of an artifact kept in the database (`weft-artifact:<id>` or the bare id). */
+  readArtifact(ref: string): Promise<string>;
 }
 
 /** The URL of the shared store, if one is configured; the environment wins over settings. */
@@ -29,11 +31,26 @@ export function databaseUrl(env: Record<string, string | undefined>, settings: P
 export async function openStore(params: { storageDir: string; env: Record<string, string | undefined>; settings: Pick<Settings, 'storeUrl'>; logger: Logger }): Promise<OpenedStore> {
   const url = databaseUrl(params.env, params.settings);
   if (url !== undefined) {
-    const [{ PostgresRunStore }, { postgresArtifactSink }] = await Promise.all([import('../runs/store/postgres/postgres-run-store.js'), import('../runs/store/postgres/pg-artifacts.js')]);
+    const [{ PostgresRunStore }, { postgresArtifactSink, ARTIFACT_REF_PREFIX }] = await Promise.all([import('../runs/store/postgres/postgres-run-store.js'), import('../runs/store/postgres/pg-artifacts.js')]);
     const store = await PostgresRunStore.open({ url, logger: params.logger });
-    return { store, artifacts: (runId) => postgresArtifactSink(store, runId) };
+    return {
+      store,
+      artifacts: (runId) => postgresArtifactSink(store, runId),
+      async readArtifact(ref) {
+        const id = ref.startsWith(ARTIFACT_REF_PREFIX) ? ref.slice(ARTIFACT_REF_PREFIX.length) : ref;
+        const artifact = await store.readArtifact(id);
+        if (artifact === undefined) throw new WeftError('FILE_NOT_FOUND', `No artifact ${id} in ${store.database}; copy the id from the 'Full output saved to weft-artifact:<id>' note.`);
+        return artifact.content;
+      },
+    };
   }
   const [{ SqliteRunStore }, { fileArtifactSink }, { join }] = await Promise.all([import('../runs/store/sqlite/sqlite-run-store.js'), import('../tools/artifact-sink.js'), import('node:path')]);
   const store = await SqliteRunStore.open({ storageDir: params.storageDir, logger: params.logger });
-  return { store, artifacts: (runId) => fileArtifactSink(join(params.storageDir, 'artifacts', runId)) };
+  return {
+    store,
+    artifacts: (runId) => fileArtifactSink(join(params.storageDir, 'artifacts', runId)),
+    readArtifact: async () => {
+      throw new WeftError('USAGE', `This storage dir keeps tool outputs as files under ${join(params.storageDir, 'artifacts')}; open the path the output note names. Only a PostgreSQL store keeps them in the database.`);
+    },
+  };
 }

@@ -11,6 +11,7 @@ import type { Worker } from '../runs/engine/worker.js';
 import type { RunService } from '../runs/run-service.js';
 import type { McpConfigService } from './mcp-config-service.js';
 import type { McpService } from './mcp-service.js';
+import type { MigrationReport } from './store-migration.js';
 import { resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './terminal-prompter.js';
 import type { ToolService } from './tool-service.js';
@@ -42,6 +43,10 @@ export interface WeftApp {
   mcpConfig(): Promise<McpConfigService>;
   /** The run service over the embedded store. */
   runs(): Promise<RunService>;
+  /** Copies the SQLite store of the storage dir into PostgreSQL (`weft store migrate`). */
+  migrateStore(url: string): Promise<MigrationReport>;
+  /** A full tool output kept in the shared database (`weft store artifact`). */
+  readArtifact(ref: string): Promise<string>;
   /** A runner that executes queued runs (`weft worker`). */
   worker(options: { maxParallel: number; untilIdle: boolean }): Promise<Worker>;
   close(): Promise<void>;
@@ -117,6 +122,11 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       return new McpConfigService(workspaceRoot, storageDir);
     },
     runs: runs.get,
+    migrateStore: async (url) => {
+      const { migrateStoreToPostgres } = await import('./store-migration.js');
+      return migrateStoreToPostgres({ storageDir, url, logger });
+    },
+    readArtifact: async (ref) => (await opened.get()).readArtifact(ref),
     worker: async ({ maxParallel, untilIdle }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
       const [{ Worker }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }] = await Promise.all([

@@ -11,6 +11,7 @@ import { registerPairCommand } from './commands/pair.js';
 import { registerRunCreateCommands } from './commands/run-create.js';
 import { registerRunReadCommands } from './commands/run-read.js';
 import { registerRunSteerCommands } from './commands/run-steer.js';
+import { registerStoreCommands } from './commands/store.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerToolCommands } from './commands/tools.js';
@@ -62,6 +63,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerPairCommand(program);
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
+  registerStoreCommands(program);
   for (const command of program.commands) applyToTree(command);
   return program;
 }

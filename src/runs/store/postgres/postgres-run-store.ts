@@ -26,6 +26,7 @@ import { maskDatabaseUrl } from './database-url.js';
 import { migratePostgres } from './migrations.js';
 import { isForeignKeyViolation, isUniqueViolation, pgStoreFailed, toPgStoreError } from './pg-errors.js';
 import { pgSearchSql, RUN_COLUMNS } from './pg-search.js';
+import { APPEND, CREATE, writeParams } from './pg-write-sql.js';
 import { PgStatements } from './pg-statements.js';
 
 export interface PostgresRunStoreOptions extends RunStoreOptions {
@@ -55,22 +56,6 @@ const CLAIM = (pick: string) => `UPDATE runs SET lease_owner = $1, lease_expires
 /** A run whose runner died (its lease ran out), oldest lease first; then the oldest queued run. */
 const CLAIM_ORPHAN = CLAIM("SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= $3 ORDER BY lease_expires_at, created_at, id LIMIT 1");
 const CLAIM_QUEUED = CLAIM("SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= $3 ORDER BY created_at, id LIMIT 1");
-const EVENTS_OF = (source: string) =>
-  `INSERT INTO events (run_id, seq, at, type, stage_id, payload) SELECT ${source}.id, e.seq, e.at, e.type, e.stage_id, e.payload FROM ${source}, unnest($11::int[], $12::bigint[], $13::text[], $14::text[], $15::text[]) AS e(seq, at, type, stage_id, payload)`;
-const QUESTIONS_OF = (source: string) =>
-  `INSERT INTO questions (id, run_id, status, asked_at, record) SELECT q.id, ${source}.id, q.status, q.asked_at, q.record FROM ${source}, unnest($16::text[], $17::text[], $18::bigint[], $19::text[]) AS q(id, status, asked_at, record) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record`;
-/** $1 id, $2 head seq planned on, $3–$8 new state, $9 lease ends, $10 fencing runner, $11–$19 events and questions. */
-const APPEND = `WITH r AS (
-  UPDATE runs SET status = $3, archived = $4, parent_id = $5, updated_at = $6, state = $7, head_seq = $8,
-    lease_owner = CASE WHEN $9 THEN NULL ELSE lease_owner END, lease_expires_at = CASE WHEN $9 THEN 0 ELSE lease_expires_at END
-  WHERE id = $1 AND head_seq = $2 AND ($10::text IS NULL OR lease_owner IS NULL OR lease_owner = $10) RETURNING id
-), e AS (${EVENTS_OF('r')}), q AS (${QUESTIONS_OF('r')}) SELECT count(*)::int AS n FROM r`;
-/** $1 id, $2 workflow, $3 created, $4 labels, $5 spec, $6 status, $7 archived, $8 parent, $9 updated, $10 state + head seq, then as APPEND. */
-const CREATE = `WITH r AS (
-  INSERT INTO runs (id, workflow, created_at, labels, spec, status, archived, parent_id, updated_at, state, head_seq)
-  VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $20) RETURNING id
-), e AS (${EVENTS_OF('r')}), q AS (${QUESTIONS_OF('r')}) SELECT count(*)::int AS n FROM r`;
-
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
   readonly database: string;
@@ -277,13 +262,26 @@ export class PostgresRunStore implements RunStore {
     await this.#sql.close();
   }
 
+  /**
+   * Copies a run from another store as it is: its whole log, `run-created` first, replayed
+   * through the planner with the store-written types allowed (`weft store migrate`).
+   */
+  async copyRun(id: string, events: readonly NewRunEvent[]): Promise<void> {
+    await this.#insertPlanned(runId(id), events);
+  }
+
   async #insertRun(item: ImportedRun): Promise<string> {
     const id = runId(item.run?.id ?? this.#newId());
     const created = createRunEvents(item.run);
     const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
     if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
     if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
-    const plan = planAppend(undefined, [...created, ...(item.events ?? [])], { runId: id, now: Math.trunc(this.#clock()), allowReserved: true, lookupQuestion: () => undefined });
+    await this.#insertPlanned(id, [...created, ...(item.events ?? [])]);
+    return id;
+  }
+
+  async #insertPlanned(id: string, events: readonly NewRunEvent[]): Promise<void> {
+    const plan = planAppend(undefined, events, { runId: id, now: Math.trunc(this.#clock()), allowReserved: true, lookupQuestion: () => undefined });
     const { spec, state } = plan;
     if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     const columns = stateColumns(state);
@@ -297,7 +295,6 @@ export class PostgresRunStore implements RunStore {
       throw error;
     }
     this.#states.set(id, state);
-    return id;
   }
 
   async #append(id: string, events: NewRunEvent[], allowReserved: boolean, leaseOwner?: string): Promise<RunEvent[]> {
@@ -369,20 +366,4 @@ function referencedQuestions(events: NewRunEvent[]): string[] {
     .map((event) => (event.payload as { questionId?: unknown } | undefined)?.questionId)
     .filter((id): id is string => typeof id === 'string');
   return [...new Set(ids)];
-}
-
-/** Parameters $11–$19 of APPEND and CREATE: the events and questions as column arrays. */
-function writeParams(plan: AppendPlan): unknown[] {
-  const { events, payloadTexts, questions } = plan;
-  return [
-    events.map((event) => event.seq),
-    events.map((event) => event.at),
-    events.map((event) => event.type),
-    events.map((event) => event.stageId ?? null),
-    events.map((event, index) => payloadTexts[index] ?? JSON.stringify(event.payload)),
-    questions.map((question) => question.id),
-    questions.map((question) => question.status),
-    questions.map((question) => question.askedAt),
-    questions.map((question) => JSON.stringify(question)),
-  ];
 }
