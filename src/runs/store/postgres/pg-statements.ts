@@ -26,6 +26,25 @@ export class PgStatements {
     return (await this.#run(action, sql, params)).rowCount ?? 0;
   }
 
+  /** Runs `body` in one transaction on one connection (plain, unnamed statements). */
+  async transaction(action: string, body: (query: (sql: string, params: unknown[]) => Promise<unknown>) => Promise<void>): Promise<void> {
+    if (this.#closed) throw pgStoreFailed(this.#database, 'closed', `Could not ${action}: the run store is closed; open a new one.`);
+    const client = await this.#pool.connect().catch((error: unknown) => {
+      throw toPgStoreError(error, this.#database, action);
+    });
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await body((sql, params) => client.query(sql, params));
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollback: unknown) => (broken = rollback as Error));
+      throw toPgStoreError(error, this.#database, action);
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

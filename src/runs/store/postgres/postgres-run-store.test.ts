@@ -1,4 +1,7 @@
 // The PostgreSQL RunStore: the shared contract against a real server, plus what only it has (migrations under a lock, fencing across stores, masked URLs).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';
@@ -6,6 +9,7 @@ import { runRunStoreContract } from '../../../../test/contract/run-store.contrac
 import { testPostgres } from '../../../../test/helpers/postgres.js';
 import { PG_SCHEMA_VERSION } from './migrations.js';
 import { PostgresRunStore } from './postgres-run-store.js';
+import { SqliteRunStore, type ImportedRun } from '../sqlite/sqlite-run-store.js';
 
 let url: string;
 beforeAll(async () => {
@@ -75,6 +79,35 @@ describe('PostgresRunStore', () => {
       await first.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'from a person' } }]);
     } finally {
       await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('bulk-imports runs in multi-row batches to exactly what the SQLite store imports', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-pg-import-'));
+    const items = (): ImportedRun[] => [
+      { run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA1', labels: { team: 'core' } }, createdAt: 5000, events: [{ type: 'run-status-changed', payload: { to: 'queued' }, at: 6000 }] },
+      {
+        run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA2', parentId: '01JAAAAAAAAAAAAAAAAAAAAAA1' },
+        createdAt: 7000,
+        events: [{ type: 'question-asked', stageId: 'ask@1', payload: { questionId: '01JAAAAAAAAAAAAAAAAAAAAAQ1', kind: 'yes_no', prompt: 'ok?' }, at: 8000 }],
+      },
+      { run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA3' }, createdAt: 9000 },
+    ];
+    const sqlite = await SqliteRunStore.open({ storageDir: dir, clock: () => 10_000 });
+    const store = await PostgresRunStore.open({ url, clock: () => 10_000 });
+    try {
+      expect(await store.importRuns(items(), 2)).toBe(3);
+      await sqlite.importRuns(items());
+      for (const item of items()) {
+        const id = item.run.id as string;
+        expect(await store.getRun(id)).toEqual(await sqlite.getRun(id));
+        expect(await store.listEvents(id)).toEqual(await sqlite.listEvents(id));
+        expect(await store.listQuestions(id)).toEqual(await sqlite.listQuestions(id));
+      }
+      expect((await store.searchRuns({ labels: { team: 'core' } })).runs.map((run) => run.id)).toEqual(['01JAAAAAAAAAAAAAAAAAAAAAA1']);
+    } finally {
+      await Promise.all([store.close(), sqlite.close()]);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -26,7 +26,7 @@ import { maskDatabaseUrl } from './database-url.js';
 import { migratePostgres } from './migrations.js';
 import { isForeignKeyViolation, isUniqueViolation, pgStoreFailed, toPgStoreError } from './pg-errors.js';
 import { pgSearchSql, RUN_COLUMNS } from './pg-search.js';
-import { APPEND, CREATE, writeParams } from './pg-write-sql.js';
+import { APPEND, BULK_EVENTS, BULK_QUESTIONS, BULK_RUNS, bulkParams, CREATE, writeParams } from './pg-write-sql.js';
 import { PgStatements } from './pg-statements.js';
 
 export interface PostgresRunStoreOptions extends RunStoreOptions {
@@ -226,17 +226,29 @@ export class PostgresRunStore implements RunStore {
     this.#states.delete(id);
   }
 
-  /** Bulk load (benchmarks, `weft store migrate`): each run with its events, `parallel` statements at a time. */
-  async importRuns(items: Iterable<ImportedRun>, parallel = 8): Promise<number> {
+  /**
+   * Bulk load (benchmarks, imports from another store): plans each run with the shared
+   * planner, then writes `batchSize` runs per transaction as three multi-row inserts.
+   */
+  async importRuns(items: Iterable<ImportedRun>, batchSize = 500): Promise<number> {
+    let batch: { id: string; plan: AppendPlan }[] = [];
     let count = 0;
-    const inFlight = new Set<Promise<unknown>>();
+    const flush = async () => {
+      const { runs, events, questions } = bulkParams(batch);
+      await this.#sql.transaction('import runs', async (query) => {
+        await query(BULK_RUNS, runs);
+        await query(BULK_EVENTS, events);
+        if (questions[0]?.length) await query(BULK_QUESTIONS, questions);
+      });
+      count += batch.length;
+      batch = [];
+    };
     for (const item of items) {
-      const insert = this.#insertRun(item).then(() => (count += 1));
-      inFlight.add(insert);
-      void insert.finally(() => inFlight.delete(insert)).catch(() => undefined);
-      if (inFlight.size >= parallel) await Promise.race(inFlight);
+      const id = runId(item.run?.id ?? this.#newId());
+      batch.push({ id, plan: this.#planNew(id, importedEvents(item)) });
+      if (batch.length >= batchSize) await flush();
     }
-    await Promise.all(inFlight);
+    if (batch.length > 0) await flush();
     return count;
   }
 
@@ -272,18 +284,19 @@ export class PostgresRunStore implements RunStore {
 
   async #insertRun(item: ImportedRun): Promise<string> {
     const id = runId(item.run?.id ?? this.#newId());
-    const created = createRunEvents(item.run);
-    const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
-    if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
-    if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
-    await this.#insertPlanned(id, [...created, ...(item.events ?? [])]);
+    await this.#insertPlanned(id, importedEvents(item));
     return id;
   }
 
-  async #insertPlanned(id: string, events: readonly NewRunEvent[]): Promise<void> {
+  #planNew(id: string, events: readonly NewRunEvent[]): AppendPlan {
     const plan = planAppend(undefined, events, { runId: id, now: Math.trunc(this.#clock()), allowReserved: true, lookupQuestion: () => undefined });
-    const { spec, state } = plan;
-    if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
+    if (plan.spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
+    return plan;
+  }
+
+  async #insertPlanned(id: string, events: readonly NewRunEvent[]): Promise<void> {
+    const plan = this.#planNew(id, events);
+    const { spec, state } = plan as Required<AppendPlan>;
     const columns = stateColumns(state);
     const params = [id, spec.workflow, spec.createdAt, JSON.stringify(spec.labels), JSON.stringify(spec), columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, ...writeParams(plan), state.counts.events];
     try {
@@ -352,6 +365,15 @@ export class PostgresRunStore implements RunStore {
     await this.#requireHead(id);
     return false;
   }
+}
+
+/** A new run's log: `run-created` (and the move to its initial status), then the imported events. */
+function importedEvents(item: ImportedRun): NewRunEvent[] {
+  const created = createRunEvents(item.run);
+  const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
+  if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
+  if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
+  return [...created, ...(item.events ?? [])];
 }
 
 function recordOf(row: RunRow): RunRecord {
