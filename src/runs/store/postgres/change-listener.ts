@@ -2,7 +2,9 @@
  * Change notices across hosts: one connection per store LISTENs on the channel every
  * write to `runs` and `mcp_servers` notifies (see migrations.ts). When that connection
  * drops (server restart, network cut) it reconnects with a growing delay and then tells
- * every listener once, since writes may have happened while it was away.
+ * every listener once, since writes may have happened while it was away. A notice is sent
+ * after its write commits, so a writer that dies in between loses it: a safety tick tells
+ * the listeners once a second all the same (as the SQLite watch's safety poll does).
  */
 import pg from 'pg';
 import type { Logger } from '../../../core/logger.js';
@@ -10,6 +12,7 @@ import type { StoreChangeListener } from '../run-store.js';
 import { CHANGE_CHANNEL } from './migrations.js';
 
 const RECONNECT_MS = { first: 100, max: 2000 };
+const SAFETY_TICK_MS = 1000;
 
 export class PgChangeListener {
   readonly #listeners = new Set<StoreChangeListener>();
@@ -20,15 +23,19 @@ export class PgChangeListener {
   #retry: NodeJS.Timeout | undefined;
   #delay = RECONNECT_MS.first;
   #telling = false;
+  #tick: NodeJS.Timeout | undefined;
 
-  private constructor(config: pg.ClientConfig, logger: Logger) {
+  readonly #tickMs: number;
+
+  private constructor(config: pg.ClientConfig, logger: Logger, tickMs: number) {
     this.#config = config;
     this.#logger = logger;
+    this.#tickMs = tickMs;
   }
 
   /** Resolves once LISTEN is in place, so no write after `open` goes unnoticed. */
-  static async open(config: pg.ClientConfig, logger: Logger): Promise<PgChangeListener> {
-    const listener = new PgChangeListener(config, logger);
+  static async open(config: pg.ClientConfig, logger: Logger, tickMs = SAFETY_TICK_MS): Promise<PgChangeListener> {
+    const listener = new PgChangeListener(config, logger, tickMs);
     await listener.#connect();
     return listener;
   }
@@ -38,14 +45,20 @@ export class PgChangeListener {
     // Each registration is its own entry, so one function watched twice is told twice.
     const entry: StoreChangeListener = () => listener();
     this.#listeners.add(entry);
+    if (this.#tick === undefined) {
+      this.#tick = setInterval(() => this.#tell(), this.#tickMs);
+      this.#tick.unref();
+    }
     return () => {
       this.#listeners.delete(entry);
+      if (this.#listeners.size === 0) this.#stopTick();
     };
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     this.#listeners.clear();
+    this.#stopTick();
     clearTimeout(this.#retry);
     const client = this.#client;
     this.#client = undefined;
@@ -90,6 +103,11 @@ export class PgChangeListener {
       );
     }, this.#delay);
     this.#retry.unref();
+  }
+
+  #stopTick(): void {
+    clearInterval(this.#tick);
+    this.#tick = undefined;
   }
 
   /** Notices that arrive together (one read from the socket) become one: every runner re-reads on each. */

@@ -2,9 +2,9 @@
  * The PostgreSQL schema as ordered migrations, recorded in `weft_schema_version` and
  * applied at open under a transaction-scoped advisory lock, so ten workers starting at
  * once migrate once (the others wait on the lock, then find nothing left to do). Append
- * new migrations; never edit an applied one. Every change to `runs` or `mcp_servers`
- * sends a notice on the `weft_changes` channel (one per transaction: PostgreSQL folds
- * identical notices), which is how other hosts learn that the store changed.
+ * new migrations; never edit an applied one. Stores announce their writes on the
+ * `weft_changes` channel (see pg-statements.ts), which is how other hosts learn that the
+ * store changed.
  */
 import type pg from 'pg';
 import { pgStoreFailed } from './pg-errors.js';
@@ -79,15 +79,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         created_at BIGINT NOT NULL,
         content TEXT NOT NULL
       );
-
-      CREATE FUNCTION weft_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_notify('${CHANGE_CHANNEL}', '');
-        RETURN NULL;
-      END $$;
-      -- Row triggers, not statement ones: a claim that finds nothing must not wake every runner.
-      CREATE TRIGGER runs_changed AFTER INSERT OR UPDATE OR DELETE ON runs FOR EACH ROW EXECUTE FUNCTION weft_notify_change();
-      CREATE TRIGGER mcp_servers_changed AFTER INSERT OR UPDATE OR DELETE ON mcp_servers FOR EACH ROW EXECUTE FUNCTION weft_notify_change();
     `,
   },
 ];

@@ -1,9 +1,13 @@
 /**
  * The store's way to the database: pooled queries as named prepared statements (parsed
  * once per connection), refused once the store is closed, failures turned into
- * `STORE_FAILED` naming the masked URL.
+ * `STORE_FAILED` naming the masked URL. Change notices go out after the writes commit,
+ * one per event-loop turn however many writes it had: a NOTIFY inside each write would
+ * hold PostgreSQL's cluster-wide notify lock through that write's WAL flush, so every
+ * writing transaction on the server would commit one after another.
  */
 import type pg from 'pg';
+import { CHANGE_CHANNEL } from './migrations.js';
 import { pgStoreFailed, toPgStoreError } from './pg-errors.js';
 
 export class PgStatements {
@@ -11,6 +15,7 @@ export class PgStatements {
   readonly #database: string;
   readonly #names = new Map<string, string>();
   #closed = false;
+  #notifying = false;
 
   constructor(pool: pg.Pool, database: string) {
     this.#pool = pool;
@@ -24,6 +29,18 @@ export class PgStatements {
   /** Rows a write changed. */
   async count(action: string, sql: string, params: unknown[]): Promise<number> {
     return (await this.#run(action, sql, params)).rowCount ?? 0;
+  }
+
+  /** Tells every store listening on the database (on any host) that something changed. */
+  notifyChanges(): void {
+    if (this.#notifying || this.#closed) return;
+    this.#notifying = true;
+    setImmediate(() => {
+      this.#notifying = false;
+      if (this.#closed) return;
+      // A lost notice costs only latency: every waiter also re-reads on a timer.
+      this.#pool.query(`SELECT pg_notify('${CHANGE_CHANNEL}', '')`).catch(() => undefined);
+    });
   }
 
   /** Runs `body` in one transaction on one connection (plain, unnamed statements). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';
+import { nextNotice } from '../../../../test/contract/run-store-changes.contract.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
 import { testPostgres } from '../../../../test/helpers/postgres.js';
 import { PG_SCHEMA_VERSION } from './migrations.js';
@@ -108,6 +109,25 @@ describe('PostgresRunStore', () => {
     } finally {
       await Promise.all([store.close(), sqlite.close()]);
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells a store on another connection about writes through NOTIFY (no safety tick in this test)', async () => {
+    const quiet = { safetyTickMs: 10 * 60_000 };
+    const writer = await PostgresRunStore.open({ url, ...quiet });
+    const watcher = await PostgresRunStore.open({ url, ...quiet });
+    try {
+      const created = nextNotice(watcher);
+      const run = await writer.createRun({ ...params, initialStatus: 'queued' });
+      await created;
+      const claimed = nextNotice(watcher);
+      await writer.claimRun('runner-a', 1000);
+      await claimed;
+      const appended = nextNotice(watcher);
+      await writer.appendEvents(run.id, [{ type: 'log-written', payload: {} }]);
+      await appended;
+    } finally {
+      await Promise.all([writer.close(), watcher.close()]);
     }
   });
 

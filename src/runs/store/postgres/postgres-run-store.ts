@@ -35,6 +35,8 @@ export interface PostgresRunStoreOptions extends RunStoreOptions {
   /** Connections in the pool (default 10). */
   poolSize?: number;
   logger?: Logger;
+  /** How often watchers are told regardless, in case a notice was lost (default 1000 ms). */
+  safetyTickMs?: number;
 }
 
 interface RunRow {
@@ -90,7 +92,7 @@ export class PostgresRunStore implements RunStore {
       } finally {
         client.release();
       }
-      const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger);
+      const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, options.safetyTickMs);
       return new PostgresRunStore(new PgStatements(pool, database), changes, database, clock, options.newId ?? defaultNewId);
     } catch (error) {
       await pool.end().catch(() => undefined);
@@ -177,7 +179,9 @@ export class PostgresRunStore implements RunStore {
     checkLease(workerId, leaseMs);
     for (const sql of [CLAIM_ORPHAN, CLAIM_QUEUED]) {
       const [row] = await this.#sql.rows<RunRow>('claim a run', sql, [workerId, now + leaseMs, now]);
-      if (row !== undefined) return recordOf(row);
+      if (row === undefined) continue;
+      this.#sql.notifyChanges();
+      return recordOf(row);
     }
     return undefined;
   }
@@ -201,12 +205,15 @@ export class PostgresRunStore implements RunStore {
       'INSERT INTO mcp_servers (name, config, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at',
       [entry.name, entry.config.text, entry.updatedAt],
     );
+    this.#sql.notifyChanges();
     return { name: entry.name, config: entry.config.value, updatedAt: entry.updatedAt };
   }
 
   async deleteMcpServer(name: string): Promise<boolean> {
     mcpServerName(name);
-    return (await this.#sql.count('delete an MCP server', 'DELETE FROM mcp_servers WHERE name = $1', [name])) === 1;
+    const deleted = (await this.#sql.count('delete an MCP server', 'DELETE FROM mcp_servers WHERE name = $1', [name])) === 1;
+    if (deleted) this.#sql.notifyChanges();
+    return deleted;
   }
 
   async listMcpServers(): Promise<McpServerEntry[]> {
@@ -223,6 +230,7 @@ export class PostgresRunStore implements RunStore {
       await this.#append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
     }
     await this.#sql.rows('delete a run', "DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id]);
+    this.#sql.notifyChanges();
     this.#states.delete(id);
   }
 
@@ -240,6 +248,7 @@ export class PostgresRunStore implements RunStore {
         await query(BULK_EVENTS, events);
         if (questions[0]?.length) await query(BULK_QUESTIONS, questions);
       });
+      this.#sql.notifyChanges();
       count += batch.length;
       batch = [];
     };
@@ -301,6 +310,7 @@ export class PostgresRunStore implements RunStore {
     const params = [id, spec.workflow, spec.createdAt, JSON.stringify(spec.labels), JSON.stringify(spec), columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, ...writeParams(plan), state.counts.events];
     try {
       await this.#sql.rows('create a run', CREATE, params);
+      this.#sql.notifyChanges();
     } catch (error) {
       const cause = WeftError.is(error) ? error.cause : error;
       if (isUniqueViolation(cause)) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
@@ -332,6 +342,7 @@ export class PostgresRunStore implements RunStore {
       const params = [id, before.counts.events, columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, plan.state.counts.events, endsLease, leaseOwner ?? null, ...writeParams(plan)];
       const [written] = await this.#sql.rows<{ n: number }>('append events', APPEND, params);
       if (written?.n === 1) {
+        this.#sql.notifyChanges();
         this.#states.set(id, plan.state);
         return plan.events;
       }
@@ -361,7 +372,10 @@ export class PostgresRunStore implements RunStore {
   }
 
   async #leaseUpdate(id: string, action: string, sql: string, params: unknown[]): Promise<boolean> {
-    if ((await this.#sql.count(action, sql, params)) === 1) return true;
+    if ((await this.#sql.count(action, sql, params)) === 1) {
+      this.#sql.notifyChanges();
+      return true;
+    }
     await this.#requireHead(id);
     return false;
   }
