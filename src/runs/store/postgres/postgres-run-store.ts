@@ -258,6 +258,8 @@ export class PostgresRunStore implements RunStore {
       if (batch.length >= batchSize) await flush();
     }
     if (batch.length > 0) await flush();
+    // Fresh statistics, so searches over what was just loaded get good plans before autovacuum's next pass.
+    if (count > 0) await this.#sql.rows('import runs', 'ANALYZE runs', []);
     return count;
   }
 
