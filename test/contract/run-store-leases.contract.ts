@@ -74,6 +74,9 @@ export function leasesContract(ctx: ContractContext): void {
       expect(refused.message).toContain('worker-b');
       await ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { by: 'b' } }], { leaseOwner: 'worker-b' });
       await ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { by: 'a person' } }]);
+      // The run ends under worker-b (its lease ends with it): worker-a is still refused.
+      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'cancelled' } }], { leaseOwner: 'worker-b' });
+      expect((await rejection(ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }), 'RUN_LEASE_LOST')).message).toContain('has ended (cancelled)');
       expect((await ctx.store.listEvents(run.id, { types: ['artifact-saved'] })).map((event) => event.payload)).toEqual([{ by: 'b' }, { by: 'a person' }]);
     });
 

@@ -71,7 +71,8 @@ export class MemoryRunStore implements RunStore {
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     this.open();
-    checkFence(id, this.require(runId(id)).lease?.workerId, options?.leaseOwner);
+    const stored = this.require(runId(id));
+    checkFence(id, stored.lease?.workerId, stored.state.status, options?.leaseOwner);
     return structuredClone(this.append(id, events, false));
   }
 

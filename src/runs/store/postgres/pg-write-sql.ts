@@ -15,7 +15,8 @@ const QUESTIONS_OF = (source: string) =>
 export const APPEND = `WITH r AS (
   UPDATE runs SET status = $3, archived = $4, parent_id = $5, updated_at = $6, state = $7, head_seq = $8,
     lease_owner = CASE WHEN $9 THEN NULL ELSE lease_owner END, lease_expires_at = CASE WHEN $9 THEN 0 ELSE lease_expires_at END
-  WHERE id = $1 AND head_seq = $2 AND ($10::text IS NULL OR lease_owner IS NULL OR lease_owner = $10) RETURNING id
+  WHERE id = $1 AND head_seq = $2
+    AND ($10::text IS NULL OR lease_owner = $10 OR (lease_owner IS NULL AND status NOT IN ('succeeded', 'failed', 'cancelled'))) RETURNING id
 ), e AS (${EVENTS_OF('r')}), q AS (${QUESTIONS_OF('r')}) SELECT count(*)::int AS n FROM r`;
 /** $1 id, $2 workflow, $3 created, $4 labels, $5 spec, $6 status, $7 archived, $8 parent, $9 updated, $10 state + head seq, then as APPEND. */
 export const CREATE = `WITH r AS (

@@ -357,8 +357,9 @@ export class PostgresRunStore implements RunStore {
   /** The run's state now; refuses a fenced runner whose lease another one holds. */
   async #readHead(id: string, leaseOwner?: string): Promise<RunState> {
     const row = await this.#requireHead(id);
-    checkFence(id, row.lease_owner, leaseOwner);
-    return JSON.parse(row.state) as RunState;
+    const state = JSON.parse(row.state) as RunState;
+    checkFence(id, row.lease_owner, state.status, leaseOwner);
+    return state;
   }
 
   async #requireHead(id: string): Promise<{ state: string; lease_owner: string | null }> {

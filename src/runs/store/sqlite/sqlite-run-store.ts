@@ -16,7 +16,7 @@ import { planAppend, type AppendContext } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
 import { RESERVED_EVENT_TYPES, RUN_EVENT, type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
-import { isTerminal } from '../../model/run-status.js';
+import { isTerminal, type RunStatus } from '../../model/run-status.js';
 import type { AppendOptions, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
 import { checkFence, checkLease, checkParentLink, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
 import { SqliteChangeWatch } from './change-watch.js';
@@ -120,7 +120,8 @@ export class SqliteRunStore implements RunStore {
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     runId(id);
     return this.execute('append events', 'write', () => {
-      if (options?.leaseOwner !== undefined) checkFence(id, this.stmt<{ lease_owner: string | null }>('SELECT lease_owner FROM runs WHERE id = ?').get(id)?.lease_owner, options.leaseOwner);
+      const lease = options?.leaseOwner === undefined ? undefined : this.stmt<{ lease_owner: string | null; status: RunStatus }>('SELECT lease_owner, status FROM runs WHERE id = ?').get(id);
+      if (lease !== undefined) checkFence(id, lease.lease_owner, lease.status, options?.leaseOwner);
       return this.appendSync(id, events, false);
     });
   }
