@@ -1,8 +1,10 @@
 /**
- * Run throughput (issue 4): a 3-stage workflow of `true` commands, executed by one runner
- * with `maxParallel` 8 on the embedded SQLite store, the way `weft worker` executes runs.
- * Measures runs/s end to end (create → succeeded) and per-run latency p50/p99 for 8
- * concurrent runs at a time. Writes `bench/results/runs.json` and `bench/results/runs.md`.
+ * Run throughput (issues 4 and 14): a 3-stage workflow of `true` commands. First one
+ * in-process runner with `maxParallel` 8 on the embedded SQLite store, 8 runs in flight:
+ * runs/s end to end (create → succeeded) and per-run latency p50/p99. Then the queue
+ * drained by 1, 2 and 4 `weft worker` processes, on SQLite and on PostgreSQL (see
+ * worker-processes.ts; PostgreSQL as in bench/lib/postgres.ts). Writes
+ * `bench/results/runs.json` and `bench/results/runs.md`. Needs `npm run build` first.
  *
  *   node --import tsx bench/runs/runs.bench.ts      (BENCH_RUN_COUNT=40 for a quick pass)
  */
@@ -14,13 +16,18 @@ import { silentLogger } from '../../src/core/logger.js';
 import type { RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
 import { Worker } from '../../src/runs/engine/worker.js';
 import { RunService } from '../../src/app/services/run-service.js';
+import { PostgresRunStore } from '../../src/runs/store/postgres/postgres-run-store.js';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
+import { benchPostgres } from '../lib/postgres.js';
 import { now } from '../lib/measure.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
+import { drain, type DrainResult } from './worker-processes.js';
 
 const RUN_COUNT = Number(process.env.BENCH_RUN_COUNT ?? 200);
 const PARALLEL = 8;
+const DRAIN_COUNT = Number(process.env.BENCH_DRAIN_COUNT ?? 200);
+const WORKER_COUNTS = [1, 2, 4];
 
 const WORKFLOW = `
 [nodes.one]
@@ -71,6 +78,8 @@ async function main(): Promise<void> {
     await working;
     await store.close();
 
+    const drains = await drainAll(dir, workflow);
+
     const latency = summarize(latencies);
     const perSecond = (RUN_COUNT / elapsedMs) * 1000;
     const rows = [
@@ -91,12 +100,50 @@ async function main(): Promise<void> {
       '',
       markdownTable({ headers: ['metric', 'value'], rows }),
       '',
+      `## Draining ${DRAIN_COUNT} queued runs with worker processes`,
+      '',
+      `Each \`weft worker\` process runs up to 8 runs at once. ${drains.server}; it runs on the same machine and shares its cores with the workers and the stages' shells.`,
+      '',
+      markdownTable({
+        headers: ['worker processes', 'SQLite runs/s', 'PostgreSQL runs/s'],
+        rows: drains.sqlite.map((result, index) => [String(result.workers), formatNumber(result.runsPerSecond, 1), formatNumber(drains.postgres[index]?.runsPerSecond, 1)]),
+      }),
+      '',
     ].join('\n');
-    writeResults('runs', { machine: info, runs: RUN_COUNT, parallel: PARALLEL, elapsedMs, runsPerSecond: perSecond, latency }, markdown);
+    writeResults('runs', { machine: info, runs: RUN_COUNT, parallel: PARALLEL, elapsedMs, runsPerSecond: perSecond, latency, drains }, markdown);
     process.stdout.write(`${markdown}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function drainAll(dir: string, workflow: string): Promise<{ server: string; sqlite: DrainResult[]; postgres: DrainResult[] }> {
+  const sqlite: DrainResult[] = [];
+  for (const workers of WORKER_COUNTS) {
+    const home = join(dir, `sqlite-${workers}`);
+    const store = await SqliteRunStore.open({ storageDir: home });
+    try {
+      sqlite.push(await drain({ store, workflow, dir, count: DRAIN_COUNT, workers, home: () => home, env: {} }));
+    } finally {
+      await store.close();
+    }
+  }
+  const server = await benchPostgres();
+  const postgres: DrainResult[] = [];
+  try {
+    for (const workers of WORKER_COUNTS) {
+      const url = await server.createDatabase();
+      const store = await PostgresRunStore.open({ url });
+      try {
+        postgres.push(await drain({ store, workflow, dir, count: DRAIN_COUNT, workers, home: (index) => join(dir, `pg-${workers}-host-${index}`), env: { WEFT_DATABASE_URL: url } }));
+      } finally {
+        await store.close();
+      }
+    }
+  } finally {
+    await server.dispose();
+  }
+  return { server: `PostgreSQL: ${server.description}`, sqlite, postgres };
 }
 
 await main();

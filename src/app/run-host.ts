@@ -8,8 +8,9 @@ import { createLogger, stderrSink, type LogLevel } from '../core/logger.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { RunService } from './services/run-service.js';
 import type { RunStore } from '../runs/store/run-store.js';
-import { SqliteRunStore } from '../runs/store/sqlite/sqlite-run-store.js';
+import { loadSettings } from '../core/settings/settings.js';
 import { environmentFingerprint } from './environment-fingerprint.js';
+import { openStore } from './open-store.js';
 import { detachedRunnerLauncher } from './runner-launcher.js';
 import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 
@@ -40,7 +41,7 @@ export async function openRunHost(options: RunHostOptions = {}): Promise<RunHost
   registerEnvironmentSecrets(env);
   const storageDir = prepareStorageDir(resolveStorageDir(options.storageDir, env));
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
-  const store = await SqliteRunStore.open({ storageDir, logger });
+  const { store } = await openStore({ storageDir, env, settings: await loadSettings({ storageDir, workspaceRoot: process.cwd() }), logger });
   const runs = runServiceOver(store, storageDir, env);
   return { runs, storageDir, close: () => store.close() };
 }

@@ -8,7 +8,6 @@
  * and removed at runtime (the store's catalogue) join and leave the hub while the run goes on.
  */
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from '../core/logger.js';
 import { loadMcpServerConfigs } from '../mcp/config/index.js';
 import type { McpServerConfig } from '../mcp/config/index.js';
@@ -16,7 +15,7 @@ import { McpHub, toolPatternMayName } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
 import type { Workflow } from '../runs/workflow/index.js';
 import { ApprovalPolicy } from '../tools/approval-policy.js';
-import { fileArtifactSink } from '../tools/artifact-sink.js';
+import type { ArtifactSink } from '../tools/artifact-sink.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
@@ -34,6 +33,8 @@ export function runToolboxFactory(params: {
   version: string;
   /** The store whose MCP server catalogue (runtime registration) every run's hub follows. */
   catalogue: RunStore;
+  /** Where the run's full tool outputs go (the shared database, or files in the storage dir). */
+  artifacts: (runId: string) => ArtifactSink;
 }): RunToolboxFactory {
   return async (run, workflow, askApproval, bridge) => {
     const settings = await params.settings(run);
@@ -70,7 +71,7 @@ export function runToolboxFactory(params: {
       registry,
       policy,
       approvalMode,
-      artifacts: fileArtifactSink(join(params.storageDir, 'artifacts', run.id)),
+      artifacts: params.artifacts(run.id),
       logger,
       outputLimitBytes: settings.outputLimitBytes,
       askApproval,

@@ -13,6 +13,7 @@ import type { RunService } from './services/run-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpRegistry } from './mcp-registry.js';
 import type { McpService } from './services/mcp-service.js';
+import type { MigrationReport } from './store-migration.js';
 import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
 import type { ToolService } from './services/tool-service.js';
@@ -52,6 +53,10 @@ export interface WeftApp {
   runs(): Promise<RunService>;
   /** MCP servers added and removed at runtime, beside the configured ones (`weft serve`). */
   mcpRegistry(): Promise<McpRegistry>;
+  /** Copies the SQLite store of the storage dir into PostgreSQL (`weft store migrate`). */
+  migrateStore(url: string): Promise<MigrationReport>;
+  /** A full tool output kept in the shared database (`weft store artifact`). */
+  readArtifact(ref: string): Promise<string>;
   /** A runner that executes queued runs (`weft worker`); `sameEnvironment` limits it to runs created with this environment. */
   worker(options: { maxParallel: number; untilIdle: boolean; sameEnvironment?: boolean }): Promise<Worker>;
   close(): Promise<void>;
@@ -105,10 +110,11 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     return new ToolService(await registry.get(), executor, await mcp.get(), workspaceRoot);
   });
 
-  const store = once(async () => {
-    const { SqliteRunStore } = await import('../runs/store/sqlite/sqlite-run-store.js');
-    return SqliteRunStore.open({ storageDir, logger });
+  const opened = once(async () => {
+    const { openStore } = await import('./open-store.js');
+    return openStore({ storageDir, env, settings, logger });
   });
+  const store = { get: async () => (await opened.get()).store, built: async () => (await opened.built())?.store };
 
   const runs = once(async () => {
     if (options.runners === 'in-process') {
@@ -139,6 +145,11 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     mcpConfig,
     mcpRegistry: mcpRegistry.get,
     runs: runs.get,
+    migrateStore: async (url) => {
+      const { migrateStoreToPostgres } = await import('./store-migration.js');
+      return migrateStoreToPostgres({ storageDir, url, logger });
+    },
+    readArtifact: async (ref) => (await opened.get()).readArtifact(ref),
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
       const [{ Worker }, { runnerId }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
@@ -151,13 +162,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         import('./environment-fingerprint.js'),
       ]);
       const runSettings = runSettingsReader(storageDir);
+      const { store: runStore, artifacts } = await opened.get();
       return new Worker({
-        store: await store.get(),
+        store: runStore,
         workerId: runnerId(newId()),
         logger,
         clock: Date.now,
         newId,
-        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: await store.get() }),
+        toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: runStore, artifacts }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
         agent: new ModelStageRunner({ llmSettings: async (run) => (await runSettings(run)).llm, env, logger }),
         leaseMs,

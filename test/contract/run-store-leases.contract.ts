@@ -91,6 +91,22 @@ export function leasesContract(ctx: ContractContext): void {
       expect(claimed.sort()).toEqual(runs.map((run) => run.id).sort());
     });
 
+    it('refuses the append of a worker whose lease was taken over (fencing), and takes the holder\'s and unleased ones', async () => {
+      const run = await ctx.createIn('queued');
+      await ctx.store.claimRun('worker-a', 1000);
+      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }], { leaseOwner: 'worker-a' });
+      ctx.advance(1000);
+      expect((await ctx.store.claimRun('worker-b', 1000))?.id).toBe(run.id);
+      const refused = await rejection(ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }), 'RUN_LEASE_LOST');
+      expect(refused.message).toContain('worker-b');
+      await ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { by: 'b' } }], { leaseOwner: 'worker-b' });
+      await ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { by: 'a person' } }]);
+      // The run ends under worker-b (its lease ends with it): worker-a is still refused.
+      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'cancelled' } }], { leaseOwner: 'worker-b' });
+      expect((await rejection(ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }), 'RUN_LEASE_LOST')).message).toContain('has ended (cancelled)');
+      expect((await ctx.store.listEvents(run.id, { types: ['artifact-saved'] })).map((event) => event.payload)).toEqual([{ by: 'b' }, { by: 'a person' }]);
+    });
+
     it('refuses bad lease arguments', async () => {
       const run = await ctx.createIn('queued');
       await rejection(ctx.store.claimRun('', 1000), 'RUN_INVALID_PARAMS');

@@ -7,7 +7,8 @@ import { describeValue, isTable } from '../config-text/describe-value.js';
 import { parseDuration } from '../duration.js';
 
 export type Shape =
-  | { kind: 'string'; values?: readonly string[]; format?: { pattern: RegExp; description: string } }
+  /** `pattern.secret`: the value may hold a password, so a problem never repeats it. */
+  | { kind: 'string'; values?: readonly string[]; pattern?: { test: RegExp; means: string; secret?: boolean } }
   | { kind: 'boolean' }
   | { kind: 'integer'; min?: number }
   | { kind: 'duration' }
@@ -20,9 +21,9 @@ export type Shape =
 /** A host name (`*.` allowed in front) or an IP literal; no scheme, port or path. */
 const HOST_NAME: Shape = {
   kind: 'string',
-  format: {
-    pattern: /^(?:(?:\*\.)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?)$/i,
-    description: 'a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path)',
+  pattern: {
+    test: /^(?:(?:\*\.)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?)$/i,
+    means: 'a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path)',
   },
 };
 
@@ -48,6 +49,7 @@ export const SETTINGS_SHAPE: Shape = {
     },
     mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
+    store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
     llm: {
       kind: 'table',
       fields: {
@@ -70,7 +72,7 @@ export const SETTINGS_SHAPE: Shape = {
 function describeShape(shape: Shape): string {
   switch (shape.kind) {
     case 'string':
-      if (shape.format) return shape.format.description;
+      if (shape.pattern) return shape.pattern.means;
       return shape.values ? `one of ${shape.values.map((v) => `"${v}"`).join(', ')}` : 'a string';
     case 'boolean':
       return 'true or false';
@@ -96,7 +98,10 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
   const wrongType = () => [`key '${key}' must be ${describeShape(shape)}, not ${describeValue(value)}`];
   switch (shape.kind) {
     case 'string':
-      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value)) || (shape.format && !shape.format.pattern.test(value))) return wrongType();
+      if (typeof value === 'string' && shape.pattern && !shape.pattern.test.test(value)) {
+        return shape.pattern.secret ? [`key '${key}' must be ${shape.pattern.means} (the value given is not; it is not repeated here as it may hold a password)`] : wrongType();
+      }
+      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();
       return [];
     case 'boolean':
       return typeof value === 'boolean' ? [] : wrongType();

@@ -126,3 +126,20 @@ describe('loadSettings', () => {
     expect(settings.userDocument?.data).toEqual({ mcp: { servers: { files: { command: ['npx', 'x'], whatever: 1 } } } });
   });
 });
+
+describe('[store] url', () => {
+  it('reads a PostgreSQL URL, the project file winning', async () => {
+    await writeFile(join(storageDir, 'settings.toml'), '[store]\nurl = "postgres://weft@user-db/weft"\n');
+    await writeFile(join(workspaceRoot, '.weft', 'settings.toml'), '[store]\nurl = "postgresql://weft@project-db:5432/weft"\n');
+    expect((await loadSettings({ storageDir, workspaceRoot })).storeUrl).toBe('postgresql://weft@project-db:5432/weft');
+  });
+
+  it('refuses anything but a PostgreSQL URL, naming file and key without repeating the value', async () => {
+    await writeFile(join(workspaceRoot, '.weft', 'settings.toml'), '[store]\nurl = "mysql://root:hunter2@db/weft"\n');
+    const error = await failure();
+    expect(error.code).toBe('SETTINGS_INVALID');
+    expect(error.message).toContain(join(workspaceRoot, '.weft', 'settings.toml'));
+    expect(error.message).toContain("key 'store.url' must be a PostgreSQL URL");
+    expect(`${error.message} ${JSON.stringify(error.data)}`).not.toContain('hunter2');
+  });
+});

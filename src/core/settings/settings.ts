@@ -47,6 +47,8 @@ export interface Settings {
   approvalRules: ApprovalRuleSetting[];
   logLevel: LogLevel;
   llm: LlmSettings;
+  /** `[store] url`: the shared PostgreSQL store; absent means the SQLite file in the storage dir. */
+  storeUrl?: string;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -125,7 +127,12 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     approvalRules: [...rules(userDocument), ...rules(projectDocument)],
     logLevel: pick<LogLevel>('log', 'level', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.logLevel,
     llm: readLlm(userDocument, projectDocument),
+    ...optionalStoreUrl(pick<string>('store', 'url', userDocument, projectDocument)),
     userDocument,
     projectDocument,
   };
+}
+
+function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {
+  return url === undefined ? {} : { storeUrl: url };
 }

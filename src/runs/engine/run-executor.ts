@@ -28,6 +28,8 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   toolboxFactory: RunToolboxFactory;
   /** Aborts when the runner lost its lease: stop at once and write nothing more. */
   leaseLost: AbortSignal;
+  /** The runner whose lease every append is made under; the store refuses it once another runner took the run over. */
+  leaseOwner?: string;
 }
 
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
@@ -361,7 +363,7 @@ export class RunExecutor {
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
     if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
-    const appended = await this.#deps.store.appendEvents(this.#run.id, events);
+    const appended = await this.#deps.store.appendEvents(this.#run.id, events, this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
     return appended;
   }

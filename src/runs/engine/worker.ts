@@ -155,6 +155,7 @@ export class Worker {
       pollMs: this.#options.pollMs,
       toolboxFactory: this.#options.toolboxFactory,
       leaseLost: leaseLost.signal,
+      leaseOwner: workerId,
     });
     const done = executor
       .execute()

@@ -92,6 +92,14 @@ export interface McpServerEntry {
   updatedAt: number;
 }
 
+export interface AppendOptions {
+  /**
+   * Fencing: the runner appending under its lease. The append is refused with
+   * `RUN_LEASE_LOST` when another runner holds the run's lease now (it was taken over).
+   */
+  leaseOwner?: string;
+}
+
 /** Told that the store may have changed; see {@link RunStore.watchChanges}. */
 export type StoreChangeListener = () => void;
 
@@ -101,7 +109,7 @@ export const EVENT_LIMITS = { default: 100, max: 1000 } as const;
 /**
  * Errors are `WeftError`s: `INVALID_ID` for any id that is not a ULID, `RUN_NOT_FOUND`,
  * `RUN_INVALID_TRANSITION`, `RUN_NOT_TERMINAL`, `RUN_PARENT_CYCLE`, `RUN_INVALID_PARAMS`,
- * `QUESTION_NOT_FOUND`, `QUESTION_NOT_PENDING`, and `STORE_FAILED` when the storage
+ * `QUESTION_NOT_FOUND`, `QUESTION_NOT_PENDING`, `RUN_LEASE_LOST`, and `STORE_FAILED` when the storage
  * itself fails (its message says what to do).
  *
  * @example
@@ -118,7 +126,7 @@ export interface RunStore {
    * transaction; status changes are `run-status-changed` events checked against the
    * transition table, so of two writers moving a run out of one state only one wins.
    */
-  appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEvent[]>;
+  appendEvents(runId: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]>;
   listEvents(runId: string, options?: ListEventsOptions): Promise<RunEvent[]>;
   /** Archives a terminal run, or unarchives; appends `run-archived` / `run-unarchived` when it changes. */
   setArchived(runId: string, archived: boolean): Promise<RunRecord>;

@@ -9,7 +9,7 @@ import { assertUlid } from '../../core/ids.js';
 import { readLabels } from '../model/event-payloads.js';
 import { isJsonObject, type JsonObject } from '../model/json.js';
 import { type NewRunEvent } from '../model/run-event.js';
-import { isRunStatus, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
+import { isRunStatus, isTerminal, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
 import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter } from './run-store.js';
 
 export interface SearchCursor {
@@ -174,4 +174,19 @@ export function checkParentLink(childId: string, parentId: string, parentOf: (id
 /** A lease ends when the run ends, or when a retry puts it back in the queue. */
 export function statusChangeEndsLease(before: RunStatus, after: RunStatus): boolean {
   return before !== after && (after === 'queued' || after === 'succeeded' || after === 'failed' || after === 'cancelled');
+}
+
+/**
+ * Fencing: refuses an append made under a lease that another runner has taken over, or
+ * under one that ended with the run meanwhile (another runner finished it, or a person
+ * cancelled it while this runner was cut off). `holder` is the run's lease owner now
+ * (null when nobody holds it), `status` its status now.
+ */
+export function checkFence(runId: string, holder: string | null | undefined, status: RunStatus, leaseOwner: string | undefined): void {
+  if (leaseOwner === undefined || holder === leaseOwner) return;
+  if ((holder === null || holder === undefined) && !isTerminal(status)) return;
+  const now = holder === null || holder === undefined ? `has ended (${status})` : `is now leased by runner ${holder}`;
+  throw new WeftError('RUN_LEASE_LOST', `Run ${runId} ${now}; the lease of runner ${leaseOwner} was taken over, so its append was refused. That runner must stop working on this run.`, {
+    data: { runId, holder: holder ?? null, status, leaseOwner },
+  });
 }

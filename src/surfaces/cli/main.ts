@@ -13,6 +13,7 @@ import { registerRunCreateCommands } from './commands/run-create.js';
 import { registerRunReadCommands } from './commands/run-read.js';
 import { registerRunSteerCommands } from './commands/run-steer.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerStoreCommands } from './commands/store.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerToolCommands } from './commands/tools.js';
@@ -63,6 +64,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
+  registerStoreCommands(program);
   for (const command of program.commands) applyToTree(command);
   return program;
 }

@@ -50,6 +50,7 @@ const TABLE: Record<HttpErrorCode, ErrorRow> = {
   WORKFLOW_INVALID: row(422, 'Fix the workflow; POST /api/v1/workflows/validate lists every problem.'),
   RUN_NOT_FOUND: row(404, 'GET /api/v1/runs lists the runs (archived ones with archived=any).'),
   RUN_INVALID_TRANSITION: row(409, "Read the run's status with GET /api/v1/runs/{id}; the message says which states allow this."),
+  RUN_LEASE_LOST: row(409, 'Another runner took the run over; read the run again.'),
   RUN_NOT_TERMINAL: row(409, 'Wait for the run to end or cancel it first.'),
   RUN_PARENT_CYCLE: row(409, 'Pick a parent that is not the run itself or one of its descendants.'),
   RUN_INVALID_PARAMS: row(400, 'Fix the fields named in the message.'),

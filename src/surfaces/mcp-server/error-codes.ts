@@ -56,6 +56,7 @@ const TABLE: Record<McpErrorCode, ErrorRow> = {
   RUN_NOT_TERMINAL: invalid('Wait for the run to end (weft_run_gather) or cancel it first.'),
   RUN_PARENT_CYCLE: invalid('Pick a parent that is not the run itself or one of its descendants.'),
   RUN_INVALID_PARAMS: invalid('Fix the parameters named in the message.'),
+  RUN_LEASE_LOST: internal('Another runner took the run over; read the run again.'),
   QUESTION_NOT_FOUND: invalid('List the pending questions with weft_run_interact action "get_questions".'),
   QUESTION_NOT_PENDING: invalid('The question is already answered; list pending ones with action "get_questions".'),
   STORE_FAILED: internal("Retry; if it keeps failing, check the storage dir's disk space and permissions."),

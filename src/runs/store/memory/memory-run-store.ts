@@ -13,8 +13,8 @@ import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
 
 interface StoredRun {
   spec: RunSpec;
@@ -70,9 +70,11 @@ export class MemoryRunStore implements RunStore {
     return matches.length > query.limit && last ? { runs: page, nextCursor: encodeCursor(last) } : { runs: page };
   }
 
-  async appendEvents(id: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+  async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     this.open();
-    return structuredClone(this.append(runId(id), events, false));
+    const stored = this.require(runId(id));
+    checkFence(id, stored.lease?.workerId, stored.state.status, options?.leaseOwner);
+    return structuredClone(this.append(id, events, false));
   }
 
   async listEvents(id: string, options?: ListEventsOptions): Promise<RunEvent[]> {

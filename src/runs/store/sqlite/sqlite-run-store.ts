@@ -17,9 +17,9 @@ import type { QuestionRecord } from '../../model/question.js';
 import { RESERVED_EVENT_TYPES, RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord, RunState } from '../../model/run-record.js';
-import { isTerminal } from '../../model/run-status.js';
-import type { ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import { isTerminal, type RunStatus } from '../../model/run-status.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
 import { claimQueries } from './claim-queries.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
@@ -117,9 +117,13 @@ export class SqliteRunStore implements RunStore {
     return rows.length > query.limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
   }
 
-  async appendEvents(id: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+  async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     runId(id);
-    return this.execute('append events', 'write', () => this.appendSync(id, events, false));
+    return this.execute('append events', 'write', () => {
+      const lease = options?.leaseOwner === undefined ? undefined : this.stmt<{ lease_owner: string | null; status: RunStatus }>('SELECT lease_owner, status FROM runs WHERE id = ?').get(id);
+      if (lease !== undefined) checkFence(id, lease.lease_owner, lease.status, options?.leaseOwner);
+      return this.appendSync(id, events, false);
+    });
   }
 
   async listEvents(id: string, options?: ListEventsOptions): Promise<RunEvent[]> {

@@ -1,0 +1,112 @@
+/**
+ * The PostgreSQL schema as ordered migrations, recorded in `weft_schema_version` and
+ * applied at open under a transaction-scoped advisory lock, so ten workers starting at
+ * once migrate once (the others wait on the lock, then find nothing left to do). Append
+ * new migrations; never edit an applied one. Stores announce their writes on the
+ * `weft_changes` channel (see pg-statements.ts), which is how other hosts learn that the
+ * store changed.
+ */
+import type pg from 'pg';
+import { pgStoreFailed } from './pg-errors.js';
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const CHANGE_CHANNEL = 'weft_changes';
+/** Any 64-bit number unique to weft's schema; the lock is scoped to the migrating transaction. */
+const MIGRATION_LOCK = 0x77656674_0001;
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: 'runs (spec + projected state + lease), events, questions, MCP server catalogue, artifacts, change notices',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        workflow TEXT NOT NULL,
+        status TEXT NOT NULL,
+        archived SMALLINT NOT NULL DEFAULT 0,
+        parent_id TEXT REFERENCES runs(id),
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        head_seq INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_expires_at BIGINT NOT NULL DEFAULT 0,
+        labels JSONB NOT NULL DEFAULT '{}',
+        spec TEXT NOT NULL,
+        state TEXT NOT NULL
+      );
+      CREATE INDEX runs_by_created ON runs (archived, created_at DESC, id DESC);
+      CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);
+      CREATE INDEX runs_by_parent ON runs (parent_id, created_at DESC, id DESC);
+      CREATE INDEX runs_by_workflow ON runs (workflow, created_at DESC, id DESC);
+      CREATE INDEX runs_by_labels ON runs USING gin (labels jsonb_path_ops);
+      CREATE INDEX runs_queued ON runs (created_at, id) WHERE status = 'queued';
+      CREATE INDEX runs_orphaned ON runs (lease_expires_at, created_at, id) WHERE status IN ('starting', 'running', 'blocked');
+
+      CREATE TABLE events (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        type TEXT NOT NULL,
+        stage_id TEXT,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+
+      CREATE TABLE questions (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        asked_at BIGINT NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX questions_by_run ON questions (run_id, asked_at, id);
+
+      CREATE TABLE mcp_servers (
+        name TEXT PRIMARY KEY,
+        config TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE artifacts (
+        id TEXT PRIMARY KEY,
+        run_id TEXT REFERENCES runs(id) ON DELETE CASCADE,
+        label TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        content TEXT NOT NULL
+      );
+    `,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
+
+/** Applies the migrations the database lacks, once across every process; returns the versions applied. */
+export async function migratePostgres(client: pg.ClientBase, database: string, now: number, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number[]> {
+  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS weft_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+    const current = Number((await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM weft_schema_version')).rows[0]?.version ?? 0);
+    if (current > latest) {
+      throw pgStoreFailed(database, 'other', `The database ${database} has weft schema version ${current}, written by a newer weft; this weft knows up to version ${latest}. Upgrade weft on this host (every host must run the same or a newer weft).`);
+    }
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO weft_schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now]);
+      applied.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

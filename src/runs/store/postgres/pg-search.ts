@@ -1,0 +1,35 @@
+/**
+ * A run search as one PostgreSQL query: every filter is a condition on `runs` (labels
+ * through the GIN index on the `labels` column), newest first, one row more than the page
+ * to know whether another page follows. PostgreSQL's planner picks the index.
+ */
+import type { NormalizedFilter } from '../store-input.js';
+
+export const RUN_COLUMNS = 'spec, state, lease_owner, lease_expires_at';
+
+export function pgSearchSql(filter: NormalizedFilter): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: (placeholder: () => string) => string, ...values: unknown[]) => {
+    let index = 0;
+    where.push(
+      condition(() => {
+        params.push(values[index]);
+        index += 1;
+        return `$${params.length}`;
+      }),
+    );
+  };
+  if (filter.ids !== undefined) add((p) => `id = ANY(${p()}::text[])`, filter.ids);
+  if (filter.parentId !== undefined) add((p) => `parent_id = ${p()}`, filter.parentId);
+  if (filter.workflow !== undefined) add((p) => `workflow = ${p()}`, filter.workflow);
+  if (filter.labels.length > 0) add((p) => `labels @> ${p()}::jsonb`, JSON.stringify(Object.fromEntries(filter.labels)));
+  if (filter.status !== undefined) add((p) => `status = ANY(${p()}::text[])`, filter.status);
+  if (filter.archived !== 'any') add((p) => `archived = ${p()}`, filter.archived ? 1 : 0);
+  if (filter.createdAfter !== undefined) add((p) => `created_at > ${p()}`, filter.createdAfter);
+  if (filter.createdBefore !== undefined) add((p) => `created_at < ${p()}`, filter.createdBefore);
+  if (filter.cursor !== undefined) add((p) => `(created_at, id) < (${p()}, ${p()})`, filter.cursor.createdAt, filter.cursor.id);
+  params.push(filter.limit + 1);
+  const conditions = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
+  return { sql: `SELECT ${RUN_COLUMNS} FROM runs ${conditions} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params };
+}

@@ -1,0 +1,142 @@
+// The PostgreSQL RunStore: the shared contract against a real server, plus what only it has (migrations under a lock, fencing across stores, masked URLs).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WeftError } from '../../../core/errors.js';
+import { nextNotice } from '../../../../test/contract/run-store-changes.contract.js';
+import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
+import { testPostgres } from '../../../../test/helpers/postgres.js';
+import { PG_SCHEMA_VERSION } from './migrations.js';
+import { PostgresRunStore } from './postgres-run-store.js';
+import { SqliteRunStore, type ImportedRun } from '../sqlite/sqlite-run-store.js';
+
+let url: string;
+beforeAll(async () => {
+  url = await (await testPostgres()).createDatabase();
+});
+afterAll(async () => (await testPostgres()).dispose());
+
+async function sql<Row extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+// Each contract test starts from an empty store, as it would with a fresh SQLite file.
+beforeEach(async () => {
+  const tables = await sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'runs'");
+  if (tables[0]?.n === 1) await sql('TRUNCATE runs, events, questions, mcp_servers, artifacts');
+});
+
+runRunStoreContract('postgres', ({ clock, newId }) => PostgresRunStore.open({ url, clock, newId }));
+
+const params = { workflow: 'build', workflowPath: 'build.toml', cwd: '/work' };
+
+describe('PostgresRunStore', () => {
+  it('migrates once when ten stores open at once, and records the version', async () => {
+    const fresh = await (await testPostgres()).createDatabase();
+    const stores = await Promise.all(Array.from({ length: 10 }, () => PostgresRunStore.open({ url: fresh, clock: () => 1000 })));
+    const client = new pg.Client({ connectionString: fresh });
+    await client.connect();
+    const versions = (await client.query('SELECT version, applied_at FROM weft_schema_version ORDER BY version')).rows;
+    await client.end();
+    await Promise.all(stores.map((store) => store.close()));
+    expect(versions).toEqual(Array.from({ length: PG_SCHEMA_VERSION }, (_, index) => ({ version: index + 1, applied_at: '1000' })));
+  });
+
+  it('refuses a database written by a newer weft, naming both versions', async () => {
+    const fresh = await (await testPostgres()).createDatabase();
+    await (await PostgresRunStore.open({ url: fresh })).close();
+    const client = new pg.Client({ connectionString: fresh });
+    await client.connect();
+    await client.query("INSERT INTO weft_schema_version (version, name, applied_at) VALUES (99, 'future', 0)");
+    await client.end();
+    const error = await PostgresRunStore.open({ url: fresh }).catch((failure: unknown) => failure);
+    expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
+    expect((error as Error).message).toMatch(/schema version 99.*knows up to version 1.*Upgrade weft/);
+  });
+
+  it('refuses the append of a runner whose lease another runner took over (fencing), from another store too', async () => {
+    let now = 1_000_000;
+    const first = await PostgresRunStore.open({ url, clock: () => now });
+    const second = await PostgresRunStore.open({ url, clock: () => now });
+    try {
+      const run = await first.createRun({ ...params, initialStatus: 'queued' });
+      await first.claimRun('runner-a', 1000, now);
+      await first.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }], { leaseOwner: 'runner-a' });
+      now += 1001;
+      expect((await second.claimRun('runner-b', 1000, now))?.id).toBe(run.id);
+      await second.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'b was here' } }], { leaseOwner: 'runner-b' });
+      const refused = await first.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'late' } }], { leaseOwner: 'runner-a' }).catch((error: unknown) => error);
+      expect(WeftError.is(refused, 'RUN_LEASE_LOST')).toBe(true);
+      expect((await second.listEvents(run.id)).map((event) => event.type)).toEqual(['run-created', 'run-status-changed', 'run-status-changed', 'log-written']);
+      // Appends without a lease (answers, cancels from a person) are not fenced.
+      await first.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'from a person' } }]);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('bulk-imports runs in multi-row batches to exactly what the SQLite store imports', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-pg-import-'));
+    const items = (): ImportedRun[] => [
+      { run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA1', labels: { team: 'core' } }, createdAt: 5000, events: [{ type: 'run-status-changed', payload: { to: 'queued' }, at: 6000 }] },
+      {
+        run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA2', parentId: '01JAAAAAAAAAAAAAAAAAAAAAA1' },
+        createdAt: 7000,
+        events: [{ type: 'question-asked', stageId: 'ask@1', payload: { questionId: '01JAAAAAAAAAAAAAAAAAAAAAQ1', kind: 'yes_no', prompt: 'ok?' }, at: 8000 }],
+      },
+      { run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA3' }, createdAt: 9000 },
+    ];
+    const sqlite = await SqliteRunStore.open({ storageDir: dir, clock: () => 10_000 });
+    const store = await PostgresRunStore.open({ url, clock: () => 10_000 });
+    try {
+      expect(await store.importRuns(items(), 2)).toBe(3);
+      await sqlite.importRuns(items());
+      for (const item of items()) {
+        const id = item.run.id as string;
+        expect(await store.getRun(id)).toEqual(await sqlite.getRun(id));
+        expect(await store.listEvents(id)).toEqual(await sqlite.listEvents(id));
+        expect(await store.listQuestions(id)).toEqual(await sqlite.listQuestions(id));
+      }
+      expect((await store.searchRuns({ labels: { team: 'core' } })).runs.map((run) => run.id)).toEqual(['01JAAAAAAAAAAAAAAAAAAAAAA1']);
+    } finally {
+      await Promise.all([store.close(), sqlite.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells a store on another connection about writes through NOTIFY (no safety tick in this test)', async () => {
+    const quiet = { safetyTickMs: 10 * 60_000 };
+    const writer = await PostgresRunStore.open({ url, ...quiet });
+    const watcher = await PostgresRunStore.open({ url, ...quiet });
+    try {
+      const created = nextNotice(watcher);
+      const run = await writer.createRun({ ...params, initialStatus: 'queued' });
+      await created;
+      const claimed = nextNotice(watcher);
+      await writer.claimRun('runner-a', 1000);
+      await claimed;
+      const appended = nextNotice(watcher);
+      await writer.appendEvents(run.id, [{ type: 'log-written', payload: {} }]);
+      await appended;
+    } finally {
+      await Promise.all([writer.close(), watcher.close()]);
+    }
+  });
+
+  it('masks the password in every failure that names the server', async () => {
+    const port = new URL(url).port;
+    const error = await PostgresRunStore.open({ url: `postgres://postgres:hunter2-secret@127.0.0.1:${port}/no_such_db_here` }).catch((failure: unknown) => failure);
+    expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
+    const text = `${(error as Error).message} ${JSON.stringify((error as WeftError).data)}`;
+    expect(text).toContain('postgres://postgres:***@127.0.0.1');
+    expect(text).not.toContain('hunter2');
+  });
+});
