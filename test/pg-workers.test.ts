@@ -145,7 +145,7 @@ describe('artifacts on a shared store', () => {
   it('keeps a full tool output in PostgreSQL, readable from another host', async () => {
     cluster = await pgCluster(url, 5000);
     await mkdir(join(cluster.ws, '.weft'));
-    await writeFile(join(cluster.ws, '.weft', 'settings.toml'), '[tools]\noutput_limit_bytes = 1024\n');
+    await writeFile(join(cluster.ws, '.weft', 'settings.toml'), '[tools]\noutput_limit_bytes = 1024\n\n# A tool stage calling shell asks by default; this one is the workflow author\'s own.\n[[approval.rules]]\npattern = "shell"\naction = "allow"\n');
     const file = await cluster.workflow(
       'big',
       `[workflow]\nname = "big"\n\n[nodes.big]\nkind = "tool"\ntool = "shell"\nargs = { command = "for i in $(seq 1 400); do echo line-$i; done" }\n`,
