@@ -20,7 +20,7 @@ import { requestCancel } from '../../runs/run-cancel.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
-import { loadWorkflow } from '../../runs/workflow/index.js';
+import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 
 export interface CreateRunRequest {
   /** Path of the workflow file (relative to `cwd`). */
@@ -195,6 +195,12 @@ export class RunService {
   async signal(id: string, name: string, data: JsonValue = null): Promise<RunRecord> {
     const run = await this.get(id);
     if (isTerminal(run.status)) throw this.#wrongState(run, 'signalled', ['running', 'blocked', 'paused']);
+    // A name no `wait` stage listens for would be recorded and never read: refuse it while the sender can still fix it.
+    const awaited = awaitedEvents(await loadWorkflow(run.workflowPath));
+    if (!awaited.includes(name)) {
+      const names = awaited.length > 0 ? `it awaits ${awaited.map((item) => `'${item}'`).join(', ')}` : 'its workflow has no wait stage with an event';
+      throw new WeftError('RUN_INVALID_PARAMS', `Run ${run.id} does not await the event '${name}'; ${names}.`, { data: { runId: run.id, awaited } });
+    }
     return this.#request(run, ENGINE_EVENT.signalSent, { name, data });
   }
 
@@ -317,4 +323,10 @@ export class RunService {
       data: { runId: run.id, status: run.status },
     });
   }
+}
+
+/** The event names the workflow's `wait` stages listen for, sorted. */
+export function awaitedEvents(workflow: Workflow): string[] {
+  const names = Object.values(workflow.nodes).flatMap((node) => (node.kind === 'wait' && node.event !== undefined ? [node.event] : []));
+  return [...new Set(names)].sort();
 }
