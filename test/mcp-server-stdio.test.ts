@@ -71,7 +71,14 @@ describe('weft mcp start over stdio', () => {
     expect((rest.data.runs as RunView[]).map((run) => run.id)).not.toContain((paged.data.runs as RunView[])[0]!.id);
     const got = await call(client, 'weft_run_get', { run_id: second!.id });
     expect(got.text).toBe(`Run ${second!.id} (quick) is submitted.`);
-    expect(got.data).toEqual({ run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }), pending_questions: [] });
+    expect(got.data).toEqual({
+      run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }),
+      pending_questions: [],
+      next_steps: [`Start run ${second!.id} with weft_run_interact {"run_id":"${second!.id}","action":"start"}.`],
+    });
+    // Claude Code hands the model only structuredContent: the next page is there, and in the text.
+    expect(paged.data.more).toEqual({ cursor: paged.data.next_cursor });
+    expect(paged.data.next_steps).toEqual([`Get the next page with weft_run_search and the same filters plus {"cursor":"${String(paged.data.next_cursor)}"}.`]);
   });
 
   it('gathers a run as soon as it ends, sending progress notifications meanwhile', async () => {
@@ -88,11 +95,23 @@ describe('weft mcp start over stdio', () => {
     expect(progress[0]).toMatch(/^[01]\/1 runs ended/);
   }, 90_000);
 
-  it('answers a human question; gather times out while the run waits for it', async () => {
+  it('gather returns as soon as a run needs a person: an approval, then a question (id, kind, options), which it answers', async () => {
+    const pending = await createRun(client, 'quick.toml');
+    const approval = await call(client, 'weft_run_gather', { run_ids: [pending.id], timeout_seconds: 600 });
+    expect(approval.data).toMatchObject({ timed_out: false, needs_attention: [{ run_id: pending.id, needs: 'approval', questions: [] }] });
+    expect(approval.data.next_steps).toEqual([`Approve run ${pending.id} with weft_run_interact {"run_id":"${pending.id}","action":"approve"} (or "deny" with a reason).`]);
+    expect(approval.text).toBe(`1 run needs attention (${pending.id}: approval); 0/1 runs ended; waiting for ${pending.id} pending.`);
+    await call(client, 'weft_run_interact', { run_id: pending.id, action: 'deny' });
+
     const run = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
-    const blocked = await waitForStatus(client, run.id, ['blocked']);
-    const waiting = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 0.5 });
-    expect(waiting.data).toMatchObject({ timed_out: true, all_succeeded: false, ended: 0, runs: [{ id: run.id, status: 'blocked' }] });
+    // A long timeout: gather must come back because of the question, not the clock.
+    const waiting = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 600 });
+    expect(waiting.data).toMatchObject({ timed_out: false, all_succeeded: false, ended: 0, runs: [{ id: run.id, status: 'blocked' }] });
+    const [needed] = waiting.data.needs_attention as { run_id: string; needs: string; questions: { id: string; kind: string; options: string[] }[] }[];
+    expect(needed).toMatchObject({ run_id: run.id, needs: 'question', questions: [{ kind: 'choice', options: ['ship', 'hold'], prompt: 'Ship it?', status: 'pending' }] });
+    const asked = needed!.questions[0]!.id;
+    expect(waiting.data.next_steps).toEqual([`Answer question ${asked} of run ${run.id} ("Ship it?") with weft_run_interact {"run_id":"${run.id}","action":"answer","question_id":"${asked}","answer":…} — one of "ship", "hold".`]);
+    const blocked = await getRun(client, run.id);
 
     const questions = await call(client, 'weft_run_interact', { run_id: run.id, action: 'get_questions' });
     const [question] = questions.data.questions as { id: string; prompt: string; kind: string; options: string[]; answer_hint: string }[];
@@ -162,12 +181,13 @@ describe('weft mcp start over stdio', () => {
     const total = (await getRun(client, run.id)).counts as { events: number };
 
     const first = await call(client, 'weft_run_events', { run_id: run.id, limit: 2 });
-    expect(first.data).toMatchObject({ action: 'list', total_events: total.events, next_after_seq: 2, next_before_seq: null });
+    expect(first.data).toMatchObject({ action: 'list', total_events: total.events, next_after_seq: 2, next_before_seq: null, more: { after_seq: 2 } });
+    expect(first.data.next_steps).toEqual([`Read on with weft_run_events {"run_id":"${run.id}","action":"list","direction":"asc","after_seq":2}.`]);
     expect((first.data.events as { seq: number; type: string }[]).map((event) => [event.seq, event.type])).toEqual([[1, 'run-created'], [2, 'run-status-changed']]);
     const second = await call(client, 'weft_run_events', { run_id: run.id, limit: 2, after_seq: 2 });
     expect((second.data.events as { seq: number }[]).map((event) => event.seq)).toEqual([3, 4]);
     const newest = await call(client, 'weft_run_events', { run_id: run.id, direction: 'desc', limit: 1 });
-    expect(newest.data).toMatchObject({ next_before_seq: total.events, next_after_seq: null, events: [{ seq: total.events, type: 'run-status-changed' }] });
+    expect(newest.data).toMatchObject({ next_before_seq: total.events, next_after_seq: null, more: { before_seq: total.events }, events: [{ seq: total.events, type: 'run-status-changed' }] });
     const stages = await call(client, 'weft_run_events', { run_id: run.id, types: ['stage-started', 'stage-finished'] });
     expect((stages.data.events as { type: string }[]).map((event) => event.type)).toEqual(['stage-started', 'stage-finished']);
 

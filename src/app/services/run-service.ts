@@ -245,8 +245,15 @@ export class RunService {
    * (`timedOut: true`). Wakes on the store's change notices (runners write from other
    * processes), not by polling; the only timers are the deadline and the moments a
    * runner's lease runs out, when nobody writes but the run needs a new runner.
+   * `returnEarly` ends the wait sooner (`timedOut: false`), e.g. when a run needs a person.
    */
-  async wait(ids: readonly string[], timeoutMs: number, signal?: AbortSignal, onChange?: (runs: RunRecord[]) => void): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
+  async wait(
+    ids: readonly string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+    onChange?: (runs: RunRecord[]) => void,
+    returnEarly?: (runs: readonly RunRecord[]) => boolean,
+  ): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
     const deadline = this.#deps.clock() + timeoutMs;
     // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
     const changes = this.changes();
@@ -257,7 +264,7 @@ export class RunService {
         const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
         if (key !== previous) onChange?.(runs);
         previous = key;
-        if (runs.every((run) => isTerminal(run.status))) return { runs, timedOut: false };
+        if (runs.every((run) => isTerminal(run.status)) || returnEarly?.(runs)) return { runs, timedOut: false };
         // Nobody executes a queued run, or one whose runner died: start a runner for it.
         if (runs.some((run) => this.#orphaned(run))) this.#deps.wakeRunners();
         const left = deadline - this.#deps.clock();

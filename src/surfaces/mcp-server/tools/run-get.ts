@@ -3,6 +3,7 @@
  * events) and the questions it is waiting on. Never changes anything.
  */
 import * as z from 'zod';
+import { runNextSteps } from '../next-steps.js';
 import { defineTool } from '../tool-kit.js';
 import { questionSchema, questionView, runSummary, runSummarySchema } from '../run-view.js';
 import { runIdArg } from './shared-args.js';
@@ -34,6 +35,7 @@ export const runGetTool = defineTool({
     return {
       summary: `Run ${run.id} (${run.workflow}) is ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.currentStageId ? ` at ${run.currentStageId}` : ''}${waiting}.`,
       data: { run: runSummary(run), pending_questions: questions.map(questionView) },
+      nextSteps: runNextSteps(run, questions),
     };
   },
 });

@@ -11,6 +11,7 @@ import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
 import { questionSchema, questionView, runSummary, runSummarySchema } from '../run-view.js';
+import { runNextSteps } from '../next-steps.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
@@ -142,6 +143,7 @@ export const runInteractTool = defineTool({
         questions: done.questions ? done.questions.map(questionView) : null,
         question: done.question ? questionView(done.question) : null,
       },
+      nextSteps: runNextSteps(done.run, done.questions ?? []),
     };
   },
 });
