@@ -74,6 +74,7 @@ describe('weft mcp start over stdio', () => {
     expect(got.data).toEqual({
       run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }),
       pending_questions: [],
+      results: { final_output_head: null, final_output_truncated: false, final_stage_id: null, stages: [], stages_omitted: 0 },
       next_steps: [`Start run ${second!.id} with weft_run_interact {"run_id":"${second!.id}","action":"start"}.`],
     });
     // Claude Code hands the model only structuredContent: the next page is there, and in the text.
@@ -90,6 +91,18 @@ describe('weft mcp start over stdio', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(gathered.data).toMatchObject({ timed_out: false, all_succeeded: true, ended: 1, runs: [{ id: run.id, status: 'succeeded', terminal: true }] });
     expect(gathered.text).toBe(`All 1 runs ended: ${run.id} succeeded.`);
+    // What it said comes with it: no third call.
+    expect(gathered.data.results).toEqual([
+      {
+        run_id: run.id,
+        final_output_head: 'hello from quick',
+        final_output_truncated: false,
+        final_stage_id: 'hello@1',
+        stages: [{ stage_id: 'hello@1', node: 'hello', kind: 'command', attempt: 1, status: 'succeeded', duration_ms: expect.any(Number), output_head: 'hello from quick', output_truncated: false, error: null, finished_seq: expect.any(Number) }],
+        stages_omitted: 0,
+      },
+    ]);
+    expect(gathered.data.next_steps).toEqual([]);
     // Progress arrives while waiting; under load the last one can land after the result, which the client then drops.
     expect(progress.length).toBeGreaterThan(0);
     expect(progress[0]).toMatch(/^[01]\/1 runs ended/);
@@ -152,7 +165,9 @@ describe('weft mcp start over stdio', () => {
     expect(cancelled.terminal).toBe(true);
 
     const failing = await createRun(client, { workflow: 'fail.toml', auto_approve: true });
-    await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
+    const failed = await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
+    expect(failed.data.results).toMatchObject([{ final_output_head: null, stages: [{ stage_id: 'boom@1', status: 'failed', output_head: 'about to fail', error: expect.stringContaining('3') }] }]);
+    expect(failed.data.next_steps).toEqual([expect.stringContaining(`See why run ${failing.id} failed with weft_run_events`)]);
     expect(await getRun(client, failing.id)).toMatchObject({ status: 'failed', attempt: 1 });
     const retried = await act(failing.id, 'retry');
     expect(retried.data.run).toMatchObject({ status: 'queued', attempt: 2 });
@@ -178,7 +193,14 @@ describe('weft mcp start over stdio', () => {
     writeFileSync(join(ws.dir, 'chatty.toml'), `[nodes.talk]\nkind = "command"\nrun = "printf 'needle-%0.s' $(seq 1 400)"\n`);
     const run = await createRun(client, { workflow: 'chatty.toml', auto_approve: true });
     await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
-    const total = (await getRun(client, run.id)).counts as { events: number };
+    const got = await call(client, 'weft_run_get', { run_id: run.id });
+    const total = (got.data.run as RunView).counts as { events: number };
+    const [talk] = (got.data.results as { stages: { output_head: string; output_truncated: boolean; finished_seq: number }[] }).stages;
+    expect(talk!.output_head).toBe(`${'needle-'.repeat(400).slice(0, 2000)}…`);
+    expect(talk!.output_truncated).toBe(true);
+    expect(got.data.next_steps).toEqual([`Read the whole output of talk@1 with weft_run_events {"run_id":"${run.id}","action":"details","seq":${talk!.finished_seq}}.`]);
+    const whole = await call(client, 'weft_run_events', { run_id: run.id, action: 'details', seq: talk!.finished_seq });
+    expect((whole.data.events as { payload: { output: string } }[])[0]!.payload.output).toBe('needle-'.repeat(400));
 
     const first = await call(client, 'weft_run_events', { run_id: run.id, limit: 2 });
     expect(first.data).toMatchObject({ action: 'list', total_events: total.events, next_after_seq: 2, next_before_seq: null, more: { after_seq: 2 } });

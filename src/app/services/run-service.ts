@@ -18,6 +18,7 @@ import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
+import { readRunResults, type RunResults } from '../../runs/stage-results.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
@@ -184,6 +185,12 @@ export class RunService {
     assertUlid(questionId, 'question id');
     const question = await this.#deps.store.getQuestion(questionId);
     return this.answer(id, questionId, question ? answerFromText(question, text) : text);
+  }
+
+  /** Each stage's status and output, and the run's final output. */
+  async results(id: string): Promise<RunResults> {
+    await this.get(id);
+    return readRunResults(this.#deps.store, id);
   }
 
   async message(id: string, text: string): Promise<RunRecord> {

@@ -11,12 +11,15 @@ import type { RunRecord } from '../../../runs/model/run-record.js';
 import { isTerminal } from '../../../runs/model/run-status.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { attentionOf, runNextSteps } from '../next-steps.js';
+import { readWholeOutputSteps, runResultsSchema, runResultsView } from '../run-results-view.js';
 import { questionSchema, questionView, runPreview, runPreviewSchema } from '../run-view.js';
 import { defineTool } from '../tool-kit.js';
 import { runIdArg } from './shared-args.js';
 
 export const MAX_GATHER_SECONDS = 3600;
 const HEARTBEAT_MS = 5000;
+/** Smaller than weft_run_get's: a gather answers for up to 100 runs. */
+const BOUNDS = { headChars: 500, maxStages: 20 };
 
 const input = z
   .object({
@@ -35,6 +38,7 @@ const output = z.object({
   all_succeeded: z.boolean(),
   runs: z.array(runPreviewSchema).describe('The runs in the order asked, as they are now'),
   ended: z.number().int().describe('How many of the runs have ended'),
+  results: z.array(runResultsSchema.extend({ run_id: z.string() })).describe('What each run produced so far, in the order asked: final output and stages with their output heads'),
   needs_attention: z
     .array(
       z.object({
@@ -72,7 +76,7 @@ export const runGatherTool = defineTool({
   name: 'weft_run_gather',
   title: 'Wait for weft runs',
   description:
-    'Wait until the given runs have ended (succeeded, failed or cancelled), one of them needs a person, or timeout_seconds pass; returns their current states, timed_out, and needs_attention: each run waiting for an approval, an answer (its questions with id, kind and options) or a start. Act on those with weft_run_interact, then gather again. Sends progress notifications while waiting.',
+    'Wait until the given runs have ended (succeeded, failed or cancelled), one of them needs a person, or timeout_seconds pass; returns their current states, what each produced (final output, each stage\'s status and output head), timed_out, and needs_attention: each run waiting for an approval, an answer (its questions with id, kind and options) or a start. Act on those with weft_run_interact, then gather again. Sends progress notifications while waiting.',
   input,
   output,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -99,6 +103,7 @@ export const runGatherTool = defineTool({
       const allSucceeded = result.runs.every((run) => run.status === 'succeeded');
       const state = result.runs.map((run) => `${run.id} ${run.status}`).join(', ');
       const attention = await attentionList(runs, result.runs);
+      const results = await Promise.all(result.runs.map(async (run) => ({ run_id: run.id, ...runResultsView(await runs.results(run.id), BOUNDS) })));
       const summary =
         attention.items.length > 0
           ? `${attention.items.length} run${attention.items.length === 1 ? ' needs' : 's need'} attention (${attention.items.map((item) => `${item.run_id}: ${item.needs}`).join(', ')}); ${describeProgress(result.runs)}.`
@@ -110,8 +115,8 @@ export const runGatherTool = defineTool({
       const failed = result.runs.filter((run) => run.status === 'failed').flatMap((run) => runNextSteps(run));
       return {
         summary,
-        data: { timed_out: result.timedOut, all_succeeded: allSucceeded, runs: result.runs.map(runPreview), ended, needs_attention: attention.items },
-        nextSteps: [...attention.steps, ...failed, ...keepWaiting],
+        data: { timed_out: result.timedOut, all_succeeded: allSucceeded, runs: result.runs.map(runPreview), ended, results, needs_attention: attention.items },
+        nextSteps: [...attention.steps, ...failed, ...keepWaiting, ...results.flatMap((view) => readWholeOutputSteps(view.run_id, view))],
       };
     } finally {
       clearInterval(heartbeat);
