@@ -114,6 +114,9 @@ describe('weft mcp start over stdio', () => {
     expect(approval.data).toMatchObject({ timed_out: false, needs_attention: [{ run_id: pending.id, needs: 'approval', questions: [] }] });
     expect(approval.data.next_steps).toEqual([`Approve run ${pending.id} with weft_run_interact {"run_id":"${pending.id}","action":"approve"} (or "deny" with a reason).`]);
     expect(approval.text).toBe(`1 run needs attention (${pending.id}: approval); 0/1 runs ended; waiting for ${pending.id} pending.`);
+    // Clients that read only text get the same: the summary, the next steps, the structured result.
+    const raw = await client.callTool({ name: 'weft_run_gather', arguments: { run_ids: [pending.id], timeout_seconds: 0 } });
+    expect(raw.content.map((block) => (block.type === 'text' ? block.text : ''))).toEqual([approval.text, `Next: ${(approval.data.next_steps as string[]).join(' ')}`, JSON.stringify(raw.structuredContent)]);
     await call(client, 'weft_run_interact', { run_id: pending.id, action: 'deny' });
 
     const run = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
