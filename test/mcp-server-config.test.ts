@@ -3,7 +3,7 @@
  * server, and init edits only the `weft` member of existing config files (every other
  * byte kept, idempotent, `.bak` of the previous file) in a temp HOME.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -93,11 +93,31 @@ describe('weft mcp config / init', () => {
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe(after);
   });
 
-  it('writes project .mcp.json for Claude Code and ~/.cursor/mcp.json for Cursor when they do not exist yet', async () => {
-    const project1 = await weft('mcp', 'init', 'claude', '--scope', 'project');
+  it('writes a portable project .mcp.json (npx, no machine paths) that launches the project\'s weft, and ~/.cursor/mcp.json', async () => {
+    const project1 = await runCli(['mcp', 'init', 'claude', '--scope', 'project'], { cwd: project, env });
+    expect(project1.code, project1.stderr).toBe(0);
     expect(project1.stdout).toContain(`Created ${join(project, '.mcp.json')} with the weft MCP server.`);
-    expect(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8'))).toEqual({ mcpServers: { weft: expectedEntry(true) } });
+    expect(project1.stdout).toContain('Claude Code asks each user to approve project servers from .mcp.json');
+    const shared = readFileSync(join(project, '.mcp.json'), 'utf8');
+    expect(JSON.parse(shared)).toEqual({ mcpServers: { weft: { type: 'stdio', command: 'npx', args: ['--no', 'weft', 'mcp', 'start'], env: {} } } });
+    expect(shared).not.toContain(home);
     expect(existsSync(join(project, '.mcp.json.bak'))).toBe(false);
+    // A storage dir is written only when asked for.
+    await weft('mcp', 'init', 'claude', '--scope', 'project');
+    expect(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.weft.args).toEqual(['--no', 'weft', '--storage-dir', storage, 'mcp', 'start']);
+
+    // The entry as committed starts the weft installed in the project.
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(WEFT_BIN, join(project, 'node_modules', '.bin', 'weft'));
+    writeFileSync(join(project, 'package.json'), '{"name":"app","version":"1.0.0","private":true}');
+    const entry = (JSON.parse(shared) as { mcpServers: { weft: { command: string; args: string[] } } }).mcpServers.weft;
+    const client = new Client({ name: 'portable-check', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, cwd: project, env: { ...(process.env as Record<string, string>), HOME: home, WEFT_HOME: storage }, stderr: 'ignore' }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('weft_run_gather');
+    } finally {
+      await client.close();
+    }
 
     const cursor = await weft('mcp', 'init', 'cursor');
     expect(cursor.code, cursor.stderr).toBe(0);
@@ -123,6 +143,28 @@ describe('weft mcp config / init', () => {
     expect(project2).toMatchObject({ code: 2, stderr: expect.stringContaining('Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json') });
   });
 
+  it('writes [mcp_servers.weft] into Codex\'s config.toml ($CODEX_HOME), keeping every other byte, idempotently, with a .bak', async () => {
+    const codexHome = join(home, 'codex-home');
+    mkdirSync(codexHome);
+    const file = join(codexHome, 'config.toml');
+    const original = '# my codex\nmodel = "o3"\n\n[mcp_servers.weft]\ncommand = "old"\n\n[mcp_servers.weft.env]\nX = "1"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep\n';
+    writeFileSync(file, original);
+    const codexEnv = { ...env, CODEX_HOME: codexHome };
+    const done = await runCli(['--storage-dir', storage, 'mcp', 'init', 'codex'], { cwd: project, env: codexEnv });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`Updated the weft MCP server in ${file} (previous file kept as ${file}.bak).`);
+    const after = readFileSync(file, 'utf8');
+    expect(after).toBe(`# my codex\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep\n\n[mcp_servers.weft]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [ ${JSON.stringify(WEFT_BIN)}, "--storage-dir", ${JSON.stringify(storage)}, "mcp", "start" ]\n`);
+    expect(readFileSync(`${file}.bak`, 'utf8')).toBe(original);
+    const again = await runCli(['--storage-dir', storage, 'mcp', 'init', 'codex'], { cwd: project, env: codexEnv });
+    expect(again.stdout).toContain('nothing changed');
+    expect(readFileSync(file, 'utf8')).toBe(after);
+    // Without $CODEX_HOME: ~/.codex/config.toml, created.
+    const fresh = await weft('mcp', 'init', 'codex');
+    expect(fresh.stdout).toContain(`Created ${join(home, '.codex', 'config.toml')}`);
+    expect(await weft('mcp', 'init', 'codex', '--scope', 'project')).toMatchObject({ code: 2, stderr: expect.stringContaining('use --scope user') });
+  });
+
   it('refuses to touch a config file that is not valid JSON, and unknown clients', async () => {
     const file = join(home, '.claude.json');
     writeFileSync(file, '{ "mcpServers": { "a": ');
@@ -131,7 +173,7 @@ describe('weft mcp config / init', () => {
     expect(broken.stderr).toMatch(/\.claude\.json: is not valid JSON .* nothing was written/);
     expect(readFileSync(file, 'utf8')).toBe('{ "mcpServers": { "a": ');
     expect(existsSync(`${file}.bak`)).toBe(false);
-    expect(await weft('mcp', 'init', 'vscode')).toMatchObject({ code: 2, stderr: expect.stringContaining('<client> must be one of claude, cursor, windsurf') });
+    expect(await weft('mcp', 'init', 'vscode')).toMatchObject({ code: 2, stderr: expect.stringContaining('<client> must be one of claude, cursor, windsurf, codex') });
     expect(await weft('mcp', 'init', 'claude', '--scope', 'global')).toMatchObject({ code: 2, stderr: expect.stringContaining("--scope must be 'user' or 'project'") });
   });
 });

@@ -41,7 +41,7 @@ describe('weft mcp start over stdio', () => {
     const interact = tools.find((tool) => tool.name === 'weft_run_interact')!;
     expect(interact.inputSchema.required).toEqual(['run_id', 'action']);
     expect((interact.inputSchema.properties as Record<string, { enum?: string[] }>).action!.enum).toEqual([
-      'start', 'approve', 'deny', 'message', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer',
+      'start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer',
     ]);
     const create = tools.find((tool) => tool.name === 'weft_run_create')!;
     expect(create.inputSchema).toMatchObject({ required: ['runs'], properties: { runs: { minItems: 1, maxItems: 50 } } });
@@ -71,7 +71,15 @@ describe('weft mcp start over stdio', () => {
     expect((rest.data.runs as RunView[]).map((run) => run.id)).not.toContain((paged.data.runs as RunView[])[0]!.id);
     const got = await call(client, 'weft_run_get', { run_id: second!.id });
     expect(got.text).toBe(`Run ${second!.id} (quick) is submitted.`);
-    expect(got.data).toEqual({ run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }), pending_questions: [] });
+    expect(got.data).toEqual({
+      run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }),
+      pending_questions: [],
+      results: { final_output_head: null, final_output_truncated: false, final_stage_id: null, stages: [], stages_omitted: 0 },
+      next_steps: [`Start run ${second!.id} with weft_run_interact {"run_id":"${second!.id}","action":"start"}.`],
+    });
+    // Claude Code hands the model only structuredContent: the next page is there, and in the text.
+    expect(paged.data.more).toEqual({ cursor: paged.data.next_cursor });
+    expect(paged.data.next_steps).toEqual([`Get the next page with weft_run_search and the same filters plus {"cursor":"${String(paged.data.next_cursor)}"}.`]);
   });
 
   it('gathers a run as soon as it ends, sending progress notifications meanwhile', async () => {
@@ -83,16 +91,43 @@ describe('weft mcp start over stdio', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(gathered.data).toMatchObject({ timed_out: false, all_succeeded: true, ended: 1, runs: [{ id: run.id, status: 'succeeded', terminal: true }] });
     expect(gathered.text).toBe(`All 1 runs ended: ${run.id} succeeded.`);
+    // What it said comes with it: no third call.
+    expect(gathered.data.results).toEqual([
+      {
+        run_id: run.id,
+        final_output_head: 'hello from quick',
+        final_output_truncated: false,
+        final_stage_id: 'hello@1',
+        stages: [{ stage_id: 'hello@1', node: 'hello', kind: 'command', attempt: 1, status: 'succeeded', duration_ms: expect.any(Number), output_head: 'hello from quick', output_truncated: false, error: null, finished_seq: expect.any(Number) }],
+        stages_omitted: 0,
+      },
+    ]);
+    expect(gathered.data.next_steps).toEqual([]);
     // Progress arrives while waiting; under load the last one can land after the result, which the client then drops.
     expect(progress.length).toBeGreaterThan(0);
     expect(progress[0]).toMatch(/^[01]\/1 runs ended/);
   }, 90_000);
 
-  it('answers a human question; gather times out while the run waits for it', async () => {
+  it('gather returns as soon as a run needs a person: an approval, then a question (id, kind, options), which it answers', async () => {
+    const pending = await createRun(client, 'quick.toml');
+    const approval = await call(client, 'weft_run_gather', { run_ids: [pending.id], timeout_seconds: 600 });
+    expect(approval.data).toMatchObject({ timed_out: false, needs_attention: [{ run_id: pending.id, needs: 'approval', questions: [] }] });
+    expect(approval.data.next_steps).toEqual([`Approve run ${pending.id} with weft_run_interact {"run_id":"${pending.id}","action":"approve"} (or "deny" with a reason).`]);
+    expect(approval.text).toBe(`1 run needs attention (${pending.id}: approval); 0/1 runs ended; waiting for ${pending.id} pending.`);
+    // Clients that read only text get the same: the summary, the next steps, the structured result.
+    const raw = await client.callTool({ name: 'weft_run_gather', arguments: { run_ids: [pending.id], timeout_seconds: 0 } });
+    expect(raw.content.map((block) => (block.type === 'text' ? block.text : ''))).toEqual([approval.text, `Next: ${(approval.data.next_steps as string[]).join(' ')}`, JSON.stringify(raw.structuredContent)]);
+    await call(client, 'weft_run_interact', { run_id: pending.id, action: 'deny' });
+
     const run = await createRun(client, { workflow: 'ask.toml', auto_approve: true });
-    const blocked = await waitForStatus(client, run.id, ['blocked']);
-    const waiting = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 0.5 });
-    expect(waiting.data).toMatchObject({ timed_out: true, all_succeeded: false, ended: 0, runs: [{ id: run.id, status: 'blocked' }] });
+    // A long timeout: gather must come back because of the question, not the clock.
+    const waiting = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 600 });
+    expect(waiting.data).toMatchObject({ timed_out: false, all_succeeded: false, ended: 0, runs: [{ id: run.id, status: 'blocked' }] });
+    const [needed] = waiting.data.needs_attention as { run_id: string; needs: string; questions: { id: string; kind: string; options: string[] }[] }[];
+    expect(needed).toMatchObject({ run_id: run.id, needs: 'question', questions: [{ kind: 'choice', options: ['ship', 'hold'], prompt: 'Ship it?', status: 'pending' }] });
+    const asked = needed!.questions[0]!.id;
+    expect(waiting.data.next_steps).toEqual([`Answer question ${asked} of run ${run.id} ("Ship it?") with weft_run_interact {"run_id":"${run.id}","action":"answer","question_id":"${asked}","answer":…} — one of "ship", "hold".`]);
+    const blocked = await getRun(client, run.id);
 
     const questions = await call(client, 'weft_run_interact', { run_id: run.id, action: 'get_questions' });
     const [question] = questions.data.questions as { id: string; prompt: string; kind: string; options: string[]; answer_hint: string }[];
@@ -133,10 +168,14 @@ describe('weft mcp start over stdio', () => {
     expect(cancelled.terminal).toBe(true);
 
     const failing = await createRun(client, { workflow: 'fail.toml', auto_approve: true });
-    await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
+    const failed = await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
+    expect(failed.data.results).toMatchObject([{ final_output_head: null, stages: [{ stage_id: 'boom@1', status: 'failed', output_head: 'about to fail', error: expect.stringContaining('3') }] }]);
+    expect(failed.data.next_steps).toEqual([expect.stringContaining(`See why run ${failing.id} failed with weft_run_events`)]);
     expect(await getRun(client, failing.id)).toMatchObject({ status: 'failed', attempt: 1 });
     const retried = await act(failing.id, 'retry');
-    expect(retried.data.run).toMatchObject({ status: 'queued', attempt: 2 });
+    expect(retried.data.run).toMatchObject({ attempt: 2 });
+    // A runner that is already up may claim (or even finish) the retry before the result is read.
+    expect(['queued', 'starting', 'running', 'failed']).toContain((retried.data.run as RunView).status);
     await call(client, 'weft_run_gather', { run_ids: [failing.id], timeout_seconds: 60 });
 
     expect((await act(failing.id, 'archive')).data.run).toMatchObject({ archived: true });
@@ -159,15 +198,23 @@ describe('weft mcp start over stdio', () => {
     writeFileSync(join(ws.dir, 'chatty.toml'), `[nodes.talk]\nkind = "command"\nrun = "printf 'needle-%0.s' $(seq 1 400)"\n`);
     const run = await createRun(client, { workflow: 'chatty.toml', auto_approve: true });
     await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
-    const total = (await getRun(client, run.id)).counts as { events: number };
+    const got = await call(client, 'weft_run_get', { run_id: run.id });
+    const total = (got.data.run as RunView).counts as { events: number };
+    const [talk] = (got.data.results as { stages: { output_head: string; output_truncated: boolean; finished_seq: number }[] }).stages;
+    expect(talk!.output_head).toBe(`${'needle-'.repeat(400).slice(0, 2000)}…`);
+    expect(talk!.output_truncated).toBe(true);
+    expect(got.data.next_steps).toEqual([`Read the whole output of talk@1 with weft_run_events {"run_id":"${run.id}","action":"details","seq":${talk!.finished_seq}}.`]);
+    const whole = await call(client, 'weft_run_events', { run_id: run.id, action: 'details', seq: talk!.finished_seq });
+    expect((whole.data.events as { payload: { output: string } }[])[0]!.payload.output).toBe('needle-'.repeat(400));
 
     const first = await call(client, 'weft_run_events', { run_id: run.id, limit: 2 });
-    expect(first.data).toMatchObject({ action: 'list', total_events: total.events, next_after_seq: 2, next_before_seq: null });
+    expect(first.data).toMatchObject({ action: 'list', total_events: total.events, next_after_seq: 2, next_before_seq: null, more: { after_seq: 2 } });
+    expect(first.data.next_steps).toEqual([`Read on with weft_run_events {"run_id":"${run.id}","action":"list","direction":"asc","after_seq":2}.`]);
     expect((first.data.events as { seq: number; type: string }[]).map((event) => [event.seq, event.type])).toEqual([[1, 'run-created'], [2, 'run-status-changed']]);
     const second = await call(client, 'weft_run_events', { run_id: run.id, limit: 2, after_seq: 2 });
     expect((second.data.events as { seq: number }[]).map((event) => event.seq)).toEqual([3, 4]);
     const newest = await call(client, 'weft_run_events', { run_id: run.id, direction: 'desc', limit: 1 });
-    expect(newest.data).toMatchObject({ next_before_seq: total.events, next_after_seq: null, events: [{ seq: total.events, type: 'run-status-changed' }] });
+    expect(newest.data).toMatchObject({ next_before_seq: total.events, next_after_seq: null, more: { before_seq: total.events }, events: [{ seq: total.events, type: 'run-status-changed' }] });
     const stages = await call(client, 'weft_run_events', { run_id: run.id, types: ['stage-started', 'stage-finished'] });
     expect((stages.data.events as { type: string }[]).map((event) => event.type)).toEqual(['stage-started', 'stage-finished']);
 

@@ -19,9 +19,10 @@ import { PairService } from './pair-service.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
+import { readRunResults, type RunResults } from '../../runs/stage-results.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
-import { loadWorkflow } from '../../runs/workflow/index.js';
+import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 
 export interface CreateRunRequest {
   /** Path of the workflow file (relative to `cwd`). */
@@ -192,6 +193,12 @@ export class RunService {
     return this.answer(id, questionId, question ? answerFromText(question, text) : text);
   }
 
+  /** Each stage's status and output, and the run's final output. */
+  async results(id: string): Promise<RunResults> {
+    await this.get(id);
+    return readRunResults(this.#deps.store, id);
+  }
+
   async message(id: string, text: string): Promise<RunRecord> {
     const run = await this.get(id);
     if (isTerminal(run.status)) throw this.#wrongState(run, 'sent a message', ['running', 'blocked', 'paused']);
@@ -201,6 +208,12 @@ export class RunService {
   async signal(id: string, name: string, data: JsonValue = null): Promise<RunRecord> {
     const run = await this.get(id);
     if (isTerminal(run.status)) throw this.#wrongState(run, 'signalled', ['running', 'blocked', 'paused']);
+    // A name no `wait` stage listens for would be recorded and never read: refuse it while the sender can still fix it.
+    const awaited = awaitedEvents(await loadWorkflow(run.workflowPath));
+    if (!awaited.includes(name)) {
+      const names = awaited.length > 0 ? `it awaits ${awaited.map((item) => `'${item}'`).join(', ')}` : 'its workflow has no wait stage with an event';
+      throw new WeftError('RUN_INVALID_PARAMS', `Run ${run.id} does not await the event '${name}'; ${names}.`, { data: { runId: run.id, awaited } });
+    }
     return this.#request(run, ENGINE_EVENT.signalSent, { name, data });
   }
 
@@ -245,8 +258,15 @@ export class RunService {
    * (`timedOut: true`). Wakes on the store's change notices (runners write from other
    * processes), not by polling; the only timers are the deadline and the moments a
    * runner's lease runs out, when nobody writes but the run needs a new runner.
+   * `returnEarly` ends the wait sooner (`timedOut: false`), e.g. when a run needs a person.
    */
-  async wait(ids: readonly string[], timeoutMs: number, signal?: AbortSignal, onChange?: (runs: RunRecord[]) => void): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
+  async wait(
+    ids: readonly string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+    onChange?: (runs: RunRecord[]) => void,
+    returnEarly?: (runs: readonly RunRecord[]) => boolean,
+  ): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
     const deadline = this.#deps.clock() + timeoutMs;
     // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
     const changes = this.changes();
@@ -257,7 +277,7 @@ export class RunService {
         const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
         if (key !== previous) onChange?.(runs);
         previous = key;
-        if (runs.every((run) => isTerminal(run.status))) return { runs, timedOut: false };
+        if (runs.every((run) => isTerminal(run.status)) || returnEarly?.(runs)) return { runs, timedOut: false };
         // Nobody executes a queued run, or one whose runner died: start a runner for it.
         if (runs.some((run) => this.#orphaned(run))) this.#deps.wakeRunners();
         const left = deadline - this.#deps.clock();
@@ -323,4 +343,10 @@ export class RunService {
       data: { runId: run.id, status: run.status },
     });
   }
+}
+
+/** The event names the workflow's `wait` stages listen for, sorted. */
+export function awaitedEvents(workflow: Workflow): string[] {
+  const names = Object.values(workflow.nodes).flatMap((node) => (node.kind === 'wait' && node.event !== undefined ? [node.event] : []));
+  return [...new Set(names)].sort();
 }

@@ -36,6 +36,8 @@ export class RunControl {
   cancelRequested = false;
   interruptRequested = false;
   readonly answers = new Map<string, JsonValue>();
+  /** Signals no wait stage has claimed yet, per name, oldest first: one sent before its stage began to wait is kept for it. */
+  readonly #signals = new Map<string, { data: JsonValue }[]>();
 
   constructor(store: RunStore, runId: string, afterSeq: number, pollMs: number) {
     this.#store = store;
@@ -101,6 +103,11 @@ export class RunControl {
       case RUN_EVENT.questionAnswered:
         this.answers.set(String(event.payload.questionId), event.payload.answer ?? null);
         break;
+      case ENGINE_EVENT.signalSent: {
+        const name = String(event.payload.name);
+        this.#signals.set(name, [...(this.#signals.get(name) ?? []), { data: event.payload.data ?? null }]);
+        break;
+      }
       default:
         break;
     }
@@ -133,6 +140,15 @@ export class RunControl {
       () => undefined,
       () => undefined,
     );
+  }
+
+  /** Claims the oldest unclaimed signal `name` (possibly sent before the caller began to wait), else waits for one; each signal releases one waiter. */
+  async signal(name: string, abort: AbortSignal): Promise<JsonValue> {
+    const claim = () => this.#signals.get(name)?.shift();
+    const ready = claim();
+    if (ready) return ready.data;
+    const arrived = await this.waitFor((event) => (event.type === ENGINE_EVENT.signalSent && event.payload.name === name ? claim() : undefined), abort);
+    return arrived.data;
   }
 
   /** An answer already given (possibly before this runner started), else waits for it. */

@@ -1,11 +1,14 @@
 /**
  * How a weft tool is declared and served: a zod input schema (advertised in tools/list,
  * checked here so a bad argument gets an INVALID_ARGUMENTS result that names it), a zod
- * output schema, and a `run` that returns a one-line summary plus the structured data.
+ * output schema, and a `run` that returns a one-line summary, the structured data and the
+ * next steps. Clients such as Claude Code hand the model only `structuredContent` when a
+ * result has it, so the next steps live there too (`next_steps`, in every output schema),
+ * and the text carries the same: the summary, a `Next:` line, the data as JSON.
  * Every thrown error becomes an `isError` result through the error table.
  */
 import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { RunService } from '../../app/services/run-service.js';
 import { failure, toFailure, toolErrorResult, type McpFailure } from './error-codes.js';
 import type { RunWatcher } from './run-watcher.js';
@@ -34,7 +37,11 @@ export interface ToolOutput<T> {
   /** One line for people and for clients that only show text. */
   summary: string;
   data: T;
+  /** What the caller can do next, each a sentence naming the tool and arguments. */
+  nextSteps?: readonly string[];
 }
+
+const nextStepsSchema = z.array(z.string()).describe('What to do next, each naming the tool and the arguments to pass; empty when nothing is left to do');
 
 /** Thrown by a tool to fail with one of the surface's own codes. */
 export class ToolFailure extends Error {
@@ -49,7 +56,7 @@ export function needArg<T>(value: T | undefined, action: string, field: string):
   return value;
 }
 
-export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
+export interface ToolDefinition<I extends z.ZodType, O extends z.ZodObject> {
   name: string;
   title: string;
   description: string;
@@ -111,18 +118,21 @@ function progressOf(ctx: ServerContext): ToolContext['progress'] {
 }
 
 /** A tool's text + structured result. */
-export function toolResult<T>(output: ToolOutput<T>): CallToolResult {
+export function toolResult<T extends object>(output: ToolOutput<T>): CallToolResult {
+  const nextSteps = [...(output.nextSteps ?? [])];
+  const structured = { ...output.data, next_steps: nextSteps };
   return {
     content: [
       { type: 'text', text: output.summary },
-      { type: 'text', text: JSON.stringify(output.data) },
+      ...(nextSteps.length > 0 ? [{ type: 'text' as const, text: `Next: ${nextSteps.join(' ')}` }] : []),
+      { type: 'text', text: JSON.stringify(structured) },
     ],
-    structuredContent: output.data as Record<string, unknown>,
+    structuredContent: structured,
   };
 }
 
 /** @example export const runGetTool = defineTool({ name: 'weft_run_get', …, run: async ({ run_id }, context) => … }); */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition: ToolDefinition<I, O>): WeftTool {
+export function defineTool<I extends z.ZodType, O extends z.ZodObject>(definition: ToolDefinition<I, O>): WeftTool {
   return {
     name: definition.name,
     register(server, deps) {
@@ -132,7 +142,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
           title: definition.title,
           description: definition.description,
           inputSchema: advertiseOnly(definition.input),
-          outputSchema: definition.output,
+          outputSchema: definition.output.extend({ next_steps: nextStepsSchema }),
           annotations: definition.annotations,
         },
         async (args, ctx) => {

@@ -1,8 +1,7 @@
 /**
  * `wait` stages: sleep for a duration, or wait until someone sends the named signal to
- * the run (`run-signal-sent`), optionally giving up after a timeout.
+ * the run (`run-signal-sent`, `weft signal`; one sent before the stage began counts), optionally giving up after a timeout.
  */
-import { ENGINE_EVENT } from '../../model/event-types.js';
 import type { WaitNode } from '../../workflow/index.js';
 import type { NodeExecutor } from '../stage-context.js';
 import { abortableDelay } from './abortable-delay.js';
@@ -17,10 +16,7 @@ export const executeWaitNode: NodeExecutor<WaitNode> = async (stage) => {
   const timeout = new AbortController();
   const timer = node.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(), node.timeoutMs);
   try {
-    const payload = await stage.control.waitFor(
-      (event) => (event.type === ENGINE_EVENT.signalSent && event.payload.name === name ? (event.payload.data ?? null) : undefined),
-      AbortSignal.any([stage.signal, timeout.signal]),
-    );
+    const payload = await stage.control.signal(name, AbortSignal.any([stage.signal, timeout.signal]));
     return { status: 'succeeded', output: payload };
   } catch {
     if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };

@@ -74,6 +74,8 @@ async function start(options: StartOptions, command: Command): Promise<void> {
   }
 }
 
+const CLIENT_NAMES = { claude: 'Claude Code', cursor: 'Cursor', windsurf: 'Windsurf', codex: 'Codex' } as const;
+
 /** Adds `start`, `config` and `init` to the `mcp` command that `registerMcpCommands` returns. */
 export function registerMcpServerCommands(mcp: Command): void {
   mcp
@@ -105,17 +107,21 @@ export function registerMcpServerCommands(mcp: Command): void {
   mcp
     .command('init')
     .description("add weft to an MCP client's config file (idempotent; keeps a .bak of the previous file and every other setting)")
-    .argument('<client>', 'claude, cursor or windsurf')
-    .option('--scope <scope>', "'user' (the client's user config) or 'project' (this directory: .mcp.json for Claude Code, .cursor/mcp.json for Cursor)", 'user')
+    .argument('<client>', 'claude, cursor, windsurf or codex ($CODEX_HOME/config.toml, else ~/.codex/config.toml)')
+    .option('--scope <scope>', "'user' (the client's user config) or 'project' (this directory: .mcp.json for Claude Code, .cursor/mcp.json for Cursor; a portable 'npx weft' entry to commit)", 'user')
     .action(async (client: string, options: { scope: string }, command: Command) => {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(client)) throw new WeftError('USAGE', `<client> must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${client}'.`);
       if (options.scope !== 'user' && options.scope !== 'project') throw new WeftError('USAGE', `--scope must be 'user' or 'project', not '${options.scope}'.`);
       const { weftBinPath } = await import('../../../app/weft-bin.js');
       const home = homedir();
-      const file = config.clientConfigFile(client, options.scope, { home, cwd: resolve(globalOptions(command).cwd ?? process.cwd()) });
-      const entry = config.buildClientEntry(client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
-      const result = await config.initClientConfig(file, entry, home);
+      const global = globalOptions(command);
+      const file = config.clientConfigFile(client, options.scope, { home, cwd: resolve(global.cwd ?? process.cwd()), ...(process.env.CODEX_HOME ? { codexHome: process.env.CODEX_HOME } : {}) });
+      // A project file is shared: it names a storage dir only when asked for one.
+      const portable = options.scope === 'project';
+      const storageDir = portable ? (global.storageDir === undefined ? undefined : resolve(global.storageDir)) : await storageDirOf(command);
+      const entry = config.buildClientEntry(client, { node: process.execPath, bin: weftBinPath(), portable, ...(storageDir === undefined ? {} : { storageDir }) });
+      const result = client === 'codex' ? await (await import('../../../app/services/codex-config.js')).initCodexConfig(file, entry) : await config.initClientConfig(file, entry, home);
       const backup = result.backup ? ` (previous file kept as ${result.backup})` : '';
       switch (result.status) {
         case 'unchanged':
@@ -131,6 +137,7 @@ export function registerMcpServerCommands(mcp: Command): void {
           process.stdout.write(`Updated the weft MCP server in ${file}${backup}.\n`);
           break;
       }
-      if (result.status !== 'unchanged') process.stdout.write(`Restart ${client === 'claude' ? 'Claude Code' : client === 'cursor' ? 'Cursor' : 'Windsurf'} (or reload its MCP servers) to use it.\n`);
+      if (result.status !== 'unchanged') process.stdout.write(`Restart ${CLIENT_NAMES[client]} (or reload its MCP servers) to use it.\n`);
+      if (portable) process.stdout.write(`The entry runs 'npx --no weft mcp start': commit ${file} with weft in the project's devDependencies. ${client === 'claude' ? 'Claude Code asks each user to approve project servers from .mcp.json the first time it starts here (see /mcp).' : 'Cursor may ask to enable the server in its MCP settings.'}\n`);
     });
 }

@@ -1,8 +1,10 @@
 /**
- * Steering runs: `approve`, `deny`, `answer`, `message`, `interrupt`, `cancel`, `retry`,
+ * Steering runs: `approve`, `deny`, `answer`, `message`, `signal`, `interrupt`, `cancel`, `retry`,
  * `archive`, `unarchive`, `rm`.
  */
 import type { Command } from 'commander';
+import { errorMessage, WeftError } from '../../../core/errors.js';
+import type { JsonValue } from '../../../runs/model/json.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { printJson, withApp } from '../command-context.js';
@@ -22,6 +24,14 @@ function steer(program: Command, name: string, description: string, action: Stee
       else process.stdout.write(`${done(positional[0]!, result)}\n`);
     });
   });
+}
+
+function parseData(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw new WeftError('USAGE', `--data is not JSON (${errorMessage(error)}); pass a JSON value, e.g. --data '{"ok":true}' or --data '"text"'.`);
+  }
 }
 
 const status = (run: RunRecord | void) => (run ? ` (${run.status})` : '');
@@ -44,6 +54,20 @@ export function registerRunSteerCommands(program: Command): void {
       });
     });
   steer(program, 'message', 'send a message to the run (agents see it on their next turn)', (runs, id, text) => runs.message(id, text!), (id) => `Sent to run ${id}`, ['<text>']);
+  program
+    .command('signal')
+    .description('send an event to a run; its `wait` stage with that `event` goes on (the event must be one the workflow awaits)')
+    .argument('<run-id>')
+    .argument('<event>')
+    .option('--data <json>', 'JSON value handed to the wait stage as its output')
+    .option('--json', 'print JSON')
+    .action(async (id: string, event: string, options: { data?: string; json?: boolean }, command: Command) => {
+      await withApp(command, async (app) => {
+        const run = await (await app.runs()).signal(id, event, options.data === undefined ? null : parseData(options.data));
+        if (options.json) printJson(run);
+        else process.stdout.write(`Sent '${event}' to run ${id} (${run.status})\n`);
+      });
+    });
   steer(program, 'interrupt', 'stop the current stages and pause the run (resume with `weft start`)', (runs, id) => runs.interrupt(id), (id) => `Interrupt requested for run ${id}`);
   steer(program, 'cancel', 'cancel a run (kills its commands and tool calls)', (runs, id, reason) => runs.cancel(id, reason), (id, run) => `Cancel requested for run ${id}${status(run)}`).option('--reason <text>', 'why');
   steer(program, 'retry', 'run a failed or cancelled run again from where it stopped', (runs, id) => runs.retry(id), (id, run) => `Retrying run ${id}${status(run)}`);

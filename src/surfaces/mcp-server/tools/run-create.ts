@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import { describeFailure, toFailure, type McpFailure } from '../error-codes.js';
 import { runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { attentionOf, runNextSteps } from '../next-steps.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
 import { createRunRequest, newRunSchema, workflowArg, type NewRunArgs } from '../../../app/run-args.js';
 
@@ -89,10 +90,12 @@ export const runCreateTool = defineTool({
       throw new ToolFailure({ code: first.code, message, data: { results } });
     }
     const approve = created.some((run) => run.status === 'pending') ? ' Approve pending runs with weft_run_interact action "approve".' : '';
+    const waiting = created.filter((run) => attentionOf(run) === undefined).map((run) => run.id);
+    const nextSteps = [...created.filter((run) => attentionOf(run) !== undefined).flatMap((run) => runNextSteps(run)), ...(waiting.length > 0 ? [`Wait for the runs with weft_run_gather ${JSON.stringify({ run_ids: waiting })}.`] : [])];
     const summary =
       failures.length === 0
         ? `Created ${created.length === 1 ? 'run' : `${created.length} runs:`} ${created.map(describeRun).join(', ')}.${approve}`
         : `Created ${created.length} of ${items.length} runs (${created.map(describeRun).join(', ')}); ${failures.length} failed: ${failedText}${approve}`;
-    return { summary, data: { created: created.length, failed: failures.length, results } };
+    return { summary, data: { created: created.length, failed: failures.length, results }, nextSteps };
   },
 });

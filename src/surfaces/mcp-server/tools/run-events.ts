@@ -41,6 +41,10 @@ const output = z.object({
   events: z.array(eventSchema),
   next_after_seq: z.number().int().nullable().describe('asc: pass as after_seq for the next page; null when there is none'),
   next_before_seq: z.number().int().nullable().describe('desc: pass as before_seq for the next page; null when there is none'),
+  more: z
+    .union([z.object({ after_seq: z.number().int() }), z.object({ before_seq: z.number().int() })])
+    .nullable()
+    .describe('When there is more: the argument to add (with the same action, types and direction) for the next page; null when there is none'),
 });
 
 type Args = z.output<typeof input>;
@@ -87,10 +91,12 @@ export const runEventsTool = defineTool({
     const runs = await deps.runs();
     const run = await runs.get(args.run_id);
     const base = { action: args.action, run_id: run.id, total_events: run.counts.events };
-    const next = (last: number | undefined, more: boolean) => ({
-      next_after_seq: more && args.direction === 'asc' && last !== undefined ? last : null,
-      next_before_seq: more && args.direction === 'desc' && last !== undefined ? last : null,
-    });
+    const next = (last: number | undefined, more: boolean) => {
+      const at = more && last !== undefined ? last : null;
+      const asc = args.direction === 'asc';
+      return { next_after_seq: asc ? at : null, next_before_seq: asc ? null : at, more: at === null ? null : asc ? { after_seq: at } : { before_seq: at } };
+    };
+    const readOn = (paging: ReturnType<typeof next>) => (paging.more ? [`Read on with weft_run_events ${JSON.stringify({ run_id: run.id, action: args.action, ...(args.types ? { types: args.types } : {}), ...(args.query ? { query: args.query } : {}), direction: args.direction, ...paging.more })}.`] : []);
     switch (args.action) {
       case 'details': {
         const seq = needArg(args.seq, 'details', 'seq');
@@ -98,25 +104,29 @@ export const runEventsTool = defineTool({
         if (!event || event.seq !== seq) throw new ToolFailure(failure('INVALID_ARGUMENTS', `Run ${run.id} has no event ${args.seq}; its events are 1–${run.counts.events}.`));
         return {
           summary: `Event ${event.seq} of run ${run.id}: ${event.type}${event.stageId ? ` (${event.stageId})` : ''}.`,
-          data: { ...base, events: [eventView(event, args.max_content_length ?? 100_000)], next_after_seq: null, next_before_seq: null },
+          data: { ...base, events: [eventView(event, args.max_content_length ?? 100_000)], ...next(undefined, false) },
         };
       }
       case 'search': {
         const query = needArg(args.query, 'search', 'query');
         const found = await search(runs, args, query);
         const more = found.more ? ' More may match: continue from the next seq.' : '';
+        const paging = next(found.last, found.more);
         return {
           summary: `${found.events.length} event${found.events.length === 1 ? '' : 's'} of run ${run.id} match "${args.query}".${more}`,
-          data: { ...base, events: found.events.map((event) => eventView(event, args.max_content_length ?? 2000)), ...next(found.last, found.more) },
+          data: { ...base, events: found.events.map((event) => eventView(event, args.max_content_length ?? 2000)), ...paging },
+          nextSteps: readOn(paging),
         };
       }
       case 'list': {
         const events = await runs.events(run.id, pageQuery(args, args.limit));
         const more = events.length === args.limit;
         const span = events.length > 0 ? ` (seq ${events[0]!.seq}–${events.at(-1)!.seq})` : '';
+        const paging = next(events.at(-1)?.seq, more);
         return {
           summary: `${events.length} of ${run.counts.events} events of run ${run.id}${span}.${more ? ' More: pass the next seq.' : ''}`,
-          data: { ...base, events: events.map((event) => eventView(event, args.max_content_length ?? 2000)), ...next(events.at(-1)?.seq, more) },
+          data: { ...base, events: events.map((event) => eventView(event, args.max_content_length ?? 2000)), ...paging },
+          nextSteps: readOn(paging),
         };
       }
       default: {

@@ -1,6 +1,6 @@
 /**
  * `weft_run_interact`: every way to steer one run, picked by `action` — start, approve,
- * deny, message, interrupt, cancel, retry, archive, unarchive, link_parent,
+ * deny, message, signal, interrupt, cancel, retry, archive, unarchive, link_parent,
  * unlink_parent, get_questions, answer. Each maps to one RunService call; the result is
  * the run as it is afterwards (plus the questions or the answered question).
  */
@@ -11,10 +11,11 @@ import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
 import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { runNextSteps } from '../next-steps.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/run-args.js';
 
-export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
+export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
 
 const input = z
   .object({
@@ -22,10 +23,12 @@ const input = z
     action: z
       .enum(INTERACT_ACTIONS)
       .describe(
-        'start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run\'s agents see on their next turn; interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question',
+        'start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run\'s agents see on their next turn; signal: send the event a wait stage awaits (event, data); interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question',
       ),
     reason: reasonArg.optional().describe('deny, cancel: why (recorded on the run)'),
     text: messageTextArg.optional().describe('message: the text to send (required for message)'),
+    event: z.string().min(1).max(200).optional().describe('signal: the event name a wait stage of the run awaits (required for signal)'),
+    data: z.unknown().optional().describe('signal: a JSON value the wait stage gets as its output (default null)'),
     parent_id: runIdArg('link_parent: the new parent run (required for link_parent)').optional(),
     question_id: runIdArg('answer: the question to answer (from pending_question_ids or get_questions; required for answer)').optional(),
     answer: answerArg.optional().describe('answer: the answer (required for answer); true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted'),
@@ -68,6 +71,11 @@ async function act(runs: RunService, args: Args): Promise<Done> {
     case 'message': {
       const run = await runs.message(id, needArg(args.text, action, 'text'));
       return { run, summary: `Sent a message to run ${id} (${run.status}).` };
+    }
+    case 'signal': {
+      const event = needArg(args.event, action, 'event');
+      const run = await runs.signal(id, event, (args.data ?? null) as JsonValue);
+      return { run, summary: `Sent '${event}' to run ${id} (${run.status}).` };
     }
     case 'interrupt': {
       const run = await runs.interrupt(id);
@@ -118,7 +126,7 @@ export const runInteractTool = defineTool({
   name: 'weft_run_interact',
   title: 'Steer a weft run',
   description:
-    'Act on one run: start, approve, deny (reason), message (text), interrupt, cancel (reason), retry, archive, unarchive, link_parent (parent_id), unlink_parent, get_questions, answer (question_id, answer). Returns the run afterwards. Runs waiting for a person are "blocked"; answer their pending_question_ids.',
+    'Act on one run: start, approve, deny (reason), message (text), signal (event, data), interrupt, cancel (reason), retry, archive, unarchive, link_parent (parent_id), unlink_parent, get_questions, answer (question_id, answer). Returns the run afterwards. Runs waiting for a person are "blocked"; answer their pending_question_ids.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -132,6 +140,7 @@ export const runInteractTool = defineTool({
         questions: done.questions ? done.questions.map(questionView) : null,
         question: done.question ? questionView(done.question) : null,
       },
+      nextSteps: runNextSteps(done.run, done.questions ?? []),
     };
   },
 });

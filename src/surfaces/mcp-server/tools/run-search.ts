@@ -35,6 +35,7 @@ const input = z
 const output = z.object({
   runs: z.array(runPreviewSchema).describe('Newest first'),
   next_cursor: z.string().nullable().describe('Pass as cursor to get the next page; null on the last page'),
+  more: z.object({ cursor: z.string() }).nullable().describe('When more runs match: the arguments to add for the next page; null on the last page'),
 });
 
 export const runSearchTool = defineTool({
@@ -53,7 +54,8 @@ export const runSearchTool = defineTool({
     const breakdown = [...counts].map(([status, count]) => `${count} ${status}`).join(', ');
     return {
       summary: page.runs.length === 0 ? `No runs match.${args.archived === false ? ' (Archived runs are hidden: pass archived "any" to include them.)' : ''}` : `${page.runs.length} run${page.runs.length === 1 ? '' : 's'} (${breakdown}).${more}`,
-      data: { runs: page.runs.map(runPreview), next_cursor: page.nextCursor ?? null },
+      data: { runs: page.runs.map(runPreview), next_cursor: page.nextCursor ?? null, more: page.nextCursor ? { cursor: page.nextCursor } : null },
+      nextSteps: page.nextCursor ? [`Get the next page with weft_run_search and the same filters plus ${JSON.stringify({ cursor: page.nextCursor })}.`] : [],
     };
   },
 });
