@@ -1,7 +1,7 @@
 /**
  * Steering runs from a second CLI invocation while a runner executes them: answering a
  * human question, cancelling a command (its whole process tree dies), and bad input that
- * must be refused without touching the store.
+ * must be refused without touching the store; run ids typed as prefixes or `@last`.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -121,5 +121,55 @@ describe('bad input', () => {
 
     expect(await snapshot()).toBe(before);
     expect(JSON.parse(before)).toMatchObject([{ id: run.id, status: 'submitted' }]);
+  });
+});
+
+function commonPrefix(ids: string[]): string {
+  let length = 0;
+  while (ids.every((id) => id[length] === ids[0]![length]) && length < ids[0]!.length) length += 1;
+  return ids[0]!.slice(0, length);
+}
+
+/** The shortest prefix of `id` that no other id shares. */
+function uniquePrefix(id: string, others: string[]): string {
+  for (let length = 1; ; length += 1) if (!others.some((other) => other.startsWith(id.slice(0, length)))) return id.slice(0, length);
+}
+
+describe('run ids', () => {
+  it('accept a unique prefix in any case and @last; an ambiguous prefix is refused listing the runs it matches', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const created = await box.cli(['create', 'ok.toml', '--json']);
+      expect(created.code, created.stderr).toBe(0);
+      ids.push((JSON.parse(created.stdout) as RunJson).id);
+    }
+    const newest = ids.at(-1)!;
+    const oldest = ids[0]!;
+
+    const last = await box.cli(['inspect', '@last', '--json']);
+    expect(last.code, last.stderr).toBe(0);
+    expect((JSON.parse(last.stdout) as RunJson).id).toBe(newest);
+
+    const prefix = uniquePrefix(oldest, ids.slice(1)).toLowerCase();
+    const byPrefix = await box.cli(['inspect', prefix, '--json']);
+    expect(byPrefix.code, byPrefix.stderr).toBe(0);
+    expect((JSON.parse(byPrefix.stdout) as RunJson).id).toBe(oldest);
+
+    // Steering acts on, and echoes, the whole id rather than what was typed.
+    const notFinished = await box.cli(['archive', prefix]);
+    expect(notFinished.code).toBe(1);
+    expect(notFinished.stderr).toContain(oldest);
+    const approved = await box.cli(['start', '@last']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(newest);
+
+    const shared = commonPrefix(ids);
+    const ambiguous = await box.cli(['inspect', shared.toLowerCase()]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toBe(`weft: Run id prefix ${shared} matches 3 runs: ${[...ids].reverse().join(', ')}. Give more characters.\n`);
+
+    const none = await box.cli(['logs', 'zzzz']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(`weft: No run id starts with ZZZZ. List runs with 'weft ps --all'.\n`);
   });
 });

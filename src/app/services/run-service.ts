@@ -16,6 +16,7 @@ import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal, RUN_TRANSITIONS, type RunStatus } from '../../runs/model/run-status.js';
 import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
+import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
@@ -83,10 +84,7 @@ export class RunService {
     }
     const goal = request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
     const inputs = resolveInputs(workflow, request.inputs ?? {});
-    if (request.parentId !== undefined) {
-      assertUlid(request.parentId, 'parent run id');
-      if (!(await this.#deps.store.getRun(request.parentId))) throw notFound(request.parentId);
-    }
+    const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
     const run = await this.#deps.store.createRun({
       workflow: workflow.name,
@@ -94,7 +92,7 @@ export class RunService {
       goal,
       inputs,
       labels: { ...workflow.run.labels, ...request.labels },
-      ...(request.parentId ? { parentId: request.parentId } : {}),
+      ...(parentId ? { parentId } : {}),
       autoApprove,
       dryRun: request.dryRun ?? false,
       ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
@@ -118,8 +116,10 @@ export class RunService {
     }
   }
 
-  async get(id: string): Promise<RunRecord> {
-    assertUlid(id, 'run id');
+  /** Accepts a whole run id, any unique prefix of one (any case), or `@last`; see `run-ref.ts`. */
+  async get(ref: string): Promise<RunRecord> {
+    // A whole id is read at once: no extra await, so a waiter's first read comes before writes that follow it.
+    const id = wholeRunId(ref) ?? (await resolveRunRef(this.#deps.store, ref));
     const run = await this.#deps.store.getRun(id);
     if (!run) throw notFound(id);
     return run;
@@ -133,17 +133,18 @@ export class RunService {
     return this.#deps.store.watchChanges(listener);
   }
 
-  search(filter: RunFilter): Promise<RunPage> {
-    return this.#deps.store.searchRuns(filter);
+  async search(filter: RunFilter): Promise<RunPage> {
+    const parentId = filter.parentId === undefined ? undefined : (await this.get(filter.parentId)).id;
+    return this.#deps.store.searchRuns({ ...filter, ...(parentId === undefined ? {} : { parentId }) });
   }
 
-  async events(id: string, options: ListEventsOptions = {}): Promise<RunEvent[]> {
-    await this.get(id);
+  async events(ref: string, options: ListEventsOptions = {}): Promise<RunEvent[]> {
+    const { id } = await this.get(ref);
     return this.#deps.store.listEvents(id, options);
   }
 
-  async questions(id: string, pendingOnly = false): Promise<QuestionRecord[]> {
-    await this.get(id);
+  async questions(ref: string, pendingOnly = false): Promise<QuestionRecord[]> {
+    const { id } = await this.get(ref);
     return this.#deps.store.listQuestions(id, pendingOnly ? { pending: true } : {});
   }
 
@@ -167,8 +168,8 @@ export class RunService {
     return this.#transition(run, 'cancelled', `denied${reason ? `: ${reason}` : ''}`);
   }
 
-  async answer(id: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
-    await this.get(id);
+  async answer(ref: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
+    const { id } = await this.get(ref);
     assertUlid(questionId, 'question id');
     const question = await this.#deps.store.getQuestion(questionId);
     if (!question || question.runId !== id) {
@@ -204,8 +205,8 @@ export class RunService {
     return this.#request(run, ENGINE_EVENT.interruptRequested, {});
   }
 
-  async cancel(id: string, reason?: string): Promise<RunRecord> {
-    await this.get(id);
+  async cancel(ref: string, reason?: string): Promise<RunRecord> {
+    const { id } = await this.get(ref);
     return requestCancel(this.#deps.store, id, reason, this.#deps.clock());
   }
 
@@ -217,14 +218,14 @@ export class RunService {
     return retried;
   }
 
-  async archive(id: string, archived: boolean): Promise<RunRecord> {
-    await this.get(id);
+  async archive(ref: string, archived: boolean): Promise<RunRecord> {
+    const { id } = await this.get(ref);
     return this.#deps.store.setArchived(id, archived);
   }
 
-  async setParent(id: string, parentId: string | null): Promise<RunRecord> {
-    await this.get(id);
-    if (parentId !== null) await this.get(parentId);
+  async setParent(ref: string, parentRef: string | null): Promise<RunRecord> {
+    const { id } = await this.get(ref);
+    const parentId = parentRef === null ? null : (await this.get(parentRef)).id;
     return this.#deps.store.setParent(id, parentId);
   }
 
@@ -240,14 +241,16 @@ export class RunService {
    * processes), not by polling; the only timers are the deadline and the moments a
    * runner's lease runs out, when nobody writes but the run needs a new runner.
    */
-  async wait(ids: readonly string[], timeoutMs: number, signal?: AbortSignal, onChange?: (runs: RunRecord[]) => void): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
+  async wait(refs: readonly string[], timeoutMs: number, signal?: AbortSignal, onChange?: (runs: RunRecord[]) => void): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
     const deadline = this.#deps.clock() + timeoutMs;
     // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
     const changes = this.changes();
     try {
+      let ids = refs;
       let previous = '';
       for (;;) {
         const runs = await Promise.all(ids.map((id) => this.get(id)));
+        ids = runs.map((run) => run.id);
         const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
         if (key !== previous) onChange?.(runs);
         previous = key;

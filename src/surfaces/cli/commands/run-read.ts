@@ -65,7 +65,7 @@ export function registerRunReadCommands(program: Command): void {
       await withApp(command, async (app) => {
         const runs = await app.runs();
         const run = await runs.get(id);
-        const questions = await runs.questions(id, true);
+        const questions = await runs.questions(run.id, true);
         if (options.json) return printJson({ ...run, pendingQuestions: questions });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
@@ -91,9 +91,10 @@ export function registerRunReadCommands(program: Command): void {
     .option('--follow', 'keep printing until the run ends')
     .option('--type <type>', 'only events of this type (repeatable)', collect, [])
     .option('--json', 'JSON Lines (the default for this command)')
-    .action(async (id: string, options: { follow?: boolean; type: string[] }, command: Command) => {
+    .action(async (ref: string, options: { follow?: boolean; type: string[] }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
+        const { id } = await runs.get(ref);
         if (options.follow) return void (await followRun(runs, id, { json: true, types: options.type }));
         for (let afterSeq = 0; ; ) {
           const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
@@ -109,9 +110,10 @@ export function registerRunReadCommands(program: Command): void {
     .description("a run's readable transcript")
     .argument('<run-id>')
     .option('--follow', 'keep printing until the run ends')
-    .action(async (id: string, options: { follow?: boolean }, command: Command) => {
+    .action(async (ref: string, options: { follow?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
+        const { id } = await runs.get(ref);
         if (options.follow) return void (await followRun(runs, id, { json: false }));
         let afterSeq = 0;
         for (;;) {
