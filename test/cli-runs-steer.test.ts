@@ -3,8 +3,11 @@
  * human question, cancelling a command (its whole process tree dies), and bad input that
  * must be refused without touching the store; run ids typed as prefixes or `@last`.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WEFT_BIN } from './helpers/run-cli.js';
 import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
@@ -121,6 +124,39 @@ describe('bad input', () => {
 
     expect(await snapshot()).toBe(before);
     expect(JSON.parse(before)).toMatchObject([{ id: run.id, status: 'submitted' }]);
+  });
+});
+
+/** Starts the CLI and resolves once `stream` shows `ready`; the caller then signals it. */
+async function startCli(args: string[], stream: 'stdout' | 'stderr', ready: RegExp) {
+  const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  await new Promise<void>((seen, failed) => {
+    for (const name of ['stdout', 'stderr'] as const) {
+      child[name].setEncoding('utf8').on('data', (chunk: string) => {
+        output[name] += chunk;
+        if (name === stream && ready.test(output[name])) seen();
+      });
+    }
+    void exited.then(() => failed(new Error(`weft ${args.join(' ')} exited before ${String(ready)}: ${output.stderr}`)));
+  });
+  return { child, output, exited };
+}
+
+describe('Ctrl-C while following', () => {
+  it('exits 130 from weft run and from logs --follow; the run goes on', async () => {
+    const run = await startCli(['run', 'sleep.toml'], 'stderr', /^run (\S+) · sleep\n/);
+    const id = /^run (\S+)/.exec(run.output.stderr)![1]!;
+    run.child.kill('SIGINT');
+    expect(await run.exited).toEqual([130, null]);
+    expect(run.output.stderr).toContain(`Stopped following; run ${id} goes on`);
+
+    const logs = await startCli(['logs', id, '--follow'], 'stdout', /\n/);
+    logs.child.kill('SIGINT');
+    expect(await logs.exited).toEqual([130, null]);
+    expect((await box.inspect(id)).status).not.toMatch(/^(succeeded|failed|cancelled)$/);
+    expect((await box.cli(['cancel', id])).code).toBe(0);
   });
 });
 

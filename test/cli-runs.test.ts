@@ -1,11 +1,13 @@
 /**
  * `weft run` and the run commands end to end: the real CLI, real runner processes and the
  * SQLite store in a temp storage dir per test. See also cli-runs-steer.test.ts (answers,
- * cancel, bad input) and run-crash-recovery.test.ts.
+ * cancel, bad input) and run-crash-recovery.test.ts. The `--json` field names are pinned
+ * here against docs/cli-json.md.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { REPO_ROOT } from './helpers/run-cli.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startModelServer } from './fixtures/model-server/model-server.js';
 import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
@@ -166,12 +168,21 @@ describe('weft ps, archive, unarchive, rm', () => {
     const doneId = /^run (\S+) succeeded$/m.exec(done.stderr)![1]!;
     const ids = (runs: RunJson[]) => runs.map((run) => run.id).sort();
 
-    const [all, submitted, teamA, table] = await Promise.all([ps(), ps('--status', 'succeeded,submitted', '--label', 'team=b'), ps('--label', 'team=a'), box.cli(['ps'])]);
+    const [all, submitted, teamA, table, none] = await Promise.all([
+      ps(),
+      ps('--status', 'succeeded,submitted', '--label', 'team=b'),
+      ps('--label', 'team=a'),
+      box.cli(['ps']),
+      box.cli(['ps', '--status', 'failed', '--label', 'team=c']),
+    ]);
     expect(ids(all)).toEqual([doneId, idA, idB].sort());
     expect(ids(submitted)).toEqual([idB]);
     expect(ids(teamA)).toEqual([doneId, idA].sort());
-    expect(table.stdout.trim().split('\n')).toHaveLength(3);
+    const rows = table.stdout.trim().split('\n');
+    expect(rows).toHaveLength(4);
+    expect(rows[0]!.split(/\s+/)).toEqual(['ID', 'STATUS', 'WORKFLOW', 'AGE', 'GOAL']);
     expect(table.stdout).toMatch(new RegExp(`^${doneId}  succeeded  ok `, 'm'));
+    expect(none).toMatchObject({ code: 0, stdout: 'No runs match --status failed --label team=c (archived runs need --all).\n' });
 
     // Archived runs are hidden unless --all.
     const archived = await box.cli(['archive', doneId]);
@@ -241,5 +252,72 @@ describe('weft workflow and init', () => {
     expect(hello.stdout).toContain("workflow 'hello', 5 nodes, starts at 'greet'");
     expect(again.stdout).toContain('kept     ');
     expect(again.stdout).not.toContain('created');
+  });
+});
+
+/** Section title → the fields its table lists, optional ones left out. */
+async function documentedFields(): Promise<Map<string, string[]>> {
+  const text = await readFile(join(REPO_ROOT, 'docs', 'cli-json.md'), 'utf8');
+  const sections = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const line of text.split('\n')) {
+    const heading = /^## (.+)$/.exec(line);
+    if (heading) sections.set(heading[1]!, (current = []));
+    const row = /^\| `(\w+)` \| (.*) \|$/.exec(line);
+    if (row && !row[2]!.startsWith('*optional*')) current.push(row[1]!);
+  }
+  return sections;
+}
+
+async function json(args: string[], expectedCode = 0): Promise<unknown> {
+  const result = await box.cli(args);
+  expect(result.code, result.stderr).toBe(expectedCode);
+  return JSON.parse(result.stdout);
+}
+
+function keysOf(value: unknown): string[] {
+  return Object.keys(value as object).sort();
+}
+
+function expectFields(value: unknown, fields: string[] | undefined): void {
+  expect(fields?.length).toBeGreaterThan(0);
+  expect(keysOf(value)).toEqual(expect.arrayContaining(fields!));
+}
+
+describe('--json output', () => {
+  it('has every field docs/cli-json.md lists, for runs, inspect, events, logs, wait and workflow validate', async () => {
+    const fields = await documentedFields();
+    expect([...fields.keys()]).toEqual(['Run record', 'inspect', 'Event', 'wait', 'workflow validate']);
+
+    const finished = await box.cli(['run', 'ok.toml']);
+    expect(finished.code, finished.stderr).toBe(0);
+    const created = await json(['create', 'ok.toml', '--json']);
+    expectFields(created, fields.get('Run record'));
+    const id = (created as { id: string }).id;
+
+    const listed = (await json(['ps', '--json'])) as unknown[];
+    expect(listed).toHaveLength(2);
+    for (const run of listed) expectFields(run, fields.get('Run record'));
+    const inspected = await json(['inspect', id, '--json']);
+    expectFields(inspected, [...fields.get('Run record')!, ...fields.get('inspect')!]);
+
+    const last = ((await json(['ps', '--json'])) as { id: string }[]).find((run) => run.id !== id)!.id;
+    const [events, logs] = await Promise.all([box.cli(['events', last]), box.cli(['logs', last, '--json'])]);
+    expect(logs.stdout).toBe(events.stdout);
+    const lines = jsonLines<object>(events.stdout);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const event of lines) expectFields(event, fields.get('Event'));
+
+    const waited = (await json(['wait', last, '--json'])) as { runs: unknown[] };
+    expectFields(waited, fields.get('wait'));
+    expect(waited.runs).toEqual([{ id: last, status: 'succeeded', reason: null }]);
+
+    const valid = await json(['workflow', 'validate', 'ok.toml', '--json']);
+    expectFields(valid, fields.get('workflow validate'));
+    const invalid = (await json(['workflow', 'validate', 'broken.toml', '--json'], 2)) as { valid: boolean; problems: { line: number }[] };
+    expectFields(invalid, fields.get('workflow validate'));
+    expect(invalid.valid).toBe(false);
+    expect(invalid.problems.length).toBeGreaterThan(1);
+    expect(keysOf(invalid.problems[0])).toEqual(['file', 'line', 'message']);
   });
 });
