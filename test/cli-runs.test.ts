@@ -255,6 +255,66 @@ describe('weft workflow and init', () => {
   });
 });
 
+const RECOVER_TOML = `[workflow]
+name = "recover"
+
+[nodes.lines]
+kind = "command"
+run = 'printf "alpha\\nbeta\\ngamma\\ndelta\\nepsilon\\n"'
+next = "flaky"
+
+[nodes.flaky]
+kind = "command"
+run = 'echo "first reason" >&2; echo "second reason" >&2; exit 4'
+[[nodes.flaky.edges]]
+to = "done"
+when = 'status == "failed"'
+
+[nodes.done]
+kind = "command"
+run = 'echo ok'
+`;
+
+describe('weft inspect and logs --full', () => {
+  it('inspect shows each stage with its output head and whole failure, and says a stage failed in a run that succeeded; logs --full keeps every line', async () => {
+    await writeFile(join(box.ws, 'recover.toml'), RECOVER_TOML);
+    const finished = await box.cli(['run', 'recover.toml']);
+    expect(finished.code, finished.stderr).toBe(0);
+    const inspected = await box.cli(['inspect', '@last']);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const id = /^run (\S+)/.exec(inspected.stdout)![1]!;
+    const stages = inspected.stdout.slice(inspected.stdout.indexOf('  stages\n')).replace(/ {2}\d+(\.\d+)?(ms|s)\n/g, '  <took>\n');
+    expect(stages).toBe(
+      [
+        '  stages',
+        '    ✓ lines@1  command  succeeded  <took>',
+        '        │ alpha',
+        '        │ beta',
+        '        │ gamma',
+        `        │ … 2 more lines (weft logs ${id} --full)`,
+        '    ✗ flaky@1  command  failed  <took>',
+        '        error: first reason',
+        '               second reason',
+        '    ✓ done@1   command  succeeded  <took>',
+        '        │ ok',
+        '  note      flaky@1 failed, but the run succeeded: the workflow went on past the failure.',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse((await box.cli(['inspect', id, '--json'])).stdout) as { stages: { stageId: string; attempt: number; finished: string; output?: string; error?: string }[] };
+    expect(json.stages.map(({ stageId, attempt, finished, output, error }) => ({ stageId, attempt, finished, output, error }))).toEqual([
+      { stageId: 'lines@1', attempt: 1, finished: 'succeeded', output: 'alpha\nbeta\ngamma\ndelta\nepsilon', error: undefined },
+      { stageId: 'flaky@1', attempt: 1, finished: 'failed', output: '', error: 'first reason\nsecond reason' },
+      { stageId: 'done@1', attempt: 1, finished: 'succeeded', output: 'ok', error: undefined },
+    ]);
+
+    const [logs, full] = await Promise.all([box.cli(['logs', id]), box.cli(['logs', id, '--full'])]);
+    expect(logs.stdout).toMatch(/^✓ lines@1 succeeded in \S+ → alpha beta gamma delta epsilon$/m);
+    expect(full.stdout).toMatch(/^✓ lines@1 succeeded in \S+ →\n(\s{4}(alpha|beta|gamma|delta|epsilon)\n){5}/m);
+    for (const result of [logs, full]) expect(result.stdout).toMatch(/^✗ flaky@1 failed in \S+: first reason\n\s{4}second reason$/m);
+  });
+});
+
 /** Section title → the fields its table lists, optional ones left out. */
 async function documentedFields(): Promise<Map<string, string[]>> {
   const text = await readFile(join(REPO_ROOT, 'docs', 'cli-json.md'), 'utf8');

@@ -19,6 +19,7 @@ import { PairService } from './pair-service.js';
 import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
+import { readStageActivity, type StageActivity } from '../../runs/stage-activity.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
@@ -146,6 +147,12 @@ export class RunService {
   async questions(ref: string, pendingOnly = false): Promise<QuestionRecord[]> {
     const { id } = await this.get(ref);
     return this.#deps.store.listQuestions(id, pendingOnly ? { pending: true } : {});
+  }
+
+  /** Every stage of the run in start order, with how each ended (status, duration, output, error). */
+  async stages(ref: string): Promise<StageActivity[]> {
+    const { id } = await this.get(ref);
+    return readStageActivity(this.#deps.store, id);
   }
 
   /** submitted → pending|queued; a paused run resumes. */

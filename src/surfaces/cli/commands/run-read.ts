@@ -12,6 +12,7 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../exit-codes.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect, parseLabels, parseSeconds } from '../options.js';
 import { followRun, type FollowOptions } from '../run-follow.js';
+import { stageLines } from '../stage-lines.js';
 import type { RunService } from '../../../app/services/run-service.js';
 
 
@@ -94,8 +95,8 @@ export function registerRunReadCommands(program: Command): void {
       await withApp(command, async (app) => {
         const runs = await app.runs();
         const run = await runs.get(id);
-        const questions = await runs.questions(run.id, true);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions });
+        const [questions, stages] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id)]);
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
@@ -107,6 +108,7 @@ export function registerRunReadCommands(program: Command): void {
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
+          ...stageLines(run, stages),
           ...questions.map((question) => `  ? ${question.id} ${question.prompt} [${question.kind}${question.options ? `: ${question.options.join(' | ')}` : ''}]`),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
@@ -140,7 +142,8 @@ export function registerRunReadCommands(program: Command): void {
     .argument('<run-id>')
     .option('--follow', 'keep printing until the run ends')
     .option('--json', "the run's events as JSON Lines, as `weft events` prints them")
-    .action(async (ref: string, options: { follow?: boolean; json?: boolean }, command: Command) => {
+    .option('--full', "print stages' whole outputs, every line")
+    .action(async (ref: string, options: { follow?: boolean; json?: boolean; full?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
         const { id } = await runs.get(ref);
@@ -149,7 +152,7 @@ export function registerRunReadCommands(program: Command): void {
         for (;;) {
           const events = await runs.events(id, { afterSeq, limit: 1000 });
           for (const event of events) {
-            const line = options.json ? JSON.stringify(event) : eventLine(event);
+            const line = options.json ? JSON.stringify(event) : eventLine(event, { full: options.full === true });
             if (line !== undefined) process.stdout.write(`${line}\n`);
           }
           afterSeq = events.at(-1)?.seq ?? afterSeq;
