@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from './helpers/run-cli.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -252,6 +253,25 @@ describe('weft workflow and init', () => {
     expect(hello.stdout).toContain("workflow 'hello', 5 nodes, starts at 'greet'");
     expect(again.stdout).toContain('kept     ');
     expect(again.stdout).not.toContain('created');
+  });
+});
+
+describe('an unreachable model endpoint', () => {
+  it('fails the agent stage on the first attempt, saying what cannot be reached and what to check', async () => {
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((stopped) => closed.close(stopped));
+    await mkdir(join(box.ws, '.weft'), { recursive: true });
+    await writeFile(join(box.ws, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\n`);
+    await writeFile(join(box.ws, 'ask.toml'), '[workflow]\nname = "ask"\n\n[nodes.ask]\nkind = "agent"\nprompt = "Say hi."\n');
+    const result = await box.cli(['run', 'ask.toml']);
+    expect(result.code).toBe(1);
+    const id = /^run (\S+) failed/m.exec(result.stderr)![1]!;
+    const [finished] = await box.events(id, '--type', 'stage-finished');
+    expect(finished!.payload.error).toBe(
+      `openai-compatible (model 'm') cannot be reached at http://127.0.0.1:${port}/v1: connection refused: nothing listens there (ECONNREFUSED). Check that the model server runs and that base_url in [llm] (or the provider's default) points at it.`,
+    );
   });
 });
 
