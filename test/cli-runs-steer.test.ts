@@ -1,14 +1,16 @@
 /**
  * Steering runs from a second CLI invocation while a runner executes them: answering a
  * human question, cancelling a command (its whole process tree dies), and bad input that
- * must be refused without touching the store; a reader that closes its end of stdout.
+ * must be refused without touching the store; a reader that closes its end of stdout; run ids
+ * typed as prefixes or `@last`.
  */
 import { spawn } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 import { WEFT_BIN } from './helpers/run-cli.js';
+import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
 vi.setConfig({ testTimeout: 60_000 });
@@ -173,5 +175,88 @@ describe('an unusable storage dir', () => {
       { code: 2, signal: null, stderr: `weft: Storage dir ${file} cannot be used: it is a file, not a directory. ${fix}\n` },
       { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
     ]);
+  });
+});
+
+/** Starts the CLI and resolves once `stream` shows `ready`; the caller then signals it. */
+async function startCli(args: string[], stream: 'stdout' | 'stderr', ready: RegExp) {
+  const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  await new Promise<void>((seen, failed) => {
+    for (const name of ['stdout', 'stderr'] as const) {
+      child[name].setEncoding('utf8').on('data', (chunk: string) => {
+        output[name] += chunk;
+        if (name === stream && ready.test(output[name])) seen();
+      });
+    }
+    void exited.then(() => failed(new Error(`weft ${args.join(' ')} exited before ${String(ready)}: ${output.stderr}`)));
+  });
+  return { child, output, exited };
+}
+
+describe('Ctrl-C while following', () => {
+  it('exits 130 from weft run and from logs --follow; the run goes on', async () => {
+    const run = await startCli(['run', 'sleep.toml'], 'stderr', /^run (\S+) · sleep\n/);
+    const id = /^run (\S+)/.exec(run.output.stderr)![1]!;
+    run.child.kill('SIGINT');
+    expect(await run.exited).toEqual([130, null]);
+    expect(run.output.stderr).toContain(`Stopped following; run ${id} goes on`);
+
+    const logs = await startCli(['logs', id, '--follow'], 'stdout', /\n/);
+    logs.child.kill('SIGINT');
+    expect(await logs.exited).toEqual([130, null]);
+    expect((await box.inspect(id)).status).not.toMatch(/^(succeeded|failed|cancelled)$/);
+    expect((await box.cli(['cancel', id])).code).toBe(0);
+  });
+});
+
+function commonPrefix(ids: string[]): string {
+  let length = 0;
+  while (ids.every((id) => id[length] === ids[0]![length]) && length < ids[0]!.length) length += 1;
+  return ids[0]!.slice(0, length);
+}
+
+/** The shortest prefix of `id` that no other id shares. */
+function uniquePrefix(id: string, others: string[]): string {
+  for (let length = 1; ; length += 1) if (!others.some((other) => other.startsWith(id.slice(0, length)))) return id.slice(0, length);
+}
+
+describe('run ids', () => {
+  it('accept a unique prefix in any case and @last; an ambiguous prefix is refused listing the runs it matches', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const created = await box.cli(['create', 'ok.toml', '--json']);
+      expect(created.code, created.stderr).toBe(0);
+      ids.push((JSON.parse(created.stdout) as RunJson).id);
+    }
+    const newest = ids.at(-1)!;
+    const oldest = ids[0]!;
+
+    const last = await box.cli(['inspect', '@last', '--json']);
+    expect(last.code, last.stderr).toBe(0);
+    expect((JSON.parse(last.stdout) as RunJson).id).toBe(newest);
+
+    const prefix = uniquePrefix(oldest, ids.slice(1)).toLowerCase();
+    const byPrefix = await box.cli(['inspect', prefix, '--json']);
+    expect(byPrefix.code, byPrefix.stderr).toBe(0);
+    expect((JSON.parse(byPrefix.stdout) as RunJson).id).toBe(oldest);
+
+    // Steering acts on, and echoes, the whole id rather than what was typed.
+    const notFinished = await box.cli(['archive', prefix]);
+    expect(notFinished.code).toBe(1);
+    expect(notFinished.stderr).toContain(oldest);
+    const approved = await box.cli(['start', '@last']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(newest);
+
+    const shared = commonPrefix(ids);
+    const ambiguous = await box.cli(['inspect', shared.toLowerCase()]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toBe(`weft: Run id prefix ${shared} matches 3 runs: ${[...ids].reverse().join(', ')}. Give more characters.\n`);
+
+    const none = await box.cli(['logs', 'zzzz']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(`weft: No run id starts with ZZZZ. List runs with 'weft ps --all'.\n`);
   });
 });

@@ -1,11 +1,14 @@
 /**
  * `weft run` and the run commands end to end: the real CLI, real runner processes and the
  * SQLite store in a temp storage dir per test. See also cli-runs-steer.test.ts (answers,
- * cancel, bad input) and run-crash-recovery.test.ts.
+ * cancel, bad input) and run-crash-recovery.test.ts. The `--json` field names are pinned
+ * here against docs/cli-json.md.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { REPO_ROOT } from './helpers/run-cli.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
@@ -194,12 +197,21 @@ describe('weft ps, archive, unarchive, rm', () => {
     const doneId = /^run (\S+) succeeded$/m.exec(done.stderr)![1]!;
     const ids = (runs: RunJson[]) => runs.map((run) => run.id).sort();
 
-    const [all, submitted, teamA, table] = await Promise.all([ps(), ps('--status', 'succeeded,submitted', '--label', 'team=b'), ps('--label', 'team=a'), box.cli(['ps'])]);
+    const [all, submitted, teamA, table, none] = await Promise.all([
+      ps(),
+      ps('--status', 'succeeded,submitted', '--label', 'team=b'),
+      ps('--label', 'team=a'),
+      box.cli(['ps']),
+      box.cli(['ps', '--status', 'failed', '--label', 'team=c']),
+    ]);
     expect(ids(all)).toEqual([doneId, idA, idB].sort());
     expect(ids(submitted)).toEqual([idB]);
     expect(ids(teamA)).toEqual([doneId, idA].sort());
-    expect(table.stdout.trim().split('\n')).toHaveLength(3);
+    const rows = table.stdout.trim().split('\n');
+    expect(rows).toHaveLength(4);
+    expect(rows[0]!.split(/\s+/)).toEqual(['ID', 'STATUS', 'WORKFLOW', 'AGE', 'GOAL']);
     expect(table.stdout).toMatch(new RegExp(`^${doneId}  succeeded  ok `, 'm'));
+    expect(none).toMatchObject({ code: 0, stdout: 'No runs match --status failed --label team=c (archived runs need --all).\n' });
 
     // Archived runs are hidden unless --all.
     const archived = await box.cli(['archive', doneId]);
@@ -276,5 +288,151 @@ describe('weft workflow and init', () => {
     expect(hello.stdout).toContain("workflow 'hello', 5 nodes, starts at 'greet'");
     expect(again.stdout).toContain('kept     ');
     expect(again.stdout).not.toContain('created');
+  });
+});
+
+describe('an unreachable model endpoint', () => {
+  it('fails the agent stage on the first attempt, saying what cannot be reached and what to check', async () => {
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((stopped) => closed.close(stopped));
+    await mkdir(join(box.ws, '.weft'), { recursive: true });
+    await writeFile(join(box.ws, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\n`);
+    await writeFile(join(box.ws, 'ask.toml'), '[workflow]\nname = "ask"\n\n[nodes.ask]\nkind = "agent"\nprompt = "Say hi."\n');
+    const result = await box.cli(['run', 'ask.toml']);
+    expect(result.code).toBe(1);
+    const id = /^run (\S+) failed/m.exec(result.stderr)![1]!;
+    const [finished] = await box.events(id, '--type', 'stage-finished');
+    expect(finished!.payload.error).toBe(
+      `openai-compatible (model 'm') cannot be reached at http://127.0.0.1:${port}/v1: connection refused: nothing listens there (ECONNREFUSED). Check that the model server runs and that base_url in [llm] (or the provider's default) points at it.`,
+    );
+  });
+});
+
+const RECOVER_TOML = `[workflow]
+name = "recover"
+
+[nodes.lines]
+kind = "command"
+run = 'printf "alpha\\nbeta\\ngamma\\ndelta\\nepsilon\\n"'
+next = "flaky"
+
+[nodes.flaky]
+kind = "command"
+run = 'echo "first reason" >&2; echo "second reason" >&2; exit 4'
+[[nodes.flaky.edges]]
+to = "done"
+when = 'status == "failed"'
+
+[nodes.done]
+kind = "command"
+run = 'echo ok'
+`;
+
+describe('weft inspect and logs --full', () => {
+  it('inspect shows each stage with its output head and whole failure, and says a stage failed in a run that succeeded; logs --full keeps every line', async () => {
+    await writeFile(join(box.ws, 'recover.toml'), RECOVER_TOML);
+    const finished = await box.cli(['run', 'recover.toml']);
+    expect(finished.code, finished.stderr).toBe(0);
+    const inspected = await box.cli(['inspect', '@last']);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const id = /^run (\S+)/.exec(inspected.stdout)![1]!;
+    const stages = inspected.stdout.slice(inspected.stdout.indexOf('  stages\n')).replace(/ {2}\d+(\.\d+)?(ms|s)\n/g, '  <took>\n');
+    expect(stages).toBe(
+      [
+        '  stages',
+        '    ✓ lines@1  command  succeeded  <took>',
+        '        │ alpha',
+        '        │ beta',
+        '        │ gamma',
+        `        │ … 2 more lines (weft logs ${id} --full)`,
+        '    ✗ flaky@1  command  failed  <took>',
+        '        error: first reason',
+        '               second reason',
+        '    ✓ done@1   command  succeeded  <took>',
+        '        │ ok',
+        '  note      flaky@1 failed, but the run succeeded: the workflow went on past the failure.',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse((await box.cli(['inspect', id, '--json'])).stdout) as { stages: { stageId: string; attempt: number; finished: string; output?: string; error?: string }[] };
+    expect(json.stages.map(({ stageId, attempt, finished, output, error }) => ({ stageId, attempt, finished, output, error }))).toEqual([
+      { stageId: 'lines@1', attempt: 1, finished: 'succeeded', output: 'alpha\nbeta\ngamma\ndelta\nepsilon', error: undefined },
+      { stageId: 'flaky@1', attempt: 1, finished: 'failed', output: '', error: 'first reason\nsecond reason' },
+      { stageId: 'done@1', attempt: 1, finished: 'succeeded', output: 'ok', error: undefined },
+    ]);
+
+    const [logs, full] = await Promise.all([box.cli(['logs', id]), box.cli(['logs', id, '--full'])]);
+    expect(logs.stdout).toMatch(/^✓ lines@1 succeeded in \S+ → alpha beta gamma delta epsilon$/m);
+    expect(full.stdout).toMatch(/^✓ lines@1 succeeded in \S+ →\n(\s{4}(alpha|beta|gamma|delta|epsilon)\n){5}/m);
+    for (const result of [logs, full]) expect(result.stdout).toMatch(/^✗ flaky@1 failed in \S+: first reason\n\s{4}second reason$/m);
+  });
+});
+
+/** Section title → the fields its table lists, optional ones left out. */
+async function documentedFields(): Promise<Map<string, string[]>> {
+  const text = await readFile(join(REPO_ROOT, 'docs', 'cli-json.md'), 'utf8');
+  const sections = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const line of text.split('\n')) {
+    const heading = /^## (.+)$/.exec(line);
+    if (heading) sections.set(heading[1]!, (current = []));
+    const row = /^\| `(\w+)` \| (.*) \|$/.exec(line);
+    if (row && !row[2]!.startsWith('*optional*')) current.push(row[1]!);
+  }
+  return sections;
+}
+
+async function json(args: string[], expectedCode = 0): Promise<unknown> {
+  const result = await box.cli(args);
+  expect(result.code, result.stderr).toBe(expectedCode);
+  return JSON.parse(result.stdout);
+}
+
+function keysOf(value: unknown): string[] {
+  return Object.keys(value as object).sort();
+}
+
+function expectFields(value: unknown, fields: string[] | undefined): void {
+  expect(fields?.length).toBeGreaterThan(0);
+  expect(keysOf(value)).toEqual(expect.arrayContaining(fields!));
+}
+
+describe('--json output', () => {
+  it('has every field docs/cli-json.md lists, for runs, inspect, events, logs, wait and workflow validate', async () => {
+    const fields = await documentedFields();
+    expect([...fields.keys()]).toEqual(['Run record', 'inspect', 'Event', 'wait', 'workflow validate']);
+
+    const finished = await box.cli(['run', 'ok.toml']);
+    expect(finished.code, finished.stderr).toBe(0);
+    const created = await json(['create', 'ok.toml', '--json']);
+    expectFields(created, fields.get('Run record'));
+    const id = (created as { id: string }).id;
+
+    const listed = (await json(['ps', '--json'])) as unknown[];
+    expect(listed).toHaveLength(2);
+    for (const run of listed) expectFields(run, fields.get('Run record'));
+    const inspected = await json(['inspect', id, '--json']);
+    expectFields(inspected, [...fields.get('Run record')!, ...fields.get('inspect')!]);
+
+    const last = ((await json(['ps', '--json'])) as { id: string }[]).find((run) => run.id !== id)!.id;
+    const [events, logs] = await Promise.all([box.cli(['events', last]), box.cli(['logs', last, '--json'])]);
+    expect(logs.stdout).toBe(events.stdout);
+    const lines = jsonLines<object>(events.stdout);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const event of lines) expectFields(event, fields.get('Event'));
+
+    const waited = (await json(['wait', last, '--json'])) as { runs: unknown[] };
+    expectFields(waited, fields.get('wait'));
+    expect(waited.runs).toEqual([{ id: last, status: 'succeeded', reason: null }]);
+
+    const valid = await json(['workflow', 'validate', 'ok.toml', '--json']);
+    expectFields(valid, fields.get('workflow validate'));
+    const invalid = (await json(['workflow', 'validate', 'broken.toml', '--json'], 2)) as { valid: boolean; problems: { line: number }[] };
+    expectFields(invalid, fields.get('workflow validate'));
+    expect(invalid.valid).toBe(false);
+    expect(invalid.problems.length).toBeGreaterThan(1);
+    expect(keysOf(invalid.problems[0])).toEqual(['file', 'line', 'message']);
   });
 });

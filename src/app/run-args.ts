@@ -8,9 +8,9 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { CreateRunRequest } from './services/run-service.js';
 
-/** A run id: the handler checks it is a ULID (INVALID_ID otherwise). */
+/** A run id, a unique prefix of one or `@last`: RunService resolves it (INVALID_ID, RUN_NOT_FOUND otherwise). */
 export function runIdArg(description: string): z.ZodString {
-  return z.string().min(1).max(64).describe(`${description} (a 26-character ULID run id)`);
+  return z.string().min(1).max(64).describe(`${description} (a 26-character ULID run id, any unique prefix of one, or "@last" for the newest run)`);
 }
 
 export const labelsArg = z

@@ -5,6 +5,7 @@
  * agent stages that are running now.
  */
 import { AGENT_EVENT, ENGINE_EVENT } from './model/event-types.js';
+import type { JsonValue } from './model/json.js';
 import type { RunStore } from './store/run-store.js';
 import { eventsOf } from './store/event-pages.js';
 
@@ -18,8 +19,14 @@ export interface StageActivity {
   startedSeq: number;
   /** Model turns finished so far (counted only when asked for). */
   turns: number;
+  /** 1 for the node's first stage, +1 for every retry or revisit (the number after `@`). */
+  attempt: number;
   /** How the stage ended; absent while it runs. */
   finished?: string;
+  /** From its `stage-finished` event: how long it took, what it produced, why it failed. */
+  durationMs?: number;
+  output?: JsonValue;
+  error?: string;
 }
 
 /** A running `agent` or `prompt` stage. */
@@ -47,13 +54,21 @@ export async function readStageActivity(store: RunStore, runId: string, options:
     if (event.type === ENGINE_EVENT.stageStarted) {
       const node = typeof event.payload.node === 'string' ? event.payload.node : stageId.slice(0, stageId.lastIndexOf('@'));
       const kind = typeof event.payload.kind === 'string' ? event.payload.kind : 'unknown';
-      stages.set(stageId, { stageId, node, kind, startedAt: event.at, startedSeq: event.seq, turns: 0 });
+      const attempt = typeof event.payload.attempt === 'number' ? event.payload.attempt : Number(stageId.slice(stageId.lastIndexOf('@') + 1)) || 1;
+      stages.set(stageId, { stageId, node, kind, attempt, startedAt: event.at, startedSeq: event.seq, turns: 0 });
       continue;
     }
     const stage = stages.get(stageId);
     if (stage === undefined) continue;
-    if (event.type === ENGINE_EVENT.stageFinished) stage.finished = typeof event.payload.status === 'string' ? event.payload.status : 'finished';
-    else stage.turns += 1;
+    if (event.type !== ENGINE_EVENT.stageFinished) {
+      stage.turns += 1;
+      continue;
+    }
+    const { status, durationMs, output, error } = event.payload;
+    stage.finished = typeof status === 'string' ? status : 'finished';
+    if (typeof durationMs === 'number') stage.durationMs = durationMs;
+    if (output !== undefined && output !== null) stage.output = output;
+    if (typeof error === 'string' && error !== '') stage.error = error;
   }
   return [...stages.values()];
 }

@@ -10,6 +10,8 @@ import type { LanguageModel } from 'ai';
 import type { LlmSettings } from '../../core/settings/settings.js';
 import type { ModelClient } from '../model-client.js';
 import { AiSdkModelClient } from './ai-sdk-model-client.js';
+import { failFastFetch } from './fail-fast-fetch.js';
+import type { ModelErrorContext } from './model-errors.js';
 import { resolveProvider, selectModel, type ModelSource, type ResolvedProvider } from './model-selection.js';
 import { imageInputOf, toolDialectOf } from './provider-catalog.js';
 
@@ -21,8 +23,8 @@ export interface ModelClientOptions {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-function languageModel(provider: ResolvedProvider, modelId: string): LanguageModel {
-  const auth = { ...(provider.baseUrl === undefined ? {} : { baseURL: provider.baseUrl }), ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }) };
+function languageModel(provider: ResolvedProvider, modelId: string, context: ModelErrorContext): LanguageModel {
+  const auth = { fetch: failFastFetch(context), ...(provider.baseUrl === undefined ? {} : { baseURL: provider.baseUrl }), ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }) };
   switch (provider.api) {
     case 'anthropic-messages':
       return createAnthropic(auth)(modelId);
@@ -33,7 +35,7 @@ function languageModel(provider: ResolvedProvider, modelId: string): LanguageMod
     case 'gemini':
       return createGoogleGenerativeAI(auth)(modelId);
     case 'openai-compatible':
-      return createOpenAICompatible({ name: provider.name, baseURL: provider.baseUrl ?? '', ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }), includeUsage: true }).chatModel(modelId);
+      return createOpenAICompatible({ name: provider.name, baseURL: provider.baseUrl ?? '', fetch: auth.fetch, ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }), includeUsage: true }).chatModel(modelId);
     default: {
       const unreachable: never = provider.api;
       return unreachable;
@@ -50,19 +52,20 @@ function languageModel(provider: ResolvedProvider, modelId: string): LanguageMod
 export function createModelClient(sources: readonly ModelSource[], options: ModelClientOptions): ModelClient {
   const selection = selectModel(sources, options.llm);
   const provider = resolveProvider(selection.provider, options.llm, options.env);
+  const errorContext: ModelErrorContext = {
+    provider: selection.provider,
+    model: selection.model,
+    ...(provider.keyEnv === undefined ? {} : { keyEnv: provider.keyEnv }),
+    ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
+  };
   return new AiSdkModelClient({
     provider: selection.provider,
     modelId: selection.model,
     toolDialect: toolDialectOf(provider.api),
     imageInput: imageInputOf(provider.api),
-    model: languageModel(provider, selection.model),
+    model: languageModel(provider, selection.model, errorContext),
     maxRetries: options.llm.maxRetries ?? DEFAULT_MAX_RETRIES,
     streaming: options.llm.stream ?? true,
-    errorContext: {
-      provider: selection.provider,
-      model: selection.model,
-      ...(provider.keyEnv === undefined ? {} : { keyEnv: provider.keyEnv }),
-      ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
-    },
+    errorContext,
   });
 }

@@ -16,10 +16,12 @@ import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal, RUN_TRANSITIONS, type RunStatus } from '../../runs/model/run-status.js';
 import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
+import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { readRunResults, type RunResults } from '../../runs/stage-results.js';
+import { readStageActivity, type StageActivity } from '../../runs/stage-activity.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
@@ -93,10 +95,7 @@ export class RunService {
     }
     const goal = request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
     const inputs = resolveInputs(workflow, request.inputs ?? {});
-    if (request.parentId !== undefined) {
-      assertUlid(request.parentId, 'parent run id');
-      if (!(await this.#deps.store.getRun(request.parentId))) throw notFound(request.parentId);
-    }
+    const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
     const run = await this.#deps.store.createRun({
       workflow: workflow.name,
@@ -104,7 +103,7 @@ export class RunService {
       goal,
       inputs,
       labels: { ...workflow.run.labels, ...request.labels },
-      ...(request.parentId ? { parentId: request.parentId } : {}),
+      ...(parentId ? { parentId } : {}),
       autoApprove,
       dryRun: request.dryRun ?? false,
       ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
@@ -125,8 +124,10 @@ export class RunService {
     }
   }
 
-  async get(id: string): Promise<RunRecord> {
-    assertUlid(id, 'run id');
+  /** Accepts a whole run id, any unique prefix of one (any case), or `@last`; see `run-ref.ts`. */
+  async get(ref: string): Promise<RunRecord> {
+    // A whole id is read at once: no extra await, so a waiter's first read comes before writes that follow it.
+    const id = wholeRunId(ref) ?? (await resolveRunRef(this.#deps.store, ref));
     const run = await this.#deps.store.getRun(id);
     if (!run) throw notFound(id);
     return run;
@@ -140,18 +141,25 @@ export class RunService {
     return this.#deps.store.watchChanges(listener);
   }
 
-  search(filter: RunFilter): Promise<RunPage> {
-    return this.#deps.store.searchRuns(filter);
+  async search(filter: RunFilter): Promise<RunPage> {
+    const parentId = filter.parentId === undefined ? undefined : (await this.get(filter.parentId)).id;
+    return this.#deps.store.searchRuns({ ...filter, ...(parentId === undefined ? {} : { parentId }) });
   }
 
-  async events(id: string, options: ListEventsOptions = {}): Promise<RunEvent[]> {
-    await this.get(id);
+  async events(ref: string, options: ListEventsOptions = {}): Promise<RunEvent[]> {
+    const { id } = await this.get(ref);
     return this.#deps.store.listEvents(id, options);
   }
 
-  async questions(id: string, pendingOnly = false): Promise<QuestionRecord[]> {
-    await this.get(id);
+  async questions(ref: string, pendingOnly = false): Promise<QuestionRecord[]> {
+    const { id } = await this.get(ref);
     return this.#deps.store.listQuestions(id, pendingOnly ? { pending: true } : {});
+  }
+
+  /** Every stage of the run in start order, with how each ended (status, duration, output, error). */
+  async stages(ref: string): Promise<StageActivity[]> {
+    const { id } = await this.get(ref);
+    return readStageActivity(this.#deps.store, id);
   }
 
   /** submitted → pending|queued; a paused run resumes. */
@@ -174,8 +182,8 @@ export class RunService {
     return this.#transition(run, 'cancelled', `denied${reason ? `: ${reason}` : ''}`);
   }
 
-  async answer(id: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
-    await this.get(id);
+  async answer(ref: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
+    const { id } = await this.get(ref);
     assertUlid(questionId, 'question id');
     const question = await this.#deps.store.getQuestion(questionId);
     if (!question || question.runId !== id) {
@@ -223,8 +231,8 @@ export class RunService {
     return this.#request(run, ENGINE_EVENT.interruptRequested, {});
   }
 
-  async cancel(id: string, reason?: string): Promise<RunRecord> {
-    await this.get(id);
+  async cancel(ref: string, reason?: string): Promise<RunRecord> {
+    const { id } = await this.get(ref);
     return requestCancel(this.#deps.store, id, reason, this.#deps.clock());
   }
 
@@ -236,14 +244,14 @@ export class RunService {
     return retried;
   }
 
-  async archive(id: string, archived: boolean): Promise<RunRecord> {
-    await this.get(id);
+  async archive(ref: string, archived: boolean): Promise<RunRecord> {
+    const { id } = await this.get(ref);
     return this.#deps.store.setArchived(id, archived);
   }
 
-  async setParent(id: string, parentId: string | null): Promise<RunRecord> {
-    await this.get(id);
-    if (parentId !== null) await this.get(parentId);
+  async setParent(ref: string, parentRef: string | null): Promise<RunRecord> {
+    const { id } = await this.get(ref);
+    const parentId = parentRef === null ? null : (await this.get(parentRef)).id;
     return this.#deps.store.setParent(id, parentId);
   }
 
@@ -261,7 +269,7 @@ export class RunService {
    * `returnEarly` ends the wait sooner (`timedOut: false`), e.g. when a run needs a person.
    */
   async wait(
-    ids: readonly string[],
+    refs: readonly string[],
     timeoutMs: number,
     signal?: AbortSignal,
     onChange?: (runs: RunRecord[]) => void,
@@ -271,9 +279,11 @@ export class RunService {
     // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
     const changes = this.changes();
     try {
+      let ids = refs;
       let previous = '';
       for (;;) {
         const runs = await Promise.all(ids.map((id) => this.get(id)));
+        ids = runs.map((run) => run.id);
         const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
         if (key !== previous) onChange?.(runs);
         previous = key;

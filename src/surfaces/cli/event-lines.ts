@@ -6,6 +6,7 @@
 import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
+import { errorText, outputLines } from './stage-lines.js';
 
 function clip(value: unknown, max = 120): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -13,7 +14,11 @@ function clip(value: unknown, max = 120): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-export function eventLine(event: RunEvent): string | undefined {
+/**
+ * `full` (`weft logs --full`) prints a stage's whole output, its lines kept; without it
+ * the output is cut to one line. Failure messages are whole either way.
+ */
+export function eventLine(event: RunEvent, options: { full?: boolean } = {}): string | undefined {
   const p = event.payload;
   switch (event.type) {
     case RUN_EVENT.runCreated:
@@ -26,12 +31,13 @@ export function eventLine(event: RunEvent): string | undefined {
       const took = typeof p.durationMs === 'number' ? ` in ${formatDuration(p.durationMs)}` : '';
       switch (p.status) {
         case 'succeeded':
+          if (options.full && p.output !== null && p.output !== undefined && p.output !== '') return [`✓ ${event.stageId} succeeded${took} →`, ...outputLines(p.output, '    ', true)].join('\n');
           return `✓ ${event.stageId} succeeded${took}${p.output !== null && p.output !== '' ? ` → ${clip(p.output, 80)}` : ''}`;
         case 'abandoned':
         case 'interrupted':
-          return `↺ ${event.stageId} ${String(p.status)}${p.error ? `: ${clip(p.error)}` : ''}`;
+          return `↺ ${event.stageId} ${String(p.status)}${p.error ? `: ${errorText(String(p.error), '    ')}` : ''}`;
         default:
-          return `✗ ${event.stageId} ${String(p.status)}${took}${p.error ? `: ${clip(p.error)}` : ''}${p.retrying ? ' (retrying)' : ''}`;
+          return `✗ ${event.stageId} ${String(p.status)}${took}${p.retrying ? ' (retrying)' : ''}${p.error ? `: ${errorText(String(p.error), '    ')}` : ''}`;
       }
     }
     case RUN_EVENT.questionAsked:

@@ -7,6 +7,8 @@ import type { WeftErrorCode } from '../../core/errors.js';
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** 128 + SIGINT, as a shell reports a command stopped with Ctrl-C. */
+export const EXIT_INTERRUPTED = 130;
 
 export function exitCodeFor(code: WeftErrorCode): number {
   switch (code) {

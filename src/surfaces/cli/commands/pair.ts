@@ -53,9 +53,10 @@ export function registerPairCommand(program: Command): void {
     .option('--end', 'end the open pair session (e.g. one a killed `weft pair` left), then exit')
     .option('--json', 'print JSON (transcript entries as JSON Lines)')
     .addHelpText('after', HELP)
-    .action(async (id: string, options: { stage?: string; status?: boolean; end?: boolean; json?: boolean }, command: Command) => {
+    .action(async (ref: string, options: { stage?: string; status?: boolean; end?: boolean; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
+        const { id } = await runs.get(ref);
         const pairing = runs.pairing;
         if (options.status) {
           const status = await pairing.status(id);

@@ -5,7 +5,7 @@ import { type Command, Option } from 'commander';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { CreateRunRequest } from '../../../app/services/run-service.js';
 import { printJson, withApp } from '../command-context.js';
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_INTERRUPTED } from '../exit-codes.js';
 import { followRun } from '../run-follow.js';
 import { collect, parseInputs, parseLabels } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
@@ -76,10 +76,14 @@ export function registerRunCreateCommands(program: Command): void {
           else process.stdout.write(`${run.id}\n`);
           return;
         }
-        if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n`);
-        const { finished, stopped } = await untilInterrupted(async (signal) => ({ finished: await followRun(runs, run.id, { json: options.json === true, signal }), stopped: signal.aborted }));
+        // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
+        const { finished, stopped } = await untilInterrupted(async (signal) => {
+          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n`);
+          return { finished: await followRun(runs, run.id, { json: options.json === true, signal }), stopped: signal.aborted };
+        });
         if (stopped) {
           process.stderr.write(`Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`);
+          process.exitCode = EXIT_INTERRUPTED;
           return;
         }
         if (!options.json) process.stderr.write(`run ${finished.id} ${finished.status}${finished.reason ? ` — ${finished.reason}` : ''}\n`);

@@ -8,9 +8,12 @@ import type { RunRecord } from '../../../runs/model/run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from '../../../runs/model/run-status.js';
 import { printJson, withApp } from '../command-context.js';
 import { eventLine } from '../event-lines.js';
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../exit-codes.js';
+import { untilInterrupted } from '../interrupt.js';
 import { collect, parseLabels, parseSeconds } from '../options.js';
-import { followRun } from '../run-follow.js';
+import { followRun, type FollowOptions } from '../run-follow.js';
+import { stageLines } from '../stage-lines.js';
+import type { RunService } from '../../../app/services/run-service.js';
 
 
 function age(run: RunRecord): string {
@@ -24,6 +27,31 @@ function parseStatuses(values: string[]): RunStatus[] | undefined {
     if (!isRunStatus(status)) throw new WeftError('USAGE', `--status '${status}' is not a run status; use one of ${RUN_STATUSES.join(', ')}.`);
   }
   return statuses as RunStatus[];
+}
+
+/** Follows until the run ends, or until Ctrl-C: then exit 130 as a shell expects, the run going on. */
+async function followToEnd(runs: RunService, id: string, options: Omit<FollowOptions, 'signal'>): Promise<void> {
+  const stopped = await untilInterrupted(async (signal) => {
+    await followRun(runs, id, { ...options, signal });
+    return signal.aborted;
+  });
+  if (stopped) process.exitCode = EXIT_INTERRUPTED;
+}
+
+const PS_COLUMNS = ['ID', 'STATUS', 'WORKFLOW', 'AGE', 'GOAL'] as const;
+
+function psRow(id: string, status: string, workflow: string, age: string, goal: string): string {
+  return `${id.padEnd(26)}  ${status.padEnd(9)}  ${workflow.padEnd(16)}  ${age.padEnd(10)}${goal ? `  ${goal}` : ''}`.trimEnd();
+}
+
+/** The filters given to `ps`, as typed, for "no runs match …". */
+function describeFilters(options: { status: string[]; label: string[]; parent?: string; workflow?: string }): string[] {
+  return [
+    ...options.status.map((status) => `--status ${status}`),
+    ...options.label.map((label) => `--label ${label}`),
+    ...(options.parent ? [`--parent ${options.parent}`] : []),
+    ...(options.workflow ? [`--workflow ${options.workflow}`] : []),
+  ];
 }
 
 export function registerRunReadCommands(program: Command): void {
@@ -48,11 +76,13 @@ export function registerRunReadCommands(program: Command): void {
           limit: Number(options.limit) || 50,
         });
         if (options.json) return printJson(page.runs);
-        if (page.runs.length === 0) return void process.stdout.write('No runs. Start one with: weft run <workflow.toml>\n');
-        for (const run of page.runs) {
-          const goal = run.goal ? `  ${run.goal.replace(/\s+/g, ' ').slice(0, 50)}` : '';
-          process.stdout.write(`${run.id}  ${run.status.padEnd(9)}  ${run.workflow.padEnd(16)}  ${age(run).padEnd(10)}${goal}\n`);
+        if (page.runs.length === 0) {
+          const filters = describeFilters(options);
+          if (filters.length > 0) return void process.stdout.write(`No runs match ${filters.join(' ')}${options.all ? '' : ' (archived runs need --all)'}.\n`);
+          return void process.stdout.write(`No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`);
         }
+        process.stdout.write(`${psRow(...PS_COLUMNS)}\n`);
+        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '')}\n`);
       });
     });
 
@@ -70,8 +100,8 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
         }
         const run = await runs.get(id);
-        const questions = await runs.questions(id, true);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions });
+        const [questions, stages] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id)]);
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
@@ -83,6 +113,7 @@ export function registerRunReadCommands(program: Command): void {
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
+          ...stageLines(run, stages),
           ...questions.map((question) => `  ? ${question.id} ${question.prompt} [${question.kind}${question.options ? `: ${question.options.join(' | ')}` : ''}]`),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
@@ -96,10 +127,11 @@ export function registerRunReadCommands(program: Command): void {
     .option('--follow', 'keep printing until the run ends')
     .option('--type <type>', 'only events of this type (repeatable)', collect, [])
     .option('--json', 'JSON Lines (the default for this command)')
-    .action(async (id: string, options: { follow?: boolean; type: string[] }, command: Command) => {
+    .action(async (ref: string, options: { follow?: boolean; type: string[] }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
-        if (options.follow) return void (await followRun(runs, id, { json: true, types: options.type }));
+        const { id } = await runs.get(ref);
+        if (options.follow) return followToEnd(runs, id, { json: true, types: options.type });
         for (let afterSeq = 0; ; ) {
           const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
           for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -114,15 +146,18 @@ export function registerRunReadCommands(program: Command): void {
     .description("a run's readable transcript")
     .argument('<run-id>')
     .option('--follow', 'keep printing until the run ends')
-    .action(async (id: string, options: { follow?: boolean }, command: Command) => {
+    .option('--json', "the run's events as JSON Lines, as `weft events` prints them")
+    .option('--full', "print stages' whole outputs, every line")
+    .action(async (ref: string, options: { follow?: boolean; json?: boolean; full?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
         const runs = await app.runs();
-        if (options.follow) return void (await followRun(runs, id, { json: false }));
+        const { id } = await runs.get(ref);
+        if (options.follow) return followToEnd(runs, id, { json: options.json === true });
         let afterSeq = 0;
         for (;;) {
           const events = await runs.events(id, { afterSeq, limit: 1000 });
           for (const event of events) {
-            const line = eventLine(event);
+            const line = options.json ? JSON.stringify(event) : eventLine(event, { full: options.full === true });
             if (line !== undefined) process.stdout.write(`${line}\n`);
           }
           afterSeq = events.at(-1)?.seq ?? afterSeq;

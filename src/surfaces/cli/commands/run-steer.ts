@@ -19,9 +19,12 @@ function steer(program: Command, name: string, description: string, action: Stee
     const options = args.at(-2) as { json?: boolean; reason?: string };
     const positional = args.slice(0, -2) as string[];
     await withApp(self, async (app) => {
-      const result = await action(await app.runs(), positional[0]!, ...positional.slice(1), ...(options.reason !== undefined ? [options.reason] : []));
+      const runs = await app.runs();
+      // Resolved once, so a prefix or @last is printed back as the whole id.
+      const { id } = await runs.get(positional[0]!);
+      const result = await action(runs, id, ...positional.slice(1), ...(options.reason !== undefined ? [options.reason] : []));
       if (options.json) printJson(result ?? { ok: true });
-      else process.stdout.write(`${done(positional[0]!, result)}\n`);
+      else process.stdout.write(`${done(id, result)}\n`);
     });
   });
 }

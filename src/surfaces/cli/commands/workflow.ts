@@ -5,11 +5,39 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { globalOptions } from '../command-context.js';
+import { WeftError } from '../../../core/errors.js';
+import { globalOptions, printJson } from '../command-context.js';
+import { EXIT_USAGE } from '../exit-codes.js';
 
 /** The workflow loader (TOML parser, expression parser) loads only for the commands that read a workflow. */
 const workflows = () => import('../../../runs/workflow/index.js');
 const graphs = () => import('../../../runs/workflow/render-graph.js');
+
+interface WorkflowValidation {
+  file: string;
+  valid: boolean;
+  workflow: string | null;
+  nodes: number;
+  start: string | null;
+  problems: { file: string; line: number; message: string }[];
+}
+
+/** An invalid workflow is a result here, not an error: `--json` prints its problems as data. */
+async function validationResult(load: () => Promise<{ file: string; name: string; nodes: object; start: string }>, file: string): Promise<WorkflowValidation> {
+  try {
+    const loaded = await load();
+    return { file: loaded.file, valid: true, workflow: loaded.name, nodes: Object.keys(loaded.nodes).length, start: loaded.start, problems: [] };
+  } catch (error) {
+    if (!WeftError.is(error, 'WORKFLOW_INVALID')) throw error;
+    const problems = (error.data.problems ?? []) as WorkflowValidation['problems'];
+    return { file, valid: false, workflow: null, nodes: 0, start: null, problems };
+  }
+}
+
+function printValidation(result: WorkflowValidation): void {
+  printJson(result);
+  if (!result.valid) process.exitCode = EXIT_USAGE;
+}
 
 const SETTINGS_TEMPLATE = `# weft project settings — see README "Settings".
 [tools]
@@ -65,9 +93,12 @@ export function registerWorkflowCommands(program: Command): void {
     .command('validate')
     .description('check a workflow file; every problem is listed with file and line (exit 2 when there are any)')
     .argument('<file>')
-    .action(async (file: string, _options: unknown, command: Command) => {
+    .option('--json', 'print {file, valid, problems, …} (see docs/cli-json.md); exit 2 when invalid')
+    .action(async (file: string, options: { json?: boolean }, command: Command) => {
       const { loadWorkflow } = await workflows();
-      const loaded = await loadWorkflow(resolve(globalOptions(command).cwd ?? process.cwd(), file));
+      const path = resolve(globalOptions(command).cwd ?? process.cwd(), file);
+      if (options.json) return printValidation(await validationResult(() => loadWorkflow(path), path));
+      const loaded = await loadWorkflow(path);
       process.stdout.write(`${loaded.file}: ok — workflow '${loaded.name}', ${Object.keys(loaded.nodes).length} nodes, starts at '${loaded.start}'\n`);
     });
   workflow

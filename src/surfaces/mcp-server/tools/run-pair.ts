@@ -137,6 +137,8 @@ export const runPairTool = defineTool({
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, { deps }) {
-    return act((await deps.runs()).pairing, args);
+    const runs = await deps.runs();
+    // The pairing service speaks whole ids; a prefix or @last is resolved here once.
+    return act(runs.pairing, { ...args, run_id: (await runs.get(args.run_id)).id });
   },
 });

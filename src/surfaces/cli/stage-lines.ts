@@ -1,0 +1,55 @@
+/**
+ * How `weft inspect` and `weft logs` show what a stage produced: the head of its output
+ * (its lines kept, `--full` for all), and failure messages whole, never cut.
+ */
+import { formatDuration } from '../../core/duration.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import type { StageActivity } from '../../runs/stage-activity.js';
+
+/** Lines of output shown before "… N more lines". */
+const HEAD_LINES = 3;
+const LINE_WIDTH = 160;
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+/**
+ * `value` as indented lines: all of them when `full`, else the first few, each cut to the
+ * terminal's width, and a count of the rest.
+ *
+ * @example outputLines('a\nb', '    ', false) // → ['    a', '    b']
+ */
+export function outputLines(value: unknown, indent: string, full: boolean, more = 'weft logs --full'): string[] {
+  const lines = textOf(value).replace(/\s+$/, '').split('\n');
+  if (full) return lines.map((line) => `${indent}${line}`);
+  const shown = lines.slice(0, HEAD_LINES).map((line) => `${indent}${line.length > LINE_WIDTH ? `${line.slice(0, LINE_WIDTH - 1)}…` : line}`);
+  return lines.length > HEAD_LINES ? [...shown, `${indent}… ${lines.length - HEAD_LINES} more lines (${more})`] : shown;
+}
+
+/** A failure message in full; its later lines indented under the first. */
+export function errorText(error: string, indent: string): string {
+  return error.replace(/\s+$/, '').split('\n').join(`\n${indent}`);
+}
+
+const MARK: Record<string, string> = { succeeded: '✓', failed: '✗', cancelled: '✗', abandoned: '↺', interrupted: '↺' };
+
+/** The stages block of `weft inspect`, with a note when a stage failed although the run succeeded. */
+export function stageLines(run: RunRecord, stages: readonly StageActivity[]): string[] {
+  if (stages.length === 0) return [];
+  const width = Math.max(...stages.map((stage) => stage.stageId.length));
+  const lines = ['  stages'];
+  for (const stage of stages) {
+    const status = stage.finished ?? 'running';
+    const took = stage.durationMs !== undefined ? `  ${formatDuration(stage.durationMs)}` : '';
+    const turns = stage.turns > 0 ? `  ${stage.turns} turn${stage.turns === 1 ? '' : 's'}` : '';
+    lines.push(`    ${MARK[status] ?? '▶'} ${stage.stageId.padEnd(width)}  ${stage.kind.padEnd(7)}  ${status}${took}${turns}`);
+    if (stage.error !== undefined) lines.push(`        error: ${errorText(stage.error, '               ')}`);
+    if (stage.output !== undefined && textOf(stage.output) !== '') lines.push(...outputLines(stage.output, '        │ ', false, `weft logs ${run.id} --full`));
+  }
+  const failed = stages.filter((stage) => stage.finished === 'failed');
+  if (run.status === 'succeeded' && failed.length > 0) {
+    lines.push(`  note      ${failed.map((stage) => stage.stageId).join(', ')} failed, but the run succeeded: the workflow went on past the failure.`);
+  }
+  return lines;
+}
