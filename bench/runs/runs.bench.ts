@@ -1,10 +1,13 @@
 /**
- * Run throughput (issues 4 and 14): a 3-stage workflow of `true` commands. First one
- * in-process runner with `maxParallel` 8 on the embedded SQLite store, 8 runs in flight:
- * runs/s end to end (create → succeeded) and per-run latency p50/p99. Then the queue
- * drained by 1, 2 and 4 `weft worker` processes, on SQLite and on PostgreSQL (see
- * worker-processes.ts; PostgreSQL as in bench/lib/postgres.ts). Writes
- * `bench/results/runs.json` and `bench/results/runs.md`. Needs `npm run build` first.
+ * Run throughput (issues 4, 14, 17): a 3-stage workflow of `true` commands, executed by one runner
+ * with `maxParallel` 8 on the embedded SQLite store, the way `weft worker` executes runs.
+ * Measures runs/s end to end (create → succeeded) and per-run latency p50/p99 for 8
+ * concurrent runs at a time. Issue 17 adds the engine alone: a workflow whose stages spawn
+ * nothing (`tool` stages calling the in-process `read_file` on a tiny file, and `branch`
+ * stages), once with one run at a time (per-stage latency) and once 8 at a time.
+ * Then the command queue drained by 1, 2 and 4 `weft worker` processes, on SQLite and on
+ * PostgreSQL (worker-processes.ts; PostgreSQL as in bench/lib/postgres.ts).
+ * Writes `bench/results/runs.json` and `bench/results/runs.md`. Needs `npm run build` first.
  *
  *   node --import tsx bench/runs/runs.bench.ts      (BENCH_RUN_COUNT=40 for a quick pass)
  */
@@ -14,6 +17,11 @@ import { join } from 'node:path';
 import { newId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
 import type { RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
+import { ApprovalPolicy } from '../../src/tools/approval-policy.js';
+import { fileArtifactSink } from '../../src/tools/artifact-sink.js';
+import { builtinTools } from '../../src/tools/builtin/index.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { ToolExecutor } from '../../src/tools/tool-executor.js';
 import { Worker } from '../../src/runs/engine/worker.js';
 import { RunService } from '../../src/app/services/run-service.js';
 import { PostgresRunStore } from '../../src/runs/store/postgres/postgres-run-store.js';
@@ -29,7 +37,7 @@ const PARALLEL = 8;
 const DRAIN_COUNT = Number(process.env.BENCH_DRAIN_COUNT ?? 200);
 const WORKER_COUNTS = [1, 2, 4];
 
-const WORKFLOW = `
+const COMMAND_WORKFLOW = `
 [nodes.one]
 kind = "command"
 run = "true"
@@ -43,16 +51,61 @@ kind = "command"
 run = "true"
 `;
 
-// Command stages never touch tools; a toolbox that is never built keeps the bench about the engine.
-const noToolbox: RunToolboxFactory = () => Promise.reject(new Error('this benchmark has no tool stages'));
+/** Pairs of a `tool` stage reading a tiny file and a `branch` stage routing on its status, then one last read. */
+const SPAWNLESS_PAIRS = 5;
+const SPAWNLESS_STAGES = SPAWNLESS_PAIRS * 2 + 1;
 
-async function main(): Promise<void> {
+function spawnlessWorkflow(): string {
+  const read = (name: string, next?: string) => `[nodes.${name}]\nkind = "tool"\ntool = "read_file"\nargs = { file_path = "tiny.txt" }${next ? `\nnext = "${next}"` : ''}`;
+  const nodes: string[] = [];
+  for (let i = 0; i < SPAWNLESS_PAIRS; i += 1) {
+    nodes.push(read(`read${i}`, `route${i}`));
+    nodes.push(`[nodes.route${i}]\nkind = "branch"\n[[nodes.route${i}.edges]]\nto = "${i + 1 < SPAWNLESS_PAIRS ? `read${i + 1}` : 'last'}"\nwhen = 'stages.read${i}.status == "succeeded"'`);
+  }
+  nodes.push(read('last'));
+  return `[workflow]\nstart = "read0"\n\n${nodes.join('\n\n')}\n`;
+}
+
+// Command stages never touch tools; a toolbox that is never built keeps that row about spawns.
+const noToolbox: RunToolboxFactory = () => Promise.reject(new Error('the command rows have no tool stages'));
+
+/** Built-ins only, no MCP servers: the tool stages measure the engine, not a child process. */
+function builtinToolbox(storageDir: string): RunToolboxFactory {
+  return (run) => {
+    const registry = new ToolRegistry();
+    for (const tool of builtinTools()) registry.register(tool);
+    const policy = new ApprovalPolicy([]);
+    const executor = new ToolExecutor({ registry, policy, approvalMode: { interactive: false, autoApprove: true }, artifacts: fileArtifactSink(join(storageDir, 'artifacts', run.id)), logger: silentLogger });
+    return Promise.resolve({ registry, executor, close: () => Promise.resolve() });
+  };
+}
+
+interface Scenario {
+  label: string;
+  workflowText: string;
+  stagesPerRun: number;
+  parallel: number;
+  runCount: number;
+  toolbox: (storageDir: string) => RunToolboxFactory;
+}
+
+interface ScenarioResult {
+  scenario: Scenario;
+  elapsedMs: number;
+  runsPerSecond: number;
+  stagesPerSecond: number;
+  latency: ReturnType<typeof summarize>;
+}
+
+async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-runs-'));
   try {
-    const workflow = join(dir, 'three.toml');
-    writeFileSync(workflow, WORKFLOW);
-    const store = await SqliteRunStore.open({ storageDir: join(dir, 'home') });
-    const worker = new Worker({ store, workerId: `bench-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory: noToolbox, leaseMs: 30_000, heartbeatMs: 10_000, maxParallel: PARALLEL, pollMs: 5 });
+    const workflow = join(dir, 'workflow.toml');
+    writeFileSync(workflow, scenario.workflowText);
+    writeFileSync(join(dir, 'tiny.txt'), 'tiny\n');
+    const storageDir = join(dir, 'home');
+    const store = await SqliteRunStore.open({ storageDir });
+    const worker = new Worker({ store, workerId: `bench-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory: scenario.toolbox(storageDir), leaseMs: 30_000, heartbeatMs: 10_000, maxParallel: scenario.parallel, pollMs: 5 });
     const runs = new RunService({ store, clock: Date.now, wakeRunners: () => worker.wake() });
     const stop = new AbortController();
     const working = worker.run(stop.signal);
@@ -60,10 +113,10 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     let next = 0;
     const started = now();
-    // Keep PARALLEL runs in flight: each lane creates a run, waits for it, and takes the next.
+    // Keep `parallel` runs in flight: each lane creates a run, waits for it, and takes the next.
     await Promise.all(
-      Array.from({ length: PARALLEL }, async () => {
-        while (next < RUN_COUNT) {
+      Array.from({ length: scenario.parallel }, async () => {
+        while (next < scenario.runCount) {
           next += 1;
           const begin = now();
           const run = await runs.create({ workflow, cwd: dir, autoApprove: true });
@@ -77,41 +130,20 @@ async function main(): Promise<void> {
     stop.abort();
     await working;
     await store.close();
+    const runsPerSecond = (scenario.runCount / elapsedMs) * 1000;
+    return { scenario, elapsedMs, runsPerSecond, stagesPerSecond: runsPerSecond * scenario.stagesPerRun, latency: summarize(latencies) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
-    const drains = await drainAll(dir, workflow);
-
-    const latency = summarize(latencies);
-    const perSecond = (RUN_COUNT / elapsedMs) * 1000;
-    const rows = [
-      ['runs (3 command stages each)', formatNumber(RUN_COUNT)],
-      ['concurrent runs', String(PARALLEL)],
-      ['throughput (runs/s)', formatNumber(perSecond, 1)],
-      ['stages/s', formatNumber(perSecond * 3, 1)],
-      ['run latency p50 (ms)', formatNumber(latency.p50, 1)],
-      ['run latency p99 (ms)', formatNumber(latency.p99, 1)],
-    ];
-    const info = machineInfo();
-    const markdown = [
-      '# Run throughput — 3-stage `command` workflow, 8 runs at a time',
-      '',
-      `${info.date} · Node ${info.node} · ${info.platform} · ${info.cpus} × ${info.cpuModel}`,
-      '',
-      'One runner (`Worker`, maxParallel 8) on the embedded SQLite store; every stage spawns `/bin/bash -c true` in its own process group and records stage-started/stage-finished events. Latency is create → succeeded as `RunService.wait` (woken by change notices) sees it.',
-      '',
-      markdownTable({ headers: ['metric', 'value'], rows }),
-      '',
-      `## Draining ${DRAIN_COUNT} queued runs with worker processes`,
-      '',
-      `Each \`weft worker\` process runs up to 8 runs at once. ${drains.server}; it runs on the same machine and shares its cores with the workers and the stages' shells.`,
-      '',
-      markdownTable({
-        headers: ['worker processes', 'SQLite runs/s', 'PostgreSQL runs/s'],
-        rows: drains.sqlite.map((result, index) => [String(result.workers), formatNumber(result.runsPerSecond, 1), formatNumber(drains.postgres[index]?.runsPerSecond, 1)]),
-      }),
-      '',
-    ].join('\n');
-    writeResults('runs', { machine: info, runs: RUN_COUNT, parallel: PARALLEL, elapsedMs, runsPerSecond: perSecond, latency, drains }, markdown);
-    process.stdout.write(`${markdown}\n`);
+/** The command workflow's queue drained by worker processes, in a directory of its own. */
+async function drainCommandQueue(): Promise<{ server: string; sqlite: DrainResult[]; postgres: DrainResult[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-bench-drain-'));
+  try {
+    const workflow = join(dir, 'three.toml');
+    writeFileSync(workflow, COMMAND_WORKFLOW);
+    return await drainAll(dir, workflow);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -144,6 +176,54 @@ async function drainAll(dir: string, workflow: string): Promise<{ server: string
     await server.dispose();
   }
   return { server: `PostgreSQL: ${server.description}`, sqlite, postgres };
+}
+
+async function main(): Promise<void> {
+  const spawnless = spawnlessWorkflow();
+  const scenarios: Scenario[] = [
+    { label: '3 `true` command stages, 8 at a time', workflowText: COMMAND_WORKFLOW, stagesPerRun: 3, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: () => noToolbox },
+    { label: `${SPAWNLESS_PAIRS + 1} tool + ${SPAWNLESS_PAIRS} branch stages, 1 at a time`, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: 1, runCount: RUN_COUNT, toolbox: builtinToolbox },
+    { label: `${SPAWNLESS_PAIRS + 1} tool + ${SPAWNLESS_PAIRS} branch stages, 8 at a time`, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: builtinToolbox },
+  ];
+  const results: ScenarioResult[] = [];
+  for (const scenario of scenarios) results.push(await runScenario(scenario));
+  const drains = await drainCommandQueue();
+
+  const rows = results.map(({ scenario, runsPerSecond, stagesPerSecond, latency }) => [
+    scenario.label,
+    formatNumber(scenario.runCount),
+    formatNumber(runsPerSecond, 1),
+    formatNumber(stagesPerSecond, 1),
+    formatNumber(latency.p50, 1),
+    formatNumber(latency.p99, 1),
+    formatNumber(latency.p50 / scenario.stagesPerRun, 2),
+  ]);
+  const info = machineInfo();
+  const markdown = [
+    '# Run throughput — one runner on the embedded SQLite store',
+    '',
+    `${info.date} · Node ${info.node} · ${info.platform} · ${info.cpus} × ${info.cpuModel}`,
+    '',
+    'One runner (`Worker`) on the embedded SQLite store. Command stages spawn `/bin/bash -c true` in their own process group; the spawnless rows run `tool` stages calling the in-process `read_file` on a 5-byte file and `branch` stages, so they measure the engine alone. Every stage records its events (group-committed) before the next starts. Latency is create → succeeded as `RunService.wait` (woken by change notices) sees it; per stage = run p50 ÷ stages per run (with one run at a time, the engine cost of a stage including its durable events).',
+    '',
+    markdownTable({ headers: ['workflow', 'runs', 'runs/s', 'stages/s', 'run p50 (ms)', 'run p99 (ms)', 'per stage p50 (ms)'], rows }),
+    '',
+    `## Draining ${DRAIN_COUNT} queued runs (3 command stages) with worker processes`,
+    '',
+    `Each \`weft worker\` process runs up to 8 runs at once. ${drains.server}; it runs on the same machine and shares its cores with the workers and the stages' shells.`,
+    '',
+    markdownTable({
+      headers: ['worker processes', 'SQLite runs/s', 'PostgreSQL runs/s'],
+      rows: drains.sqlite.map((result, index) => [String(result.workers), formatNumber(result.runsPerSecond, 1), formatNumber(drains.postgres[index]?.runsPerSecond, 1)]),
+    }),
+    '',
+  ].join('\n');
+  writeResults(
+    'runs',
+    { machine: info, drains, scenarios: results.map(({ scenario, elapsedMs, runsPerSecond, stagesPerSecond, latency }) => ({ label: scenario.label, runs: scenario.runCount, parallel: scenario.parallel, stagesPerRun: scenario.stagesPerRun, elapsedMs, runsPerSecond, stagesPerSecond, latency })) },
+    markdown,
+  );
+  process.stdout.write(`${markdown}\n`);
 }
 
 await main();

@@ -18,6 +18,8 @@ const WATCHED = [
   RUN_EVENT.questionAnswered,
 ];
 
+const WATCHED_TYPES = new Set<string>(WATCHED);
+
 type Listener = (event: RunEvent) => void;
 
 export class RunControl {
@@ -78,13 +80,26 @@ export class RunControl {
           for (const event of events) this.#take(event);
           if (events.length < 500) break;
         }
-        this.#scannedTo = head;
+        this.#scannedTo = Math.max(this.#scannedTo, head);
       } while (this.#again);
     } catch {
       // A transient store error: the next tick tries again.
     } finally {
       this.#polling = false;
     }
+  }
+
+  /**
+   * Events this runner just appended need no scan when they follow the scanned part of the
+   * log directly (nothing else was written in between) and none is a watched type: the
+   * change notice of each own write then costs one row read instead of a log scan.
+   */
+  skipOwn(appended: readonly RunEvent[]): void {
+    const first = appended[0];
+    const last = appended.at(-1);
+    if (!first || !last || first.seq !== this.#scannedTo + 1) return;
+    if (appended.some((event) => WATCHED_TYPES.has(event.type))) return;
+    this.#scannedTo = last.seq;
   }
 
   #take(event: RunEvent): void {

@@ -365,6 +365,7 @@ export class RunExecutor {
     if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
     const appended = await this.#deps.store.appendEvents(this.#run.id, events, this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
+    this.#control.skipOwn(appended);
     return appended;
   }
 }
