@@ -126,6 +126,30 @@ describe('MCP conformance suite, client scenarios (core) against weft', () => {
   });
 });
 
+describe('MCP conformance suite, client credentials scenarios (extension) against weft', () => {
+  let tmp: string;
+  let adapter: string;
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'weft-conformance-cc-'));
+    adapter = join(tmp, 'weft-client.mjs');
+    await build({ entryPoints: [ADAPTER], outfile: adapter, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  }, 60_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  // One scenario at a time: `oauth = { grant = "client_credentials", … }` with the secret, then with a private key.
+  it.each(['auth/client-credentials-basic', 'auth/client-credentials-jwt'])('%s passes', async (scenario) => {
+    const outDir = join(tmp, 'results');
+    const result = await run(['--import', REGISTER_HOOK, CONFORMANCE_CLI, 'client', '--command', `${process.execPath} ${LAUNCHER} ${adapter}`, '--scenario', scenario, '-o', outDir], tmp);
+    expect(result.code, `${scenarioReport(outDir, scenario)}\n--- stdout ---\n${result.stdout.slice(-4000)}`).toBe(0);
+    // A single scenario prints its results on stderr.
+    expect(result.stdout + result.stderr).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/);
+  }, 60_000);
+});
+
 describe('node20-globsync loader hook', () => {
   let tmp: string;
 

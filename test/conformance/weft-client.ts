@@ -19,7 +19,7 @@ import { applyElicitationDefaults } from '../../src/mcp/hub/elicitation-defaults
 import { McpHub, qualifiedToolName, type ElicitationHandler } from '../../src/mcp/hub/index.js';
 import { loginMcpServer, readOAuthState, stepUpScope } from '../../src/mcp/oauth/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileReadTracker, resultText, type ToolResult } from '../../src/tools/tool.js';
@@ -84,7 +84,7 @@ class ConformanceClient {
   #config: McpServerConfig | undefined;
 
   async connect(url: string): Promise<void> {
-    const config = httpConfig(url);
+    const config = httpConfig(url, this.storageDir);
     this.#config = config;
     try {
       await this.hub.start([config]);
@@ -141,9 +141,9 @@ class ConformanceClient {
  * Generous limits: the suite starts all its clients at once, and on a busy 2-core machine
  * a handshake has taken 10 s; the suite's own per-client limit (30 s) stays the backstop.
  */
-function httpConfig(url: string): McpServerConfig {
+function httpConfig(url: string, storageDir: string): McpServerConfig {
   return {
-    oauth: clientIdentity(),
+    oauth: clientIdentity(storageDir),
     name: SERVER,
     type: 'http',
     url,
@@ -163,8 +163,18 @@ function httpConfig(url: string): McpServerConfig {
 }
 
 /** The scenario's pre-registered client (secret via an env variable, as config would name it), else a metadata document URL. */
-function clientIdentity(): NonNullable<McpServerConfig['oauth']> {
+function clientIdentity(storageDir: string): NonNullable<McpServerConfig['oauth']> {
   const context = parseContext(process.env.MCP_CONFORMANCE_CONTEXT);
+  // The client credentials scenarios: a machine client, configured as `grant = "client_credentials"`.
+  if (process.env.MCP_CONFORMANCE_SCENARIO?.startsWith('auth/client-credentials-') && typeof context.client_id === 'string') {
+    if (typeof context.private_key_pem === 'string') {
+      const privateKeyFile = join(storageDir, 'client-key.pem');
+      writeFileSync(privateKeyFile, context.private_key_pem, { mode: 0o600 });
+      return { grant: 'client_credentials', clientId: context.client_id, privateKeyFile };
+    }
+    process.env[CLIENT_SECRET_ENV] = String(context.client_secret);
+    return { grant: 'client_credentials', clientId: context.client_id, clientSecretEnv: CLIENT_SECRET_ENV };
+  }
   if (typeof context.client_id !== 'string') return { clientMetadataUrl: CLIENT_METADATA_URL };
   if (typeof context.client_secret !== 'string') return { clientId: context.client_id };
   process.env[CLIENT_SECRET_ENV] = context.client_secret;

@@ -124,3 +124,41 @@ describe('"oauth": { … } in .mcp.json', () => {
     expect(messages).toEqual([`.mcp.json: server 'remote': field 'oauth.client_id' duplicates 'oauth.clientId' — keep only one of them`]);
   });
 });
+
+describe('oauth = { grant = "client_credentials", … }', () => {
+  it('keeps a machine client with its secret variable, or with its private key file resolved against the config file', async () => {
+    const secret = await loadToml({ grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET' }, { SECRET: 's3cret' });
+    expect(secret.problems).toEqual([]);
+    expect(secret.config?.oauth).toEqual({ grant: 'client_credentials', clientId: 'robot', clientSecretEnv: 'SECRET' });
+    const key = await loadToml({ grant: 'client_credentials', client_id: 'robot', private_key_file: 'keys/robot.pem' });
+    expect(key.problems).toEqual([]);
+    expect(key.config?.oauth).toEqual({ grant: 'client_credentials', clientId: 'robot', privateKeyFile: path.join(home, '.weft', 'keys', 'robot.pem') });
+  });
+
+  it('says an unset secret keeps the server from starting', async () => {
+    const { messages } = await loadToml({ grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET' });
+    expect(messages).toEqual([
+      `~/.weft/settings.toml: server 'remote': field 'oauth.client_secret_env' names SECRET, which is not set — set SECRET to the client secret, or 'remote' cannot get a token and will not start`,
+    ]);
+  });
+
+  it('reports each invalid combination, naming the fields', async () => {
+    const prefix = `~/.weft/settings.toml: server 'remote': field`;
+    expect((await loadToml({ grant: 'password', client_id: 'robot', client_secret_env: 'SECRET' }, { SECRET: 'x' })).messages).toEqual([
+      `${prefix} 'oauth.grant' is not a grant weft can use: "password" — use "client_credentials" for a server without a person to log in, or leave it out for 'weft mcp login'`,
+    ]);
+    expect((await loadToml({ grant: 'client_credentials', client_secret_env: 'SECRET' }, { SECRET: 'x' })).messages).toEqual([
+      `${prefix} 'oauth.client_secret_env' needs 'oauth.client_id' — add the client ID the secret belongs to`,
+      `${prefix} 'oauth.grant' needs 'oauth.client_id' — add the client ID the authorization server issued for this machine client`,
+    ]);
+    expect((await loadToml({ grant: 'client_credentials', client_id: 'robot' })).messages).toEqual([
+      `${prefix} 'oauth.grant' needs 'oauth.client_secret_env' or 'oauth.private_key_file' — name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them`,
+    ]);
+    expect((await loadToml({ grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET', private_key_file: 'k.pem' }, { SECRET: 'x' })).messages).toEqual([
+      `${prefix} 'oauth.grant' cannot use both 'oauth.client_secret_env' and 'oauth.private_key_file' — name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them`,
+    ]);
+    expect((await loadToml({ client_id: 'robot', private_key_file: 'k.pem' })).messages).toEqual([
+      `${prefix} 'oauth.private_key_file' needs 'oauth.grant = "client_credentials"' — a private key signs client credentials requests; add the grant or drop the key`,
+    ]);
+  });
+});

@@ -5,7 +5,10 @@
  * a client ID metadata document (`client_metadata_url`). `.mcp.json` files may spell the
  * keys in camelCase (`clientId`, `clientSecretEnv`, `clientMetadataUrl`). A secret itself
  * is refused: config files get committed, so they only ever name the variable.
+ * `grant = "client_credentials"` selects the machine-to-machine grant: `client_id` plus
+ * `client_secret_env` or `private_key_file` (a path relative to the config file).
  */
+import { dirname, resolve } from 'node:path';
 import { describeValue } from '../../core/config-text/describe-value.js';
 import { ENV_NAME } from './entry-fields.js';
 import type { FieldReader } from './field-readers.js';
@@ -19,6 +22,8 @@ const KEYS: Readonly<Record<string, OAuthKey>> = {
   client_id: 'clientId',
   client_secret_env: 'clientSecretEnv',
   client_metadata_url: 'clientMetadataUrl',
+  grant: 'grant',
+  private_key_file: 'privateKeyFile',
 };
 
 /** `.mcp.json` files may also write the fields in camelCase: weft's own names for them. */
@@ -74,7 +79,12 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
       reader.error(path, shown, `e.g. ${example(ctx.format, key, SAMPLES[target])}`);
       continue;
     }
-    config[target] = value;
+    if (target === 'grant') {
+      if (value !== 'client_credentials') reader.error(path, `is not a grant weft can use: ${JSON.stringify(value)}`, `use "client_credentials" for a server without a person to log in, or leave it out for 'weft mcp login'`);
+      else config.grant = value;
+      continue;
+    }
+    config[target] = target === 'privateKeyFile' ? resolve(dirname(ctx.file), value) : value;
   }
   const keyOf = (target: OAuthKey) => `${field}.${written[target] ?? Object.keys(KEYS).find((key) => KEYS[key] === target)}`;
   if (config.clientSecretEnv !== undefined && !ENV_NAME.test(config.clientSecretEnv)) {
@@ -89,11 +99,31 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
   if (written.clientId !== undefined && written.clientMetadataUrl !== undefined) {
     reader.error(keyOf('clientMetadataUrl'), `cannot be combined with '${keyOf('clientId')}'`, 'keep the pre-registered client ID or the metadata document URL, not both');
   }
+  if (written.grant !== undefined) checkClientCredentials(reader, written, keyOf);
+  else if (written.privateKeyFile !== undefined) {
+    reader.error(keyOf('privateKeyFile'), `needs '${keyOf('grant')} = "client_credentials"'`, 'a private key signs client credentials requests; add the grant or drop the key');
+  }
   return hasErrors(reader.problems.slice(before)) ? undefined : config;
+}
+
+/** The client credentials grant authenticates with exactly one of a secret or a private key, and has no metadata document. */
+function checkClientCredentials(reader: FieldReader, written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
+  if (written.clientId === undefined) reader.error(keyOf('grant'), `needs '${keyOf('clientId')}'`, 'add the client ID the authorization server issued for this machine client');
+  const secret = written.clientSecretEnv !== undefined;
+  const key = written.privateKeyFile !== undefined;
+  if (secret === key) {
+    const text = secret ? `cannot use both '${keyOf('clientSecretEnv')}' and '${keyOf('privateKeyFile')}'` : `needs '${keyOf('clientSecretEnv')}' or '${keyOf('privateKeyFile')}'`;
+    reader.error(keyOf('grant'), text, 'name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them');
+  }
+  if (written.clientMetadataUrl !== undefined) {
+    reader.error(keyOf('clientMetadataUrl'), `cannot be combined with '${keyOf('grant')}'`, 'client credentials use a client ID issued beforehand; drop the metadata document URL');
+  }
 }
 
 const SAMPLES: Record<OAuthKey, string> = {
   clientId: 'weft-cli',
   clientSecretEnv: 'MY_SERVER_CLIENT_SECRET',
   clientMetadataUrl: 'https://example.com/weft/client.json',
+  grant: 'client_credentials',
+  privateKeyFile: 'keys/weft-client.pem',
 };

@@ -95,7 +95,7 @@ export function resolveServerEntry(
     }
     const secretEnv = entry.oauth?.clientSecretEnv;
     if (secretEnv !== undefined && !scope.env[secretEnv]) {
-      const warning = fieldProblem(ctx, entry.name, 'oauth.client_secret_env', `names ${secretEnv}, which is not set`, `set ${secretEnv} before 'weft mcp login ${entry.name}', or the client logs in without its secret`, 'warning');
+      const warning = fieldProblem(ctx, entry.name, 'oauth.client_secret_env', `names ${secretEnv}, which is not set`, unsetSecretFix(secretEnv, entry.name, entry.oauth?.grant), 'warning');
       scope.logger.warn(warning.message, { server: entry.name, field: 'oauth.client_secret_env' });
       problems.push(warning);
     }
@@ -127,4 +127,10 @@ export function resolveServerEntry(
   if (entry.port !== undefined) config.port = entry.port;
   if (entry.enabledTools !== undefined) config.enabledTools = entry.enabledTools;
   return { config, problems };
+}
+
+/** A machine client cannot connect at all without its secret; a person's login goes on without it. */
+function unsetSecretFix(variable: string, server: string, grant: 'client_credentials' | undefined): string {
+  if (grant === 'client_credentials') return `set ${variable} to the client secret, or '${server}' cannot get a token and will not start`;
+  return `set ${variable} before 'weft mcp login ${server}', or the client logs in without its secret`;
 }

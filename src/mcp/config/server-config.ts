@@ -65,6 +65,14 @@ export interface McpOAuthConfig {
    * registers dynamically as usual.
    */
   clientMetadataUrl?: string;
+  /**
+   * `client_credentials`: machine-to-machine, no person logs in — the hub asks the token
+   * endpoint itself with `clientId` and the secret (client_secret_basic) or a JWT signed
+   * with `privateKeyFile` (private_key_jwt). Unset: authorization code via `weft mcp login`.
+   */
+  grant?: 'client_credentials';
+  /** A PEM private key (absolute path, resolved against the config file) for private_key_jwt. */
+  privateKeyFile?: string;
 }
 
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;

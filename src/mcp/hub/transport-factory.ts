@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Transport } from '@modelcontextprotocol/client';
+import type { AuthProvider, OAuthClientProvider, Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import { registerSecret } from '../../core/redact.js';
 import { buildChildEnv } from '../config/child-env.js';
@@ -16,6 +16,7 @@ import type { McpServerConfig } from '../config/server-config.js';
 import { StartupProblem } from './startup-failure.js';
 import type { StdioLaunch } from './group-child.js';
 import { StdioProcessTransport } from './stdio-transport.js';
+import { ClientCredentialsProvider, readClientCredential } from '../oauth/client-credentials.js';
 import { createConnectAuth } from '../oauth/connect-auth.js';
 import { SandboxProcess, sandboxUrl } from './sandbox-process.js';
 import type { LineTail } from './line-reader.js';
@@ -108,7 +109,7 @@ export function createTransport(config: McpServerConfig, deps: TransportDeps): B
       const url = endpoint(config);
       const headers = httpHeaders(config, deps.env);
       const hasOwnAuth = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
-      const authProvider = deps.oauth && !hasOwnAuth ? createConnectAuth({ server: config.name, serverUrl: url, storageDir: deps.oauth.storageDir }) : undefined;
+      const authProvider = hasOwnAuth ? undefined : httpAuth(config, url, deps);
       const options = { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) };
       const transport = config.type === 'http' ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
       return { kind: config.type, transport, url: url.href };
@@ -120,6 +121,15 @@ export function createTransport(config: McpServerConfig, deps: TransportDeps): B
       throw new StartupProblem(`unknown transport type '${String(unreachable)}' — use stdio, http, sse or sandbox`);
     }
   }
+}
+
+/** Machine-to-machine servers get the client credentials grant; others the tokens `weft mcp login` stored. */
+function httpAuth(config: McpServerConfig, url: URL, deps: TransportDeps): AuthProvider | OAuthClientProvider | undefined {
+  const oauth = config.oauth;
+  if (oauth?.grant === 'client_credentials' && oauth.clientId !== undefined) {
+    return new ClientCredentialsProvider(oauth.clientId, readClientCredential(config.name, oauth, deps.env));
+  }
+  return deps.oauth ? createConnectAuth({ server: config.name, serverUrl: url, storageDir: deps.oauth.storageDir }) : undefined;
 }
 
 /**

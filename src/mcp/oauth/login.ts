@@ -71,6 +71,11 @@ export function oauthServerUrl(config: McpServerConfig): URL {
 export async function loginMcpServer(options: LoginMcpServerOptions): Promise<McpLoginResult> {
   const { config, storageDir } = options;
   const serverUrl = oauthServerUrl(config);
+  if (config.oauth?.grant === 'client_credentials') {
+    throw new WeftError('USAGE', `'${config.name}' uses the client credentials grant: weft gets its tokens when it connects, no login needed — try 'weft mcp test ${config.name}'`, {
+      data: { server: config.name, field: 'oauth.grant' },
+    });
+  }
   const previous = await readOAuthState(storageDir, config.name);
   const previousPort = previous?.serverUrl === serverUrl.href && previous.redirectUrl ? Number(new URL(previous.redirectUrl).port) || undefined : undefined;
   // A config problem (a client secret's variable unset) fails before any port is opened.
