@@ -21,23 +21,9 @@ import { resolveInputs } from '../../runs/run-inputs.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
+import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 
-export interface CreateRunRequest {
-  /** Path of the workflow file (relative to `cwd`). */
-  workflow: string;
-  goal?: string;
-  /** A file holding the goal; relative to `cwd`, and never outside it. */
-  goalFile?: string;
-  cwd: string;
-  inputs?: Record<string, unknown>;
-  labels?: Record<string, string>;
-  parentId?: string;
-  dryRun?: boolean;
-  autoApprove?: boolean;
-  model?: string;
-  /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
-  start?: boolean;
-}
+export type { CreateRunRequest };
 
 export interface RunServiceDeps {
   store: RunStore;
