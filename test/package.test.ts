@@ -115,10 +115,15 @@ describe('the packed package', () => {
     expect(ran.stderr).toMatch(/run \S+ succeeded/);
   });
 
-  it('embeds runs from code: a workflow module, followed event by event, and WeftError codes', async () => {
+  it('embeds runs from code: a workflow module with a function step (its return value is the stage output), followed event by event, and WeftError codes', async () => {
     const result = await nodeIn(['runs.mjs']);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ status: 'succeeded', stages: ['greet@1:succeeded', 'check@1:succeeded', 'done@1:succeeded'], code: 'RUN_NOT_FOUND' });
+    expect(JSON.parse(result.stdout)).toEqual({
+      status: 'succeeded',
+      stages: ['greet@1:succeeded', 'shout@1:succeeded', 'check@1:succeeded', 'done@1:succeeded'],
+      shout: { text: 'HELLO LIBRARY', attempt: 1 },
+      code: 'RUN_NOT_FOUND',
+    });
   });
 
   it('weft-runtime/mcp calls a real MCP server without loading SQLite, the AI SDK or the MCP server package', async () => {

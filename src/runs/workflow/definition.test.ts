@@ -106,6 +106,14 @@ describe('workflow definitions', () => {
     expect(message).toMatch(/question/);
   });
 
+  it('keep the code of function nodes on the workflow, which a TOML file cannot hold', () => {
+    const shout = ({ inputs }: { inputs: Record<string, unknown> }) => String(inputs.who).toUpperCase();
+    const workflow = workflowFromDefinition(join(dir, 'code.mjs'), { workflow: { name: 'code' }, nodes: { shout: { kind: 'function', run: shout, timeout: '5s' } } });
+    expect(workflow.nodes.shout).toMatchObject({ kind: 'function', run: shout, timeoutMs: 5000 });
+    const fromToml = validateWorkflowText(join(dir, 'code.toml'), '[workflow]\nname = "code"\n[nodes.shout]\nkind = "function"\n');
+    expect(fromToml.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('function nodes hold code, which only a workflow module can')]);
+  });
+
   it('load from a module file whose default export is a definition, and refuse a module without one', async () => {
     const module = join(dir, 'review.mjs');
     await writeFile(module, `export default ${JSON.stringify(REVIEW)};\n`);

@@ -7,7 +7,7 @@
 import { stringify } from 'smol-toml';
 import { WeftError } from '../../core/errors.js';
 import { formatProblems } from './load-workflow.js';
-import type { InputType, QuestionType, Workflow } from './types.js';
+import type { InputType, QuestionType, StageFunction, Workflow } from './types.js';
 import { validateWorkflowText } from './validate-workflow.js';
 
 /** `"30s"`, `"5m"`, `"1h"` — or a number of seconds. */
@@ -54,6 +54,7 @@ export type NodeDefinition = NodeCommon &
     | { kind: 'join' }
     | ({ kind: 'child'; workflow: string; inputs?: Record<string, unknown> } & Retrying)
     | { kind: 'wait'; duration?: DurationText; event?: string; timeout?: DurationText }
+    | ({ kind: 'function'; run: StageFunction } & Retrying)
   );
 
 export interface InputDefinition {
@@ -79,10 +80,24 @@ export interface WorkflowDefinition {
   nodes: Record<string, NodeDefinition>;
 }
 
-/** The TOML text a definition stands for (what `weft workflow` commands would read from a file). */
+/** The code of the definition's `function` nodes, by node name, and the definition without it (what TOML can hold). */
+function splitFunctions(definition: WorkflowDefinition): { data: WorkflowDefinition; functions: Map<string, StageFunction> } {
+  const functions = new Map<string, StageFunction>();
+  const nodes: Record<string, unknown> = {};
+  for (const [name, node] of Object.entries(definition.nodes ?? {})) {
+    if (node?.kind === 'function' && typeof node.run === 'function') {
+      functions.set(name, node.run);
+      const { run: _code, ...rest } = node;
+      nodes[name] = rest;
+    } else nodes[name] = node;
+  }
+  return { data: { ...definition, nodes: nodes as WorkflowDefinition['nodes'] }, functions };
+}
+
+/** The TOML text a definition stands for (what `weft workflow` commands would read from a file); `function` nodes keep only their fields, not their code. */
 export function definitionToToml(definition: WorkflowDefinition): string {
   try {
-    return stringify(definition);
+    return stringify(splitFunctions(definition).data);
   } catch (error) {
     throw new WeftError('WORKFLOW_INVALID', `The workflow definition cannot be written as TOML (${(error as Error).message}) — use only strings, numbers, booleans, arrays and plain objects.`, { cause: error });
   }
@@ -90,7 +105,8 @@ export function definitionToToml(definition: WorkflowDefinition): string {
 
 /** Validates a definition like a file; `file` names where it came from and anchors relative paths (prompt and child files). */
 export function workflowFromDefinition(file: string, definition: WorkflowDefinition): Workflow {
-  const { workflow, problems } = validateWorkflowText(file, definitionToToml(definition));
+  const { functions } = splitFunctions(definition);
+  const { workflow, problems } = validateWorkflowText(file, definitionToToml(definition), functions);
   if (!workflow) throw new WeftError('WORKFLOW_INVALID', formatProblems(problems), { data: { file, problems } });
   return workflow;
 }
