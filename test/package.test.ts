@@ -34,6 +34,7 @@ const PUBLIC_DECLARATIONS = [
   'lib/index.d.ts',
   'lib/mcp.d.ts',
   'lib/workflow.d.ts',
+  'lib/ai-sdk.d.ts',
   'core/errors.d.ts',
   'core/config-text/describe-value.d.ts',
   'core/logger.d.ts',
