@@ -47,6 +47,10 @@ export default tseslint.config(
   },
   {
     files: ['src/app/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**'], message: 'app is the composition root below the surfaces.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**', '**/lib/**'], message: 'app is the composition root below the surfaces.' }] }] },
+  },
+  {
+    files: ['src/lib/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**'], message: 'lib is a surface: it calls app and below, never another surface.' }] }] },
   },
 );

@@ -18,8 +18,11 @@ const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../dist');
 /** Chunks of earlier builds older than this are removed; younger ones may still be loaded by a running weft. */
 const STALE_AFTER_MS = 10 * 60 * 1000;
 
+/** The library's entry points (package.json `exports`), bundled with the CLI so they share chunks. */
+const LIBRARY_ENTRIES = { 'lib/index': 'src/lib/index.ts', 'lib/mcp': 'src/lib/mcp.ts', 'lib/workflow': 'src/lib/workflow.ts', 'lib/ai-sdk': 'src/lib/ai-sdk.ts' };
+
 const result = await build({
-  entryPoints: { cli: 'src/surfaces/cli/main.ts' },
+  entryPoints: { cli: 'src/surfaces/cli/main.ts', ...LIBRARY_ENTRIES },
   outdir: DIST,
   bundle: true,
   platform: 'node',
@@ -43,16 +46,18 @@ const outputs = [...dashboardFiles, ...result.outputFiles];
 // previous one are running: every file is replaced by a rename, chunks before the entry
 // that imports them, and a chunk of an earlier build stays until it is surely unused.
 mkdirSync(DIST, { recursive: true });
-const entry = join(DIST, 'cli.js');
+const entries = new Set([join(DIST, 'cli.js'), ...Object.keys(LIBRARY_ENTRIES).map((name) => join(DIST, `${name}.js`))]);
 const written = new Set(outputs.map((file) => file.path));
-for (const file of [...outputs].sort((a, b) => Number(a.path === entry) - Number(b.path === entry))) {
+for (const file of [...outputs].sort((a, b) => Number(entries.has(a.path)) - Number(entries.has(b.path)))) {
   const temporary = `${file.path}.${process.pid}.tmp`;
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(temporary, file.contents);
   renameSync(temporary, file.path);
 }
+// Declarations are written by tsc (scripts/build-types.mjs), not by this build: keep them.
 for (const name of readdirSync(DIST, { recursive: true })) {
   const path = join(DIST, String(name));
+  if (path.startsWith(join(DIST, 'types'))) continue;
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat?.isFile() && !written.has(path) && Date.now() - stat.mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
 }

@@ -18,6 +18,11 @@ const SURFACE_EDGES: ReadonlyMap<string, string> = new Map([
   ['surfaces/http → surfaces/mcp-server', "'weft serve' mounts the MCP server at /mcp, with the same token, Host/Origin checks and argument descriptions"],
   ['surfaces/http → surfaces/dashboard', "'weft serve' serves the dashboard's static assets at /"],
 ]);
+/**
+ * Top-level folders that are surfaces of their own, each with its reason. `lib` is the
+ * package's public API (`exports`): facades over the application services, like any surface.
+ */
+const OWN_SURFACES: ReadonlyMap<string, string> = new Map([['lib', 'the library entry points (package.json exports) are a surface over app, like the CLI']]);
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -35,9 +40,10 @@ async function sourceFiles(dir: string): Promise<string[]> {
 /** `tools`, or `surfaces/cli` for the surfaces, which are separate from each other. */
 function layerOf(file: string): { layer: string; rank: number; unit: string } {
   const parts = relative(SRC, file).split(sep);
-  const layer = parts[0] ?? '';
-  const rank = LAYERS.indexOf(layer as (typeof LAYERS)[number]);
-  return { layer, rank, unit: layer === 'surfaces' ? `surfaces/${parts[1]}` : layer };
+  const folder = parts[0] ?? '';
+  if (OWN_SURFACES.has(folder)) return { layer: 'surfaces', rank: LAYERS.indexOf('surfaces'), unit: folder };
+  const rank = LAYERS.indexOf(folder as (typeof LAYERS)[number]);
+  return { layer: folder, rank, unit: folder === 'surfaces' ? `surfaces/${parts[1]}` : folder };
 }
 
 export function layeringViolations(files: Map<string, string>): string[] {
@@ -69,7 +75,7 @@ describe('layering', () => {
     expect(layeringViolations(files)).toEqual([]);
   });
 
-  it('flags an import that points up, one between surfaces (only the CLI may launch another surface), and a test kit imported by code', () => {
+  it('flags an import that points up, one between surfaces (only the CLI may launch another surface; lib is a surface), and a test kit imported by code', () => {
     const files = new Map([
       [join(SRC, 'tools/registry.ts'), "import { McpHub } from '../mcp/hub/mcp-hub.js';"],
       [join(SRC, 'core/errors.ts'), "const lazy = await import('../app/weft-app.js');"],
@@ -79,6 +85,8 @@ describe('layering', () => {
       [join(SRC, 'surfaces/mcp-server/server.ts'), "import { main } from '../cli/main.js';"],
       [join(SRC, 'runs/engine/worker.ts'), "import { createEngineKit } from '../../../test/kits/engine-kit.js';"],
       [join(SRC, 'runs/engine/worker.test.ts'), "import { createEngineKit } from '../../../test/kits/engine-kit.js';"],
+      [join(SRC, 'lib/index.ts'), "import { createWeftApp } from '../app/weft-app.js';"],
+      [join(SRC, 'lib/mcp.ts'), "import { main } from '../surfaces/cli/main.js';"],
     ]);
     expect(layeringViolations(files)).toEqual([
       "tools/registry.ts imports '../mcp/hub/mcp-hub.js': tools may not import from mcp (higher layer)",
@@ -86,6 +94,7 @@ describe('layering', () => {
       "surfaces/dashboard/index.ts imports '../http/app.js': surfaces do not import each other",
       "surfaces/mcp-server/server.ts imports '../cli/main.js': surfaces do not import each other",
       "runs/engine/worker.ts imports '../../../test/kits/engine-kit.js': only tests import from outside src (test kits live in test/kits)",
+      "lib/mcp.ts imports '../surfaces/cli/main.js': surfaces do not import each other",
     ]);
   });
 });

@@ -19,10 +19,13 @@ import { providerToolName } from './tool-names.js';
 export const MAX_ADAPTED_SCHEMA_BYTES = 64 * 1024;
 const META_KEYS = ['$schema', '$id', '$comment', '$anchor', '$dynamicAnchor', '$vocabulary'];
 
-export interface AdaptedTools {
+/** What adapting needs of a tool (a registry `Tool`, or a listed MCP tool). */
+export type ToolDefinition = Pick<Tool, 'name' | 'description' | 'inputSchema'>;
+
+export interface AdaptedTools<T extends ToolDefinition = Tool> {
   specs: ModelToolSpec[];
   /** The registry tool behind a provider-safe name. */
-  toolFor(name: string): Tool | undefined;
+  toolFor(name: string): T | undefined;
   warnings: string[];
 }
 
@@ -80,9 +83,9 @@ export function adaptSchema(schema: unknown, dialect: ToolDialect): JsonSchema {
  * const adapted = adaptTools(registry.list(), 'gemini');
  * adapted.toolFor(adapted.specs[0].name); // → the registry's Tool
  */
-export function adaptTools(tools: readonly Tool[], dialect: ToolDialect): AdaptedTools {
+export function adaptTools<T extends ToolDefinition = Tool>(tools: readonly T[], dialect: ToolDialect): AdaptedTools<T> {
   const specs: ModelToolSpec[] = [];
-  const byName = new Map<string, Tool>();
+  const byName = new Map<string, T>();
   const warnings: string[] = [];
   for (const tool of tools) {
     let inputSchema: JsonSchema;

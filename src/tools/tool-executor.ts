@@ -92,6 +92,8 @@ export class ToolExecutor {
 
     const refusal = await this.#approve(call, tool, session.signal);
     if (refusal) return refusal;
+    // An abort while approval was decided fired before the call listens for it.
+    if (session.signal.aborted) return errorResult('Cancelled');
 
     try {
       return await this.#executeWithLimits(tool, args as Record<string, unknown>, call, session);

@@ -25,28 +25,9 @@ import { readStageActivity, type StageActivity } from '../../runs/stage-activity
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
+import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 
-export interface CreateRunRequest {
-  /** Path of the workflow file (relative to `cwd`). */
-  workflow: string;
-  /**
-   * The workflow file must lie inside `cwd` by real path. Surfaces acting for a remote
-   * client set it (the MCP server); a person at the CLI may name any workflow they can read.
-   */
-  workflowInsideCwd?: boolean;
-  goal?: string;
-  /** A file holding the goal; relative to `cwd`, and never outside it. */
-  goalFile?: string;
-  cwd: string;
-  inputs?: Record<string, unknown>;
-  labels?: Record<string, string>;
-  parentId?: string;
-  dryRun?: boolean;
-  autoApprove?: boolean;
-  model?: string;
-  /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
-  start?: boolean;
-}
+export type { CreateRunRequest };
 
 export interface RunServiceDeps {
   store: RunStore;

@@ -8,6 +8,7 @@ import { loadWorkflow, renderTemplate, resolveArgs, type WorkflowNode } from '..
 import { executeChildNode } from './nodes/child-node.js';
 import { executeCommandNode } from './nodes/command-node.js';
 import { executeBranchNode, executeJoinNode, executeParallelNode } from './nodes/flow-nodes.js';
+import { executeFunctionNode } from './nodes/function-node.js';
 import { executeHumanNode } from './nodes/human-node.js';
 import { executeLlmNode } from './nodes/llm-nodes.js';
 import { executeToolNode } from './nodes/tool-node.js';
@@ -33,6 +34,8 @@ export function executeNode(stage: StageRun): Promise<StageResult> {
       return executeChildNode({ ...stage, node });
     case 'wait':
       return executeWaitNode({ ...stage, node });
+    case 'function':
+      return executeFunctionNode({ ...stage, node });
     case 'agent':
     case 'prompt':
       return executeLlmNode({ ...stage, node });
@@ -70,6 +73,8 @@ export async function dryRunNode(stage: StageRun): Promise<StageResult> {
     }
     case 'wait':
       return { status: 'succeeded', output: null };
+    case 'function':
+      return { status: 'succeeded', output: `(dry run) function ${node.name}` };
     case 'agent':
     case 'prompt':
       renderTemplate(node.prompt, stage.context);

@@ -7,12 +7,14 @@ import { describeValue, isTable } from '../../core/config-text/describe-value.js
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
 import type { KeyPath, LineMap } from '../../core/config-text/line-map.js';
-import type { WorkflowProblem } from './types.js';
+import type { StageFunction, WorkflowProblem } from './types.js';
 
 export interface ParseContext {
   file: string;
   lines: LineMap;
   problems: WorkflowProblem[];
+  /** Functions of `function` nodes by node name, when the text came from a workflow module. */
+  functions?: ReadonlyMap<string, StageFunction>;
 }
 
 export function report(context: ParseContext, path: KeyPath, message: string): void {

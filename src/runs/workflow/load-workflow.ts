@@ -13,6 +13,8 @@ export function formatProblems(problems: readonly WorkflowProblem[]): string {
 }
 
 export async function loadWorkflow(file: string): Promise<Workflow> {
+  // Loaded only for module workflows, so TOML users never load the module machinery.
+  if (/\.(mjs|js|ts|mts)$/.test(file)) return (await import('./workflow-module.js')).loadWorkflowModule(file);
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -28,6 +28,7 @@ const KIND_FIELDS: Record<NodeKind, readonly string[]> = {
   join: [],
   child: ['workflow', 'inputs', 'timeout', 'retry'],
   wait: ['duration', 'event', 'timeout'],
+  function: ['timeout', 'retry'],
 };
 export const NODE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -119,6 +120,11 @@ function parseKind(node: FieldReader, kind: NodeKind, base: Base, scope: Referen
       return { kind, ...base };
     case 'join':
       return { kind, ...base };
+    case 'function': {
+      const run = node.context.functions?.get(base.name);
+      if (!run) node.problem(undefined, `function nodes hold code, which only a workflow module can (export default defineWorkflow({ … }) in a .mjs/.ts file) — use a command node here`);
+      return { kind, ...base, run: run ?? (() => undefined), timeoutMs: node.duration('timeout'), retry: parseRetry(node) };
+    }
     default: {
       const unreachable: never = kind;
       return unreachable;
@@ -142,11 +148,13 @@ export function parseNode(context: ParseContext, name: string, value: unknown, s
   const node = new FieldReader(context, value, path, kind === undefined ? `node '${name}'` : `node '${name}' (${kind})`);
   const edges = parseEdges(node, kind ?? 'unknown', scope);
   if (kind === undefined) {
-    if (rawKind === undefined) node.problem(undefined, `missing 'kind' — add kind = "…" (one of ${NODE_KINDS.join(', ')})`);
-    else if (typeof rawKind !== 'string') node.problem('kind', `'kind' must be a string, got ${describeValue(rawKind)} — write kind = "…" (one of ${NODE_KINDS.join(', ')})`);
+    // A TOML file cannot hold a function node's code: its messages offer only the kinds it can use.
+    const kinds = context.functions ? NODE_KINDS : NODE_KINDS.filter((known) => known !== 'function');
+    if (rawKind === undefined) node.problem(undefined, `missing 'kind' — add kind = "…" (one of ${kinds.join(', ')})`);
+    else if (typeof rawKind !== 'string') node.problem('kind', `'kind' must be a string, not ${describeValue(rawKind)} — write kind = "…" (one of ${kinds.join(', ')})`);
     else {
-      const match = closest(rawKind, NODE_KINDS);
-      const fix = match === undefined ? `use one of ${NODE_KINDS.join(', ')}` : `did you mean '${match}'? (kinds: ${NODE_KINDS.join(', ')})`;
+      const match = closest(rawKind, kinds);
+      const fix = match === undefined ? `use one of ${kinds.join(', ')}` : `did you mean '${match}'? (kinds: ${kinds.join(', ')})`;
       node.problem('kind', `unknown kind '${rawKind}' — ${fix}`);
     }
     return { graph: { name, kind: 'unknown', line, edges } };

@@ -12,7 +12,7 @@ export interface WorkflowProblem {
   message: string;
 }
 
-export const NODE_KINDS = ['agent', 'prompt', 'command', 'tool', 'human', 'branch', 'parallel', 'join', 'child', 'wait'] as const;
+export const NODE_KINDS = ['agent', 'prompt', 'command', 'tool', 'human', 'branch', 'parallel', 'join', 'child', 'wait', 'function'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
 export const QUESTION_TYPES = ['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation'] as const;
@@ -127,7 +127,26 @@ export interface WaitNode extends NodeBase {
   timeoutMs?: number;
 }
 
-export type WorkflowNode = AgentNode | PromptNode | CommandNode | ToolNode | HumanNode | BranchNode | ParallelNode | JoinNode | ChildNode | WaitNode;
+/** What a function stage is given: the same values templates see, and the stage's cancellation. */
+export interface FunctionStageContext {
+  inputs: Record<string, unknown>;
+  stages: Record<string, StageOutcome>;
+  run: { id: string; goal?: string };
+  attempt: number;
+  /** Aborts when the run is cancelled or the stage times out. */
+  signal: AbortSignal;
+}
+
+/** A stage written as code; its return value (JSON) is the stage's output. */
+export type StageFunction = (context: FunctionStageContext) => unknown;
+
+/** Only in workflow modules (TOML cannot hold code): runs inside the runner process. */
+export interface FunctionNode extends NodeBase, Retrying {
+  kind: 'function';
+  run: StageFunction;
+}
+
+export type WorkflowNode = AgentNode | PromptNode | CommandNode | ToolNode | HumanNode | BranchNode | ParallelNode | JoinNode | ChildNode | WaitNode | FunctionNode;
 
 export interface InputSpec {
   name: string;

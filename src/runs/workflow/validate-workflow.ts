@@ -12,7 +12,7 @@ import { checkGraph, type GraphNode } from './graph-checks.js';
 import { buildLineMap } from '../../core/config-text/line-map.js';
 import { parseInputs, parseRunSection, parseWorkflowSection } from './parse-header.js';
 import { parseNode } from './parse-node.js';
-import type { Workflow, WorkflowNode, WorkflowProblem } from './types.js';
+import type { StageFunction, Workflow, WorkflowNode, WorkflowProblem } from './types.js';
 
 const TOP_LEVEL = ['workflow', 'run', 'inputs', 'nodes'] as const;
 
@@ -52,15 +52,18 @@ function nodesTable(context: ParseContext, data: Record<string, unknown>): Recor
   return nodes;
 }
 
-/** Parses and validates workflow text; `file` locates prompt and child files and names problems. */
-export function validateWorkflowText(file: string, text: string): WorkflowValidation {
+/**
+ * Parses and validates workflow text; `file` locates prompt and child files and names problems.
+ * `functions` are the code of `function` nodes, which only a workflow module can give.
+ */
+export function validateWorkflowText(file: string, text: string, functions?: ReadonlyMap<string, StageFunction>): WorkflowValidation {
   let data: Record<string, unknown>;
   try {
     data = parseToml(file, text);
   } catch (error) {
     return { problems: [syntaxProblem(file, error)] };
   }
-  const context: ParseContext = { file, lines: buildLineMap(text), problems: [] };
+  const context: ParseContext = { file, lines: buildLineMap(text), problems: [], ...(functions ? { functions } : {}) };
   new FieldReader(context, data, [], 'workflow file').rejectUnknown(TOP_LEVEL, 'workflow files');
   const header = parseWorkflowSection(context, data);
   const run = parseRunSection(context, data);

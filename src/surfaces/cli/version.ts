@@ -5,7 +5,7 @@ function readVersion(): string {
   for (const candidate of ['../package.json', '../../../package.json']) {
     try {
       const parsed = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (parsed.name === 'weft' && parsed.version) return parsed.version;
+      if (parsed.name === 'weft-runtime' && parsed.version) return parsed.version;
     } catch {
       // Try the next layout: dist/cli.js sits one level below package.json, src/surfaces/cli three.
     }

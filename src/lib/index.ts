@@ -1,0 +1,163 @@
+/**
+ * `weft-runtime`: weft embedded in an application. A `Weft` creates, steers and reads runs
+ * on a storage directory (the same SQLite store as the CLI, so `weft ps` sees them) and
+ * follows a run's events as an async iterator. Runs execute in runner processes that weft
+ * starts on demand, so the application never blocks on a stage. A facade over the
+ * application services: everything here is what the CLI and the MCP server call too.
+ */
+import { createWeftApp, type WeftApp } from '../app/weft-app.js';
+import type { RunService } from '../app/services/run-service.js';
+import type { CreateRunRequest } from '../runs/model/create-run-request.js';
+import { isTerminal } from '../runs/model/run-status.js';
+import type { JsonValue } from '../runs/model/json.js';
+import type { QuestionRecord } from '../runs/model/question.js';
+import type { RunEvent } from '../runs/model/run-event.js';
+import type { RunRecord } from '../runs/model/run-record.js';
+import type { RunFilter, RunPage } from '../runs/store/run-store.js';
+import type { LogLevel } from '../core/logger.js';
+
+export { WeftError, type WeftErrorCode } from '../core/errors.js';
+export type { CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord };
+export type { RunStatus } from '../runs/model/run-status.js';
+export type { LogLevel };
+
+export interface WeftOptions {
+  /** Where runs, artifacts and logs live. Default: `$WEFT_HOME`, else `~/.weft`. */
+  storageDir?: string;
+  /** The project directory: relative workflow paths and `.weft/settings.toml` are read from here. Default: `process.cwd()`. */
+  cwd?: string;
+  /** The environment runners inherit and `${VAR}` references read. Default: `process.env`. */
+  env?: Record<string, string | undefined>;
+  logLevel?: LogLevel;
+}
+
+/** A run to create (the fields of `weft run`); `cwd` defaults to the one weft was opened with. */
+export type CreateRunOptions = Omit<CreateRunRequest, 'cwd'> & { cwd?: string };
+
+export interface FollowOptions {
+  /** Start after this event (default 0: from the first event). */
+  afterSeq?: number;
+  /** Stops the iteration. */
+  signal?: AbortSignal;
+}
+
+/** How long a follower waits for a change notice before it looks again anyway (runners that died write nothing). */
+const FOLLOW_RECHECK_MS = 1000;
+const EVENT_PAGE = 500;
+
+/**
+ * @example
+ * const weft = await createWeft({ storageDir: './.weft-data' });
+ * const run = await weft.createRun({ workflow: 'flow.toml', autoApprove: true });
+ * for await (const event of weft.follow(run.id)) console.log(event.type);
+ * await weft.close();
+ */
+export class Weft {
+  readonly #app: WeftApp;
+  readonly #runs: RunService;
+
+  private constructor(app: WeftApp, runs: RunService) {
+    this.#app = app;
+    this.#runs = runs;
+  }
+
+  /** Use {@link createWeft}. */
+  static async open(options: WeftOptions = {}): Promise<Weft> {
+    const app = await createWeftApp({ ...options, ...(options.logLevel ? {} : { logLevel: 'warn' as const }) });
+    return new Weft(app, await app.runs());
+  }
+
+  get storageDir(): string {
+    return this.#app.storageDir;
+  }
+
+  /** Creates a run; it starts at once unless `start: false` (then `pending` without auto-approve, waiting for `approve`). */
+  createRun(options: CreateRunOptions): Promise<RunRecord> {
+    return this.#runs.create({ ...options, cwd: options.cwd ?? this.#app.workspaceRoot });
+  }
+
+  startRun(id: string): Promise<RunRecord> {
+    return this.#runs.start(id);
+  }
+
+  getRun(id: string): Promise<RunRecord> {
+    return this.#runs.get(id);
+  }
+
+  searchRuns(filter: RunFilter = {}): Promise<RunPage> {
+    return this.#runs.search(filter);
+  }
+
+  approve(id: string): Promise<RunRecord> {
+    return this.#runs.approve(id);
+  }
+
+  deny(id: string, reason?: string): Promise<RunRecord> {
+    return this.#runs.deny(id, reason);
+  }
+
+  questions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
+    return this.#runs.questions(id, options.pending ?? false);
+  }
+
+  answer(id: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
+    return this.#runs.answer(id, questionId, answer);
+  }
+
+  message(id: string, text: string): Promise<RunRecord> {
+    return this.#runs.message(id, text);
+  }
+
+  signal(id: string, name: string, data: JsonValue = null): Promise<RunRecord> {
+    return this.#runs.signal(id, name, data);
+  }
+
+  cancel(id: string, reason?: string): Promise<RunRecord> {
+    return this.#runs.cancel(id, reason);
+  }
+
+  retry(id: string): Promise<RunRecord> {
+    return this.#runs.retry(id);
+  }
+
+  /** Resolves once every run is terminal (`timedOut: true` if `timeoutMs` passes first). */
+  wait(ids: readonly string[], options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
+    return this.#runs.wait(ids, options.timeoutMs ?? Number.POSITIVE_INFINITY, options.signal);
+  }
+
+  /**
+   * The run's events in order, as they are written (by runners in other processes too);
+   * ends after the last event of a terminal run, or when `signal` aborts.
+   */
+  async *follow(id: string, options: FollowOptions = {}): AsyncGenerator<RunEvent, void, undefined> {
+    let afterSeq = options.afterSeq ?? 0;
+    const changes = this.#runs.changes();
+    try {
+      for (;;) {
+        const events = await this.#runs.events(id, { afterSeq, limit: EVENT_PAGE });
+        for (const event of events) {
+          afterSeq = event.seq;
+          yield event;
+        }
+        if (events.length === EVENT_PAGE) continue;
+        if (options.signal?.aborted) return;
+        const run = await this.#runs.get(id);
+        if (isTerminal(run.status) && run.counts.events <= afterSeq) return;
+        this.#runs.ensureRunner(run);
+        await changes.next(FOLLOW_RECHECK_MS, options.signal);
+      }
+    } finally {
+      changes.close();
+    }
+  }
+
+  /** Closes the store (runs keep going in their runners). */
+  close(): Promise<void> {
+    return this.#app.close();
+  }
+}
+
+/** Opens weft on a storage directory. */
+export function createWeft(options: WeftOptions = {}): Promise<Weft> {
+  return Weft.open(options);
+}

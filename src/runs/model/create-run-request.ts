@@ -1,0 +1,25 @@
+/**
+ * What creating a run takes (`weft run`, `weft_run_create`, `Weft.createRun`): one shape for
+ * every surface, read by the run service.
+ */
+export interface CreateRunRequest {
+  /** A workflow `.toml` file or workflow module (`.mjs`, `.js`; `.ts` with tsx installed), relative to `cwd`. */
+  workflow: string;
+  /**
+   * The workflow file must lie inside `cwd` by real path. Surfaces acting for a remote
+   * client set it (the MCP server, the HTTP API); a person at the CLI may name any workflow they can read.
+   */
+  workflowInsideCwd?: boolean;
+  goal?: string;
+  /** A file holding the goal; relative to `cwd`, and never outside it. */
+  goalFile?: string;
+  cwd: string;
+  inputs?: Record<string, unknown>;
+  labels?: Record<string, string>;
+  parentId?: string;
+  dryRun?: boolean;
+  autoApprove?: boolean;
+  model?: string;
+  /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
+  start?: boolean;
+}
