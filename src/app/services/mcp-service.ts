@@ -110,12 +110,18 @@ export class McpService {
     return this.configs().then((loaded) => loaded.problems);
   }
 
-  async list(): Promise<McpServerRow[]> {
+  /**
+   * Connects every enabled server and reports each one; `onRow` hears each row as soon as its
+   * server is ready or failed (so a slow server does not hold back the others' lines). A
+   * failing `required` server is reported like any other here instead of failing the listing.
+   */
+  async list(onRow?: (row: McpServerRow) => void): Promise<McpServerRow[]> {
     const { servers } = await this.configs();
-    const statuses = await this.start();
-    return servers.map((server) => {
-      const status = statuses.find((entry) => entry.name === server.name);
-      return {
+    const hub = this.#hubInstance();
+    return Promise.all(servers.map(async (server) => {
+      const started = hub.status().find((entry) => entry.name === server.name);
+      const status = !server.enabled ? undefined : (started ?? (await hub.addServer(server)));
+      const row: McpServerRow = {
         name: server.name,
         type: server.type,
         source: server.source.file,
@@ -124,7 +130,9 @@ export class McpService {
         tools: status?.tools ?? 0,
         error: status?.error ?? null,
       };
-    });
+      onRow?.(row);
+      return row;
+    }));
   }
 
   /** Connects one server and lists what it offers, timing each step; throws when it cannot connect. */

@@ -41,16 +41,14 @@ export function registerMcpCommands(program: Command): Command {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const rows = await (await app.mcp()).list();
-        if (options.json) return printJson(rows);
-        if (rows.length === 0) {
-          process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
-          return;
-        }
-        for (const row of rows) {
+        const service = await app.mcp();
+        if (options.json) return printJson(await service.list());
+        // One line per server as it comes up, so a slow server does not leave the screen blank.
+        const rows = await service.list((row) => {
           const error = row.error ? ` — ${row.error.split('\n', 1)[0]}` : '';
           process.stdout.write(`${row.name}  ${row.type}  ${row.status}  ${row.tools} tools  (${row.source})${error}\n`);
-        }
+        });
+        if (rows.length === 0) process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
       });
     });
 
@@ -65,6 +63,7 @@ export function registerMcpCommands(program: Command): Command {
         const status = (await (await app.mcp()).start([name])).find((entry) => entry.name === name) ?? null;
         // Values of env and headers may hold secrets; show names only.
         const shown = { ...config, env: Object.keys(config.env), headers: Object.keys(config.headers) };
+        if (status?.state === 'failed') process.exitCode = EXIT_FAILURE;
         if (options.json) return printJson({ config: shown, status });
         process.stdout.write(`${name} (${config.type}) from ${config.source.file}\n`);
         if (config.command) process.stdout.write(`  command: ${config.command.join(' ')}\n`);
