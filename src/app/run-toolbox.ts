@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../core/logger.js';
-import { loadMcpServerConfigs } from '../mcp/config/index.js';
+import { loadMcpServerConfigs, localMcpJsonFile } from '../mcp/config/index.js';
 import { McpHub } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
 import { ApprovalPolicy } from '../tools/approval-policy.js';
@@ -30,6 +30,7 @@ export function runToolboxFactory(params: { storageDir: string; settings: RunSet
       homeDir: homedir(),
       userSettings: settings.userDocument,
       projectSettings: settings.projectDocument,
+      localMcpJson: localMcpJsonFile(params.storageDir, run.cwd),
       ...(workflow.run.mcpServers ? { workflowServers: { file: workflow.run.mcpServers.file, servers: workflow.run.mcpServers.servers } } : {}),
       env: params.env,
       logger,

@@ -113,7 +113,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     mcp: mcp.get,
     mcpConfig: async () => {
       const { McpConfigService } = await import('./services/mcp-config-service.js');
-      return new McpConfigService(workspaceRoot, storageDir);
+      return new McpConfigService(workspaceRoot, storageDir, env);
     },
     runs: runs.get,
     worker: async ({ maxParallel, untilIdle }) => {

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { WeftError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Settings } from '../../core/settings/settings.js';
-import { loadMcpServerConfigs, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
+import { loadMcpServerConfigs, localMcpJsonFile, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
 import { McpHub, type McpHubHandlers, type McpServerStatus } from '../../mcp/hub/index.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../../mcp/oauth/index.js';
@@ -64,6 +64,7 @@ export class McpService {
       homeDir: homedir(),
       userSettings: this.#deps.settings.userDocument,
       projectSettings: this.#deps.settings.projectDocument,
+      localMcpJson: localMcpJsonFile(this.#deps.storageDir, this.#deps.workspaceRoot),
       env: this.#deps.env,
       logger: this.#deps.logger,
     }).then((loaded) => {
