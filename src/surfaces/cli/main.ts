@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
+import { registerCompletionCommand } from './commands/completion.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
 import { registerPairCommand } from './commands/pair.js';
@@ -60,6 +61,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerPairCommand(program);
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
+  registerCompletionCommand(program);
   for (const command of program.commands) applyToTree(command);
   return program;
 }
