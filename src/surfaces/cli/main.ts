@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { registerCompletionCommand } from './commands/completion.js';
+import { registerExportCommand } from './commands/export.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
 import { registerPairCommand } from './commands/pair.js';
@@ -61,6 +62,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerPairCommand(program);
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
+  registerExportCommand(program);
   registerCompletionCommand(program);
   for (const command of program.commands) applyToTree(command);
   return program;
