@@ -10,6 +10,7 @@ import { registerExportCommand } from './commands/export.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
 import { registerPairCommand } from './commands/pair.js';
+import { registerPruneCommand } from './commands/prune.js';
 import { registerRunCreateCommands } from './commands/run-create.js';
 import { registerRunReadCommands } from './commands/run-read.js';
 import { registerRunSteerCommands } from './commands/run-steer.js';
@@ -63,6 +64,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
   registerExportCommand(program);
+  registerPruneCommand(program);
   registerCompletionCommand(program);
   for (const command of program.commands) applyToTree(command);
   return program;
