@@ -1,4 +1,4 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './fixtures/workflows-e2e/harness.js';
@@ -48,5 +48,22 @@ describe('weft prune', () => {
   it('refuses an unfinished status and an age that is not one, with exit 2', async () => {
     expect(await box.cli(['prune', '--older-than', '1d', '--status', 'running'])).toMatchObject({ code: 2, stderr: "weft: --status 'running' cannot be pruned: only finished runs are (succeeded, failed, cancelled).\n" });
     expect(await box.cli(['prune', '--older-than', 'a month'])).toMatchObject({ code: 2, stderr: "weft: --older-than 'a month' is not an age; use a number with a unit, e.g. --older-than 30d or 12h.\n" });
+  });
+
+  it('[runs] retention is checked like other settings and applied when a worker starts', async () => {
+    const ok = idOf((await box.cli(['run', 'ok.toml'])).stderr);
+    await mkdir(box.home, { recursive: true });
+    await writeFile(join(box.home, 'settings.toml'), '[runs]\nretention = "soon"\n');
+    const bad = await box.cli(['worker', '--until-idle']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("key 'runs.retention' must be a duration");
+
+    await writeFile(join(box.home, 'settings.toml'), '[runs]\nretention = "30d"\n');
+    expect((await box.cli(['worker', '--until-idle'])).code).toBe(0);
+    expect(await runIds()).toEqual([ok]);
+
+    await writeFile(join(box.home, 'settings.toml'), '[runs]\nretention = "0s"\n');
+    expect((await box.cli(['worker', '--until-idle'])).code).toBe(0);
+    expect(await runIds()).toEqual([]);
   });
 });

@@ -37,6 +37,7 @@ export const SETTINGS_SHAPE: Shape = {
       },
     },
     mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
+    runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
     llm: {
       kind: 'table',

@@ -45,6 +45,8 @@ export interface Settings {
   approvalRules: ApprovalRuleSetting[];
   logLevel: LogLevel;
   llm: LlmSettings;
+  /** `[runs] retention`: finished runs older than this are deleted when a worker starts; unset keeps them. */
+  runRetentionMs: number | undefined;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -116,12 +118,14 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
   check(projectDocument);
   const rules = (document: TomlDocument | undefined) => (section(document, 'approval').rules ?? []) as ApprovalRuleSetting[];
   const shellTimeout = pick<string | number>('tools', 'shell_timeout', userDocument, projectDocument);
+  const retention = pick<string | number>('runs', 'retention', userDocument, projectDocument);
   return {
     shellTimeoutMs: shellTimeout === undefined ? SETTINGS_DEFAULTS.shellTimeoutMs : (parseDuration(shellTimeout) as number),
     outputLimitBytes: pick<number>('tools', 'output_limit_bytes', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.outputLimitBytes,
     approvalRules: [...rules(userDocument), ...rules(projectDocument)],
     logLevel: pick<LogLevel>('log', 'level', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.logLevel,
     llm: readLlm(userDocument, projectDocument),
+    runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
     userDocument,
     projectDocument,
   };
