@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { registerCompletionCommand } from './commands/completion.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
@@ -64,6 +65,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
   registerExportCommand(program);
+  registerDoctorCommand(program);
   registerPruneCommand(program);
   registerCompletionCommand(program);
   for (const command of program.commands) applyToTree(command);
