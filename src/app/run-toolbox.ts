@@ -9,7 +9,7 @@
  */
 import { homedir } from 'node:os';
 import type { Logger } from '../core/logger.js';
-import { loadMcpServerConfigs } from '../mcp/config/index.js';
+import { loadMcpServerConfigs, localMcpJsonFile } from '../mcp/config/index.js';
 import type { McpServerConfig } from '../mcp/config/index.js';
 import { McpHub, toolPatternMayName } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
@@ -46,6 +46,7 @@ export function runToolboxFactory(params: {
       homeDir: homedir(),
       userSettings: settings.userDocument,
       projectSettings: settings.projectDocument,
+      localMcpJson: localMcpJsonFile(params.storageDir, run.cwd),
       ...(workflow.run.mcpServers ? { workflowServers: { file: workflow.run.mcpServers.file, servers: workflow.run.mcpServers.servers } } : {}),
       env: params.env,
       logger,

@@ -127,7 +127,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
 
   const mcpConfig = async () => {
     const { McpConfigService } = await import('./services/mcp-config-service.js');
-    return new McpConfigService(workspaceRoot, storageDir);
+    return new McpConfigService(workspaceRoot, storageDir, env);
   };
 
   const mcpRegistry = once(async () => {

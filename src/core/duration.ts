@@ -1,10 +1,10 @@
 /**
- * Durations as people write them in config files: `"500ms"`, `"10s"`, `"2m"`, `"1h"`,
+ * Durations as people write them in config files: `"500ms"`, `"10s"`, `"2m"`, `"1h"`, `"30d"`,
  * or a bare number of milliseconds.
  */
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/;
 
 /** Parses a duration; returns `undefined` when the text is not one (the caller reports where). */
 export function parseDuration(value: string | number): number | undefined {

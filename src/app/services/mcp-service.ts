@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { WeftError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Settings } from '../../core/settings/settings.js';
-import { hasErrors, loadMcpServerConfigs, problemsError, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
+import { hasErrors, loadMcpServerConfigs, localMcpJsonFile, problemsError, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
 import { McpHub, type McpHubHandlers, type McpServerStatus } from '../../mcp/hub/index.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../../mcp/oauth/index.js';
@@ -118,12 +118,18 @@ export class McpService {
     return this.configs().then((loaded) => loaded.problems);
   }
 
-  async list(): Promise<McpServerRow[]> {
+  /**
+   * Connects every enabled server and reports each one; `onRow` hears each row as soon as its
+   * server is ready or failed (so a slow server does not hold back the others' lines). A
+   * failing `required` server is reported like any other here instead of failing the listing.
+   */
+  async list(onRow?: (row: McpServerRow) => void): Promise<McpServerRow[]> {
     const { servers } = await this.checkedConfigs();
-    const statuses = await this.start();
-    return servers.map((server) => {
-      const status = statuses.find((entry) => entry.name === server.name);
-      return {
+    const hub = this.#hubInstance();
+    return Promise.all(servers.map(async (server) => {
+      const started = hub.status().find((entry) => entry.name === server.name);
+      const status = !server.enabled ? undefined : (started ?? (await hub.addServer(server)));
+      const row: McpServerRow = {
         name: server.name,
         type: server.type,
         source: server.source.file,
@@ -132,7 +138,9 @@ export class McpService {
         tools: status?.tools ?? 0,
         error: status?.error ?? null,
       };
-    });
+      onRow?.(row);
+      return row;
+    }));
   }
 
   /** Connects one server and lists what it offers, timing each step; throws when it cannot connect. */
@@ -218,6 +226,7 @@ export class McpService {
       homeDir: homedir(),
       userSettings: this.#deps.settings.userDocument,
       projectSettings: this.#deps.settings.projectDocument,
+      localMcpJson: localMcpJsonFile(this.#deps.storageDir, this.#deps.workspaceRoot),
       env: this.#deps.env,
       logger: this.#deps.logger,
     });

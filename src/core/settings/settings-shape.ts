@@ -48,6 +48,7 @@ export const SETTINGS_SHAPE: Shape = {
       },
     },
     mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
+    runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
     store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
     llm: {

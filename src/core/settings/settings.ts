@@ -49,6 +49,8 @@ export interface Settings {
   llm: LlmSettings;
   /** `[store] url`: the shared PostgreSQL store; absent means the SQLite file in the storage dir. */
   storeUrl?: string;
+  /** `[runs] retention`: finished runs older than this are deleted when a worker starts; unset keeps them. */
+  runRetentionMs: number | undefined;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -120,6 +122,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
   check(projectDocument);
   const rules = (document: TomlDocument | undefined) => (section(document, 'approval').rules ?? []) as ApprovalRuleSetting[];
   const shellTimeout = pick<string | number>('tools', 'shell_timeout', userDocument, projectDocument);
+  const retention = pick<string | number>('runs', 'retention', userDocument, projectDocument);
   return {
     shellTimeoutMs: shellTimeout === undefined ? SETTINGS_DEFAULTS.shellTimeoutMs : (parseDuration(shellTimeout) as number),
     outputLimitBytes: pick<number>('tools', 'output_limit_bytes', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.outputLimitBytes,
@@ -128,6 +131,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     logLevel: pick<LogLevel>('log', 'level', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.logLevel,
     llm: readLlm(userDocument, projectDocument),
     ...optionalStoreUrl(pick<string>('store', 'url', userDocument, projectDocument)),
+    runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
     userDocument,
     projectDocument,
   };

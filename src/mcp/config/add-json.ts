@@ -3,7 +3,7 @@
  * same validation as `.mcp.json`, and its conversion to a settings TOML entry for
  * `--scope user`.
  */
-import { APPLIES_TO, ENTRY_FIELDS, JSON_ALIASES, JSON_DISABLED, TYPE_VALUES, isEntryField } from './entry-fields.js';
+import { APPLIES_TO, ENTRY_FIELDS, JSON_DISABLED, SECONDS_ALIASES, TYPE_VALUES, entryFieldOf } from './entry-fields.js';
 import { describeJsonError, parseJsonText } from './json-text.js';
 import { fileProblem, isPlainObject, problemsError, type FileContext, type McpConfigProblem } from './problems.js';
 import { checkMcpJsonEntry } from './edit-mcp-json.js';
@@ -37,8 +37,11 @@ export function mcpJsonEntryToToml(entry: Record<string, unknown>): Record<strin
   for (const [key, value] of Object.entries(entry)) {
     if (value === undefined) continue;
     if (key === JSON_DISABLED && typeof value === 'boolean') out.enabled = !value;
-    else if (isEntryField(key)) out[key] = value;
-    else if (Object.hasOwn(JSON_ALIASES, key)) out[JSON_ALIASES[key]!] = value;
+    else if (Object.hasOwn(SECONDS_ALIASES, key)) out[SECONDS_ALIASES[key]!] = typeof value === 'number' ? `${value}s` : value;
+    else {
+      const field = entryFieldOf(key, 'json');
+      if (field) out[field] = value;
+    }
   }
   const typeName = typeof out.type === 'string' ? out.type : undefined;
   const type = typeName !== undefined && Object.hasOwn(TYPE_VALUES, typeName) ? TYPE_VALUES[typeName]! : out.url !== undefined ? 'http' : 'stdio';

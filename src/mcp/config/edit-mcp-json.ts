@@ -122,8 +122,9 @@ export function removeServerFromMcpJsonText(text: string, ctx: FileContext, name
   }
 }
 
-function projectFile(workspaceRoot: string): { file: string; ctx: FileContext } {
-  const file = path.join(workspaceRoot, PROJECT_MCP_JSON);
+/** `file` overrides `<workspaceRoot>/.mcp.json` (the local scope's file, same shape). */
+function projectFile(workspaceRoot: string, override?: string): { file: string; ctx: FileContext } {
+  const file = override ?? path.join(workspaceRoot, PROJECT_MCP_JSON);
   return { file, ctx: fileContext(file, 'json', workspaceRoot) };
 }
 
@@ -135,17 +136,17 @@ export async function addServerToProjectMcpJson(
   workspaceRoot: string,
   name: string,
   entry: Record<string, unknown>,
-  options: { replace?: boolean } = {},
+  options: { replace?: boolean; file?: string } = {},
 ): Promise<McpJsonAddResult> {
-  const { file, ctx } = projectFile(workspaceRoot);
+  const { file, ctx } = projectFile(workspaceRoot, options.file);
   const result = addServerToMcpJsonText(await readOptionalFile(file), ctx, name, entry, options);
   await writeFileAtomic(file, result.text);
   return { file, replaced: result.replaced, warnings: result.warnings };
 }
 
 /** Removes a server from `<workspaceRoot>/.mcp.json`; `removed` is false when it was not there. */
-export async function removeServerFromProjectMcpJson(workspaceRoot: string, name: string): Promise<{ file: string; removed: boolean }> {
-  const { file, ctx } = projectFile(workspaceRoot);
+export async function removeServerFromProjectMcpJson(workspaceRoot: string, name: string, options: { file?: string } = {}): Promise<{ file: string; removed: boolean }> {
+  const { file, ctx } = projectFile(workspaceRoot, options.file);
   const nameProblem = checkServerName(ctx, name);
   if (nameProblem) throw new WeftError('CONFIG_INVALID', nameProblem.message, { data: { problems: [nameProblem] } });
   const text = await readOptionalFile(file);

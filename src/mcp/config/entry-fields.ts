@@ -39,6 +39,22 @@ export const JSON_ALIASES: Readonly<Record<string, EntryField>> = {
   disabledTools: 'disabled_tools',
 };
 
+/**
+ * Codex's timeout keys, a number of seconds, accepted in every file format: a user who
+ * copies a Codex `[mcp_servers.x]` table keeps its timeouts.
+ */
+export const SECONDS_ALIASES: Readonly<Record<string, EntryField>> = {
+  startup_timeout_sec: 'startup_timeout',
+  tool_timeout_sec: 'tool_timeout',
+};
+
+/** The entry field a key names in a file of this format (weft's name or an alias), or undefined. */
+export function entryFieldOf(key: string, format: ConfigFormat): EntryField | undefined {
+  if (isEntryField(key)) return key;
+  if (Object.hasOwn(SECONDS_ALIASES, key)) return SECONDS_ALIASES[key];
+  return format === 'json' && Object.hasOwn(JSON_ALIASES, key) ? JSON_ALIASES[key] : undefined;
+}
+
 /** Cline/Windsurf/Roo's `"disabled": true` — the inverse of `enabled`. */
 export const JSON_DISABLED = 'disabled';
 

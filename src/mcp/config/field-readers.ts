@@ -5,7 +5,7 @@
  */
 import { describeValue } from '../../core/config-text/describe-value.js';
 import { formatDuration, parseDuration } from '../../core/duration.js';
-import { ENV_NAME, exampleValue, type EntryField } from './entry-fields.js';
+import { ENV_NAME, SECONDS_ALIASES, exampleValue, type EntryField } from './entry-fields.js';
 import { example, fieldProblem, isPlainObject, type FileContext, type McpConfigProblem } from './problems.js';
 
 export interface RawField {
@@ -118,7 +118,8 @@ export class FieldReader {
     const raw = this.fields.get(field);
     if (!raw) return undefined;
     const sample = example(this.ctx.format, raw.key, exampleValue(field, this.ctx.format));
-    const ms = typeof raw.value === 'string' || typeof raw.value === 'number' ? parseDuration(raw.value) : undefined;
+    const inSeconds = Object.hasOwn(SECONDS_ALIASES, raw.key) && typeof raw.value === 'number';
+    const ms = inSeconds ? parseDuration((raw.value as number) * 1000) : typeof raw.value === 'string' || typeof raw.value === 'number' ? parseDuration(raw.value) : undefined;
     if (ms === undefined) {
       const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValue(raw.value, this.ctx.format);
       this.error(raw.key, `is not a duration: ${shown}`, `use a number with a unit ("500ms", "10s", "2m", "1h"), e.g. ${sample}`);

@@ -13,3 +13,5 @@ export { interpolate, type InterpolationScope } from './interpolate.js';
 export { addServerToProjectMcpJson, removeServerFromProjectMcpJson, addServerToMcpJsonText, removeServerFromMcpJsonText } from './edit-mcp-json.js';
 export { addServerToUserSettings, removeServerFromUserSettings, addServerToTomlText, removeServerFromTomlText } from './edit-user-settings.js';
 export { parseMcpAddJson, mcpJsonEntryToToml } from './add-json.js';
+export { localMcpJsonFile } from './local-scope.js';
+export { IMPORT_SOURCES, isImportSource, readImportableServers, type McpImportSource } from './import-sources.js';

@@ -1,6 +1,6 @@
 /**
  * Loads MCP server configs from every source and applies precedence: workflow servers,
- * project `.weft/settings.toml`, project `.mcp.json`, `.cursor/mcp.json`, user settings.
+ * local scope (this project, this user), project `.weft/settings.toml`, project `.mcp.json`, `.cursor/mcp.json`, user settings.
  * The highest source that has a name owns it whole (fields never merge); problems in
  * one file or entry never stop the others from loading.
  */
@@ -26,6 +26,8 @@ export interface LoadMcpServerConfigsParams {
   homeDir: string;
   userSettings?: SettingsDocument;
   projectSettings?: SettingsDocument;
+  /** The local scope's `.mcp.json`-shaped file (`localMcpJsonFile`). */
+  localMcpJson?: string;
   /** `[run.agent.mcps]` of a workflow file. */
   workflowServers?: { file: string; servers: Record<string, unknown> };
   env: Record<string, string | undefined>;
@@ -107,15 +109,18 @@ async function collectSources(params: LoadMcpServerConfigsParams, problems: McpC
     if (isPlainObject(params.workflowServers.servers)) sources.push({ kind: 'workflow', ctx, servers: params.workflowServers.servers });
     else problems.push(fileProblem(ctx, `'run.agent.mcps' must be a table of servers`, 'write [run.agent.mcps.<name>] tables'));
   }
+  const jsonFiles: [McpConfigSourceKind, string][] = [['project-mcp-json', path.join(workspaceRoot, PROJECT_MCP_JSON)], ['cursor-mcp-json', path.join(workspaceRoot, CURSOR_MCP_JSON)]];
+  if (params.localMcpJson) await readJsonSource('local-mcp-json', params.localMcpJson);
   settings('project-settings', params.projectSettings);
-  for (const [kind, relative] of [['project-mcp-json', PROJECT_MCP_JSON], ['cursor-mcp-json', CURSOR_MCP_JSON]] as const) {
-    const file = path.join(workspaceRoot, relative);
+  for (const [kind, file] of jsonFiles) await readJsonSource(kind, file);
+  settings('user-settings', params.userSettings);
+  return sources;
+
+  async function readJsonSource(kind: McpConfigSourceKind, file: string): Promise<void> {
     const ctx = fileContext(file, 'json', workspaceRoot, homeDir);
     const servers = await readMcpJsonFile(file, ctx, problems);
     if (servers) sources.push({ kind, ctx, servers });
   }
-  settings('user-settings', params.userSettings);
-  return sources;
 }
 
 /**

@@ -4,7 +4,7 @@
  * interpolated here, so the same check serves loading and `weft mcp add` before writing.
  */
 import { describeValue } from '../../core/config-text/describe-value.js';
-import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, TYPE_VALUES, isEntryField, type EntryField } from './entry-fields.js';
+import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, SECONDS_ALIASES, TYPE_VALUES, entryFieldOf, type EntryField } from './entry-fields.js';
 import { FieldReader, type RawField } from './field-readers.js';
 import { collectKnownKeys } from './known-keys.js';
 import { readOAuthField } from './oauth-field.js';
@@ -58,8 +58,8 @@ function collectFields(ctx: FileContext, name: string, raw: Record<string, unkno
   const json = ctx.format === 'json';
   const { [JSON_DISABLED]: disabledValue, ...rest } = raw;
   const fields = collectKnownKeys(ctx, name, json ? rest : raw, {
-    fieldOf: (key) => (isEntryField(key) ? key : json && Object.hasOwn(JSON_ALIASES, key) ? JSON_ALIASES[key] : undefined),
-    suggestions: json ? [...ENTRY_FIELDS, ...Object.keys(JSON_ALIASES), JSON_DISABLED] : ENTRY_FIELDS,
+    fieldOf: (key) => entryFieldOf(key, ctx.format),
+    suggestions: json ? [...ENTRY_FIELDS, ...Object.keys(SECONDS_ALIASES), ...Object.keys(JSON_ALIASES), JSON_DISABLED] : [...ENTRY_FIELDS, ...Object.keys(SECONDS_ALIASES)],
     tomlKeys: ENTRY_FIELDS,
   }, problems);
   return json && disabledValue !== undefined ? { fields, disabled: { key: JSON_DISABLED, value: disabledValue } } : { fields };

@@ -6,9 +6,13 @@ import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { endQuietlyWhenOutputCloses } from './closed-output.js';
 import { redactSecrets } from '../../core/redact.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { registerExportCommand } from './commands/export.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMcpServerCommands } from './commands/mcp-server.js';
 import { registerPairCommand } from './commands/pair.js';
+import { registerPruneCommand } from './commands/prune.js';
 import { registerRunCreateCommands } from './commands/run-create.js';
 import { registerRunReadCommands } from './commands/run-read.js';
 import { registerRunSteerCommands } from './commands/run-steer.js';
@@ -65,6 +69,10 @@ function buildProgram(argv: readonly string[]): Command {
   registerWorkerCommand(program);
   registerServeCommand(program);
   registerStoreCommands(program);
+  registerExportCommand(program);
+  registerDoctorCommand(program);
+  registerPruneCommand(program);
+  registerCompletionCommand(program);
   for (const command of program.commands) applyToTree(command);
   return program;
 }

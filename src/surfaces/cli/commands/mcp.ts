@@ -7,6 +7,7 @@ import { WeftError } from '../../../core/errors.js';
 import { formatDuration } from '../../../core/duration.js';
 import type { McpScope } from '../../../app/services/mcp-config-service.js';
 import { printJson, withApp } from '../command-context.js';
+import { IMPORT_SOURCES, isImportSource } from '../../../mcp/config/import-sources.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
 import { collect } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
@@ -23,8 +24,33 @@ function parsePairs(values: string[], separator: '=' | ':', flag: string, exampl
 }
 
 function parseScope(value: string | undefined): McpScope | undefined {
-  if (value === undefined || value === 'project' || value === 'user') return value;
-  throw new WeftError('USAGE', `--scope must be 'project' (writes .mcp.json) or 'user' (writes the user settings.toml), not '${value}'.`);
+  if (value === undefined || value === 'local' || value === 'project' || value === 'user') return value;
+  throw new WeftError('USAGE', `--scope must be 'project' (writes .mcp.json), 'local' (this project, this user only) or 'user' (writes the user settings.toml), not '${value}'.`);
+}
+
+const SCOPE_HELP = "'project' (.mcp.json), 'local' (this project, only you) or 'user' (user settings.toml)";
+
+/**
+ * Where `mcp add` points: a command after `--`, or a URL — by `--url` or, in Claude Code's
+ * form (`add --transport http NAME URL`), as the one positional word.
+ */
+function addTarget(name: string, words: string[], options: { url?: string; transport?: string }): { command?: string[]; url?: string; transport?: 'http' | 'sse' } {
+  const transport = options.transport;
+  if (transport !== undefined && transport !== 'stdio' && transport !== 'http' && transport !== 'sse') {
+    throw new WeftError('USAGE', `--transport must be 'stdio', 'http' or 'sse', not '${transport}'.`);
+  }
+  const positionalUrl = options.url === undefined && words.length === 1 && /^https?:\/\//i.test(words[0]!) ? words[0] : undefined;
+  if (transport === 'stdio') {
+    if (options.url !== undefined || positionalUrl !== undefined) throw new WeftError('USAGE', `--transport stdio takes a command, not a URL: weft mcp add ${name} -- npx -y some-server`);
+    return { command: words };
+  }
+  const url = options.url ?? positionalUrl;
+  if (url === undefined) {
+    if (transport !== undefined) throw new WeftError('USAGE', `--transport ${transport} needs the server's URL: weft mcp add --transport ${transport} ${name} https://example.com/mcp`);
+    return { command: words };
+  }
+  if (options.url !== undefined && words.length > 0) throw new WeftError('USAGE', `Give either a command after '--' or a URL, not both (got --url ${options.url} and '${words.join(' ')}').`);
+  return { url, transport: transport ?? 'http' };
 }
 
 function printWarnings(warnings: readonly { message: string }[]): void {
@@ -41,16 +67,14 @@ export function registerMcpCommands(program: Command): Command {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const rows = await (await app.mcp()).list();
-        if (options.json) return printJson(rows);
-        if (rows.length === 0) {
-          process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
-          return;
-        }
-        for (const row of rows) {
+        const service = await app.mcp();
+        if (options.json) return printJson(await service.list());
+        // One line per server as it comes up, so a slow server does not leave the screen blank.
+        const rows = await service.list((row) => {
           const error = row.error ? ` — ${row.error.split('\n', 1)[0]}` : '';
           process.stdout.write(`${row.name}  ${row.type}  ${row.status}  ${row.tools} tools  (${row.source})${error}\n`);
-        }
+        });
+        if (rows.length === 0) process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
       });
     });
 
@@ -65,6 +89,7 @@ export function registerMcpCommands(program: Command): Command {
         const status = (await (await app.mcp()).start([name])).find((entry) => entry.name === name) ?? null;
         // Values of env and headers may hold secrets; show names only.
         const shown = { ...config, env: Object.keys(config.env), headers: Object.keys(config.headers) };
+        if (status?.state === 'failed') process.exitCode = EXIT_FAILURE;
         if (options.json) return printJson({ config: shown, status });
         process.stdout.write(`${name} (${config.type}) from ${config.source.file}\n`);
         if (config.command) process.stdout.write(`  command: ${config.command.join(' ')}\n`);
@@ -77,26 +102,24 @@ export function registerMcpCommands(program: Command): Command {
 
   mcp
     .command('add')
-    .description('add a server: `add <name> -- <command…>` (stdio) or `add <name> --url <url>`')
+    .description('add a server: `add <name> -- <command…>` (stdio), `add --transport http <name> <url>` or `add <name> --url <url>`')
     .argument('<name>', 'server name ([A-Za-z0-9_-]+)')
-    .argument('[command...]', 'executable and arguments, after --')
-    .option('--scope <scope>', "'project' (.mcp.json) or 'user' (user settings.toml)", 'project')
+    .argument('[commandOrUrl...]', 'executable and arguments after --, or the URL of an http/sse server')
+    .option('-s, --scope <scope>', SCOPE_HELP, 'project')
     .option('-e, --env <KEY=VALUE>', 'environment variable for the server (repeatable)', collect, [])
     .option('--url <url>', 'endpoint of an HTTP or SSE server')
-    .option('--transport <transport>', "'http' or 'sse' (with --url)", 'http')
+    .option('-t, --transport <transport>', "'stdio', 'http' or 'sse' (default: http for a URL, else stdio)")
     .option('-H, --header <"Name: value">', 'HTTP header (repeatable)', collect, [])
     .option('--replace', 'replace an entry of the same name')
-    .action(async (name: string, commandParts: string[], options: { scope: string; env: string[]; url?: string; transport: string; header: string[]; replace?: boolean }, command: Command) => {
-      if (options.transport !== 'http' && options.transport !== 'sse') throw new WeftError('USAGE', `--transport must be 'http' or 'sse', not '${options.transport}'.`);
+    .action(async (name: string, words: string[], options: { scope: string; env: string[]; url?: string; transport?: string; header: string[]; replace?: boolean }, command: Command) => {
+      const target = addTarget(name, words, options);
       const scope = parseScope(options.scope) ?? 'project';
       await withApp(command, async (app) => {
         const result = await (await app.mcpConfig()).add({
           name,
           scope,
-          command: commandParts.length > 0 ? commandParts : undefined,
+          ...target,
           env: parsePairs(options.env, '=', '-e', 'API_URL=https://example.com'),
-          url: options.url,
-          transport: options.transport as 'http' | 'sse',
           headers: parsePairs(options.header, ':', '-H', '"X-Team: infra"'),
           replace: options.replace,
         });
@@ -110,7 +133,7 @@ export function registerMcpCommands(program: Command): Command {
     .description("add a server from a JSON entry, e.g. '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'")
     .argument('<name>', 'server name')
     .argument('<json>', 'the entry, in the .mcp.json shape')
-    .option('--scope <scope>', "'project' or 'user'", 'project')
+    .option('-s, --scope <scope>', SCOPE_HELP, 'project')
     .option('--replace', 'replace an entry of the same name')
     .action(async (name: string, json: string, options: { scope: string; replace?: boolean }, command: Command) => {
       const scope = parseScope(options.scope) ?? 'project';
@@ -122,10 +145,30 @@ export function registerMcpCommands(program: Command): Command {
     });
 
   mcp
+    .command('import')
+    .description("copy the servers another client configured for you: codex (~/.codex/config.toml), claude (~/.claude.json), cursor (~/.cursor/mcp.json)")
+    .argument('<source>', "'codex', 'claude' or 'cursor'")
+    .option('-s, --scope <scope>', SCOPE_HELP, 'user')
+    .option('--replace', 'replace entries of the same name')
+    .option('--json', 'print JSON')
+    .action(async (source: string, options: { scope: string; replace?: boolean; json?: boolean }, command: Command) => {
+      if (!isImportSource(source)) throw new WeftError('USAGE', `Cannot import from '${source}': use one of ${IMPORT_SOURCES.join(', ')}.`);
+      const scope = parseScope(options.scope) ?? 'user';
+      await withApp(command, async (app) => {
+        const result = await (await app.mcpConfig()).import(source, scope, options.replace);
+        if (options.json) return printJson(result);
+        if (result.servers.length === 0) process.stdout.write(`No MCP servers in ${result.from}.\n`);
+        for (const row of result.servers) {
+          process.stdout.write(row.outcome === 'skipped' ? `skipped ${row.name}: ${row.reason}\n` : `${row.outcome} ${row.name} → ${row.file}\n`);
+        }
+      });
+    });
+
+  mcp
     .command('remove')
     .description('remove a server (from .mcp.json, else the user settings, unless --scope says)')
     .argument('<name>', 'server name')
-    .option('--scope <scope>', "'project' or 'user'")
+    .option('-s, --scope <scope>', `${SCOPE_HELP}; default: the first that has it`)
     .action(async (name: string, options: { scope?: string }, command: Command) => {
       const scope = parseScope(options.scope);
       await withApp(command, async (app) => {

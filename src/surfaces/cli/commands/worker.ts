@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
+import { pruneRuns } from '../../../app/services/run-prune.js';
 import { withApp } from '../command-context.js';
 import { untilInterrupted } from '../interrupt.js';
 
@@ -19,6 +20,8 @@ export function registerWorkerCommand(program: Command): void {
       const maxParallel = Number(options.maxParallel);
       if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
       await withApp(command, async (app) => {
+        // `[runs] retention` is applied once per worker start: old finished runs go before new ones run.
+        if (app.settings.runRetentionMs !== undefined) await pruneRuns(await app.runs(), app.storageDir, { olderThanMs: app.settings.runRetentionMs });
         const worker = await app.worker({ maxParallel, untilIdle: options.untilIdle === true, sameEnvironment: options.sameEnvironment === true });
         await untilInterrupted((signal) => worker.run(signal), ['SIGINT', 'SIGTERM']);
       });

@@ -1,0 +1,53 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from './helpers/run-cli.js';
+
+const FIXTURE = join(REPO_ROOT, 'test/fixtures/servers/fixture-server.mjs');
+
+let base: string;
+let workspace: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'weft-cli-doctor-'));
+  workspace = join(base, 'ws');
+  await mkdir(workspace);
+  await mkdir(join(base, 'user'));
+  env = { WEFT_HOME: join(base, 'weft-home'), HOME: join(base, 'user'), CODEX_HOME: join(base, 'user', 'codex') };
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('weft doctor', () => {
+  it('reports each check with the fix for each problem, and exits 1 when one failed', async () => {
+    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: {
+      good: { command: 'node', args: [FIXTURE] },
+      broken: { command: 'node', args: [FIXTURE], env: { FIXTURE_EXIT_AT_START: '3' } },
+    } }));
+    await mkdir(join(base, 'weft-home'));
+    await writeFile(join(base, 'weft-home', 'settings.toml'), '[llm]\nprovider = "openai"\nmodel = "gpt-test"\napi_key_env = "WEFT_DOCTOR_TEST_KEY"\n');
+    const result = await runCli(['doctor', '--json'], { cwd: workspace, env });
+    expect(result.code).toBe(1);
+    const checks = Object.fromEntries((JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [check.name, check]));
+    expect(Object.keys(checks)).toEqual(['node', 'store', 'mcp broken', 'mcp good', 'model', 'claude-code', 'cursor', 'codex']);
+    expect(checks.node).toMatchObject({ level: 'ok', fix: null });
+    expect(checks.store).toMatchObject({ level: 'ok', detail: expect.stringContaining(join(base, 'weft-home')) });
+    expect(checks['mcp good']).toMatchObject({ level: 'ok', detail: expect.stringMatching(/^ready, \d+ tools/) });
+    expect(checks['mcp broken']).toMatchObject({ level: 'fail', fix: `run 'weft mcp test broken' for details; fix or disable the entry in ${join(workspace, '.mcp.json')}` });
+    expect(checks.model).toEqual({ name: 'model', level: 'fail', detail: 'openai:gpt-test, but WEFT_DOCTOR_TEST_KEY is not set', fix: 'export WEFT_DOCTOR_TEST_KEY=… before running agent stages' });
+    expect(checks.codex).toMatchObject({ level: 'warn', fix: `add [mcp_servers.weft] with command = "weft" and args = ["mcp", "start"] to ${join(base, 'user', 'codex', 'config.toml')}` });
+
+    await mkdir(join(base, 'user', 'codex'));
+    await writeFile(join(base, 'user', 'codex', 'config.toml'), '[mcp_servers.weft]\ncommand = "weft"\n');
+    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { weft: { command: 'weft', args: ['mcp', 'start'], disabled: true } } }));
+    const healthy = await runCli(['doctor'], { cwd: workspace, env: { ...env, WEFT_DOCTOR_TEST_KEY: 'k' } });
+    expect(healthy.code).toBe(0);
+    expect(healthy.stdout).toContain('✓ model: openai:gpt-test\n');
+    expect(healthy.stdout).toContain('✓ codex: has a weft entry\n');
+    expect(healthy.stdout).toContain('✓ claude-code: has a weft entry\n');
+    expect(healthy.stdout).toContain("! cursor: no weft entry\n    fix: run 'weft mcp init cursor' to use weft from Cursor\n");
+  });
+});
