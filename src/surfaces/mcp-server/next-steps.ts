@@ -2,6 +2,7 @@
  * The next steps a tool result names for a run, so the model sees in the structured
  * result what a person would read in the summary: who must act and with which call.
  */
+import { RUN_EVENT } from '../../runs/model/event-types.js';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
@@ -29,7 +30,7 @@ export function runNextSteps(run: RunRecord, questions: readonly QuestionRecord[
     default:
       break;
   }
-  if (run.status === 'failed') return [`See why run ${run.id} failed with weft_run_events {"run_id":"${run.id}","types":["stage-finished","run-status-changed"]}; run it again from where it stopped with weft_run_interact action "retry".`];
+  if (run.status === 'failed') return [`See why run ${run.id} failed with weft_run_events {"run_id":"${run.id}","types":${JSON.stringify([RUN_EVENT.stageFinished, RUN_EVENT.runStatusChanged])}}; run it again from where it stopped with weft_run_interact action "retry".`];
   if (!isTerminal(run.status)) return [`Wait for run ${run.id} with weft_run_gather {"run_ids":["${run.id}"]}.`];
   return [];
 }
