@@ -29,6 +29,7 @@ const SERVER = 'conformance';
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 /** Where the adapter puts a pre-registered client secret, so config names only the variable. */
 const CLIENT_SECRET_ENV = 'WEFT_CONFORMANCE_CLIENT_SECRET';
+const ID_TOKEN_ENV = 'WEFT_CONFORMANCE_ID_TOKEN';
 
 /** Accepts every form with the requested schema's defaults, as a person pressing "accept" would. */
 const acceptDefaults: ElicitationHandler = async ({ params }) => {
@@ -139,7 +140,8 @@ class ConformanceClient {
 
 /**
  * Generous limits: the suite starts all its clients at once, and on a busy 2-core machine
- * a handshake has taken 10 s; the suite's own per-client limit (30 s) stays the backstop.
+ * a client has waited 25 s for CPU before its first request; the suite's per-client limit
+ * (120 s, set by the test) stays the backstop.
  */
 function httpConfig(url: string, storageDir: string): McpServerConfig {
   return {
@@ -151,9 +153,9 @@ function httpConfig(url: string, storageDir: string): McpServerConfig {
     envVars: [],
     headers: {},
     protocol: 'streamable_http',
-    startupTimeoutMs: 25_000,
-    toolTimeoutMs: 20_000,
-    maxToolTimeoutMs: 25_000,
+    startupTimeoutMs: 100_000,
+    toolTimeoutMs: 60_000,
+    maxToolTimeoutMs: 100_000,
     enabled: true,
     required: true,
     disabledTools: [],
@@ -174,6 +176,19 @@ function clientIdentity(storageDir: string): NonNullable<McpServerConfig['oauth'
     }
     process.env[CLIENT_SECRET_ENV] = String(context.client_secret);
     return { grant: 'client_credentials', clientId: context.client_id, clientSecretEnv: CLIENT_SECRET_ENV };
+  }
+  // Cross-app access: the person's IdP sign-in handed over as an ID token in a variable, as `id_token_env` names it.
+  if (process.env.MCP_CONFORMANCE_SCENARIO?.startsWith('auth/cross-app-access') && typeof context.client_id === 'string') {
+    process.env[CLIENT_SECRET_ENV] = String(context.client_secret);
+    process.env[ID_TOKEN_ENV] = String(context.idp_id_token);
+    return {
+      grant: 'cross_app_access',
+      clientId: context.client_id,
+      clientSecretEnv: CLIENT_SECRET_ENV,
+      idpTokenEndpoint: String(context.idp_token_endpoint),
+      idpClientId: String(context.idp_client_id),
+      idTokenEnv: ID_TOKEN_ENV,
+    };
   }
   if (typeof context.client_id !== 'string') return { clientMetadataUrl: CLIENT_METADATA_URL };
   if (typeof context.client_secret !== 'string') return { clientId: context.client_id };

@@ -145,7 +145,7 @@ describe('oauth = { grant = "client_credentials", … }', () => {
   it('reports each invalid combination, naming the fields', async () => {
     const prefix = `~/.weft/settings.toml: server 'remote': field`;
     expect((await loadToml({ grant: 'password', client_id: 'robot', client_secret_env: 'SECRET' }, { SECRET: 'x' })).messages).toEqual([
-      `${prefix} 'oauth.grant' is not a grant weft can use: "password" — use "client_credentials" for a server without a person to log in, or leave it out for 'weft mcp login'`,
+      `${prefix} 'oauth.grant' is not a grant weft can use: "password" — use "client_credentials" for a server without a person to log in, "cross_app_access" to sign in through your enterprise IdP, or leave it out for 'weft mcp login'`,
     ]);
     expect((await loadToml({ grant: 'client_credentials', client_secret_env: 'SECRET' }, { SECRET: 'x' })).messages).toEqual([
       `${prefix} 'oauth.client_secret_env' needs 'oauth.client_id' — add the client ID the secret belongs to`,
@@ -159,6 +159,50 @@ describe('oauth = { grant = "client_credentials", … }', () => {
     ]);
     expect((await loadToml({ client_id: 'robot', private_key_file: 'k.pem' })).messages).toEqual([
       `${prefix} 'oauth.private_key_file' needs 'oauth.grant = "client_credentials"' — a private key signs client credentials requests; add the grant or drop the key`,
+    ]);
+  });
+});
+
+describe('oauth = { grant = "cross_app_access", … }', () => {
+  const env = { SECRET: 's3cret', ID_TOKEN: 'eyJ.id.token' };
+  const client = { grant: 'cross_app_access', client_id: 'robot', client_secret_env: 'SECRET', idp_client_id: 'weft', id_token_env: 'ID_TOKEN' };
+
+  it('keeps the client, the IdP by issuer or by token endpoint, and the ID token variable', async () => {
+    const byIssuer = await loadToml({ ...client, idp_url: 'https://idp.example.com' }, env);
+    expect(byIssuer.problems).toEqual([]);
+    expect(byIssuer.config?.oauth).toEqual({
+      grant: 'cross_app_access',
+      clientId: 'robot',
+      clientSecretEnv: 'SECRET',
+      idpUrl: 'https://idp.example.com',
+      idpClientId: 'weft',
+      idTokenEnv: 'ID_TOKEN',
+    });
+    const byEndpoint = await loadToml({ ...client, idp_token_endpoint: 'https://idp.example.com/token', idp_client_secret_env: 'SECRET' }, env);
+    expect(byEndpoint.problems).toEqual([]);
+    expect(byEndpoint.config?.oauth).toMatchObject({ idpTokenEndpoint: 'https://idp.example.com/token', idpClientSecretEnv: 'SECRET' });
+  });
+
+  it('says an unset ID token keeps the server from starting', async () => {
+    const { messages } = await loadToml({ ...client, idp_url: 'https://idp.example.com' }, { SECRET: 's3cret' });
+    expect(messages).toEqual([
+      `~/.weft/settings.toml: server 'remote': field 'oauth.id_token_env' names ID_TOKEN, which is not set — set ID_TOKEN to the ID token of your sign-in to the IdP, or 'remote' cannot get a token and will not start`,
+    ]);
+  });
+
+  it('reports each missing or misplaced IdP field, naming the fields', async () => {
+    const prefix = `~/.weft/settings.toml: server 'remote': field`;
+    expect((await loadToml({ grant: 'cross_app_access', client_id: 'robot', client_secret_env: 'SECRET' }, env)).messages).toEqual([
+      `${prefix} 'oauth.grant' needs 'oauth.idp_client_id' — add it, e.g. idp_client_id = "weft"`,
+      `${prefix} 'oauth.grant' needs 'oauth.id_token_env' — add it, e.g. id_token_env = "IDP_ID_TOKEN"`,
+      `${prefix} 'oauth.grant' needs 'oauth.idp_url' or 'oauth.idp_token_endpoint' — name the IdP by its issuer URL (its token endpoint is discovered) or give its token endpoint, one of them`,
+    ]);
+    expect((await loadToml({ ...client, idp_url: 'not a url', id_token_env: 'id token' }, env)).messages).toEqual([
+      `${prefix} 'oauth.id_token_env' is not a variable name: "id token" — name the environment variable that holds the ID token of your sign-in to the IdP, e.g. "IDP_ID_TOKEN"`,
+      `${prefix} 'oauth.idp_url' is not a URL: "not a url" — e.g. "https://idp.example.com"`,
+    ]);
+    expect((await loadToml({ grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET', idp_url: 'https://idp.example.com' }, env)).messages).toEqual([
+      `${prefix} 'oauth.idp_url' needs 'oauth.grant = "cross_app_access"' — the IdP fields are for enterprise-managed authorization; add the grant or drop them`,
     ]);
   });
 });

@@ -7,6 +7,9 @@
  * is refused: config files get committed, so they only ever name the variable.
  * `grant = "client_credentials"` selects the machine-to-machine grant: `client_id` plus
  * `client_secret_env` or `private_key_file` (a path relative to the config file).
+ * `grant = "cross_app_access"` (enterprise-managed authorization) takes the same client
+ * fields plus the IdP's: `idp_url` (or `idp_token_endpoint`), `idp_client_id`, optional `idp_client_secret_env`, and
+ * `id_token_env`, the variable holding the person's ID token.
  */
 import { dirname, resolve } from 'node:path';
 import { describeValue } from '../../core/config-text/describe-value.js';
@@ -24,7 +27,22 @@ const KEYS: Readonly<Record<string, OAuthKey>> = {
   client_metadata_url: 'clientMetadataUrl',
   grant: 'grant',
   private_key_file: 'privateKeyFile',
+  idp_url: 'idpUrl',
+  idp_token_endpoint: 'idpTokenEndpoint',
+  idp_client_id: 'idpClientId',
+  idp_client_secret_env: 'idpClientSecretEnv',
+  id_token_env: 'idTokenEnv',
 };
+
+/** The fields only cross-app access reads. */
+const IDP_KEYS: readonly OAuthKey[] = ['idpUrl', 'idpTokenEndpoint', 'idpClientId', 'idpClientSecretEnv', 'idTokenEnv'];
+
+/** Fields naming environment variables, checked as variable names, with what the variable holds. */
+const ENV_KEYS: ReadonlyMap<OAuthKey, string> = new Map([
+  ['clientSecretEnv', 'the client secret'],
+  ['idpClientSecretEnv', "weft's client secret at the IdP"],
+  ['idTokenEnv', 'the ID token of your sign-in to the IdP'],
+]);
 
 /** `.mcp.json` files may also write the fields in camelCase: weft's own names for them. */
 const JSON_KEYS: Readonly<Record<string, OAuthKey>> = Object.fromEntries(Object.values(KEYS).map((target) => [target, target]));
@@ -80,15 +98,23 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
       continue;
     }
     if (target === 'grant') {
-      if (value !== 'client_credentials') reader.error(path, `is not a grant weft can use: ${JSON.stringify(value)}`, `use "client_credentials" for a server without a person to log in, or leave it out for 'weft mcp login'`);
-      else config.grant = value;
+      if (value === 'client_credentials' || value === 'cross_app_access') config.grant = value;
+      else {
+        const fix = `use "client_credentials" for a server without a person to log in, "cross_app_access" to sign in through your enterprise IdP, or leave it out for 'weft mcp login'`;
+        reader.error(path, `is not a grant weft can use: ${JSON.stringify(value)}`, fix);
+      }
       continue;
     }
     config[target] = target === 'privateKeyFile' ? resolve(dirname(ctx.file), value) : value;
   }
   const keyOf = (target: OAuthKey) => `${field}.${written[target] ?? Object.keys(KEYS).find((key) => KEYS[key] === target)}`;
-  if (config.clientSecretEnv !== undefined && !ENV_NAME.test(config.clientSecretEnv)) {
-    reader.error(keyOf('clientSecretEnv'), `is not a variable name: ${JSON.stringify(config.clientSecretEnv)}`, 'name the environment variable that holds the client secret, e.g. "MY_SERVER_CLIENT_SECRET"');
+  for (const [target, holds] of ENV_KEYS) {
+    const name = config[target];
+    if (name !== undefined && !ENV_NAME.test(name)) reader.error(keyOf(target), `is not a variable name: ${JSON.stringify(name)}`, `name the environment variable that holds ${holds}, e.g. "${SAMPLES[target]}"`);
+  }
+  for (const target of ['idpUrl', 'idpTokenEndpoint'] as const) {
+    const url = config[target];
+    if (url !== undefined && !URL.canParse(url)) reader.error(keyOf(target), `is not a URL: ${JSON.stringify(url)}`, `e.g. "${SAMPLES[target]}"`);
   }
   if (config.clientMetadataUrl !== undefined && !isClientMetadataUrl(config.clientMetadataUrl)) {
     reader.error(keyOf('clientMetadataUrl'), `is not an https URL with a path: ${JSON.stringify(config.clientMetadataUrl)}`, 'use the https URL where the client ID metadata document is served, e.g. "https://example.com/weft/client.json"');
@@ -103,6 +129,7 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
   else if (written.privateKeyFile !== undefined) {
     reader.error(keyOf('privateKeyFile'), `needs '${keyOf('grant')} = "client_credentials"'`, 'a private key signs client credentials requests; add the grant or drop the key');
   }
+  checkIdentityProvider(reader, config.grant, written, keyOf);
   return hasErrors(reader.problems.slice(before)) ? undefined : config;
 }
 
@@ -120,10 +147,32 @@ function checkClientCredentials(reader: FieldReader, written: Partial<Record<OAu
   }
 }
 
+/** Cross-app access needs the IdP, weft's client there and the ID token; no other grant reads them. */
+function checkIdentityProvider(reader: FieldReader, grant: McpOAuthConfig['grant'], written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
+  if (grant === 'cross_app_access') {
+    for (const target of ['idpClientId', 'idTokenEnv'] as const) {
+      if (written[target] === undefined) reader.error(keyOf('grant'), `needs '${keyOf(target)}'`, `add it, e.g. ${example(reader.ctx.format, keyOf(target).split('.').pop() ?? target, SAMPLES[target])}`);
+    }
+    if ((written.idpUrl === undefined) === (written.idpTokenEndpoint === undefined)) {
+      const text = written.idpUrl === undefined ? `needs '${keyOf('idpUrl')}' or '${keyOf('idpTokenEndpoint')}'` : `cannot use both '${keyOf('idpUrl')}' and '${keyOf('idpTokenEndpoint')}'`;
+      reader.error(keyOf('grant'), text, "name the IdP by its issuer URL (its token endpoint is discovered) or give its token endpoint, one of them");
+    }
+    return;
+  }
+  for (const target of IDP_KEYS) {
+    if (written[target] !== undefined) reader.error(keyOf(target), `needs '${keyOf('grant')} = "cross_app_access"'`, 'the IdP fields are for enterprise-managed authorization; add the grant or drop them');
+  }
+}
+
 const SAMPLES: Record<OAuthKey, string> = {
   clientId: 'weft-cli',
   clientSecretEnv: 'MY_SERVER_CLIENT_SECRET',
   clientMetadataUrl: 'https://example.com/weft/client.json',
   grant: 'client_credentials',
   privateKeyFile: 'keys/weft-client.pem',
+  idpUrl: 'https://idp.example.com',
+  idpTokenEndpoint: 'https://idp.example.com/oauth2/token',
+  idpClientId: 'weft',
+  idpClientSecretEnv: 'IDP_CLIENT_SECRET',
+  idTokenEnv: 'IDP_ID_TOKEN',
 };

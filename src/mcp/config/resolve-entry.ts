@@ -9,7 +9,7 @@ import type { Logger } from '../../core/logger.js';
 import { registerSecret } from '../../core/redact.js';
 import { interpolate, type InterpolationScope } from './interpolate.js';
 import { fieldProblem, type FileContext, type McpConfigProblem } from './problems.js';
-import type { McpConfigSource, McpServerConfig } from './server-config.js';
+import type { McpConfigSource, McpOAuthGrant, McpServerConfig } from './server-config.js';
 import { checkUrl, type ValidatedEntry } from './validate-entry.js';
 
 export interface ResolveScope extends InterpolationScope {
@@ -93,10 +93,16 @@ export function resolveServerEntry(
       scope.logger.warn(warning.message, { server: entry.name, field: 'bearer_token_env_var' });
       problems.push(warning);
     }
-    const secretEnv = entry.oauth?.clientSecretEnv;
-    if (secretEnv !== undefined && !scope.env[secretEnv]) {
-      const warning = fieldProblem(ctx, entry.name, 'oauth.client_secret_env', `names ${secretEnv}, which is not set`, unsetSecretFix(secretEnv, entry.name, entry.oauth?.grant), 'warning');
-      scope.logger.warn(warning.message, { server: entry.name, field: 'oauth.client_secret_env' });
+    const oauth = entry.oauth;
+    const secretFields: [string, string | undefined, string][] = [
+      ['oauth.client_secret_env', oauth?.clientSecretEnv, 'the client secret'],
+      ['oauth.idp_client_secret_env', oauth?.idpClientSecretEnv, "weft's client secret at the IdP"],
+      ['oauth.id_token_env', oauth?.idTokenEnv, 'the ID token of your sign-in to the IdP'],
+    ];
+    for (const [field, variable, holds] of secretFields) {
+      if (variable === undefined || scope.env[variable]) continue;
+      const warning = fieldProblem(ctx, entry.name, field, `names ${variable}, which is not set`, unsetSecretFix(variable, holds, entry.name, oauth?.grant), 'warning');
+      scope.logger.warn(warning.message, { server: entry.name, field });
       problems.push(warning);
     }
   }
@@ -130,7 +136,7 @@ export function resolveServerEntry(
 }
 
 /** A machine client cannot connect at all without its secret; a person's login goes on without it. */
-function unsetSecretFix(variable: string, server: string, grant: 'client_credentials' | undefined): string {
-  if (grant === 'client_credentials') return `set ${variable} to the client secret, or '${server}' cannot get a token and will not start`;
+function unsetSecretFix(variable: string, holds: string, server: string, grant: McpOAuthGrant | undefined): string {
+  if (grant !== undefined) return `set ${variable} to ${holds}, or '${server}' cannot get a token and will not start`;
   return `set ${variable} before 'weft mcp login ${server}', or the client logs in without its secret`;
 }

@@ -68,12 +68,29 @@ export interface McpOAuthConfig {
   /**
    * `client_credentials`: machine-to-machine, no person logs in — the hub asks the token
    * endpoint itself with `clientId` and the secret (client_secret_basic) or a JWT signed
-   * with `privateKeyFile` (private_key_jwt). Unset: authorization code via `weft mcp login`.
+   * with `privateKeyFile` (private_key_jwt). `cross_app_access`: enterprise-managed
+   * authorization (SEP-990) — the person's ID token from the enterprise IdP (`idTokenEnv`)
+   * is exchanged at the IdP (`idpUrl` or `idpTokenEndpoint`) for a JWT authorization grant, which the client
+   * (same credentials as above) trades for an access token. Unset: authorization code via
+   * `weft mcp login`.
    */
-  grant?: 'client_credentials';
+  grant?: McpOAuthGrant;
   /** A PEM private key (absolute path, resolved against the config file) for private_key_jwt. */
   privateKeyFile?: string;
+  /** cross_app_access: the enterprise IdP's issuer URL (its token endpoint is discovered). */
+  idpUrl?: string;
+  /** cross_app_access: the IdP's token endpoint, for IdPs whose metadata cannot be discovered. */
+  idpTokenEndpoint?: string;
+  /** cross_app_access: weft's client ID at the IdP. */
+  idpClientId?: string;
+  /** cross_app_access: the variable holding weft's client secret at the IdP, when it has one. */
+  idpClientSecretEnv?: string;
+  /** cross_app_access: the variable holding the person's ID token from the IdP. */
+  idTokenEnv?: string;
 }
+
+/** The grants in which weft gets its tokens itself, with no person at a browser. */
+export type McpOAuthGrant = 'client_credentials' | 'cross_app_access';
 
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 

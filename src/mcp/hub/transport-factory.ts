@@ -16,7 +16,8 @@ import type { McpServerConfig } from '../config/server-config.js';
 import { StartupProblem } from './startup-failure.js';
 import type { StdioLaunch } from './group-child.js';
 import { StdioProcessTransport } from './stdio-transport.js';
-import { ClientCredentialsProvider, readClientCredential } from '../oauth/client-credentials.js';
+import { CLIENT_CREDENTIALS_GRANT, MachineClientProvider, readClientCredential } from '../oauth/client-credentials.js';
+import { crossAppAccessGrant } from '../oauth/cross-app-access.js';
 import { createConnectAuth } from '../oauth/connect-auth.js';
 import { SandboxProcess, sandboxUrl } from './sandbox-process.js';
 import type { LineTail } from './line-reader.js';
@@ -123,11 +124,13 @@ export function createTransport(config: McpServerConfig, deps: TransportDeps): B
   }
 }
 
-/** Machine-to-machine servers get the client credentials grant; others the tokens `weft mcp login` stored. */
+/** Servers with a grant weft completes itself get a machine client; others the tokens `weft mcp login` stored. */
 function httpAuth(config: McpServerConfig, url: URL, deps: TransportDeps): AuthProvider | OAuthClientProvider | undefined {
   const oauth = config.oauth;
-  if (oauth?.grant === 'client_credentials' && oauth.clientId !== undefined) {
-    return new ClientCredentialsProvider(oauth.clientId, readClientCredential(config.name, oauth, deps.env));
+  if (oauth?.grant !== undefined && oauth.clientId !== undefined) {
+    const credential = readClientCredential(config.name, oauth, deps.env);
+    const grant = oauth.grant === 'cross_app_access' ? crossAppAccessGrant(config.name, oauth, deps.env) : CLIENT_CREDENTIALS_GRANT;
+    return new MachineClientProvider(oauth.clientId, credential, grant);
   }
   return deps.oauth ? createConnectAuth({ server: config.name, serverUrl: url, storageDir: deps.oauth.storageDir }) : undefined;
 }

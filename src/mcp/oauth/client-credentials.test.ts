@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../core/redact.js';
 import type { McpServerConfig } from '../config/server-config.js';
-import { ClientCredentialsProvider, readClientCredential } from './client-credentials.js';
+import { MachineClientProvider, readClientCredential } from './client-credentials.js';
 import { loginMcpServer } from './login.js';
 
 let dir: string;
@@ -55,15 +55,15 @@ describe('readClientCredential', () => {
   });
 });
 
-describe('ClientCredentialsProvider', () => {
+describe('MachineClientProvider', () => {
   it('asks for a client_credentials token, authenticating with the secret or a signed assertion', () => {
-    const basic = new ClientCredentialsProvider('robot', { kind: 'secret', secret: 's' });
+    const basic = new MachineClientProvider('robot', { kind: 'secret', secret: 's' });
     expect(basic.clientMetadata.token_endpoint_auth_method).toBe('client_secret_basic');
     expect(basic.clientInformation()).toEqual({ client_id: 'robot', client_secret: 's' });
     expect(basic.addClientAuthentication).toBeUndefined();
     expect(basic.prepareTokenRequest('mcp:read').toString()).toBe('grant_type=client_credentials&scope=mcp%3Aread');
     const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const jwt = new ClientCredentialsProvider('robot', { kind: 'private_key', pem, algorithm: 'ES256' });
+    const jwt = new MachineClientProvider('robot', { kind: 'private_key', pem, algorithm: 'ES256' });
     expect(jwt.clientMetadata.token_endpoint_auth_method).toBe('private_key_jwt');
     expect(jwt.clientInformation()).toEqual({ client_id: 'robot' });
     expect(jwt.addClientAuthentication).toBeTypeOf('function');

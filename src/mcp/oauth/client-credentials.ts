@@ -1,12 +1,13 @@
 /**
- * The client credentials grant (the MCP auth extension for machine-to-machine servers,
- * SEP-1046): no person logs in, so the hub asks the token endpoint itself whenever the
- * server answers 401 — with `client_secret_basic` when config names the secret's variable,
- * or a `private_key_jwt` assertion signed with the configured PEM key. Tokens stay in
- * memory: a new process simply asks again, and nothing is left on disk to steal.
+ * Grants in which no person is at a browser: the client credentials grant (the MCP auth
+ * extension for machine-to-machine servers, SEP-1046) and cross-app access (SEP-990, see
+ * `cross-app-access.ts`). The hub asks the token endpoint itself whenever the server
+ * answers 401, authenticating with `client_secret_basic` when config names the secret's
+ * variable, or a `private_key_jwt` assertion signed with the configured PEM key. Tokens stay
+ * in memory: a new process simply asks again, and nothing is left on disk to steal.
  * weft implements the provider rather than using the SDK's `ClientCredentialsProvider` /
- * `PrivateKeyJwtProvider` because those warn on the console when no expected issuer is
- * given, and the config has none to give.
+ * `PrivateKeyJwtProvider` / `CrossAppAccessProvider` because those warn on the console when
+ * no expected issuer is given, and the config has none to give.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -65,15 +66,41 @@ export function readClientCredential(server: string, oauth: McpOAuthConfig, env:
   return { kind: 'secret', secret };
 }
 
-export class ClientCredentialsProvider implements OAuthClientProvider {
+/** The authorization server and resource that discovery found, which a grant may have to name. */
+export interface GrantTarget {
+  authorizationServerUrl?: string;
+  resourceUrl?: string;
+}
+
+/** What goes in the token request besides the client's authentication. */
+export interface TokenGrant {
+  /** The `grant_type` value. */
+  readonly type: string;
+  /** The request's parameters for `scope` (undefined when none is to be asked for). */
+  params(scope: string | undefined, target: GrantTarget): URLSearchParams | Promise<URLSearchParams>;
+}
+
+export const CLIENT_CREDENTIALS_GRANT: TokenGrant = {
+  type: 'client_credentials',
+  params: (scope) => {
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) params.set('scope', scope);
+    return params;
+  },
+};
+
+export class MachineClientProvider implements OAuthClientProvider {
   readonly #clientId: string;
   readonly #credential: ClientCredential;
+  readonly #grant: TokenGrant;
+  readonly #target: GrantTarget = {};
   #tokens: StoredOAuthTokens | undefined;
   readonly addClientAuthentication: AddClientAuthentication | undefined;
 
-  constructor(clientId: string, credential: ClientCredential) {
+  constructor(clientId: string, credential: ClientCredential, grant: TokenGrant = CLIENT_CREDENTIALS_GRANT) {
     this.#clientId = clientId;
     this.#credential = credential;
+    this.#grant = grant;
     this.addClientAuthentication =
       credential.kind === 'private_key' ? createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: credential.pem, alg: credential.algorithm }) : undefined;
   }
@@ -86,7 +113,7 @@ export class ClientCredentialsProvider implements OAuthClientProvider {
     return {
       client_name: 'weft',
       redirect_uris: [],
-      grant_types: ['client_credentials'],
+      grant_types: [this.#grant.type],
       token_endpoint_auth_method: this.#credential.kind === 'secret' ? 'client_secret_basic' : 'private_key_jwt',
     };
   }
@@ -105,18 +132,26 @@ export class ClientCredentialsProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(): void {
-    throw new Error('the client credentials grant never sends anyone to a browser');
+    throw new Error(`the ${this.#grant.type} grant never sends anyone to a browser`);
   }
 
   saveCodeVerifier(): void {}
 
   codeVerifier(): string {
-    throw new Error('the client credentials grant uses no PKCE verifier');
+    throw new Error(`the ${this.#grant.type} grant uses no PKCE verifier`);
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams {
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (scope) params.set('scope', scope);
-    return params;
+  /** Called by the SDK's `auth()` after discovery: the issuer of the server's authorization server. */
+  saveAuthorizationServerUrl(url: string): void {
+    this.#target.authorizationServerUrl = url;
+  }
+
+  /** Called by the SDK's `auth()` after discovery: the resource the token is for. */
+  saveResourceUrl(url: string): void {
+    this.#target.resourceUrl = url;
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams | Promise<URLSearchParams> {
+    return this.#grant.params(scope, this.#target);
   }
 }

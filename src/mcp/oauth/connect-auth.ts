@@ -8,6 +8,7 @@
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { authorizationRequired, WeftOAuthProvider } from './client-provider.js';
+import { withLegacyIssuerTolerance } from './legacy-issuer.js';
 
 export interface ConnectAuthOptions {
   server: string;
@@ -26,12 +27,18 @@ export function createConnectAuth(options: ConnectAuthOptions): AuthProvider {
     // Never logged in: nothing to refresh, and no reason to ask the server anything.
     if (!(await provider.tokens())) throw authorizationRequired(options.server);
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
-    const result = await auth(provider, {
-      serverUrl: context.serverUrl,
-      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
-      ...(scope ? { scope } : {}),
-      fetchFn: context.fetchFn,
-    });
+    const result = await withLegacyIssuerTolerance(
+      context.serverUrl,
+      (check) =>
+        auth(provider, {
+          serverUrl: context.serverUrl,
+          ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+          ...(scope ? { scope } : {}),
+          ...check,
+          fetchFn: context.fetchFn,
+        }),
+      context.fetchFn,
+    );
     if (result !== 'AUTHORIZED') throw authorizationRequired(options.server);
   };
 

@@ -14,6 +14,7 @@ import type { McpServerConfig } from '../config/server-config.js';
 import { loginScope, probeAuthChallenge } from './auth-challenge.js';
 import { WeftOAuthProvider, randomState, type WeftOAuthProviderOptions } from './client-provider.js';
 import { startCallbackServer } from './loopback.js';
+import { withLegacyIssuerTolerance } from './legacy-issuer.js';
 import { deleteOAuthState, oauthStatePath, readOAuthState, tokenExpiry } from './token-store.js';
 
 export interface LoginMcpServerOptions {
@@ -71,8 +72,9 @@ export function oauthServerUrl(config: McpServerConfig): URL {
 export async function loginMcpServer(options: LoginMcpServerOptions): Promise<McpLoginResult> {
   const { config, storageDir } = options;
   const serverUrl = oauthServerUrl(config);
-  if (config.oauth?.grant === 'client_credentials') {
-    throw new WeftError('USAGE', `'${config.name}' uses the client credentials grant: weft gets its tokens when it connects, no login needed — try 'weft mcp test ${config.name}'`, {
+  if (config.oauth?.grant !== undefined) {
+    const grant = config.oauth.grant === 'client_credentials' ? 'the client credentials grant' : 'cross-app access through your IdP';
+    throw new WeftError('USAGE', `'${config.name}' uses ${grant}: weft gets its tokens when it connects, no login needed — try 'weft mcp test ${config.name}'`, {
       data: { server: config.name, field: 'oauth.grant' },
     });
   }
@@ -87,14 +89,18 @@ export async function loginMcpServer(options: LoginMcpServerOptions): Promise<Mc
     const challenge = await probeAuthChallenge(serverUrl, { type: config.type === 'sse' ? 'sse' : 'http', headers: withoutAuthorization(config.headers) });
     const scope = loginScope(challenge, options.scope);
     const hints = { ...(scope ? { scope } : {}), ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}) };
-    const first = await step(config.name, 'starting the authorization', () => auth(provider, { serverUrl, forceReauthorization: true, ...hints }));
+    const first = await step(config.name, 'starting the authorization', () =>
+      withLegacyIssuerTolerance(serverUrl, (check) => auth(provider, { serverUrl, forceReauthorization: true, ...hints, ...check })),
+    );
     if (first === 'REDIRECT') {
       const authorizationUrl = provider.authorizationUrl;
       if (!authorizationUrl) throw new WeftError('INTERNAL', `[${config.name}] the OAuth flow asked for a redirect without an authorization URL`);
       const opened = Promise.resolve().then(() => options.openUrl(authorizationUrl));
       const response = await waitFor(config.name, callback.response, opened, options.signal, options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
       const second = await step(config.name, 'exchanging the authorization code', () =>
-        auth(provider, { serverUrl, ...hints, authorizationCode: response.code, ...(response.iss !== undefined ? { iss: response.iss } : {}) }),
+        withLegacyIssuerTolerance(serverUrl, (check) =>
+          auth(provider, { serverUrl, ...hints, ...check, authorizationCode: response.code, ...(response.iss !== undefined ? { iss: response.iss } : {}) }),
+        ),
       );
       if (second !== 'AUTHORIZED') throw new WeftError('MCP_SERVER_FAILED', `[${config.name}] login failed: the authorization server did not issue tokens`, { data: { server: config.name } });
     }
