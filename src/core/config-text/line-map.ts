@@ -1,10 +1,10 @@
 /**
  * Maps TOML keys to the lines they were written on, because the TOML parser gives no
- * positions. A line scanner records every `[table]`, `[[array.of.tables]]` and `key =`
- * (dotted keys included); multi-line strings and multi-line arrays/inline tables are
- * skipped over. Lookups fall back to the closest recorded parent key.
+ * positions. Built from the one TOML walk (`toml-walk.ts`): every `[table]`,
+ * `[[array.of.tables]]` and `key =` (dotted keys included) is recorded with its line.
+ * Lookups fall back to the closest recorded parent key.
  */
-import { readDottedKey } from './toml-key.js';
+import { walkToml } from './toml-walk.js';
 
 export type KeyPath = readonly (string | number)[];
 
@@ -17,45 +17,6 @@ export interface LineMap {
 
 const SEPARATOR = '\u001f';
 const keyOf = (path: KeyPath): string => path.join(SEPARATOR);
-
-interface ValueScan {
-  /** Change of bracket depth (`[`/`{` minus `]`/`}`) outside strings. */
-  depth: number;
-  /** The delimiter of a multi-line string still open at the end of the line. */
-  openString?: '"""' | "'''";
-}
-
-/** Scans a value's text up to a comment, counting brackets outside strings. */
-function scanValue(text: string, startInString?: '"""' | "'''"): ValueScan {
-  let depth = 0;
-  let i = 0;
-  if (startInString) {
-    const end = text.indexOf(startInString);
-    if (end < 0) return { depth: 0, openString: startInString };
-    i = end + 3;
-  }
-  while (i < text.length) {
-    const char = text[i]!;
-    if (char === '#') break;
-    if (text.startsWith('"""', i) || text.startsWith("'''", i)) {
-      const delimiter = text.slice(i, i + 3) as '"""' | "'''";
-      const end = text.indexOf(delimiter, i + 3);
-      if (end < 0) return { depth, openString: delimiter };
-      i = end + 3;
-      continue;
-    }
-    if (char === '"' || char === "'") {
-      i++;
-      while (i < text.length && text[i] !== char) i += char === '"' && text[i] === '\\' ? 2 : 1;
-      i++;
-      continue;
-    }
-    if (char === '[' || char === '{') depth++;
-    if (char === ']' || char === '}') depth--;
-    i++;
-  }
-  return { depth };
-}
 
 export function buildLineMap(text: string): LineMap {
   const lines = new Map<string, number>();
@@ -78,42 +39,24 @@ export function buildLineMap(text: string): LineMap {
   };
 
   let table: (string | number)[] = [];
-  let depth = 0;
-  let openString: '"""' | "'''" | undefined;
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const lineNumber = index + 1;
-    if (openString || depth > 0) {
-      const scan = scanValue(raw, openString);
-      openString = scan.openString;
-      depth += scan.depth;
-      return;
+  for (const found of walkToml(text)) {
+    if (found.kind === 'key') {
+      record([...table, ...found.key], found.line);
+      continue;
     }
-    const line = raw.trimStart();
-    if (line.startsWith('[[')) {
-      const key = readDottedKey(line, 2);
-      if (!key) return;
-      const prefix = resolve(key.parts.slice(0, -1));
-      const arrayKey = keyOf([...prefix, key.parts.at(-1)!]);
+    if (!found.key) continue;
+    if (found.array) {
+      const prefix = resolve(found.key.slice(0, -1));
+      const last = found.key.at(-1)!;
+      const arrayKey = keyOf([...prefix, last]);
       const next = (arrayIndex.get(arrayKey) ?? -1) + 1;
       arrayIndex.set(arrayKey, next);
-      table = [...prefix, key.parts.at(-1)!, next];
-      record(table, lineNumber);
-      return;
+      table = [...prefix, last, next];
+    } else {
+      table = resolve(found.key);
     }
-    if (line.startsWith('[')) {
-      const key = readDottedKey(line, 1);
-      if (!key) return;
-      table = resolve(key.parts);
-      record(table, lineNumber);
-      return;
-    }
-    const key = readDottedKey(line, 0);
-    if (!key || line[key.end] !== '=') return;
-    record([...table, ...key.parts], lineNumber);
-    const scan = scanValue(line.slice(key.end + 1));
-    openString = scan.openString;
-    depth = Math.max(0, scan.depth);
-  });
+    record(table, found.line);
+  }
 
   return {
     lineOf(path) {

@@ -1,91 +1,15 @@
 /**
- * TOML as text: finds table headers (`[a.b]`, `[[a.b]]`) by offset, skipping strings,
- * comments and multi-line arrays, so one table's lines can be removed while every other
- * byte of the file stays as it was.
+ * TOML as text: cuts tables out of a file by the offsets of their headers (from the one
+ * TOML walk, `toml-walk.ts`), so one table's lines can be removed while every other byte
+ * of the file stays as it was.
  */
-import { readDottedKey } from './toml-key.js';
+import { walkToml, type TomlHeaderLine } from './toml-walk.js';
 
-export interface TomlHeader {
-  /** Dotted key segments, unquoted; `undefined` when the header could not be read. */
-  key: string[] | undefined;
-  array: boolean;
-  /** Offset where the header's line starts. */
-  lineStart: number;
-  /** Offset where the line after the header starts. */
-  nextLineStart: number;
-}
-
-/** Offset just after the string starting at `index` (basic, literal, or their multi-line forms). */
-function skipString(text: string, index: number): number {
-  const quote = text[index]!;
-  const triple = quote.repeat(3);
-  if (text.startsWith(triple, index)) {
-    let i = index + 3;
-    while (i < text.length) {
-      if (quote === '"' && text[i] === '\\') i += 2;
-      else if (text.startsWith(triple, i)) {
-        i += 3;
-        // Up to two quotes may end the content right before the closing delimiter.
-        for (let extra = 0; extra < 2 && text[i] === quote; extra++) i++;
-        return i;
-      } else i++;
-    }
-    return i;
-  }
-  let i = index + 1;
-  while (i < text.length && text[i] !== '\n') {
-    if (quote === '"' && text[i] === '\\') i += 2;
-    else if (text[i] === quote) return i + 1;
-    else i++;
-  }
-  return i;
-}
-
-/** Reads the dotted key of a header starting at `[`; returns the segments and the offset after `]`/`]]`. */
-function readHeader(text: string, index: number): { key: string[] | undefined; array: boolean; end: number } {
-  const array = text[index + 1] === '[';
-  const start = index + (array ? 2 : 1);
-  const key = readDottedKey(text, start);
-  const close = array ? ']]' : ']';
-  if (!key || !text.startsWith(close, key.end)) return { key: undefined, array, end: key?.end ?? start };
-  return { key: key.parts, array, end: key.end + close.length };
-}
+export type TomlHeader = TomlHeaderLine;
 
 /** Every table header of the file, in order. */
 export function findTableHeaders(text: string): TomlHeader[] {
-  const headers: TomlHeader[] = [];
-  let depth = 0;
-  let lineStart = 0;
-  let lineHasContent = false;
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '\n') {
-      i++;
-      lineStart = i;
-      lineHasContent = false;
-    } else if (c === ' ' || c === '\t' || c === '\r') {
-      i++;
-    } else if (c === '#') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (c === '[' && depth === 0 && !lineHasContent) {
-      const header = readHeader(text, i);
-      const newline = text.indexOf('\n', header.end);
-      const nextLineStart = newline < 0 ? text.length : newline + 1;
-      headers.push({ key: header.key, array: header.array, lineStart, nextLineStart });
-      i = nextLineStart;
-      lineStart = i;
-    } else {
-      lineHasContent = true;
-      if (c === '"' || c === "'") i = skipString(text, i);
-      else {
-        if (c === '[' || c === '{') depth++;
-        else if ((c === ']' || c === '}') && depth > 0) depth--;
-        i++;
-      }
-    }
-  }
-  return headers;
+  return walkToml(text).filter((found): found is TomlHeaderLine => found.kind === 'header');
 }
 
 function isCommentLine(line: string): boolean {
