@@ -1,22 +1,15 @@
 /**
  * The settings keys weft knows, with their types, and the checker that turns any mismatch
  * into an error naming the file, the dotted key and the expected type. Tables marked
- * `opaque` belong to another layer, which validates them itself (e.g. `mcp.servers`).
+ * no `fields` belong to another layer, which validates them itself (e.g. `mcp.servers`).
+ * Kinds, their checks and their wording are the ones every config file shares
+ * (`core/config-text/value-kinds.ts`); this file adds the dotted-key placement.
  */
-import { describeValue, isTable } from '../config-text/describe-value.js';
-import { parseDuration } from '../duration.js';
+import { describeValue } from '../config-text/describe-value.js';
+import { mismatches, type ValueKind } from '../config-text/value-kinds.js';
 
-export type Shape =
-  /** `pattern.secret`: the value may hold a password, so a problem never repeats it. */
-  | { kind: 'string'; values?: readonly string[]; pattern?: { test: RegExp; means: string; secret?: boolean } }
-  | { kind: 'boolean' }
-  | { kind: 'integer'; min?: number }
-  | { kind: 'duration' }
-  | { kind: 'array'; of: Shape }
-  | { kind: 'table'; fields: Record<string, Shape> }
-  /** A table whose keys are names chosen by the user (aliases, providers), each value of one shape. */
-  | { kind: 'map'; of: Shape }
-  | { kind: 'opaque-table' };
+/** Tables without `fields` belong to another layer, which validates them itself (e.g. `mcp.servers`). */
+export type Shape = ValueKind;
 
 /** A host name (`*.` allowed in front) or an IP literal; no scheme, port or path. */
 const HOST_NAME: Shape = {
@@ -35,7 +28,7 @@ export const SETTINGS_SHAPE: Shape = {
       fields: {
         shell_timeout: { kind: 'duration' },
         output_limit_bytes: { kind: 'integer', min: 1024 },
-        web_fetch: { kind: 'table', fields: { allow_hosts: { kind: 'array', of: HOST_NAME } } },
+        web_fetch: { kind: 'table', fields: { allow_hosts: { kind: 'array', of: HOST_NAME, items: 'host names or IP addresses' } } },
       },
     },
     approval: {
@@ -47,7 +40,7 @@ export const SETTINGS_SHAPE: Shape = {
         },
       },
     },
-    mcp: { kind: 'table', fields: { servers: { kind: 'opaque-table' } } },
+    mcp: { kind: 'table', fields: { servers: { kind: 'table' } } },
     runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
     store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
@@ -70,72 +63,19 @@ export const SETTINGS_SHAPE: Shape = {
   },
 };
 
-function describeShape(shape: Shape): string {
-  switch (shape.kind) {
-    case 'string':
-      if (shape.pattern) return shape.pattern.means;
-      return shape.values ? `one of ${shape.values.map((v) => `"${v}"`).join(', ')}` : 'a string';
-    case 'boolean':
-      return 'true or false';
-    case 'integer':
-      return shape.min === undefined ? 'an integer' : `an integer ≥ ${shape.min}`;
-    case 'duration':
-      return 'a duration such as "500ms", "30s" or "2m"';
-    case 'array':
-      return `an array of ${describeShape(shape.of).replace(/^an? /, '')}s`;
-    case 'table':
-    case 'map':
-    case 'opaque-table':
-      return 'a table';
-    default: {
-      const unreachable: never = shape;
-      return String(unreachable);
-    }
-  }
+function dotted(key: string, at: readonly (string | number)[]): string {
+  return at.reduce<string>((path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part), key);
 }
 
 /** Returns one message per problem, each naming the dotted key. */
 export function checkShape(value: unknown, shape: Shape, key: string): string[] {
-  const wrongType = () => [`key '${key}' must be ${describeShape(shape)}, not ${describeValue(value)}`];
-  switch (shape.kind) {
-    case 'string':
-      if (typeof value === 'string' && shape.pattern && !shape.pattern.test.test(value)) {
-        return shape.pattern.secret ? [`key '${key}' must be ${shape.pattern.means} (the value given is not; it is not repeated here as it may hold a password)`] : wrongType();
-      }
-      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();
-      return [];
-    case 'boolean':
-      return typeof value === 'boolean' ? [] : wrongType();
-    case 'integer':
-      return Number.isInteger(value) && (shape.min === undefined || (value as number) >= shape.min) ? [] : wrongType();
-    case 'duration':
-      return (typeof value === 'string' || typeof value === 'number') && parseDuration(value) !== undefined ? [] : wrongType();
-    case 'array':
-      if (!Array.isArray(value)) return wrongType();
-      return value.flatMap((item, index) => checkShape(item, shape.of, `${key}[${index}]`));
-    case 'opaque-table':
-      return isTable(value) ? [] : wrongType();
-    case 'map':
-      if (!isTable(value)) return wrongType();
-      return Object.entries(value).flatMap(([name, child]) => checkShape(child, shape.of, `${key}.${name}`));
-    case 'table': {
-      if (!isTable(value)) return wrongType();
-      const problems: string[] = [];
-      for (const [name, child] of Object.entries(value)) {
-        const childKey = key ? `${key}.${name}` : name;
-        const childShape = shape.fields[name];
-        if (!childShape) {
-          const known = Object.keys(shape.fields).join(', ');
-          problems.push(`unknown key '${childKey}' (known keys${key ? ` in [${key}]` : ''}: ${known})`);
-          continue;
-        }
-        problems.push(...checkShape(child, childShape, childKey));
-      }
-      return problems;
+  return mismatches(value, shape).map((found) => {
+    const at = dotted(key, found.at);
+    if (found.known) {
+      const table = dotted(key, found.at.slice(0, -1));
+      return `unknown key '${at}' (known keys${table ? ` in [${table}]` : ''}: ${found.known.join(', ')})`;
     }
-    default: {
-      const unreachable: never = shape;
-      return [String(unreachable)];
-    }
-  }
+    if (found.secret) return `key '${at}' must be ${found.expected} (the value given is not; it is not repeated here as it may hold a password)`;
+    return `key '${at}' must be ${found.expected}, not ${describeValue(found.value)}`;
+  });
 }

@@ -1,12 +1,16 @@
 /**
- * Typed reads of one server entry's fields. Every read that finds the wrong shape records
- * a problem naming the file, the server and the field (as the user spelled it) with an
- * example of the right shape, and returns `undefined`.
+ * Typed reads of one server entry's fields. Every read that finds the wrong kind of value
+ * (`core/config-text/value-kinds.ts`, shared with workflows and settings) records a problem
+ * naming the file, the server and the field (as the user spelled it) with an example of
+ * the right shape, and returns `undefined`.
  */
 import { describeValue } from '../../core/config-text/describe-value.js';
+import { BOOLEAN, STRING, STRING_MAP, mismatches, type ValueKind } from '../../core/config-text/value-kinds.js';
 import { formatDuration, parseDuration } from '../../core/duration.js';
 import { ENV_NAME, SECONDS_ALIASES, exampleValue, type EntryField } from './entry-fields.js';
-import { example, fieldProblem, isPlainObject, type FileContext, type McpConfigProblem } from './problems.js';
+import { example, fieldProblem, type FileContext, type McpConfigProblem } from './problems.js';
+
+const PORT: ValueKind = { kind: 'integer', min: 1, max: 65_535, means: 'an integer port between 1 and 65535' };
 
 export interface RawField {
   /** The key as written in the file (`serverUrl`, `url`, …). */
@@ -40,63 +44,41 @@ export class FieldReader {
     this.error(shownKey, `must be ${expected}, not ${describeValue(value, this.ctx.format)}`, `e.g. ${sample}`);
   }
 
-  string(field: EntryField): string | undefined {
+  /** The field's value when it is of `kind`; else a problem per wrong place, each with its fix. */
+  #read<T>(field: EntryField, kind: ValueKind): T | undefined {
     const raw = this.fields.get(field);
     if (!raw) return undefined;
-    if (typeof raw.value === 'string') return raw.value;
-    this.wrongType(field, 'a string', raw.value);
-    return undefined;
+    const found = mismatches(raw.value, kind, this.ctx.format);
+    for (const wrong of found) {
+      if (wrong.at.length === 0) {
+        this.wrongType(field, wrong.expected, raw.value);
+        continue;
+      }
+      const [place] = wrong.at;
+      const shown = typeof wrong.value === 'object' ? '"…"' : JSON.stringify(String(wrong.value));
+      const fix = typeof place === 'number' ? shown : this.ctx.format === 'json' ? `${JSON.stringify(place)}: ${shown}` : `${place} = ${shown}`;
+      const at = typeof place === 'number' ? `${raw.key}[${place}]` : `${raw.key}.${place}`;
+      this.error(at, `must be ${wrong.expected}, not ${describeValue(wrong.value, this.ctx.format)}`, `quote it: ${fix}`);
+    }
+    return found.length === 0 ? (raw.value as T) : undefined;
+  }
+
+  string(field: EntryField): string | undefined {
+    return this.#read<string>(field, STRING);
   }
 
   boolean(field: EntryField): boolean | undefined {
-    const raw = this.fields.get(field);
-    if (!raw) return undefined;
-    if (typeof raw.value === 'boolean') return raw.value;
-    this.wrongType(field, 'true or false', raw.value);
-    return undefined;
+    return this.#read<boolean>(field, BOOLEAN);
   }
 
   /** An array of strings; `what` names the items in messages (e.g. "tool names"). */
   stringArray(field: EntryField, what = 'strings'): string[] | undefined {
-    const raw = this.fields.get(field);
-    if (!raw) return undefined;
-    if (!Array.isArray(raw.value)) {
-      this.wrongType(field, `an array of ${what}`, raw.value);
-      return undefined;
-    }
-    const items: string[] = [];
-    let ok = true;
-    raw.value.forEach((item: unknown, index) => {
-      if (typeof item === 'string') items.push(item);
-      else {
-        ok = false;
-        const quoted = JSON.stringify(typeof item === 'object' ? '…' : String(item));
-        this.error(`${raw.key}[${index}]`, `must be a string, not ${describeValue(item, this.ctx.format)}`, `quote it: ${quoted}`);
-      }
-    });
-    return ok ? items : undefined;
+    return this.#read<string[]>(field, { kind: 'array', of: STRING, items: what });
   }
 
   /** A table/object whose values are strings (`env`, `headers`). */
   stringMap(field: EntryField): Record<string, string> | undefined {
-    const raw = this.fields.get(field);
-    if (!raw) return undefined;
-    if (!isPlainObject(raw.value)) {
-      this.wrongType(field, this.ctx.format === 'json' ? 'an object of strings' : 'a table of strings', raw.value);
-      return undefined;
-    }
-    const map: Record<string, string> = {};
-    let ok = true;
-    for (const [name, item] of Object.entries(raw.value)) {
-      if (typeof item === 'string') map[name] = item;
-      else {
-        ok = false;
-        const quoted = typeof item === 'object' ? '"…"' : JSON.stringify(String(item));
-        const fix = this.ctx.format === 'json' ? `${JSON.stringify(name)}: ${quoted}` : `${name} = ${quoted}`;
-        this.error(`${raw.key}.${name}`, `must be a string, not ${describeValue(item, this.ctx.format)}`, `quote it: ${fix}`);
-      }
-    }
-    return ok ? map : undefined;
+    return this.#read<Record<string, string>>(field, STRING_MAP);
   }
 
   /** Names of environment variables (`env_vars`), each checked. */
@@ -134,11 +116,7 @@ export class FieldReader {
 
   /** A TCP port number. */
   port(field: EntryField): number | undefined {
-    const raw = this.fields.get(field);
-    if (!raw) return undefined;
-    if (typeof raw.value === 'number' && Number.isInteger(raw.value) && raw.value >= 1 && raw.value <= 65_535) return raw.value;
-    this.wrongType(field, 'an integer port between 1 and 65535', raw.value);
-    return undefined;
+    return this.#read<number>(field, PORT);
   }
 
   /** `max_tool_timeout` must not be shorter than `tool_timeout`. */

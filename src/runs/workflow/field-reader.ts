@@ -1,9 +1,11 @@
 /**
  * Typed reads of one TOML table with problems instead of exceptions: each read checks the
- * value's type, records a problem at the key's line when it is wrong, and returns
- * undefined so validation can carry on and report everything at once.
+ * value's kind (`core/config-text/value-kinds.ts`, shared with settings and MCP config),
+ * records a problem at the key's line when it is wrong, and returns undefined so
+ * validation can carry on and report everything at once.
  */
-import { describeValue, isTable } from '../../core/config-text/describe-value.js';
+import { describeValue } from '../../core/config-text/describe-value.js';
+import { BOOLEAN, STRING, STRING_ARRAY, STRING_MAP, TABLE, expectedText, mismatches, type ValueKind } from '../../core/config-text/value-kinds.js';
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
 import type { KeyPath, LineMap } from '../../core/config-text/line-map.js';
@@ -50,6 +52,13 @@ export class FieldReader {
     return undefined;
   }
 
+  /** The value of `key` when it is of `kind` (or absent); else a problem with `fix`. */
+  #read<T>(key: string, kind: ValueKind, fix: string): T | undefined {
+    const value = this.table[key];
+    if (value === undefined) return undefined;
+    return mismatches(value, kind).length === 0 ? (value as T) : this.#wrong(key, expectedText(kind), fix);
+  }
+
   /** Reports a missing required key; `example` is the value shown in the fix. */
   require(key: string, example: string): boolean {
     if (this.has(key)) return true;
@@ -58,9 +67,8 @@ export class FieldReader {
   }
 
   string(key: string, options: { nonEmpty?: boolean } = {}): string | undefined {
-    const value = this.table[key];
+    const value = this.#read<string>(key, STRING, `write ${key} = "…"`);
     if (value === undefined) return undefined;
-    if (typeof value !== 'string') return this.#wrong(key, 'a string', `write ${key} = "…"`);
     if (options.nonEmpty && value.trim() === '') {
       this.problem(key, `'${key}' is empty — give it a value or remove it`);
       return undefined;
@@ -77,23 +85,15 @@ export class FieldReader {
   }
 
   boolean(key: string): boolean | undefined {
-    const value = this.table[key];
-    if (value === undefined || typeof value === 'boolean') return value;
-    return this.#wrong(key, 'true or false', `write ${key} = true or ${key} = false`);
+    return this.#read<boolean>(key, BOOLEAN, `write ${key} = true or ${key} = false`);
   }
 
   integer(key: string, min: number): number | undefined {
-    const value = this.table[key];
-    if (value === undefined) return undefined;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= min) return value;
-    return this.#wrong(key, `an integer ≥ ${min}`, `write e.g. ${key} = ${Math.max(min, 1) * 10}`);
+    return this.#read<number>(key, { kind: 'integer', min }, `write e.g. ${key} = ${Math.max(min, 1) * 10}`);
   }
 
   number(key: string, min: number): number | undefined {
-    const value = this.table[key];
-    if (value === undefined) return undefined;
-    if (typeof value === 'number' && Number.isFinite(value) && value >= min) return value;
-    return this.#wrong(key, `a number ≥ ${min}`, `write e.g. ${key} = ${min + 1}`);
+    return this.#read<number>(key, { kind: 'number', min }, `write e.g. ${key} = ${min + 1}`);
   }
 
   duration(key: string): number | undefined {
@@ -108,10 +108,8 @@ export class FieldReader {
   stringArray(key: string, options: { nonEmpty?: boolean } = {}): string[] | undefined {
     const value = this.table[key];
     if (value === undefined) return undefined;
-    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-      return this.#wrong(key, 'an array of strings', `write ${key} = ["…", "…"]`);
-    }
-    if (options.nonEmpty && value.length === 0) {
+    if (mismatches(value, STRING_ARRAY).length > 0) return this.#wrong(key, expectedText(STRING_ARRAY), `write ${key} = ["…", "…"]`);
+    if (options.nonEmpty && (value as string[]).length === 0) {
       this.problem(key, `'${key}' is empty — list at least one entry`);
       return undefined;
     }
@@ -119,19 +117,16 @@ export class FieldReader {
   }
 
   subtable(key: string): Record<string, unknown> | undefined {
-    const value = this.table[key];
-    if (value === undefined) return undefined;
-    if (isTable(value)) return value;
-    return this.#wrong(key, 'a table', `write ${key} = { … } or a [${[...this.path, key].join('.')}] table`);
+    return this.#read<Record<string, unknown>>(key, TABLE, `write ${key} = { … } or a [${[...this.path, key].join('.')}] table`);
   }
 
   /** A table whose values must all be strings (labels, env). */
   stringTable(key: string): Record<string, string> | undefined {
     const table = this.subtable(key);
     if (!table) return undefined;
-    const bad = Object.entries(table).find(([, value]) => typeof value !== 'string');
+    const [bad] = mismatches(table, STRING_MAP);
     if (bad) {
-      this.problem(key, `'${key}.${bad[0]}' must be a string, not ${describeValue(bad[1])} — quote the value`);
+      this.problem(key, `'${key}.${String(bad.at[0])}' must be ${bad.expected}, not ${describeValue(bad.value)} — quote the value`);
       return undefined;
     }
     return table as Record<string, string>;
