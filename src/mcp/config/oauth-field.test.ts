@@ -64,7 +64,7 @@ describe('oauth = { … } in TOML', () => {
         file: userFile,
         server: 'remote',
         field: 'oauth.client_secret_env',
-        message: `~/.weft/settings.toml: server 'remote': field 'oauth.client_secret_env' names SECRET, which is not set — set SECRET before 'weft mcp login remote', or the client logs in without its secret`,
+        message: `~/.weft/settings.toml: server 'remote': field 'oauth.client_secret_env' names SECRET, which is not set — set SECRET before 'weft mcp login remote', or the login is refused (it needs the secret)`,
         severity: 'warning',
       },
     ]);

@@ -135,8 +135,8 @@ export function resolveServerEntry(
   return { config, problems };
 }
 
-/** A machine client cannot connect at all without its secret; a person's login goes on without it. */
+/** Without its secret a machine client cannot get a token, and `weft mcp login` refuses to start. */
 function unsetSecretFix(variable: string, holds: string, server: string, grant: McpOAuthGrant | undefined): string {
   if (grant !== undefined) return `set ${variable} to ${holds}, or '${server}' cannot get a token and will not start`;
-  return `set ${variable} before 'weft mcp login ${server}', or the client logs in without its secret`;
+  return `set ${variable} before 'weft mcp login ${server}', or the login is refused (it needs the secret)`;
 }
