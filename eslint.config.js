@@ -51,6 +51,17 @@ export default tseslint.config(
   },
   {
     files: ['src/lib/**/*.ts'],
+    ignores: ['src/lib/server.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**'], message: 'lib is a surface: it calls app and below, never another surface.' }] }] },
+  },
+  {
+    // weft-runtime/server mounts the HTTP and MCP server surfaces, through their entries only.
+    files: ['src/lib/server.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '/surfaces/(?!http/index\\.js$|mcp-server/(?:index|loopback)\\.js$)', message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.' }] },
+      ],
+    },
   },
 );

@@ -15,6 +15,8 @@ import type { RunEvent } from '../runs/model/run-event.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { RunFilter, RunPage } from '../runs/store/run-store.js';
 import type { LogLevel } from '../core/logger.js';
+import { version } from '../core/package-version.js';
+import { rememberApp } from './app-of.js';
 
 export { WeftError, type WeftErrorCode } from '../core/errors.js';
 export type { CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord };
@@ -59,11 +61,12 @@ export class Weft {
   private constructor(app: WeftApp, runs: RunService) {
     this.#app = app;
     this.#runs = runs;
+    rememberApp(this, app);
   }
 
   /** Use {@link createWeft}. */
   static async open(options: WeftOptions = {}): Promise<Weft> {
-    const app = await createWeftApp({ ...options, ...(options.logLevel ? {} : { logLevel: 'warn' as const }) });
+    const app = await createWeftApp({ version, ...options, ...(options.logLevel ? {} : { logLevel: 'warn' as const }) });
     return new Weft(app, await app.runs());
   }
 
