@@ -4,6 +4,8 @@
  * connects. The rules are those of `weft serve`: a bearer token (or the dashboard's login
  * cookie), Host and Origin checks against DNS rebinding; serving without a token is an
  * explicit choice and answers loopback connections only.
+ *
+ * @module weft-runtime/server
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/server';
@@ -20,6 +22,7 @@ export type { McpServer };
 /** Tokens shorter than this are refused, as `weft serve --token-env` refuses them. */
 const MIN_TOKEN_LENGTH = 16;
 
+/** What to serve and who may use it. */
 export interface WeftHttpHandlerOptions {
   /** The weft whose runs and MCP servers are served (from `createWeft`). */
   weft: Weft;
@@ -47,6 +50,7 @@ export interface WeftHttpHandlerOptions {
 /** Calls the application's own handler for a request weft does not serve (Connect/Express `next`). */
 export type NextHandler = (error?: unknown) => void;
 
+/** weft's HTTP API, dashboard and MCP endpoint, ready to mount. */
 export interface WeftHttpHandler {
   /**
    * A `node:http` request listener: the API at `/api/v1` (its OpenAPI document at
@@ -114,11 +118,13 @@ export async function createWeftHttpHandler(options: WeftHttpHandlerOptions): Pr
   };
 }
 
+/** The weft an MCP server serves. */
 export interface WeftMcpServerOptions {
   /** The weft whose runs the tools create, steer and read (from `createWeft`). */
   weft: Weft;
 }
 
+/** An MCP server to connect to a transport of yours. */
 export interface WeftMcpServerHandle {
   /** weft's MCP server (tools, resources, prompts); `await server.connect(transport)` serves it on a transport of yours. */
   server: McpServer;
@@ -137,6 +143,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   return createMcpServerInstance({ runs: app.runs, cwd: app.workspaceRoot, version });
 }
 
+/** What `serveWeftMcpStdio` serves and what stops it. */
 export interface ServeWeftMcpStdioOptions {
   weft: Weft;
   /** Stops serving; otherwise it serves until stdin ends. */
