@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -51,6 +51,17 @@ export default tseslint.config(
   },
   {
     files: ['src/lib/**/*.ts'],
+    ignores: ['src/lib/server.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/surfaces/**'], message: 'lib is a surface: it calls app and below, never another surface.' }] }] },
+  },
+  {
+    // weft-runtime/server mounts the HTTP and MCP server surfaces, through their entries only.
+    files: ['src/lib/server.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '/surfaces/(?!http/index\\.js$|mcp-server/(?:index|loopback)\\.js$)', message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.' }] },
+      ],
+    },
   },
 );

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TYPES = join(ROOT, 'dist', 'types');
-export const TYPE_ENTRIES = ['lib/index.d.ts', 'lib/mcp.d.ts', 'lib/workflow.d.ts', 'lib/ai-sdk.d.ts'];
+export const TYPE_ENTRIES = ['lib/index.d.ts', 'lib/mcp.d.ts', 'lib/workflow.d.ts', 'lib/ai-sdk.d.ts', 'lib/server.d.ts'];
 const SPECIFIER = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** Declaration files reachable from `entries` through relative imports. */

@@ -19,7 +19,7 @@ const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../dist');
 const STALE_AFTER_MS = 10 * 60 * 1000;
 
 /** The library's entry points (package.json `exports`), bundled with the CLI so they share chunks. */
-const LIBRARY_ENTRIES = { 'lib/index': 'src/lib/index.ts', 'lib/mcp': 'src/lib/mcp.ts', 'lib/workflow': 'src/lib/workflow.ts', 'lib/ai-sdk': 'src/lib/ai-sdk.ts' };
+const LIBRARY_ENTRIES = { 'lib/index': 'src/lib/index.ts', 'lib/mcp': 'src/lib/mcp.ts', 'lib/workflow': 'src/lib/workflow.ts', 'lib/ai-sdk': 'src/lib/ai-sdk.ts', 'lib/server': 'src/lib/server.ts' };
 
 const result = await build({
   entryPoints: { cli: 'src/surfaces/cli/main.ts', ...LIBRARY_ENTRIES },

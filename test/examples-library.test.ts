@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readFile } from 'node:fs/promises';
 import { runNode } from './helpers/run-node.js';
+import { startModelServer } from './fixtures/model-server/model-server.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -21,6 +23,39 @@ afterAll(async () => {
 });
 
 describe('examples/library', () => {
+  it('ai-agent.ts: generateText calls the memory server (from npm) through weft-runtime/ai-sdk; the delete the rules forbid comes back to the model as a refusal', async () => {
+    const model = await startModelServer({
+      script: [
+        {
+          toolCalls: [
+            { name: 'mcp__memory__create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['likes tea'] }] } },
+            { name: 'mcp__memory__delete_entities', arguments: { entityNames: ['Ada'] } },
+          ],
+        },
+        { toolCalls: [{ name: 'mcp__memory__search_nodes', arguments: { query: 'Ada' } }] },
+        { text: 'Ada likes tea.' },
+      ],
+    });
+    const memoryFile = join(storageDir, 'memory.jsonl');
+    try {
+      const env = { ...process.env, OPENAI_BASE_URL: model.baseUrl('openai-chat'), OPENAI_API_KEY: 'test-key', MODEL: 'test-model', MEMORY_FILE_PATH: memoryFile };
+      const result = await runNode(['--import', 'tsx', join(EXAMPLES, 'ai-agent.ts'), 'What do you know about Ada?'], { cwd: EXAMPLES, env });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(4);
+      expect(lines[0]).toBe('mcp__memory__create_entities: ok');
+      expect(lines[1]).toMatch(/^mcp__memory__delete_entities: refused \(.*denied/i);
+      expect(lines.slice(2)).toEqual(['mcp__memory__search_nodes: ok', 'Ada likes tea.']);
+      // The model was offered the server's tools and saw what the real server answered.
+      expect(model.requests[0]!.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['mcp__memory__read_graph', 'mcp__memory__search_nodes']));
+      expect(model.requests[0]!.messages.at(-1)).toMatchObject({ role: 'user', text: 'What do you know about Ada?' });
+      expect(model.requests[2]!.messages.filter((message) => message.role === 'tool').at(-1)?.content).toContain('likes tea');
+      expect(await readFile(memoryFile, 'utf8')).toContain('"Ada"');
+    } finally {
+      await model.close();
+    }
+  });
+
   it('embed-runs.mjs runs the release workflow module: its function step counts the changes and the branch picks a minor release', async () => {
     const result = await runNode([join(EXAMPLES, 'embed-runs.mjs')], { cwd: EXAMPLES, env: { ...process.env, WEFT_HOME: storageDir } });
     expect(result.code, result.stderr).toBe(0);

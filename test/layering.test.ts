@@ -17,6 +17,8 @@ const SURFACE_EDGES: ReadonlyMap<string, string> = new Map([
   ['surfaces/cli → surfaces/http', "the CLI is the launcher of every surface: 'weft serve' imports the HTTP surface on demand"],
   ['surfaces/http → surfaces/mcp-server', "'weft serve' mounts the MCP server at /mcp, with the same token, Host/Origin checks and argument descriptions"],
   ['surfaces/http → surfaces/dashboard', "'weft serve' serves the dashboard's static assets at /"],
+  ['lib → surfaces/http', "weft-runtime/server mounts the HTTP API, the dashboard and /mcp in the application's own server, as 'weft serve' does"],
+  ['lib → surfaces/mcp-server', 'weft-runtime/server serves the MCP server on stdio or a transport of the application'],
 ]);
 /**
  * Top-level folders that are surfaces of their own, each with its reason. `lib` is the

@@ -10,6 +10,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { runNode } from './helpers/run-node.js';
 // @ts-expect-error -- a plain .mjs build script without declarations; its one export is typed below
 import * as buildTypes from '../scripts/build-types.mjs';
@@ -35,6 +37,7 @@ const PUBLIC_DECLARATIONS = [
   'lib/mcp.d.ts',
   'lib/workflow.d.ts',
   'lib/ai-sdk.d.ts',
+  'lib/server.d.ts',
   'core/errors.d.ts',
   'core/config-text/describe-value.d.ts',
   'core/logger.d.ts',
@@ -144,6 +147,40 @@ describe('the packed package', () => {
     const withServer = [];
     for (const chunk of chunks) if (/\bclass McpServer\b|\bMcpServer = class\b/.test(await readFile(chunk, 'utf8'))) withServer.push(relative(pkg, chunk));
     expect(withServer).toEqual([]);
+  });
+
+  it('weft-runtime/server mounts the API and /mcp in a plain node:http server beside its own routes, with the token and Host checks of weft serve', async () => {
+    const result = await nodeIn(['server.mjs']);
+    expect(result.code, result.stderr).toBe(0);
+    const seen = JSON.parse(result.stdout) as { tools: string[]; searched: string[]; viaApi: string; runId: string };
+    expect(seen).toMatchObject({
+      own: 'the app',
+      unauthorized: 401,
+      foreignHost: 403,
+      created: 201,
+      viaApi: 'succeeded',
+      viaMcp: 'succeeded',
+      mcpUnauthorized: 401,
+      openStatus: 200,
+      openFetch: 403,
+      refusals: ['USAGE', 'USAGE', 'USAGE'],
+    });
+    expect(seen.tools).toEqual(expect.arrayContaining(['weft_run_create', 'weft_run_get', 'weft_run_gather']));
+    // The MCP server on an in-memory transport sees the run the HTTP API created.
+    expect(seen.searched).toContain(seen.runId);
+  });
+
+  it('weft-runtime/server serves the MCP server on stdio for an MCP client that starts the program', async () => {
+    const client = new Client({ name: 'package-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['mcp-stdio.mjs'], cwd: scratch, env: { ...process.env, WEFT_HOME: storageDir } as Record<string, string>, stderr: 'pipe' }));
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: 'weft', version: JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version });
+      const found = await client.callTool({ name: 'weft_run_search', arguments: { workflow: 'hello' } });
+      expect(found.isError).toBeFalsy();
+      expect((found.structuredContent as { runs: { workflow: string }[] }).runs.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
   });
 
   it("type-checks a consumer against the package's declarations", async () => {

@@ -44,15 +44,22 @@ export type WeftErrorCode =
   | 'NO_PAIR_SESSION'
   | 'INTERNAL';
 
+/** What a `WeftError` carries besides its code and message. */
 export interface WeftErrorOptions {
   data?: Record<string, unknown>;
   cause?: unknown;
 }
 
+/**
+ * Every error weft throws on purpose: branch on `code` (stable across releases), show `message` (says what was wrong and how to fix it), read details from `data`.
+ * @example
+ * try { await weft.getRun(id); } catch (error) { if (WeftError.is(error, 'RUN_NOT_FOUND')) return undefined; throw error; }
+ */
 export class WeftError extends Error {
   readonly code: WeftErrorCode;
   readonly data: Record<string, unknown>;
 
+/** Builds an error with a stable `code` and a message for people. */
   constructor(code: WeftErrorCode, message: string, options: WeftErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WeftError';
@@ -60,6 +67,7 @@ export class WeftError extends Error {
     this.data = options.data ?? {};
   }
 
+/** Whether `value` is a `WeftError` (with this `code`, when given); works across copies of the package in one process only if they share the class. */
   static is(value: unknown, code?: WeftErrorCode): value is WeftError {
     return value instanceof WeftError && (code === undefined || value.code === code);
   }

@@ -25,6 +25,7 @@ function newAjv(dialect: '2020-12' | 'draft-07'): AjvInstance {
   return ajv;
 }
 
+/** A JSON Schema document, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
 export interface SchemaCheck {

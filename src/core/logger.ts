@@ -4,6 +4,7 @@
  */
 import { redactSecrets } from './redact.js';
 
+/** How much weft writes to stderr: `debug` shows everything, `error` only failures. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

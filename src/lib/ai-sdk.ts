@@ -3,6 +3,8 @@
  * `generateText`/`streamText` app. Names and schemas are made provider-safe the way weft's
  * own agents get them; every call goes through the client's executor (argument check,
  * approval rules, timeout, output budget) and stops when the AI SDK's `abortSignal` aborts.
+ *
+ * @module weft-runtime/ai-sdk
  */
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { adaptTools } from '../agent/tool-schemas.js';
@@ -12,6 +14,7 @@ import type { McpClient, McpToolInfo } from './mcp.js';
 /** Whose rules tool names and schemas follow (the same dialects as weft's agents). */
 export type ToolDialect = 'anthropic' | 'openai' | 'gemini' | 'openai-compatible';
 
+/** Which tools to offer and for which provider. */
 export interface AiSdkToolsOptions {
   /** The provider the tools are for: names and schemas follow its rules. Default `openai`. */
   dialect?: ToolDialect;

@@ -4,6 +4,8 @@
  * follows a run's events as an async iterator. Runs execute in runner processes that weft
  * starts on demand, so the application never blocks on a stage. A facade over the
  * application services: everything here is what the CLI and the MCP server call too.
+ *
+ * @module weft-runtime
  */
 import { createWeftApp, type WeftApp } from '../app/weft-app.js';
 import type { RunService } from '../app/services/run-service.js';
@@ -15,12 +17,18 @@ import type { RunEvent } from '../runs/model/run-event.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { RunFilter, RunPage } from '../runs/store/run-store.js';
 import type { LogLevel } from '../core/logger.js';
+import { version } from '../core/package-version.js';
+import { rememberApp } from './app-of.js';
 
-export { WeftError, type WeftErrorCode } from '../core/errors.js';
+export { WeftError, type WeftErrorCode, type WeftErrorOptions } from '../core/errors.js';
+export type { JsonObject, JsonPrimitive } from '../runs/model/json.js';
+export type { QuestionKind, QuestionStatus } from '../runs/model/question.js';
+export type { PairSession, RunCounts, RunLease } from '../runs/model/run-record.js';
 export type { CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord };
 export type { RunStatus } from '../runs/model/run-status.js';
 export type { LogLevel };
 
+/** Where weft keeps its runs and which project it works in. */
 export interface WeftOptions {
   /** Where runs, artifacts and logs live. Default: `$WEFT_HOME`, else `~/.weft`. */
   storageDir?: string;
@@ -34,6 +42,7 @@ export interface WeftOptions {
 /** A run to create (the fields of `weft run`); `cwd` defaults to the one weft was opened with. */
 export type CreateRunOptions = Omit<CreateRunRequest, 'cwd'> & { cwd?: string };
 
+/** Where `follow` starts and what stops it. */
 export interface FollowOptions {
   /** Start after this event (default 0: from the first event). */
   afterSeq?: number;
@@ -59,14 +68,16 @@ export class Weft {
   private constructor(app: WeftApp, runs: RunService) {
     this.#app = app;
     this.#runs = runs;
+    rememberApp(this, app);
   }
 
   /** Use {@link createWeft}. */
   static async open(options: WeftOptions = {}): Promise<Weft> {
-    const app = await createWeftApp({ ...options, ...(options.logLevel ? {} : { logLevel: 'warn' as const }) });
+    const app = await createWeftApp({ version, ...options, ...(options.logLevel ? {} : { logLevel: 'warn' as const }) });
     return new Weft(app, await app.runs());
   }
 
+/** The storage directory in use (absolute). */
   get storageDir(): string {
     return this.#app.storageDir;
   }
@@ -76,46 +87,57 @@ export class Weft {
     return this.#runs.create({ ...options, cwd: options.cwd ?? this.#app.workspaceRoot });
   }
 
+/** Starts a run created with `start: false`. */
   startRun(id: string): Promise<RunRecord> {
     return this.#runs.start(id);
   }
 
+/** The run as stored now; `RUN_NOT_FOUND` when there is none. */
   getRun(id: string): Promise<RunRecord> {
     return this.#runs.get(id);
   }
 
+/** Runs matching `filter`, newest first, one page at a time (`nextCursor`). */
   searchRuns(filter: RunFilter = {}): Promise<RunPage> {
     return this.#runs.search(filter);
   }
 
+/** Lets a `pending` run start. */
   approve(id: string): Promise<RunRecord> {
     return this.#runs.approve(id);
   }
 
+/** Refuses a `pending` run: it ends `cancelled` with the reason. */
   deny(id: string, reason?: string): Promise<RunRecord> {
     return this.#runs.deny(id, reason);
   }
 
+/** The questions the run asked (only unanswered ones with `pending: true`). */
   questions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
     return this.#runs.questions(id, options.pending ?? false);
   }
 
+/** Answers a question the run asked (`questionId` from `questions` or a `question-asked` event). */
   answer(id: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
     return this.#runs.answer(id, questionId, answer);
   }
 
+/** Sends a message to a run that has not finished; its agents see it on their next turn. */
   message(id: string, text: string): Promise<RunRecord> {
     return this.#runs.message(id, text);
   }
 
+/** Sends a named signal with data, for `wait` nodes waiting on that event. */
   signal(id: string, name: string, data: JsonValue = null): Promise<RunRecord> {
     return this.#runs.signal(id, name, data);
   }
 
+/** Asks the run to stop: it ends `cancelled` once its runner has stopped the running stages. */
   cancel(id: string, reason?: string): Promise<RunRecord> {
     return this.#runs.cancel(id, reason);
   }
 
+/** Queues a `failed` or `cancelled` run again (what `weft retry` does). */
   retry(id: string): Promise<RunRecord> {
     return this.#runs.retry(id);
   }

@@ -3,6 +3,8 @@
  * Streamable HTTP, SSE, OAuth tokens from `weft mcp login`), reconnection, `list_changed`,
  * and every call through weft's executor (argument check, approval rules, timeouts, output
  * budget, cancellation). Importing it loads no SQLite, no AI SDK and no MCP server code.
+ *
+ * @module weft-runtime/mcp
  */
 // The hub and the MCP SDK load on connect, so importing this entry stays cheap.
 import type { McpToolbox } from '../app/mcp-toolbox.js';
@@ -17,6 +19,8 @@ export { WeftError, type WeftErrorCode } from '../core/errors.js';
 export type { ApprovalRule, ApprovalAction } from '../tools/approval-policy.js';
 export type { ToolContent, ToolResult } from '../tools/tool.js';
 export type { McpServerState, McpServerStatus, McpServerTimings } from '../mcp/hub/types.js';
+export type { McpConfigSeverity } from '../mcp/config/problems.js';
+export type { McpTransportType } from '../mcp/config/server-config.js';
 export type { JsonSchema, LogLevel, McpConfigProblem };
 
 /** A call a rule says to `ask` about. */
@@ -27,6 +31,7 @@ export interface ApprovalRequest {
   arguments: unknown;
 }
 
+/** Which servers to connect and the rules every call goes through. */
 export interface McpClientOptions {
   /** Root offered to servers, default cwd of stdio servers, and where `.mcp.json` is read. Default: `process.cwd()`. */
   cwd?: string;
@@ -53,6 +58,7 @@ export interface McpClientOptions {
   onToolsChanged?: (server: string, change: { added: string[]; removed: string[] }) => void;
 }
 
+/** A tool of a connected server, under its qualified name. */
 export interface McpToolInfo {
   /** Qualified: `mcp__<server>__<tool>`. */
   name: string;
@@ -61,6 +67,7 @@ export interface McpToolInfo {
   inputSchema: JsonSchema;
 }
 
+/** Options of one call: `signal` cancels it. */
 export interface McpCallToolOptions {
   signal?: AbortSignal;
 }
@@ -101,10 +108,12 @@ export class McpClient {
     return this.#toolbox.problems;
   }
 
+/** Every server's state, tools, reconnects and timings. */
   status(): McpServerStatus[] {
     return this.#toolbox.hub.status();
   }
 
+/** The tools of the connected servers now (they change on `list_changed` and reconnects). */
   tools(): McpToolInfo[] {
     return this.#toolbox.registry.list().map((tool) => ({ name: tool.name, server: tool.server ?? '', description: tool.description, inputSchema: tool.inputSchema }));
   }
@@ -126,6 +135,7 @@ export class McpClient {
     return this.#toolbox.hub.addServer(config!);
   }
 
+/** Disconnects a server and drops its tools. */
   removeServer(name: string): Promise<void> {
     return this.#toolbox.hub.removeServer(name);
   }

@@ -3,6 +3,8 @@
  * field names of a workflow TOML file and goes through the same validation, graph and
  * engine; export it as a module's default and run it like a file (`weft run flow.mjs`, or
  * `createRun({ workflow: 'flow.mjs' })`).
+ *
+ * @module weft-runtime/workflow
  */
 import { resolve } from 'node:path';
 import { definitionToToml, workflowFromDefinition, type WorkflowDefinition } from '../runs/workflow/definition.js';
@@ -11,6 +13,7 @@ import type { Workflow } from '../runs/workflow/types.js';
 
 export type { DurationText, EdgeDefinition, InputDefinition, NodeDefinition, RetryDefinition, WorkflowDefinition } from '../runs/workflow/definition.js';
 export type { InputType, QuestionType, Workflow, WorkflowNode, WorkflowProblem, NodeKind, Edge } from '../runs/workflow/types.js';
+export type { AgentNode, ApprovalRuleSpec, BranchNode, ChildNode, CommandNode, FunctionNode, FunctionStageContext, HumanNode, InputSpec, JoinNode, ParallelNode, PromptNode, RetryPolicy, RunDefaults, StageFunction, StageOutcome, ToolNode, WaitNode } from '../runs/workflow/types.js';
 export type { GraphFormat };
 export { WeftError, type WeftErrorCode } from '../core/errors.js';
 

@@ -8,8 +8,10 @@
 import picomatch from 'picomatch';
 import type { Tool } from './tool.js';
 
+/** What a matching rule does with a call: run it, refuse it, or ask first. */
 export type ApprovalAction = 'allow' | 'deny' | 'ask';
 
+/** A rule over qualified tool names (globs such as `mcp__github__*`); the last rule that matches a call decides. */
 export interface ApprovalRule {
   pattern: string;
   action: ApprovalAction;

@@ -16,12 +16,14 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** One piece of a tool's answer: text, an image, or a resource (the MCP content types). */
 export type ToolContent =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
   | { type: 'resource'; uri: string; mimeType?: string; text?: string; blob?: string };
 
+/** What a tool call answered: its content, structured data when the tool gives it, and `isError` for a failed or refused call. */
 export interface ToolResult {
   content: ToolContent[];
   isError: boolean;

@@ -6,8 +6,10 @@ import path from 'node:path';
 import type { ConfigFormat } from '../../core/config-text/describe-value.js';
 import { WeftError } from '../../core/errors.js';
 
+/** An `error` skips the server concerned; a `warning` does not. */
 export type McpConfigSeverity = 'error' | 'warning';
 
+/** A problem in an MCP configuration file, with where it is and how to fix it. */
 export interface McpConfigProblem {
   /** Absolute path of the file (or a label such as `mcp add-json`). */
   file: string;

@@ -9,6 +9,7 @@ import type { ToolContent } from '../../tools/tool.js';
 /** The host environment (`process.env` or a test's stand-in); stdio servers get a safe subset. */
 export type HostEnv = Readonly<Record<string, string | undefined>>;
 
+/** Where a server's connection is: `offline` servers are being reconnected with backoff; `failed` ones gave up. */
 export type McpServerState = 'connecting' | 'ready' | 'offline' | 'failed' | 'closed';
 
 export interface ElicitationRequest {
@@ -36,6 +37,7 @@ export interface McpHubHandlers {
   sampling?: SamplingHandler;
 }
 
+/** How long the steps of a server's last connection took, in milliseconds. */
 export interface McpServerTimings {
   /** When the hub first tried to connect (ISO 8601). */
   startedAt?: string;
@@ -47,6 +49,7 @@ export interface McpServerTimings {
   nextRetryInMs?: number;
 }
 
+/** One server's state, tools, reconnects and timings, as `status()` reports them. */
 export interface McpServerStatus {
   name: string;
   type: McpTransportType;

@@ -5,8 +5,11 @@
  */
 import { WeftError } from '../../core/errors.js';
 
+/** A JSON scalar. */
 export type JsonPrimitive = string | number | boolean | null;
+/** Any value JSON can hold: what inputs, outputs, answers and signal data are. */
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /** Largest serialised payload one event may carry; bigger outputs belong in artifacts. */

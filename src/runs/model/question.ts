@@ -8,12 +8,15 @@ import type { JsonObject, JsonValue } from './json.js';
 import type { QuestionAnsweredPayload, QuestionAskedPayload } from './event-types.js';
 import type { RunEvent } from './run-event.js';
 
+/** What kind of answer a question takes (a `human` node's `type`, or an agent's question). */
 export type QuestionKind = 'yes_no' | 'choice' | 'multi_select' | 'freeform' | 'confirmation';
 
 export const QUESTION_KINDS: readonly QuestionKind[] = ['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation'];
 
+/** Whether a question still waits for its answer. */
 export type QuestionStatus = 'pending' | 'answered';
 
+/** A question a run asked a person (a `human` stage or an agent), with its answer once given. */
 export interface QuestionRecord {
   /** ULID, chosen by whoever asks. */
   id: string;

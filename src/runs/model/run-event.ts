@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from './json.js';
 
+/** One entry of a run's event log, in order (`seq`); `type` names it and `payload` holds its fields. */
 export interface RunEvent {
   runId: string;
   /** 1-based, per run, no gaps. */

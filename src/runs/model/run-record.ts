@@ -6,6 +6,7 @@
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
 
+/** How many stages, events and pending questions a run has. */
 export interface RunCounts {
   events: number;
   stages: number;
@@ -76,6 +77,7 @@ export interface RunState {
   pairSession?: PairSession;
 }
 
+/** A run as stored: what was asked for (workflow, inputs, goal, labels) and where it is now (status, stages, result). */
 export interface RunRecord extends RunSpec, RunState {
   lease?: RunLease;
 }

@@ -4,6 +4,7 @@
  */
 import { WeftError } from '../../core/errors.js';
 
+/** Where a run is in its life: `succeeded`, `failed` and `cancelled` are final. */
 export type RunStatus =
   | 'submitted'
   | 'pending'

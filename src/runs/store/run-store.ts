@@ -41,6 +41,7 @@ export interface CreateRunParams {
   initialStatus?: 'pending' | 'queued';
 }
 
+/** Which runs a search returns; every field given must match. */
 export interface RunFilter {
   ids?: string[];
   /** Direct children of this run. */
@@ -61,6 +62,7 @@ export interface RunFilter {
   cursor?: string;
 }
 
+/** One page of search results. */
 export interface RunPage {
   /** Newest first (by `createdAt`, then id). */
   runs: RunRecord[];

@@ -13,8 +13,10 @@ import { validateWorkflowText } from './validate-workflow.js';
 /** `"30s"`, `"5m"`, `"1h"` — or a number of seconds. */
 export type DurationText = string | number;
 
+/** A stage's retries: a number of attempts, or attempts with a backoff (as `retry` in TOML). */
 export type RetryDefinition = number | { attempts: number; backoff?: DurationText; factor?: number; max_backoff?: DurationText };
 
+/** An edge to another node, taken when its condition holds (the highest `weight` wins among those that match). */
 export interface EdgeDefinition {
   to: string;
   /** A condition: `status == "succeeded"`, `answer == true`, `stages.x.exit_code != 0` … */
@@ -42,6 +44,7 @@ interface LlmFields extends Retrying {
   max_tokens?: number;
 }
 
+/** One node, by `kind`, with the fields of its `[nodes.<name>]` table (see docs/workflow-format.md). */
 export type NodeDefinition = NodeCommon &
   (
     | ({ kind: 'agent'; max_turns?: number; tools?: string[] } & LlmFields)
@@ -57,6 +60,7 @@ export type NodeDefinition = NodeCommon &
     | ({ kind: 'function'; run: StageFunction } & Retrying)
   );
 
+/** A declared input (`[inputs.<name>]`). */
 export interface InputDefinition {
   description?: string;
   required?: boolean;
@@ -64,6 +68,7 @@ export interface InputDefinition {
   type?: InputType;
 }
 
+/** A workflow as a typed object: the tables of a workflow TOML file (`[workflow]`, `[run]`, `[inputs.*]`, `[nodes.*]`). */
 export interface WorkflowDefinition {
   workflow: { name: string; description?: string; start?: string };
   run?: {

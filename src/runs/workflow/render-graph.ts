@@ -10,6 +10,7 @@ import { drawnEdges, NODE_STATES, STATE_COLOURS, type NodeState } from './graph-
 import { renderSvg } from './render-svg.js';
 import type { Workflow, WorkflowNode } from './types.js';
 
+/** How a workflow graph is drawn: Mermaid or Graphviz dot text, or an SVG picture. */
 export type GraphFormat = 'mermaid' | 'dot' | 'svg';
 export const GRAPH_FORMATS: readonly GraphFormat[] = ['mermaid', 'dot', 'svg'];
 

@@ -13,14 +13,18 @@ export interface WorkflowProblem {
 }
 
 export const NODE_KINDS = ['agent', 'prompt', 'command', 'tool', 'human', 'branch', 'parallel', 'join', 'child', 'wait', 'function'] as const;
+/** The kinds of node a workflow can have. */
 export type NodeKind = (typeof NODE_KINDS)[number];
 
 export const QUESTION_TYPES = ['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation'] as const;
+/** The answer types of a `human` node. */
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
 export const INPUT_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+/** The types an input can declare. */
 export type InputType = (typeof INPUT_TYPES)[number];
 
+/** An outgoing edge of a checked workflow's node. */
 export interface Edge {
   to: string;
   when?: CompiledCondition;
@@ -29,6 +33,7 @@ export interface Edge {
   line: number;
 }
 
+/** A checked stage's retries. */
 export interface RetryPolicy {
   /** Total attempts including the first (≥ 1). */
   attempts: number;
@@ -62,6 +67,7 @@ interface LlmFields extends Retrying {
   maxTokens?: number;
 }
 
+/** A checked `agent` node: a model with tools, in a loop. */
 export interface AgentNode extends NodeBase, LlmFields {
   kind: 'agent';
   maxTurns?: number;
@@ -69,10 +75,12 @@ export interface AgentNode extends NodeBase, LlmFields {
   tools?: string[];
 }
 
+/** A checked `prompt` node: one model call without tools. */
 export interface PromptNode extends NodeBase, LlmFields {
   kind: 'prompt';
 }
 
+/** A checked `command` node: a shell command. */
 export interface CommandNode extends NodeBase, Retrying {
   kind: 'command';
   /** Shell script (template), run in the workspace. */
@@ -82,6 +90,7 @@ export interface CommandNode extends NodeBase, Retrying {
   env?: Record<string, string>;
 }
 
+/** A checked `tool` node: one tool call with fixed arguments. */
 export interface ToolNode extends NodeBase, Retrying {
   kind: 'tool';
   tool: string;
@@ -89,6 +98,7 @@ export interface ToolNode extends NodeBase, Retrying {
   args: Record<string, unknown>;
 }
 
+/** A checked `human` node: a question for a person. */
 export interface HumanNode extends NodeBase {
   kind: 'human';
   question: string;
@@ -97,20 +107,24 @@ export interface HumanNode extends NodeBase {
   timeoutMs?: number;
 }
 
+/** A checked `branch` node: picks an edge by condition. */
 export interface BranchNode extends NodeBase {
   kind: 'branch';
 }
 
+/** A checked `parallel` node: starts branches that meet at a `join`. */
 export interface ParallelNode extends NodeBase {
   kind: 'parallel';
   branches: string[];
   join: string;
 }
 
+/** A checked `join` node: waits for the branches of a `parallel` node. */
 export interface JoinNode extends NodeBase {
   kind: 'join';
 }
 
+/** A checked `child` node: runs another workflow as a child run. */
 export interface ChildNode extends NodeBase, Retrying {
   kind: 'child';
   /** Absolute path of the child workflow file. */
@@ -119,6 +133,7 @@ export interface ChildNode extends NodeBase, Retrying {
   inputs: Record<string, unknown>;
 }
 
+/** A checked `wait` node: waits for a duration or a signal. */
 export interface WaitNode extends NodeBase {
   kind: 'wait';
   durationMs?: number;
@@ -146,8 +161,10 @@ export interface FunctionNode extends NodeBase, Retrying {
   run: StageFunction;
 }
 
+/** A checked node, by `kind`. */
 export type WorkflowNode = AgentNode | PromptNode | CommandNode | ToolNode | HumanNode | BranchNode | ParallelNode | JoinNode | ChildNode | WaitNode | FunctionNode;
 
+/** A checked input declaration. */
 export interface InputSpec {
   name: string;
   description?: string;
@@ -157,11 +174,13 @@ export interface InputSpec {
   line: number;
 }
 
+/** An approval rule of `[run]`. */
 export interface ApprovalRuleSpec {
   pattern: string;
   action: 'allow' | 'deny' | 'ask';
 }
 
+/** A checked workflow's `[run]` table: defaults for its runs. */
 export interface RunDefaults {
   goal?: string;
   labels: Record<string, string>;
@@ -174,6 +193,7 @@ export interface RunDefaults {
   mcpServers?: { file: string; servers: Record<string, Record<string, unknown>>; lines: Record<string, number> };
 }
 
+/** A checked workflow, as the runner executes it (what `checkWorkflow` returns). Durations are in milliseconds, paths absolute. */
 export interface Workflow {
   name: string;
   description?: string;

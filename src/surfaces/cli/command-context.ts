@@ -21,7 +21,7 @@ export type AppExtras = Pick<WeftAppOptions, 'terminal' | 'runners'>;
 /** Builds the app for a command; imported lazily so `--help` and `--version` stay instant. */
 export async function openApp(command: Command, extras: AppExtras = {}): Promise<WeftApp> {
   const options = globalOptions(command);
-  const [{ createWeftApp }, { version }] = await Promise.all([import('../../app/weft-app.js'), import('./version.js')]);
+  const [{ createWeftApp }, { version }] = await Promise.all([import('../../app/weft-app.js'), import('../../core/package-version.js')]);
   return createWeftApp({ cwd: options.cwd, storageDir: options.storageDir, logLevel: options.verbose ? 'debug' : undefined, version, ...extras });
 }
 

@@ -22,7 +22,7 @@ import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerToolCommands } from './commands/tools.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
-import { version } from './version.js';
+import { version } from '../../core/package-version.js';
 
 /** Global options that take a value, so the word after them is not a command. */
 const VALUE_OPTIONS = new Set(['--storage-dir', '--cwd']);

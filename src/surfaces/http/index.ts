@@ -1,19 +1,18 @@
 /**
  * The HTTP surface's entry, what `weft serve` loads: one node:http server on one port with
- * the API and the dashboard (Hono, through @hono/node-server's request listener) and weft's
- * MCP server at `/mcp` (the endpoint of `weft mcp start --http`, same token and checks).
+ * the API and the dashboard and weft's MCP server at `/mcp` (the endpoint of
+ * `weft mcp start --http`, same token and checks), all behind one request listener.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
-import { createMcpHttpEndpoint } from '../mcp-server/index.js';
-import { allowedHostnames, MCP_PATH, requestOrigin } from '../mcp-server/http-transport.js';
-import { createHttpApp, type StaticAsset } from './app.js';
-import { apiAuth } from './auth.js';
+import type { StaticAsset } from './app.js';
 import type { HttpDeps } from './http-deps.js';
+import { createWeftRequestHandler } from './request-handler.js';
 import { dashboardAssets } from '../dashboard/index.js';
 
 export type { HttpDeps } from './http-deps.js';
+export { createWeftRequestHandler, type WeftRequestHandler, type WeftRequestHandlerOptions } from './request-handler.js';
+export { dashboardAssets } from '../dashboard/index.js';
 
 export interface WeftServerOptions {
   host: string;
@@ -36,21 +35,8 @@ export interface WeftServerHandle {
 }
 
 export async function startWeftServer(options: WeftServerOptions): Promise<WeftServerHandle> {
-  const hosts = allowedHostnames(options.host, options.allowedHosts);
-  const { app } = createHttpApp({ deps: options.deps, auth: apiAuth(options.token), allowedHosts: hosts, version: options.version, assets: options.assets ?? dashboardAssets() });
-  const mcp = await createMcpHttpEndpoint({
-    runs: options.deps.runs,
-    cwd: options.deps.workspaceRoot,
-    version: options.version,
-    onError: options.onError,
-    http: { host: options.host, token: options.token, allowedHosts: options.allowedHosts },
-  });
-  const api = getRequestListener(app.fetch, { errorHandler: (error) => options.onError(error instanceof Error ? error : new Error(String(error))) });
-  const server = createServer((req, res) => {
-    const origin = requestOrigin(req);
-    if (new URL(req.url ?? '/', origin).pathname === MCP_PATH) return void mcp.handle(req, res, origin);
-    void api(req, res);
-  });
+  const handler = await createWeftRequestHandler({ ...options, assets: options.assets ?? dashboardAssets() });
+  const server = createServer(handler.listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -63,7 +49,7 @@ export async function startWeftServer(options: WeftServerOptions): Promise<WeftS
   return {
     url: `http://${host}:${port}`,
     close: async () => {
-      await mcp.close();
+      await handler.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -4,6 +4,7 @@
  * goes away or the process is told to stop. The run service arrives as a lazy provider,
  * so answering `initialize` and `tools/list` never opens the store.
  */
+import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { RunService } from '../../app/services/run-service.js';
 import { RunWatcher } from './run-watcher.js';
@@ -51,6 +52,23 @@ export async function createMcpHttpEndpoint(options: Pick<McpServeOptions, 'runs
     handle: (req, res, origin) => endpoint.handle(req, res, origin),
     close: async () => {
       await endpoint.close();
+      watcher.close();
+    },
+  };
+}
+
+/**
+ * One server instance for a transport the caller connects (the library's
+ * `createWeftMcpServer`): a 2025-era connection, so resource subscriptions work.
+ */
+export function createMcpServerInstance(options: Pick<McpServeOptions, 'runs' | 'cwd' | 'version'>): { server: McpServer; close(): Promise<void> } {
+  const watcher = new RunWatcher(options.runs);
+  const instance = createWeftMcpServer({ ...options, watcher }, 'legacy');
+  return {
+    server: instance.server,
+    close: async () => {
+      instance.dispose();
+      await instance.server.close();
       watcher.close();
     },
   };

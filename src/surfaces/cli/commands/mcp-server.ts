@@ -39,7 +39,7 @@ async function storageDirOf(command: Command, prepare = false): Promise<string> 
 async function start(options: StartOptions, command: Command): Promise<void> {
   if (!options.http && (options.auth === false || options.allowedHost.length > 0)) throw new WeftError('USAGE', '--no-auth and --allowed-host apply to --http only.');
   const port = parsePort(options.port);
-  const [mcpServer, { version }, storageDir] = await Promise.all([import('../../mcp-server/index.js'), import('../version.js'), storageDirOf(command, true)]);
+  const [mcpServer, { version }, storageDir] = await Promise.all([import('../../mcp-server/index.js'), import('../../../core/package-version.js'), storageDirOf(command, true)]);
   if (options.http && !options.auth && !mcpServer.isLoopbackHost(options.host)) {
     throw new WeftError('USAGE', `--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${options.host}': anyone who can reach it could run commands.`);
   }

@@ -2,12 +2,13 @@
 import { readFileSync } from 'node:fs';
 
 function readVersion(): string {
-  for (const candidate of ['../package.json', '../../../package.json']) {
+  // dist/<chunk>.js sits one level below package.json, dist/lib/<entry>.js and src/core/ two.
+  for (const candidate of ['../package.json', '../../package.json']) {
     try {
       const parsed = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
       if (parsed.name === 'weft-runtime' && parsed.version) return parsed.version;
     } catch {
-      // Try the next layout: dist/cli.js sits one level below package.json, src/surfaces/cli three.
+      // Try the next layout.
     }
   }
   return '0.0.0';
