@@ -161,6 +161,8 @@ describe('the packed package', () => {
       foreignHost: 403,
       created: 201,
       viaApi: 'succeeded',
+      viaFetch: 200,
+      fetchForeignHost: 403,
       viaMcp: 'succeeded',
       mcpUnauthorized: 401,
       openStatus: 200,
