@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runNode } from './helpers/run-node.js';
 import { startModelServer } from './fixtures/model-server/model-server.js';
 
@@ -22,7 +24,46 @@ afterAll(async () => {
   await rm(storageDir, { recursive: true, force: true });
 });
 
+/** Starts `node <file>` and resolves with the URL once it prints `listening on <url>`. */
+function startListening(file: string, env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [file], { cwd: EXAMPLES, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    const read = (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout.setEncoding('utf8').on('data', read);
+    child.stderr.setEncoding('utf8').on('data', read);
+    void exited.then((code) => reject(new Error(`${file} exited with ${code}: ${output}`)));
+  });
+  return { child, url, exited, output: () => output };
+}
+
 describe('examples/library', () => {
+  it('mount-server.mjs: the app keeps its own route, weft answers /api/v1 and /mcp behind the token, and SIGTERM ends it cleanly', async () => {
+    const token = 'example-token-0123456789abcdef';
+    const started = startListening(join(EXAMPLES, 'mount-server.mjs'), { ...process.env, WEFT_HOME: storageDir, WEFT_TOKEN: token, PORT: '0' });
+    try {
+      const url = await started.url;
+      expect(await (await fetch(`${url}/health`)).json()).toEqual({ ok: true });
+      expect((await fetch(`${url}/api/v1/runs`)).status).toBe(401);
+      const listed = await fetch(`${url}/api/v1/runs`, { headers: { authorization: `Bearer ${token}` } });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toMatchObject({ runs: expect.any(Array) });
+      const client = new Client({ name: 'example-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('weft_run_create');
+      await client.close();
+    } finally {
+      started.child.kill('SIGTERM');
+    }
+    expect(await started.exited).toBe(0);
+  });
+
+
   it('ai-agent.ts: generateText calls the memory server (from npm) through weft-runtime/ai-sdk; the delete the rules forbid comes back to the model as a refusal', async () => {
     const model = await startModelServer({
       script: [

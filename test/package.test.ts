@@ -89,6 +89,8 @@ beforeAll(async () => {
   await mkdir(pkg, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', pkg, '--strip-components=1']);
   await cp(CONSUMER, scratch, { recursive: true });
+  // The TypeScript example is type-checked with the consumer, against the installed declarations.
+  await cp(join(REPO, 'examples/library/ai-agent.ts'), join(scratch, 'ai-agent.ts'));
   storageDir = join(scratch, 'storage');
 }, 600_000);
 
@@ -159,6 +161,8 @@ describe('the packed package', () => {
       foreignHost: 403,
       created: 201,
       viaApi: 'succeeded',
+      viaFetch: 200,
+      fetchForeignHost: 403,
       viaMcp: 'succeeded',
       mcpUnauthorized: 401,
       openStatus: 200,
@@ -183,7 +187,7 @@ describe('the packed package', () => {
     }
   });
 
-  it("type-checks a consumer against the package's declarations", async () => {
+  it("type-checks a consumer and examples/library/ai-agent.ts against the package's declarations", async () => {
     const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
     const result = await nodeIn([tsc, '-p', join(scratch, 'tsconfig.json')]);
     expect(result.stdout + result.stderr).toBe('');

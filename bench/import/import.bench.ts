@@ -24,6 +24,7 @@ const CASES: { name: string; args: string[] }[] = [
   { name: "import 'weft-runtime/mcp'", args: importing('lib/mcp.js') },
   { name: "import 'weft-runtime/workflow'", args: importing('lib/workflow.js') },
   { name: "import 'weft-runtime/ai-sdk'", args: importing('lib/ai-sdk.js') },
+  { name: "import 'weft-runtime/server'", args: importing('lib/server.js') },
 ];
 
 if (!existsSync(join(DIST, 'lib/index.js'))) throw new Error('dist/lib/index.js is missing: run npm run build first');

@@ -53,6 +53,18 @@ export function arrivedOnLoopback(req: { socket: { localAddress?: string | undef
   return isLoopbackHost((req.socket.localAddress ?? '').replace(/^::ffff:/i, ''));
 }
 
+/**
+ * A `Request` built in code (`new Request(url)`) has no Host header, while one a server
+ * runtime built from a connection has, and its URL names the same host: the URL's host then
+ * stands in for the header, so the Host/Origin check applies to it alike.
+ */
+function withHostHeader(request: Request): Request {
+  if (request.headers.has('host')) return request;
+  const headers = new Headers(request.headers);
+  headers.set('host', new URL(request.url).host);
+  return new Request(request, { headers });
+}
+
 export async function createWeftRequestHandler(options: WeftRequestHandlerOptions): Promise<WeftRequestHandler> {
   const hosts = allowedHostnames(options.host, options.allowedHosts);
   const { app } = createHttpApp({ deps: options.deps, auth: apiAuth(options.token), allowedHosts: hosts, version: options.version, assets: options.assets });
@@ -71,7 +83,7 @@ export async function createWeftRequestHandler(options: WeftRequestHandlerOption
   };
   return {
     app,
-    fetch: async (request) => (options.loopbackConnectionsOnly ? refuse() : app.fetch(request)),
+    fetch: async (request) => (options.loopbackConnectionsOnly ? refuse() : app.fetch(withHostHeader(request))),
     listener: (req, res) => {
       if (options.loopbackConnectionsOnly && !arrivedOnLoopback(req)) {
         const { status, body } = errorResponse(refusal);
