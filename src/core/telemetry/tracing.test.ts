@@ -1,20 +1,14 @@
-import { trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordSpans, type SpanKit } from '../../../test/kits/span-kit.js';
 import { registerSecret } from '../redact.js';
 import { contextOfTraceparent, contextWith, recordFailure, startSpan, traceparentOf } from './tracing.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
+let kit: SpanKit;
 beforeAll(() => {
-  trace.setGlobalTracerProvider(provider);
+  kit = recordSpans();
 });
-afterAll(async () => {
-  trace.disable();
-  await provider.shutdown();
-});
-beforeEach(() => exporter.reset());
+afterAll(() => kit.stop());
+beforeEach(() => kit.reset());
 
 describe('weft spans', () => {
   it('redact every string attribute and failure message, and record the failure as status, error.type and an exception event', () => {
@@ -22,7 +16,7 @@ describe('weft spans', () => {
     const span = startSpan('stage leak', { attributes: { 'weft.note': 'uses unit-secret-value-31337', 'weft.count': 3 } });
     recordFailure(span, 'stage_failed', 'cannot use unit-secret-value-31337');
     span.end();
-    const [exported] = exporter.getFinishedSpans();
+    const [exported] = kit.spans();
     expect(exported!.attributes).toEqual({ 'weft.note': 'uses [redacted:UNIT_API_KEY]', 'weft.count': 3, 'error.type': 'stage_failed' });
     expect(exported!.status).toEqual({ code: 2, message: 'cannot use [redacted:UNIT_API_KEY]' });
     expect(exported!.events.map((event) => [event.name, event.attributes])).toEqual([['exception', { 'exception.type': 'stage_failed', 'exception.message': 'cannot use [redacted:UNIT_API_KEY]' }]]);
@@ -37,7 +31,7 @@ describe('weft spans', () => {
     const child = startSpan('stage a', {}, contextWith(second, contextOfTraceparent(traceparent)));
     child.end();
     second.end();
-    const [, exportedChild, exportedSecond] = exporter.getFinishedSpans();
+    const [, exportedChild, exportedSecond] = kit.spans();
     expect(exportedSecond!.spanContext().traceId).toBe(first.spanContext().traceId);
     expect(exportedSecond!.parentSpanContext?.spanId).toBe(first.spanContext().spanId);
     expect(exportedChild!.parentSpanContext?.spanId).toBe(second.spanContext().spanId);
