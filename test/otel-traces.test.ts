@@ -194,6 +194,19 @@ describe('OpenTelemetry traces', () => {
     expect((await box.events(running.id, '--type', 'run-trace-started')).map((event) => event.payload.traceparent)).toEqual([`00-${first.traceId}-${first.spanId}-01`]);
   });
 
+  it("puts a child run's spans in its parent's trace, under the stage that created it", async () => {
+    await writeFile(join(box.ws, 'parent.toml'), `[workflow]\nname = "parent"\n\n[nodes.kid]\nkind = "child"\nworkflow = "ok.toml"\n`);
+    const result = await box.cli(['run', 'parent.toml'], otelEnv());
+    expect(result.code, result.stderr).toBe(0);
+    const parent = await receiver.waitForSpan((span) => span.name === 'invoke_workflow parent');
+    const child = await receiver.waitForSpan((span) => span.name === 'invoke_workflow ok');
+    const kid = receiver.spans.find((span) => span.name === 'stage kid')!;
+    expect([kid.traceId, kid.parentSpanId]).toEqual([parent.traceId, parent.spanId]);
+    expect([child.traceId, child.parentSpanId]).toEqual([parent.traceId, kid.spanId]);
+    expect(child.attributes).toMatchObject({ 'weft.run.parent_id': parent.attributes['weft.run.id'], 'weft.run.resumed': false, 'weft.run.status': 'succeeded' });
+    expect(receiver.spans.filter((span) => span.name === 'stage hello').map((span) => span.parentSpanId)).toEqual([child.spanId]);
+  });
+
   it('loads nothing of the OpenTelemetry SDK or exporter in the CLI or its runner without an endpoint', async () => {
     const trace = join(box.base, 'modules.txt');
     // NODE_OPTIONS reaches the detached runner too: both processes append to the one file.

@@ -79,6 +79,12 @@ export function traceparentOf(span: Span): string | undefined {
   return `00-${spanContext.traceId}-${spanContext.spanId}-${spanContext.traceFlags.toString(16).padStart(2, '0')}`;
 }
 
+/** The `traceparent` of the span `context` holds (a stage's), to hand to a run it starts. */
+export function traceparentIn(context: TraceContext): string | undefined {
+  const span = trace.getSpan(context);
+  return span === undefined ? undefined : traceparentOf(span);
+}
+
 /** The context of a stored `traceparent` (a remote parent); undefined for anything malformed. */
 export function contextOfTraceparent(traceparent: string | undefined): TraceContext | undefined {
   const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);

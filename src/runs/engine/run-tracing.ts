@@ -12,6 +12,9 @@ import type { RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStatus } from '../model/run-status.js';
 
+/** The label a child run carries with its creating stage's `traceparent`, so the child joins the parent's trace. */
+export const PARENT_TRACE_LABEL = 'weft/traceparent';
+
 /** Run statuses an attempt may end in that mean it went wrong. */
 const FAILED_RUN: ReadonlySet<RunStatus> = new Set(['failed', 'cancelled']);
 /** Stage statuses that mark the stage's span as an error (abandoned/interrupted stages run again). */
@@ -24,10 +27,13 @@ export class RunTracing {
   /** Set when this attempt starts the run's trace: the executor records it in the log. */
   readonly newTraceparent: string | undefined;
 
-  /** Starts the attempt's span, under the run's recorded trace when `events` hold one. */
+  /**
+   * Starts the attempt's span: under the run's recorded trace when `events` hold one, else (a
+   * child run's first attempt) under the stage that created the run.
+   */
   constructor(run: RunRecord, events: readonly RunEvent[]) {
     const recorded = events.findLast((event) => event.type === ENGINE_EVENT.traceStarted)?.payload.traceparent;
-    const parent = contextOfTraceparent(typeof recorded === 'string' ? recorded : undefined);
+    const parent = contextOfTraceparent(typeof recorded === 'string' ? recorded : run.labels[PARENT_TRACE_LABEL]);
     this.#attempt = startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW} ${run.workflow}`,
       {
@@ -36,7 +42,7 @@ export class RunTracing {
           [ATTR_GEN_AI_WORKFLOW_NAME]: run.workflow,
           'weft.run.id': run.id,
           'weft.run.attempt': run.attempt,
-          'weft.run.resumed': parent !== undefined,
+          'weft.run.resumed': typeof recorded === 'string',
           ...(run.parentId === undefined ? {} : { 'weft.run.parent_id': run.parentId }),
           ...(run.lease ? { 'weft.runner.id': run.lease.workerId } : {}),
         },
@@ -44,7 +50,7 @@ export class RunTracing {
       parent,
     );
     this.#context = contextWith(this.#attempt, parent);
-    this.newTraceparent = parent === undefined ? traceparentOf(this.#attempt) : undefined;
+    this.newTraceparent = typeof recorded === 'string' ? undefined : traceparentOf(this.#attempt);
   }
 
   stageStarted(stageId: string, node: { name: string; kind: string }, attempt: number): void {
