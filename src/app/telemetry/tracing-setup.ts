@@ -40,6 +40,8 @@ export function registerExporterHeaderSecrets(env: Env): void {
 export async function startTracingIfWanted(env: Env, options: { version: string; onError: (message: string) => void }): Promise<Tracing | undefined> {
   registerExporterHeaderSecrets(env);
   if (!tracingWanted(env)) return undefined;
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  if (protocol === 'grpc') options.onError('tracing: weft exports OTLP over HTTP (JSON), not gRPC; point OTEL_EXPORTER_OTLP_ENDPOINT at the collector\'s HTTP port (usually 4318)');
   const { startOtlpTracing } = await import('./otlp-tracing.js');
   return startOtlpTracing({ ...options, env });
 }
