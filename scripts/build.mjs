@@ -7,8 +7,11 @@ import { build } from 'esbuild';
 // Packages bundled into weft's own chunks instead of loaded from node_modules at run time:
 // only weft's MCP server surface uses them, and zod's hundred-odd ESM files cost more to
 // resolve and load than to read as one chunk — `weft mcp start` must answer `tools/list`
-// fast (spec §8). Everything else stays external (native modules, SDKs with their own zod).
-const BUNDLED = new Set(['zod', '@modelcontextprotocol/server', '@modelcontextprotocol/core']);
+// fast (spec §8). The OpenTelemetry API and semantic conventions are bundled too: every layer
+// that traces imports them, and as one tree-shaken chunk they cost the untraced CLI next to
+// nothing (the API keeps its global state on globalThis, so the external SDK, loaded only when
+// tracing is on, shares it). Everything else stays external (native modules, SDKs with their own zod).
+const BUNDLED = new Set(['zod', '@modelcontextprotocol/server', '@modelcontextprotocol/core', '@opentelemetry/api', '@opentelemetry/semantic-conventions']);
 const { dependencies = {} } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const external = Object.keys(dependencies)
   .filter((name) => !BUNDLED.has(name))

@@ -22,6 +22,8 @@ import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../to
 import { errorResult } from '../tools/tool.js';
 import { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMessage, type ModelTurn, type ModelUsage } from './model-client.js';
 import type { MessageInbox } from './run-messages.js';
+import type { TraceContext } from '../core/telemetry/tracing.js';
+import { tracedGenerate } from './agent-tracing.js';
 import { outputTokensFor, tokenLimitReached, turnLimitReached, type AgentLimits, type LoopProgress } from './stop-condition.js';
 import { toolResultOutput } from './tool-result-output.js';
 import type { AdaptedTools } from './tool-schemas.js';
@@ -41,6 +43,8 @@ export interface AgentLoopParams {
   emit: (events: NewRunEvent[]) => Promise<unknown>;
   inbox?: MessageInbox;
   onWarning?: (message: string) => void;
+  /** Where the model turns' spans go (the agent's span); tools get theirs through `session`. */
+  traceContext?: TraceContext;
 }
 
 export type AgentLoopOutcome =
@@ -122,7 +126,8 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
 
     let turn: ModelTurn;
     try {
-      turn = await client.generate({ ...(params.system === undefined ? {} : { system: params.system }), messages, tools: tools.specs, maxOutputTokens: outputTokensFor(progress, limits), signal });
+      const request = { ...(params.system === undefined ? {} : { system: params.system }), messages, tools: tools.specs, maxOutputTokens: outputTokensFor(progress, limits), signal };
+      turn = await tracedGenerate(client, request, progress.turns + 1, params.traceContext);
     } catch (error) {
       if (signal.aborted) return end('cancelled');
       return fail(WeftError.is(error) ? error.message : `${client.provider} (model '${client.modelId}') failed: ${errorMessage(error)}`);

@@ -24,6 +24,8 @@ import { runMessageInbox } from './run-messages.js';
 import { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';
 import { adaptTools, type AdaptedTools } from './tool-schemas.js';
 import { agentStartedEvent } from './transcript-events.js';
+import { endAgentSpan, startAgentSpan } from './agent-tracing.js';
+import { contextWith } from '../core/telemetry/tracing.js';
 
 export interface AgentRunnerOptions {
   /** `[llm]` as it applies to a run (its project's settings over the user's). */
@@ -123,19 +125,28 @@ export class ModelStageRunner implements AgentStageRunner {
         maxTokens: limits.maxTokens ?? limits.maxOutputTokens ?? null,
       }),
     ]);
-    const outcome = await runAgentLoop({
-      client,
-      system,
-      prompt,
-      tools,
-      ...(executor === undefined ? {} : { executor }),
-      session: { workspaceRoot: run.cwd, readFiles: createFileReadTracker(), signal: stage.signal },
-      limits,
-      signal: stage.signal,
-      emit: (events) => stage.emit(events),
-      ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.store, run.id, stage.stageId, started?.seq ?? 0) } : {}),
-      onWarning: (warning) => logger.warn(warning),
-    });
+    // An agent stage is an `invoke_agent` span; a prompt stage's one model turn sits on the stage span.
+    const agentSpan = node.kind === 'agent' ? startAgentSpan(node.name, stage.stageId, client, stage.traceContext) : undefined;
+    const traceContext = agentSpan ? contextWith(agentSpan, stage.traceContext) : stage.traceContext;
+    let outcome: AgentLoopOutcome | undefined;
+    try {
+      outcome = await runAgentLoop({
+        client,
+        system,
+        prompt,
+        tools,
+        ...(executor === undefined ? {} : { executor }),
+        session: { workspaceRoot: run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext },
+        traceContext,
+        limits,
+        signal: stage.signal,
+        emit: (events) => stage.emit(events),
+        ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.store, run.id, stage.stageId, started?.seq ?? 0) } : {}),
+        onWarning: (warning) => logger.warn(warning),
+      });
+    } finally {
+      if (agentSpan) endAgentSpan(agentSpan, outcome);
+    }
     if (outcome.status === 'failed') logger.debug(`stage failed: ${outcome.reason}`);
     return stageResult(outcome);
   }

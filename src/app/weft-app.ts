@@ -17,6 +17,7 @@ import type { MigrationReport } from './store-migration.js';
 import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
 import type { ToolService } from './services/tool-service.js';
+import { registerExporterHeaderSecrets, startTracingIfWanted } from './telemetry/tracing-setup.js';
 
 export interface WeftAppOptions {
   /** Reported to MCP servers as weft's version. */
@@ -71,6 +72,7 @@ function once<T>(build: () => Promise<T>): { get: () => Promise<T>; built: () =>
 export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftApp> {
   const env = options.env ?? process.env;
   registerEnvironmentSecrets(env);
+  registerExporterHeaderSecrets(env);
   const workspaceRoot = resolve(options.cwd ?? process.cwd());
   const storageDir = prepareStorageDir(resolveStorageDir(options.storageDir, env));
   const settings = await loadSettings({ storageDir, workspaceRoot });
@@ -78,6 +80,9 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const version = options.version ?? '0.0.0';
   // Tests shorten leases so a killed runner's run is picked up quickly.
   const leaseMs = Number(env.WEFT_LEASE_MS ?? 15_000);
+
+  // Traces are exported by the processes that do traced work (runners, tool calls), not by `weft ps`.
+  const tracing = once(() => startTracingIfWanted(env, { version, onError: (message) => logger.warn(message) }));
 
   const registry = once(async () => {
     const [{ ToolRegistry }, { builtinTools }] = await Promise.all([import('../tools/registry.js'), import('../tools/builtin/index.js')]);
@@ -107,6 +112,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       logger,
       outputLimitBytes: settings.outputLimitBytes,
     });
+    await tracing.get();
     return new ToolService(await registry.get(), executor, await mcp.get(), workspaceRoot);
   });
 
@@ -161,6 +167,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         import('../core/ids.js'),
         import('./environment-fingerprint.js'),
       ]);
+      await tracing.get();
       const runSettings = runSettingsReader(storageDir);
       const { store: runStore, artifacts } = await opened.get();
       return new Worker({
@@ -181,8 +188,13 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       });
     },
     close: async () => {
-      await (await mcp.built())?.close();
-      await (await store.built())?.close();
+      try {
+        await (await mcp.built())?.close();
+        await (await store.built())?.close();
+      } finally {
+        // Last, so the spans of closing MCP servers are in; a runner's spans leave before it exits.
+        await (await tracing.built()?.catch(() => undefined))?.shutdown();
+      }
     },
   };
 }

@@ -61,11 +61,18 @@ export function registerEnvironmentSecrets(env: Readonly<Record<string, string |
     if (value === undefined) continue;
     if (isSecretName(name)) registerSecret(value, name);
     const password = URL_PASSWORD.exec(value)?.[1];
-    if (password !== undefined) {
-      registerSecret(password, name);
-      registerSecret(safeDecode(password), name);
-    }
+    if (password !== undefined) registerEncodedSecret(password, name);
   }
+}
+
+/**
+ * Registers a percent-encoded secret (a URL password, an OTLP header value) as written and decoded.
+ *
+ * @example registerEncodedSecret('p%40ss-word-42', 'DATABASE_URL') // 'p%40ss-word-42' and 'p@ss-word-42' → [redacted:DATABASE_URL]
+ */
+export function registerEncodedSecret(value: string, name: string): void {
+  registerSecret(value, name);
+  registerSecret(safeDecode(value), name);
 }
 
 function safeDecode(text: string): string {

@@ -15,6 +15,8 @@ import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget } from './output-budget.j
 import type { ToolRegistry } from './registry.js';
 import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
 import { CallAbort, CallContext } from './call-abort.js';
+import { endToolCallSpan, startToolCallSpan } from './tool-call-span.js';
+import type { TraceContext } from '../core/telemetry/tracing.js';
 
 export interface ToolCall {
   /** The model's id for the call (or any unique label); echoed in the outcome. */
@@ -36,6 +38,8 @@ export interface ToolSession {
   readFiles: FileReadTracker;
   signal: AbortSignal;
   onProgress?: (callId: string, progress: ToolProgress) => void;
+  /** The span the calls' spans belong to (the stage's or the agent's); none: the active context. */
+  traceContext?: TraceContext;
 }
 
 /** Asked when the policy says `ask`; resolves true to allow the call, rejects when `signal` aborts. */
@@ -74,8 +78,10 @@ export class ToolExecutor {
 
   async execute(call: ToolCall, session: ToolSession): Promise<ToolCallOutcome> {
     const startedAt = performance.now();
+    const span = startToolCallSpan(call.name, call.id, this.#options.registry.get(call.name), session.traceContext);
     const result = await this.#run(call, session);
     const budgeted = await this.#budget(result, call.name);
+    endToolCallSpan(span, budgeted);
     return { callId: call.id, name: call.name, result: budgeted, durationMs: performance.now() - startedAt };
   }
 

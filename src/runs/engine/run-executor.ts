@@ -23,6 +23,7 @@ import { askApprovalQuestion } from './approval-question.js';
 import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
+import { RunTracing } from './run-tracing.js';
 
 export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   toolboxFactory: RunToolboxFactory;
@@ -50,6 +51,9 @@ export class RunExecutor {
   readonly #env: Record<string, string | undefined> = { ...process.env };
   #blockedStages = 0;
   #stopReason: StopReason | undefined;
+  #tracing!: RunTracing;
+  /** Why the run ended, for the attempt's span. */
+  #endReason: string | undefined;
 
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
@@ -58,6 +62,17 @@ export class RunExecutor {
   }
 
   async execute(): Promise<void> {
+    const events: RunEvent[] = [];
+    for await (const event of eventsOf(this.#deps.store, this.#run.id)) events.push(event);
+    this.#tracing = new RunTracing(this.#run, events);
+    try {
+      await this.#attempt(events);
+    } finally {
+      this.#tracing.end(this.#status, this.#endReason);
+    }
+  }
+
+  async #attempt(events: RunEvent[]): Promise<void> {
     try {
       this.#workflow = await loadWorkflow(this.#run.workflowPath);
     } catch (error) {
@@ -65,13 +80,13 @@ export class RunExecutor {
       await this.#finishRun('failed', `workflow ${this.#run.workflowPath} cannot be loaded: ${errorMessage(error)}`);
       return;
     }
-    const events: RunEvent[] = [];
-    for await (const event of eventsOf(this.#deps.store, this.#run.id)) events.push(event);
     this.#state = replay(events, this.#workflow.start);
     // Control requests count from the start of this attempt: a cancel before a retry is history.
     this.#control = new RunControl(this.#deps.store, this.#run.id, this.#state.attemptStartSeq, this.#deps.pollMs);
     this.#control.start();
     try {
+      const traceparent = this.#tracing.newTraceparent;
+      if (traceparent !== undefined) await this.#append([{ type: ENGINE_EVENT.traceStarted, payload: { traceparent } }]);
       // A new run goes queued → starting → running; a resumed one carries on from where it was
       // (a blocked stage blocks the run again itself; a paused run waits for resume).
       await this.#moveTo('starting');
@@ -183,6 +198,7 @@ export class RunExecutor {
         await this.#append([{ type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload }]);
       }
       skipStart = false;
+      this.#tracing.stageStarted(stage.stageId, node, stage.attempt);
       const startedAt = this.#deps.clock();
       const result = await this.#execute(stage, node, signal);
       const durationMs = this.#deps.clock() - startedAt;
@@ -254,6 +270,7 @@ export class RunExecutor {
       services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
       emit: (events) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }))),
       whileBlocked: (work) => this.#whileBlocked(work),
+      traceContext: this.#tracing.contextOf(stage.stageId),
       resume: {
         childId: this.#state.children.get(stage.stageId),
         questionId: question?.questionId,
@@ -313,6 +330,7 @@ export class RunExecutor {
       retrying,
     };
     await this.#append([{ type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
+    this.#tracing.stageFinished(stage.stageId, status, payload.error);
     if (!retrying) this.#state.inflight.delete(stage.stageId);
     apply?.();
   }
@@ -351,6 +369,7 @@ export class RunExecutor {
   }
 
   async #finishRun(to: 'succeeded' | 'failed' | 'cancelled', reason?: string): Promise<void> {
+    this.#endReason = reason;
     await this.#moveTo(to, reason);
   }
 

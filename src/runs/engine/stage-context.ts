@@ -13,6 +13,7 @@ import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
 import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.js';
 import type { RunControl } from './run-control.js';
+import type { TraceContext } from '../../core/telemetry/tracing.js';
 
 /** The tools one run can call: built-ins plus its MCP servers, behind the run's approval rules. */
 export interface RunToolbox {
@@ -72,6 +73,8 @@ export interface StageRun {
   emit(events: NewRunEvent[]): Promise<RunEvent[]>;
   /** Marks the run waiting for a person while `work` runs (blocked), then running again. */
   whileBlocked<T>(work: () => Promise<T>): Promise<T>;
+  /** The stage's span: what the stage traces (agent, model turns, tool calls) goes under it. */
+  traceContext: TraceContext;
   /** What an earlier runner already did in this stage before it was lost. */
   resume: { childId?: string; questionId?: string; answer?: JsonValue };
 }

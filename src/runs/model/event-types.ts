@@ -106,6 +106,7 @@ export const ENGINE_EVENT = {
   signalSent: 'run-signal-sent',
   stageOutput: 'stage-output',
   stageProcessStarted: 'stage-process-started',
+  traceStarted: 'run-trace-started',
 } as const;
 
 /** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
@@ -131,6 +132,15 @@ export interface StageProcessStartedPayload extends JsonObject {
   host: string;
   /** The leader's start time, so a reused pid is not taken for the group. */
   start: string;
+}
+
+/**
+ * The OpenTelemetry trace a run's spans belong to, written by the first traced attempt: a
+ * run resumed by another runner (or after an interrupt) continues the same trace.
+ */
+export interface RunTraceStartedPayload extends JsonObject {
+  /** W3C `traceparent` of the first traced attempt's span. */
+  traceparent: string;
 }
 
 export interface StageFinishedPayload extends JsonObject {
@@ -310,6 +320,7 @@ export interface EventPayloads {
   /** Nothing writes it today. */
   [ENGINE_EVENT.stageOutput]: JsonObject;
   [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
+  [ENGINE_EVENT.traceStarted]: RunTraceStartedPayload;
   [AGENT_EVENT.agentStarted]: AgentStartedPayload;
   [AGENT_EVENT.modelTurnFinished]: ModelTurnFinishedPayload;
   [AGENT_EVENT.messageDelivered]: MessageDeliveredPayload;

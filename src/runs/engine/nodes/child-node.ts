@@ -10,6 +10,14 @@ import { resolveInputs } from '../../run-inputs.js';
 import { loadWorkflow, resolveArgs, type ChildNode } from '../../workflow/index.js';
 import type { NodeExecutor, StageRun } from '../stage-context.js';
 import { abortableDelay } from './abortable-delay.js';
+import { traceparentIn } from '../../../core/telemetry/tracing.js';
+import { PARENT_TRACE_LABEL } from '../run-tracing.js';
+
+/** The creating stage's span, when traced: the child run's spans go under it. */
+function parentTrace(stage: StageRun): Record<string, string> {
+  const traceparent = traceparentIn(stage.traceContext);
+  return traceparent === undefined ? {} : { [PARENT_TRACE_LABEL]: traceparent };
+}
 
 async function createChild(stage: StageRun & { node: ChildNode }): Promise<string> {
   const workflow = await loadWorkflow(stage.node.workflow);
@@ -19,7 +27,7 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
     workflowPath: workflow.file,
     goal: workflow.run.goal ?? stage.run.goal,
     inputs,
-    labels: { ...workflow.run.labels, 'weft/parent-stage': stage.stageId },
+    labels: { ...workflow.run.labels, 'weft/parent-stage': stage.stageId, ...parentTrace(stage) },
     parentId: stage.run.id,
     autoApprove: stage.run.autoApprove,
     dryRun: stage.run.dryRun,

@@ -16,7 +16,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   await stage.emit([{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } satisfies ToolCallStartedPayload }]);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
-    { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal },
+    { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext },
   );
   const text = resultText(outcome.result);
   const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;
