@@ -4,6 +4,11 @@
  * - With 100k runs stored: `GET /api/v1/runs/{id}` and the first page of `GET /api/v1/runs`
  *   (fetch, keep-alive), and `weft_run_get` through the MCP SDK client at `/mcp` of the same
  *   server, in alternating rounds so machine load hits all three alike.
+ *   Also one run read again and again (a page polling it), and each server's CPU per API get
+ *   (from /proc), which a loaded machine's waits do not inflate the way they do latency.
+ *   With `BENCH_BASELINE=<another checkout, built>`, that checkout's `weft serve` runs on the
+ *   same store beside this one's, the two asked in turns, request by request: before and
+ *   after a change, side by side in one run.
  * - 100 SSE subscribers on one busy run (events appended by another process, as runners
  *   do): every event reaches every subscriber, in order; latency from the append to each
  *   subscriber reading it.
@@ -25,6 +30,7 @@ import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/r
 import { summarize, type Summary } from '../lib/stats.js';
 import { mulberry32 } from '../../src/core/seeded-random.js';
 import { measureDashboardFirstPage, type DashboardFirstPage } from './dashboard-first-page.js';
+import { processCpuMs } from './server-cpu.js';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = QUICK ? 2_000 : Number(process.env.BENCH_RUNS ?? 100_000);
@@ -40,6 +46,9 @@ const BUSY_EVENTS = QUICK ? 30 : 300;
 const APPEND_EVERY_MS = 10;
 const TOKEN = 'bench-serve-token-0123456789abcdef';
 const WEFT_BIN = join(REPO_ROOT, 'bin/weft.js');
+const BASELINE = process.env.BENCH_BASELINE;
+/** Reads of one run in a row, for the polling row. */
+const POLLS_PER_ROUND = QUICK ? 20 : 100;
 
 interface Served {
   url: string;
@@ -47,8 +56,8 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function startServe(storageDir: string): Promise<Served> {
-  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'], {
+async function startServe(storageDir: string, bin = WEFT_BIN): Promise<Served> {
+  const child = spawn(process.execPath, [bin, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'], {
     env: { ...process.env, BENCH_TOKEN: TOKEN },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -88,8 +97,17 @@ async function timed(count: number, call: () => Promise<unknown>, into: number[]
   }
 }
 
+/** One server's API gets: latency, and the server's CPU per request. */
+interface ApiGets {
+  random: Summary;
+  polled: Summary;
+  serverCpuUsPerGet: number | null;
+}
+
 interface ReadResults {
-  apiGet: Summary;
+  apiGet: ApiGets;
+  /** The same rounds against BENCH_BASELINE's server. */
+  baselineGet: ApiGets | null;
   apiList: Summary;
   mcpGet: Summary;
   listPageSize: number;
@@ -97,24 +115,67 @@ interface ReadResults {
   dashboardRows: number;
 }
 
+/** API gets against one server, with that server's CPU. */
+class GetTimes {
+  readonly random: number[] = [];
+  readonly polled: number[] = [];
+  cpuMs = 0;
+  cpuGets = 0;
+  constructor(readonly served: Served) {}
+
+  async get(id: string, into: number[]): Promise<void> {
+    const started = now();
+    await getJson(`${this.served.url}/api/v1/runs/${id}`);
+    into.push(now() - started);
+  }
+
+  results(): ApiGets {
+    return { random: summarize(this.random), polled: summarize(this.polled), serverCpuUsPerGet: this.cpuGets === 0 ? null : (this.cpuMs * 1000) / this.cpuGets };
+  }
+}
+
+/**
+ * One round of API gets: random runs, then one run polled. With two servers, request by
+ * request in turns (who goes first alternating), so the machine's load falls on both alike.
+ */
+async function apiRound(servers: readonly GetTimes[], pick: () => string): Promise<void> {
+  const before = servers.map((server) => processCpuMs(server.served.child.pid));
+  for (let index = 0; index < GETS_PER_ROUND; index += 1) {
+    for (const server of index % 2 === 0 ? servers : [...servers].reverse()) await server.get(pick(), server.random);
+  }
+  servers.forEach((server, at) => {
+    const [start, end] = [before[at], processCpuMs(server.served.child.pid)];
+    if (start === undefined || end === undefined) return;
+    server.cpuMs += end - start;
+    server.cpuGets += GETS_PER_ROUND;
+  });
+  const polled = pick();
+  for (let index = 0; index < POLLS_PER_ROUND; index += 1) {
+    for (const server of index % 2 === 0 ? servers : [...servers].reverse()) await server.get(polled, server.polled);
+  }
+}
+
 async function readPhase(): Promise<ReadResults & { generatedSeconds: number | null }> {
   const { dir, ids, generatedSeconds } = await bigStore('serve', RUNS, EVENTS_PER_RUN);
   const served = await startServe(dir);
+  const baseline = BASELINE === undefined ? undefined : await startServe(dir, join(BASELINE, 'bin/weft.js'));
   // The SDK's client passes one long-lived AbortSignal to every fetch (see bench/mcp-server/servers.ts).
   setMaxListeners(0);
   const client = new Client({ name: 'bench-serve', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), { requestInit: { headers: auth } }));
   const random = mulberry32(13);
   const pick = () => ids[Math.floor(random() * ids.length)] as string;
-  const times = { apiGet: [] as number[], apiList: [] as number[], mcpGet: [] as number[] };
+  const gets = new GetTimes(served);
+  const baselineGets = baseline && new GetTimes(baseline);
+  const times = { apiList: [] as number[], mcpGet: [] as number[] };
   let listPageSize = 0;
   let dashboard: DashboardFirstPage;
   try {
     // Warm-up: connections, JIT, the store's page cache.
-    await timed(50, () => getJson(`${served.url}/api/v1/runs/${pick()}`), []);
+    for (const server of baseline ? [served, baseline] : [served]) await timed(50, () => getJson(`${server.url}/api/v1/runs/${pick()}`), []);
     await timed(50, () => client.callTool({ name: 'weft_run_get', arguments: { run_id: pick() } }), []);
     for (let round = 0; round < ROUNDS; round += 1) {
-      await timed(GETS_PER_ROUND, () => getJson(`${served.url}/api/v1/runs/${pick()}`), times.apiGet);
+      await apiRound(baselineGets ? [gets, baselineGets] : [gets], pick);
       await timed(GETS_PER_ROUND, () => client.callTool({ name: 'weft_run_get', arguments: { run_id: pick() } }), times.mcpGet);
       await timed(
         LISTS_PER_ROUND,
@@ -129,8 +190,9 @@ async function readPhase(): Promise<ReadResults & { generatedSeconds: number | n
   } finally {
     await client.close();
     await served.stop();
+    await baseline?.stop();
   }
-  return { apiGet: summarize(times.apiGet), apiList: summarize(times.apiList), mcpGet: summarize(times.mcpGet), listPageSize, dashboard: summarize(dashboard.samples), dashboardRows: dashboard.rows, generatedSeconds };
+  return { apiGet: gets.results(), baselineGet: baselineGets?.results() ?? null, apiList: summarize(times.apiList), mcpGet: summarize(times.mcpGet), listPageSize, dashboard: summarize(dashboard.samples), dashboardRows: dashboard.rows, generatedSeconds };
 }
 
 interface FanOutResults {
@@ -224,26 +286,33 @@ const ms = (value: number) => formatNumber(value, 2);
 async function main(): Promise<void> {
   const load = loadavg()[0] ?? 0;
   const read = await readPhase();
+  const loadAfterRead = loadavg()[0] ?? 0;
   const fanOut = await fanOutPhase();
+  const cpu = (gets: ApiGets) => (gets.serverCpuUsPerGet === null ? '–' : formatNumber(gets.serverCpuUsPerGet));
+  const getRows = (gets: ApiGets, who: string) => [
+    [`API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)${who}`, ms(gets.random.p50), ms(gets.random.p99), formatNumber(gets.random.count), cpu(gets), '< 5 ms'],
+    [`API GET /api/v1/runs/{id}, one run read ${POLLS_PER_ROUND}× in a row${who}`, ms(gets.polled.p50), ms(gets.polled.p99), formatNumber(gets.polled.count), '–', '–'],
+  ];
   const rows = [
-    [`API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)`, ms(read.apiGet.p50), ms(read.apiGet.p99), formatNumber(read.apiGet.count), '< 5 ms'],
-    [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–'],
-    [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '< 20 ms'],
-    [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '< 1,000 ms'],
-    [`SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`, ms(fanOut.latency.p50), ms(fanOut.latency.p99), formatNumber(fanOut.delivered), '< 50 ms'],
+    ...getRows(read.apiGet, ''),
+    ...(read.baselineGet ? getRows(read.baselineGet, ' — baseline') : []),
+    [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–', '–'],
+    [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '–', '< 20 ms'],
+    [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '–', '< 1,000 ms'],
+    [`SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`, ms(fanOut.latency.p50), ms(fanOut.latency.p99), formatNumber(fanOut.delivered), '–', '< 50 ms'],
   ];
   const markdown = [
     '# bench/serve',
     '',
-    `${machineInfo().cpuModel}, ${machineInfo().cpus} CPUs, Node ${process.version}; load average at start ${load.toFixed(2)}.${QUICK ? ' **--quick: numbers mean nothing.**' : ''}`,
+    `${machineInfo().cpuModel}, ${machineInfo().cpus} CPUs, Node ${process.version}; load average at start ${load.toFixed(2)}, after the reads ${loadAfterRead.toFixed(2)}.${BASELINE ? ` Baseline: ${BASELINE}, the two servers asked in turns, request by request.` : ''}${QUICK ? ' **--quick: numbers mean nothing.**' : ''}`,
     '',
-    markdownTable({ headers: ['what', 'p50 ms', 'p99 ms', 'samples', 'target p99'], rows }),
+    markdownTable({ headers: ['what', 'p50 ms', 'p99 ms', 'samples', 'server CPU µs/get', 'target p99'], rows }),
     '',
     `SSE: ${formatNumber(fanOut.delivered)} of ${formatNumber(fanOut.subscribers * fanOut.events)} deliveries, ${fanOut.inOrder ? 'every stream in order' : '**out of order**'}; max ${ms(fanOut.latency.max)} ms. Events appended by another process every ${APPEND_EVERY_MS} ms.`,
     '',
     `Command: \`npm run build && node --import tsx bench/serve/serve.bench.ts\``,
   ].join('\n');
-  const written = writeResults('serve', { machine: machineInfo(), load, quick: QUICK, runs: RUNS, read, fanOut }, markdown);
+  const written = writeResults('serve', { machine: machineInfo(), load, loadAfterRead, baseline: BASELINE ?? null, quick: QUICK, runs: RUNS, read, fanOut }, markdown);
   console.log(markdown);
   console.error(`\nwrote ${written.json} and ${written.markdown}`);
   if (fanOut.delivered !== fanOut.subscribers * fanOut.events || !fanOut.inOrder) process.exitCode = 1;
