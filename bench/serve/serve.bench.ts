@@ -4,9 +4,10 @@
  * - With 100k runs stored: `GET /api/v1/runs/{id}` and the first page of `GET /api/v1/runs`
  *   (fetch, keep-alive), and `weft_run_get` through the MCP SDK client at `/mcp` of the same
  *   server, in alternating rounds so machine load hits all three alike.
- *   Also one run read again and again (a page polling it), and each server's CPU per API get
- *   (from /proc), which a loaded machine's waits do not inflate the way they do latency.
- *   With `BENCH_BASELINE=<another checkout, built>`, that checkout's `weft serve` runs on the
+ *   Also one run read again and again (a page polling it), the random gets through node:http
+ *   as well as fetch (the client's own cost and garbage show in the tail), and each server's
+ *   CPU per API get (from /proc), which a loaded machine's waits inflate less than latency.
+ *   With `WEFT_BENCH_BASELINE_BIN=<another build's bin/weft.js>`, that build's `weft serve` runs on the
  *   same store beside this one's, the two asked in turns, request by request: before and
  *   after a change, side by side in one run.
  * - 100 SSE subscribers on one busy run (events appended by another process, as runners
@@ -17,6 +18,7 @@
  *   node --import tsx bench/serve/serve.bench.ts --quick    (tiny counts, numbers mean nothing)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,13 +26,12 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { bigStore } from '../lib/big-store.js';
-import { now, sleep } from '../lib/measure.js';
+import { now, processCpuMs, sleep } from '../lib/measure.js';
 import { REPO_ROOT } from '../lib/paths.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize, type Summary } from '../lib/stats.js';
 import { mulberry32 } from '../../src/core/seeded-random.js';
 import { measureDashboardFirstPage, type DashboardFirstPage } from './dashboard-first-page.js';
-import { processCpuMs } from './server-cpu.js';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = QUICK ? 2_000 : Number(process.env.BENCH_RUNS ?? 100_000);
@@ -46,7 +47,7 @@ const BUSY_EVENTS = QUICK ? 30 : 300;
 const APPEND_EVERY_MS = 10;
 const TOKEN = 'bench-serve-token-0123456789abcdef';
 const WEFT_BIN = join(REPO_ROOT, 'bin/weft.js');
-const BASELINE = process.env.BENCH_BASELINE;
+const BASELINE = process.env.WEFT_BENCH_BASELINE_BIN;
 /** Reads of one run in a row, for the polling row. */
 const POLLS_PER_ROUND = QUICK ? 20 : 100;
 
@@ -101,12 +102,13 @@ async function timed(count: number, call: () => Promise<unknown>, into: number[]
 interface ApiGets {
   random: Summary;
   polled: Summary;
+  viaNodeHttp: Summary | null;
   serverCpuUsPerGet: number | null;
 }
 
 interface ReadResults {
   apiGet: ApiGets;
-  /** The same rounds against BENCH_BASELINE's server. */
+  /** The same rounds against WEFT_BENCH_BASELINE_BIN's server. */
   baselineGet: ApiGets | null;
   apiList: Summary;
   mcpGet: Summary;
@@ -115,39 +117,68 @@ interface ReadResults {
   dashboardRows: number;
 }
 
+/** A GET through node:http with a keep-alive agent: a lighter client than fetch, with less garbage of its own. */
+function getViaNodeHttp(url: string, agent: Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers: auth }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.once('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`${url} → ${res.statusCode}`));
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        resolve();
+      });
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
 /** API gets against one server, with that server's CPU. */
 class GetTimes {
   readonly random: number[] = [];
   readonly polled: number[] = [];
+  /** Random gets through node:http instead of fetch (the current checkout's server only). */
+  readonly viaNodeHttp: number[] = [];
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  requests = 0;
   cpuMs = 0;
   cpuGets = 0;
   constructor(readonly served: Served) {}
 
-  async get(id: string, into: number[]): Promise<void> {
+  async get(id: string, into: number[], client: 'fetch' | 'node:http' = 'fetch'): Promise<void> {
+    const url = `${this.served.url}/api/v1/runs/${id}`;
     const started = now();
-    await getJson(`${this.served.url}/api/v1/runs/${id}`);
+    await (client === 'fetch' ? getJson(url) : getViaNodeHttp(url, this.#agent));
     into.push(now() - started);
+    this.requests += 1;
+  }
+
+  close(): void {
+    this.#agent.destroy();
   }
 
   results(): ApiGets {
-    return { random: summarize(this.random), polled: summarize(this.polled), serverCpuUsPerGet: this.cpuGets === 0 ? null : (this.cpuMs * 1000) / this.cpuGets };
+    return { random: summarize(this.random), polled: summarize(this.polled), viaNodeHttp: this.viaNodeHttp.length === 0 ? null : summarize(this.viaNodeHttp), serverCpuUsPerGet: this.cpuGets === 0 ? null : (this.cpuMs * 1000) / this.cpuGets };
   }
 }
 
 /**
- * One round of API gets: random runs, then one run polled. With two servers, request by
- * request in turns (who goes first alternating), so the machine's load falls on both alike.
+ * One round of API gets: random runs (through fetch, and for the first server also through
+ * node:http), then one run polled. With two servers, request by request in turns (who goes
+ * first alternating), so the machine's load falls on both alike.
  */
 async function apiRound(servers: readonly GetTimes[], pick: () => string): Promise<void> {
-  const before = servers.map((server) => processCpuMs(server.served.child.pid));
+  const before = servers.map((server) => ({ cpu: processCpuMs(server.served.child.pid), requests: server.requests }));
   for (let index = 0; index < GETS_PER_ROUND; index += 1) {
     for (const server of index % 2 === 0 ? servers : [...servers].reverse()) await server.get(pick(), server.random);
+    await servers[0]!.get(pick(), servers[0]!.viaNodeHttp, 'node:http');
   }
   servers.forEach((server, at) => {
-    const [start, end] = [before[at], processCpuMs(server.served.child.pid)];
+    const [start, end] = [before[at]!.cpu, processCpuMs(server.served.child.pid)];
     if (start === undefined || end === undefined) return;
     server.cpuMs += end - start;
-    server.cpuGets += GETS_PER_ROUND;
+    server.cpuGets += server.requests - before[at]!.requests;
   });
   const polled = pick();
   for (let index = 0; index < POLLS_PER_ROUND; index += 1) {
@@ -158,7 +189,7 @@ async function apiRound(servers: readonly GetTimes[], pick: () => string): Promi
 async function readPhase(): Promise<ReadResults & { generatedSeconds: number | null }> {
   const { dir, ids, generatedSeconds } = await bigStore('serve', RUNS, EVENTS_PER_RUN);
   const served = await startServe(dir);
-  const baseline = BASELINE === undefined ? undefined : await startServe(dir, join(BASELINE, 'bin/weft.js'));
+  const baseline = BASELINE === undefined ? undefined : await startServe(dir, BASELINE);
   // The SDK's client passes one long-lived AbortSignal to every fetch (see bench/mcp-server/servers.ts).
   setMaxListeners(0);
   const client = new Client({ name: 'bench-serve', version: '1.0.0' });
@@ -189,6 +220,7 @@ async function readPhase(): Promise<ReadResults & { generatedSeconds: number | n
     dashboard = await measureDashboardFirstPage(served.url, TOKEN, DASHBOARD_LOADS);
   } finally {
     await client.close();
+    for (const times of [gets, baselineGets]) times?.close();
     await served.stop();
     await baseline?.stop();
   }
@@ -291,6 +323,7 @@ async function main(): Promise<void> {
   const cpu = (gets: ApiGets) => (gets.serverCpuUsPerGet === null ? '–' : formatNumber(gets.serverCpuUsPerGet));
   const getRows = (gets: ApiGets, who: string) => [
     [`API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)${who}`, ms(gets.random.p50), ms(gets.random.p99), formatNumber(gets.random.count), cpu(gets), '< 5 ms'],
+    ...(gets.viaNodeHttp ? [[`API GET /api/v1/runs/{id} through node:http instead of fetch${who}`, ms(gets.viaNodeHttp.p50), ms(gets.viaNodeHttp.p99), formatNumber(gets.viaNodeHttp.count), '–', '< 5 ms']] : []),
     [`API GET /api/v1/runs/{id}, one run read ${POLLS_PER_ROUND}× in a row${who}`, ms(gets.polled.p50), ms(gets.polled.p99), formatNumber(gets.polled.count), '–', '–'],
   ];
   const rows = [
