@@ -1,7 +1,7 @@
 /**
  * `weft mcp start --http` against real clients: the bearer token (401), Host and Origin
  * validation (403), 20 clients at once, subscriptions and progress over sessions, a
- * 2026-era client, and the rules for --no-auth.
+ * 2026-era client and its subscriptions/listen streams, and the rules for --no-auth.
  */
 import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkListenSubscriptions, MODERN_CLIENT_OPTIONS } from './helpers/mcp-listen.js';
 import { call, connectHttp, createRun, endAllRuns, makeWorkspace, startHttp, waitForStatus, type HttpServer, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -162,7 +163,7 @@ describe('weft mcp start --http', () => {
   }, 90_000);
 
   it('serves a 2026-era client statelessly', async () => {
-    const modern = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const modern = new Client({ name: 'modern', version: '1.0.0' }, MODERN_CLIENT_OPTIONS);
     await modern.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
     try {
       expect((await modern.listTools()).tools).toHaveLength(7);
@@ -172,6 +173,16 @@ describe('weft mcp start --http', () => {
       await modern.close();
     }
   });
+
+  it("streams runs' changes to a 2026-era client's subscriptions/listen, and refuses bad URIs", async () => {
+    const modern = new Client({ name: 'modern-listen', version: '1.0.0' }, MODERN_CLIENT_OPTIONS);
+    await modern.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+    try {
+      await checkListenSubscriptions(modern, ws);
+    } finally {
+      await modern.close();
+    }
+  }, 90_000);
 });
 
 describe('weft mcp start --http options', () => {

@@ -1,12 +1,13 @@
 /**
  * `weft mcp start` over stdio, driven by the official SDK v2 client against the built
- * binary: every tool, the resources and subscriptions, the prompts, and bad input. Runs
- * are executed by the runners the server starts, in separate processes.
+ * binary: every tool, the resources and subscriptions (2025-era and 2026-era), the prompts,
+ * and bad input. Runs are executed by the runners the server starts, in separate processes.
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkListenSubscriptions, MODERN_CLIENT_OPTIONS } from './helpers/mcp-listen.js';
 import { call, connectStdio, createRun, endAllRuns, getRun, makeWorkspace, waitForStatus, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
 
 const TOOLS = ['weft_run_create', 'weft_run_search', 'weft_run_get', 'weft_run_interact', 'weft_run_gather', 'weft_run_pair', 'weft_run_events'];
@@ -277,6 +278,15 @@ describe('weft mcp start over stdio', () => {
     await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/Resource not found/);
     await expect(client.subscribeResource({ uri: 'weft://runs/..%2F..%2Fsecrets' })).rejects.toThrow(/INVALID_ID/);
     await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
+  }, 90_000);
+
+  it("streams runs' changes to a 2026-era client's subscriptions/listen, and refuses bad URIs", async () => {
+    const modern = await connectStdio(ws, {}, MODERN_CLIENT_OPTIONS);
+    try {
+      await checkListenSubscriptions(modern, ws);
+    } finally {
+      await modern.close();
+    }
   }, 90_000);
 
   it('offers two prompts for the slash-command menu', async () => {

@@ -33,7 +33,7 @@ export function makeWorkspace(prefix = 'weft-mcp-'): Workspace {
   return { dir, storageDir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function connectStdio(ws: Workspace, env: Record<string, string> = {}): Promise<Client> {
+export async function connectStdio(ws: Workspace, env: Record<string, string> = {}, clientOptions?: ConstructorParameters<typeof Client>[1]): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [WEFT_BIN, '--storage-dir', ws.storageDir, 'mcp', 'start'],
@@ -41,7 +41,7 @@ export async function connectStdio(ws: Workspace, env: Record<string, string> = 
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'weft-test', version: '1.0.0' });
+  const client = new Client({ name: 'weft-test', version: '1.0.0' }, clientOptions);
   await client.connect(transport);
   // Drained so a chatty server can never block on a full pipe.
   transport.stderr?.on('data', () => undefined);

@@ -62,15 +62,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (!refused.ok) throw new HttpFailure('FORBIDDEN_HOST', refused.message);
     await next();
   });
-  app.use(
-    `${API_PREFIX}/*`,
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HttpFailure('TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HttpFailure('TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  // No route reads a GET's body, and asking for it would make the node adapter build a whole
+  // web Request (headers, AbortController, stream) for every read.
+  app.use(`${API_PREFIX}/*`, (context, next) => (context.req.method === 'GET' || context.req.method === 'HEAD' ? next() : limitBody(context, next)));
 
   const routes: ApiRoute[] = [...sessionRoutes(auth), ...runRoutes(deps), ...runActionRoutes(deps), ...runEventRoutes(deps), ...runPairRoutes(deps), ...mcpServerRoutes(deps), ...workflowRoutes(deps)];
   let document: unknown;

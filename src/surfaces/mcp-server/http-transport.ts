@@ -5,7 +5,8 @@
  * instance each, so subscriptions and progress work) served by `SessionTransport` on
  * node:http directly — the path nearly every client takes today; 2026-era requests are
  * served statelessly by the SDK's `createMcpHandler`, through a web-standard `Request` and
- * `Response` (node-http-bridge.ts).
+ * `Response` (node-http-bridge.ts), their `subscriptions/listen` streams fed by weft's
+ * store watches (listen-watches.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,10 +14,12 @@ import type { AddressInfo } from 'node:net';
 import { hostname as machineName } from 'node:os';
 import { classifyInboundRequest, createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
+import { listenRefusal, listenRequest, ListenWatches } from './listen-watches.js';
 import { isLoopbackHost } from './loopback.js';
 import { headerValue, MAX_BODY_BYTES, readBody, rpcError, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
 import { SessionTransport } from './session-transport.js';
+import type { McpServerDeps } from './tool-kit.js';
 import { bearerCheck } from './token.js';
 
 export const MCP_PATH = '/mcp';
@@ -32,6 +35,8 @@ export interface HttpServeOptions {
   /** Extra hostnames clients may use in Host/Origin (for a non-loopback bind). */
   allowedHosts: readonly string[];
   factory: (era: McpEra) => WeftMcpServer;
+  /** What 2026-era `subscriptions/listen` streams watch the store with. */
+  deps: McpServerDeps;
   onError: (error: Error) => void;
 }
 
@@ -101,6 +106,7 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
   const authorized = options.token === undefined ? () => true : bearerCheck(options.token);
   const sessions = new Map<string, Session>();
   const modern = createMcpHandler(() => options.factory('modern').server, { legacy: 'reject', onerror: options.onError });
+  const listens = new ListenWatches(options.deps, (uri) => modern.notify.resourceUpdated(uri));
 
   const closeSession = (id: string) => {
     const session = sessions.get(id);
@@ -141,7 +147,23 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
   const serveModern = async (req: IncomingMessage, res: ServerResponse, origin: string, parsedBody: unknown): Promise<void> => {
     // Its streams (subscriptions) end when the client leaves before its answer is complete.
     const aborted = new AbortController();
-    res.once('close', () => res.writableFinished || aborted.abort());
+    let ended = false;
+    res.once('close', () => {
+      ended = true;
+      if (!res.writableFinished) aborted.abort();
+    });
+    const listen = listenRequest(parsedBody);
+    if (listen) {
+      // Checked and watched before the SDK acknowledges the filter; watched until the stream ends.
+      let release: () => void;
+      try {
+        release = await listens.open(listen.uris);
+      } catch (error) {
+        return sendJson(res, 200, listenRefusal(listen.id, error));
+      }
+      if (ended) release();
+      else res.once('close', release);
+    }
     await sendWebResponse(res, await modern.fetch(toWebRequest(req, origin, aborted.signal), { parsedBody }));
   };
 

@@ -5,10 +5,12 @@
  * so answering `initialize` and `tools/list` never opens the store.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { RunService } from '../../app/services/run-service.js';
 import { RunWatcher } from './run-watcher.js';
-import { createWeftMcpServer, type McpEra } from './server.js';
+import { ListenWatches } from './listen-watches.js';
+import { createWeftMcpServer, type McpEra, type WeftMcpServer } from './server.js';
+import { ListenCheckingTransport } from './stdio-listen.js';
 import type { McpServerDeps } from './tool-kit.js';
 import type { McpEndpoint } from './http-transport.js';
 
@@ -47,7 +49,7 @@ export async function createMcpHttpEndpoint(options: Pick<McpServeOptions, 'runs
   const watcher = new RunWatcher(options.runs);
   const deps: McpServerDeps = { runs: options.runs, cwd: options.cwd, version: options.version, watcher };
   const { createMcpEndpoint } = await import('./http-transport.js');
-  const endpoint = createMcpEndpoint({ ...options.http, factory: (era) => createWeftMcpServer(deps, era), onError: options.onError });
+  const endpoint = createMcpEndpoint({ ...options.http, factory: (era) => createWeftMcpServer(deps, era), deps, onError: options.onError });
   return {
     handle: (req, res, origin) => endpoint.handle(req, res, origin),
     close: async () => {
@@ -87,7 +89,7 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
     if (options.http) {
       // node:http and the HTTP transports load only for --http; the HTTP server disposes its sessions' instances itself.
       const { startHttpServer } = await import('./http-transport.js');
-      const http = await startHttpServer({ ...options.http, factory, onError: options.onError });
+      const http = await startHttpServer({ ...options.http, factory, deps, onError: options.onError });
       options.onListening?.(http.url);
       await new Promise<void>((resolve) => (options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve(), { once: true })));
       await http.close();
@@ -98,13 +100,17 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
       process.stdin.once('end', resolve);
       options.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    // 2026-era listen streams get their notifications from the connection's pinned instance.
+    let pinned: WeftMcpServer | undefined;
+    const listens = new ListenWatches(deps, (uri) => void pinned?.server.server.sendResourceUpdated({ uri }).catch(() => undefined));
     const handle = serveStdio(
       ({ era }) => {
         const instance = factory(era);
         stdioInstances.push(instance);
+        if (era === 'modern') pinned = instance;
         return instance.server;
       },
-      { onerror: options.onError },
+      { onerror: options.onError, transport: new ListenCheckingTransport(new StdioServerTransport(), listens) },
     );
     await ended;
     await handle.close();

@@ -1,8 +1,9 @@
 /**
  * weft's MCP resources: `weft://runs` (the most recent runs), `weft://runs/{run_id}` (one
  * run's summary and pending questions) and `weft://runs/{run_id}/events` (its latest
- * events), all JSON. On 2025-era connections clients can `resources/subscribe` to any of
- * them and get `notifications/resources/updated` when it changes.
+ * events), all JSON. Clients can subscribe to any of them and get
+ * `notifications/resources/updated` when it changes: 2025-era connections with
+ * `resources/subscribe`, 2026-era ones with `subscriptions/listen` (listen-watches.ts).
  */
 import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { EVENT_LIMITS } from '../../runs/store/run-store.js';
@@ -85,6 +86,22 @@ export function registerResources(server: McpServer, deps: McpServerDeps): void 
 }
 
 /**
+ * The resource `uri` names, once it is one a client may subscribe to: a URI weft serves,
+ * naming a run that exists. Throws the protocol error to answer otherwise.
+ */
+export async function subscribable(deps: McpServerDeps, uri: string): Promise<RunResource> {
+  const resource = parse(uri);
+  if (resource.kind !== 'runs') {
+    try {
+      await (await deps.runs()).get(resource.runId);
+    } catch (error) {
+      throw toProtocolError(error);
+    }
+  }
+  return resource;
+}
+
+/**
  * `resources/subscribe` and `resources/unsubscribe` for one connection (2025-era
  * protocol); returns the function that drops the connection's subscriptions.
  */
@@ -93,14 +110,7 @@ export function registerSubscriptions(server: McpServer, deps: McpServerDeps): (
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
-    const resource = parse(uri);
-    if (resource.kind !== 'runs') {
-      try {
-        await (await deps.runs()).get(resource.runId);
-      } catch (error) {
-        throw toProtocolError(error);
-      }
-    }
+    const resource = await subscribable(deps, uri);
     if (!subscriptions.has(uri)) {
       const stop = deps.watcher.watch(uri, resource, (changed) => void server.server.sendResourceUpdated({ uri: changed }).catch(() => undefined));
       subscriptions.set(uri, stop);

@@ -30,7 +30,11 @@ export interface WeftMcpServer {
   dispose(): void;
 }
 
-/** The protocol era the instance serves: subscriptions exist only on 2025-era connections. */
+/**
+ * The protocol era the instance serves. A 2025-era instance serves its connection's
+ * `resources/subscribe`; 2026-era `subscriptions/listen` streams are served by the SDK's
+ * entries, outside any instance, so a 2026-era instance only says it supports them.
+ */
 export type McpEra = 'legacy' | 'modern';
 
 export function createWeftMcpServer(deps: McpServerDeps, era: McpEra): WeftMcpServer {
@@ -44,6 +48,8 @@ export function createWeftMcpServer(deps: McpServerDeps, era: McpEra): WeftMcpSe
   for (const tool of WEFT_TOOLS) tool.register(server, deps);
   registerResources(server, deps);
   registerPrompts(server, deps);
-  const dispose = era === 'legacy' ? registerSubscriptions(server, deps) : () => {};
+  let dispose = () => {};
+  if (era === 'legacy') dispose = registerSubscriptions(server, deps);
+  else server.server.registerCapabilities({ resources: { subscribe: true } });
   return { server, dispose };
 }

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { newRunFields, createRunRequest, labelsArg } from '../../../app/run-args.js';
-import { readRunDetail, runDetailSchema } from '../../../app/run-detail.js';
+import { RunDetails, runDetailSchema } from '../../../app/run-detail.js';
 import { runSearchQuery } from '../../../app/run-search-query.js';
 import { searchRunsByText } from '../../../app/run-text-search.js';
 import { questionSchema, questionView, runPreview, runPreviewSchema, runSummary, runSummarySchema, runStatusSchema } from '../../../app/run-view.js';
@@ -61,6 +61,8 @@ function labelFilter(label: string | string[] | undefined): Record<string, strin
 }
 
 export function runRoutes(deps: HttpDeps): ApiRoute[] {
+  // The stage folds of recently read runs: a run page polled while its run goes on reads only the new events.
+  const details = new RunDetails();
   return [
     defineRoute({
       method: 'get',
@@ -100,7 +102,7 @@ export function runRoutes(deps: HttpDeps): ApiRoute[] {
       summary: 'Read one run: summary, stages with state, timings and output first lines, pending questions, token totals',
       response: runDetailSchema,
       async handle({ params }) {
-        return { json: await readRunDetail(await deps.runs(), params.id!) };
+        return { json: await details.read(await deps.runs(), params.id!) };
       },
     }),
     defineRoute({
