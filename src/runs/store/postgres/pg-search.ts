@@ -4,8 +4,7 @@
  * to know whether another page follows. PostgreSQL's planner picks the index.
  */
 import type { NormalizedFilter } from '../store-input.js';
-
-export const RUN_COLUMNS = 'spec, state, lease_owner, lease_expires_at';
+import { RUN_COLUMNS } from './pg-run-rows.js';
 
 export function pgSearchSql(filter: NormalizedFilter): { sql: string; params: unknown[] } {
   const where: string[] = [];
