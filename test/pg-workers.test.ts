@@ -2,7 +2,9 @@
  * Many workers, one PostgreSQL queue: `weft worker` processes with separate storage dirs
  * (as separate hosts would have) drain queued runs exactly once, and a worker killed
  * mid-stage is replaced once its lease runs out — completed stages are not run again, and
- * the event log has no gap and no duplicate. Leases are shortened through WEFT_LEASE_MS.
+ * the event log has no gap and no duplicate. A worker only paused (SIGSTOP, as a long GC
+ * pause or a suspended VM would) and resumed after the takeover is fenced: its late append
+ * is refused. Leases are shortened through WEFT_LEASE_MS.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -138,6 +140,44 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
     const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
     expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+  });
+
+  it('a worker paused mid-stage past its lease is fenced when it resumes: its late append is refused, the log has no gap or duplicate', async () => {
+    cluster = await pgCluster(url, 1000);
+    const file = await cluster.workflow('hold', HOLD);
+    const id = await cluster.queue(file, 'hold');
+    const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name)));
+    const ws = cluster.ws;
+
+    const holdPid = await until('the hold stage to start', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 1 ? readPid(join(ws, 'hold.pid')) : undefined), 30_000);
+    const first = (await readLines(join(ws, 'hold-starts.txt')))[0]?.split(' ')[1];
+    const paused = workers.find((worker) => worker.name === first)!;
+    const survivor = workers.find((worker) => worker.name !== first)!;
+
+    // The worker stops in its tracks (its stage's shell, a process group of its own, runs on).
+    paused.child.kill('SIGSTOP');
+    // Its lease runs out; the other worker takes the run over, ends the abandoned stage's shell and runs the stage again.
+    await until('hold to start again on the other worker', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 2 ? true : undefined), 30_000);
+    await until('the abandoned stage to be ended', async () => ((await isAlive(holdPid)) ? undefined : true));
+    const takenOver = (await cluster.store.getRun(id))?.lease?.workerId;
+    expect(takenOver?.split('-')[0]).toBe(String(survivor.child.pid));
+
+    // Resumed, it learns that its stage ended and tries to record that: the store refuses.
+    paused.child.kill('SIGCONT');
+    const refusal = await until('the resumed worker to fail recording its stage', async () => paused.stderr().split('\n').find((line) => line.includes(`stage hold@1 of run ${id} could not be recorded:`)), 30_000);
+    expect(refusal).toContain(`is now leased by runner ${takenOver}`);
+    expect(refusal).toContain('so its append was refused');
+
+    await writeFile(join(ws, 'release.marker'), '');
+    await until('the run to succeed', async () => ((await cluster!.store.getRun(id))?.status === 'succeeded' ? true : undefined), 30_000);
+    expect(await readLines(join(ws, 'hold-starts.txt'))).toEqual([`start ${paused.name}`, `start ${survivor.name}`]);
+    expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe('one\nhold\ntwo\n');
+    const events = await allEvents(cluster.store, id);
+    expectGapless(events);
+    expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
+    const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
+    expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+    expect(paused.child.exitCode).toBeNull();
   });
 });
 

@@ -163,7 +163,7 @@ async function main(): Promise<void> {
   let postgres: Measured;
   try {
     const url = await server.createDatabase();
-    const pgStore = await PostgresRunStore.open({ url, newId: monotonicFactory(), poolSize: WRITERS });
+    const pgStore = await PostgresRunStore.open({ url, newId: monotonicFactory() });
     let bytes = 0;
     try {
       postgres = await measure(pgStore, () => bytes);
@@ -200,8 +200,8 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     '',
     'Appends are transactions that survive a crash of weft; a crash of the machine (SQLite: WAL, synchronous=NORMAL) or of',
     'the database server (PostgreSQL: synchronous_commit off unless said otherwise above) may lose the last moments of commits.',
-    'SQLite shares commits between concurrent appends of one process (group commit); PostgreSQL commits each append',
-    'in one statement on its own connection (64 writers, 64 pooled connections) and batches WAL flushes across them.',
+    'Both stores share commits between concurrent appends of one process (group commit): SQLite runs the appends of one',
+    'event-loop turn in one transaction; PostgreSQL writes them with one statement (each run checked against its head and lease).',
     '',
   ].join('\n');
   const written = writeResults('store', { benchmark: 'store', machine, server, sqlite: { rows: sqlite.rows, ...sqlite.data }, postgres: { rows: postgres.rows, ...postgres.data } }, markdown);

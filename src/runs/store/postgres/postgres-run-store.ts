@@ -1,33 +1,34 @@
 /**
  * The shared `RunStore`: one PostgreSQL database that workers on many hosts use at once.
- * Each append is one statement — update the run's row only if its head is still the one
- * the plan was made on (and, when fenced, the lease still the runner's), insert the events
- * and questions only if that update happened — so it commits atomically without an
- * explicit transaction, and a writer that lost the race re-reads and plans again. Runs are
- * claimed with `FOR UPDATE SKIP LOCKED`, and every change is announced by NOTIFY (see
- * change-listener.ts). The `runs` row always holds the full projected state.
+ * This file holds the reads and the run-level operations; appends go through a group
+ * commit (pg-group-append.ts: one statement per event-loop turn, checked per run against
+ * the head planned on and the lease), new runs through pg-new-runs.ts, and leases (claims
+ * with `FOR UPDATE SKIP LOCKED`) through pg-leases.ts. Every change is announced by NOTIFY
+ * (see change-listener.ts). The `runs` row always holds the full projected state.
  */
 import pg from 'pg';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
 import { silentLogger, type Logger } from '../../../core/logger.js';
 import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
-import { planAppend, type AppendPlan } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
-import { RESERVED_EVENT_TYPES, RUN_EVENT } from '../../model/event-types.js';
+import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
-import type { RunRecord, RunState } from '../../model/run-record.js';
+import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
 import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateColumns, type EventRow, type McpServerRow } from '../sqlite/run-rows.js';
+import { eventFromRow, mcpServerFromRow, questionFromRow, type EventRow, type McpServerRow } from '../sqlite/run-rows.js';
 import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease } from '../store-input.js';
+import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound } from '../store-input.js';
 import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
 import { migratePostgres } from './migrations.js';
-import { isForeignKeyViolation, isUniqueViolation, pgStoreFailed, toPgStoreError } from './pg-errors.js';
-import { pgSearchSql, RUN_COLUMNS } from './pg-search.js';
-import { APPEND, BULK_EVENTS, BULK_QUESTIONS, BULK_RUNS, bulkParams, CREATE, writeParams } from './pg-write-sql.js';
+import { toPgStoreError } from './pg-errors.js';
+import { PgGroupAppend } from './pg-group-append.js';
+import { claimRun, releaseLease, renewLease } from './pg-leases.js';
+import { PgNewRuns } from './pg-new-runs.js';
+import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
+import { pgSearchSql } from './pg-search.js';
 import { PgStatements } from './pg-statements.js';
 
 export interface PostgresRunStoreOptions extends RunStoreOptions {
@@ -40,35 +41,12 @@ export interface PostgresRunStoreOptions extends RunStoreOptions {
   safetyTickMs?: number;
 }
 
-interface RunRow {
-  spec: string;
-  state: string;
-  lease_owner: string | null;
-  lease_expires_at: number;
-}
-
-/** Rounds of "plan, find the head moved, read again" before an append gives up. */
-const APPEND_ATTEMPTS = 50;
 const INT8_OID = 20;
 /** BIGINT columns hold epoch milliseconds, well inside a double's exact range. */
 const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig;
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
-const GET_HEAD = 'SELECT state, lease_owner FROM runs WHERE id = $1';
-const CLAIM = (pick: string) => `UPDATE runs SET lease_owner = $1, lease_expires_at = $2 WHERE id = (${pick} FOR UPDATE SKIP LOCKED) RETURNING ${RUN_COLUMNS}`;
-/**
- * A run whose runner died (its lease ran out), oldest lease first; then the oldest queued run.
- * A runner started for a creator also matches the environment fingerprint in the run's spec.
- */
-const claimQueries = (sameEnvironment: boolean): [orphan: string, queued: string] => {
-  const match = sameEnvironment ? " AND (spec::jsonb ->> 'envFingerprint') = $4" : '';
-  return [
-    CLAIM(`SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= $3${match} ORDER BY lease_expires_at, created_at, id LIMIT 1`),
-    CLAIM(`SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= $3${match} ORDER BY created_at, id LIMIT 1`),
-  ];
-};
-const CLAIM_ANY = claimQueries(false);
-const CLAIM_SAME_ENVIRONMENT = claimQueries(true);
+
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
   readonly database: string;
@@ -76,8 +54,8 @@ export class PostgresRunStore implements RunStore {
   readonly #changes: PgChangeListener;
   readonly #clock: Clock;
   readonly #newId: IdGenerator;
-  /** Each run's state after this store's last write to it; a moved head shows it stale. */
-  readonly #states = new Map<string, RunState>();
+  readonly #appends: PgGroupAppend;
+  readonly #newRuns: PgNewRuns;
 
   private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator) {
     this.#sql = sql;
@@ -85,6 +63,8 @@ export class PostgresRunStore implements RunStore {
     this.database = database;
     this.#clock = clock;
     this.#newId = newId;
+    this.#appends = new PgGroupAppend(sql, clock, database);
+    this.#newRuns = new PgNewRuns(sql, this.#appends, clock, newId);
   }
 
   /** Connects, migrates (once across all hosts) and starts listening for changes. */
@@ -112,7 +92,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
-    const id = await this.#insertRun({ run: params });
+    const id = await this.#newRuns.insert({ run: params });
     return (await this.getRun(id)) as RunRecord;
   }
 
@@ -133,7 +113,7 @@ export class PostgresRunStore implements RunStore {
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     runId(id);
-    return this.#append(id, events, false, options?.leaseOwner);
+    return this.#appends.append(id, events, false, options?.leaseOwner);
   }
 
   async listEvents(id: string, options?: ListEventsOptions): Promise<RunEvent[]> {
@@ -142,7 +122,7 @@ export class PostgresRunStore implements RunStore {
     const types = query.types === undefined ? '' : 'AND type = ANY($5::text[])';
     const sql = `SELECT seq, at, type, stage_id, payload FROM events WHERE run_id = $1 AND seq > $2::bigint AND seq < $3::bigint ${types} ORDER BY seq ${query.direction === 'asc' ? 'ASC' : 'DESC'} LIMIT $4`;
     const rows = await this.#sql.rows<EventRow>('list events', sql, [id, query.afterSeq, query.beforeSeq, query.limit, ...(query.types === undefined ? [] : [query.types])]);
-    if (rows.length === 0) await this.#requireHead(id);
+    if (rows.length === 0) await requireHead(this.#sql, id);
     return rows.map((row) => eventFromRow(id, row));
   }
 
@@ -151,7 +131,7 @@ export class PostgresRunStore implements RunStore {
     if (typeof archived !== 'boolean') throw new WeftError('RUN_INVALID_PARAMS', 'archived must be true or false.');
     const run = await this.#requireRun(id);
     if (run.archived === archived) return run;
-    await this.#append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
+    await this.#appends.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
     return this.#requireRun(id);
   }
 
@@ -168,7 +148,7 @@ export class PostgresRunStore implements RunStore {
       const parents = new Map(chain.map((row) => [row.id, row.parent_id]));
       checkParentLink(id, parentId, (ancestor) => parents.get(ancestor));
     }
-    if ((run.parentId ?? null) !== parentId) await this.#append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
+    if ((run.parentId ?? null) !== parentId) await this.#appends.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
     return this.#requireRun(id);
   }
 
@@ -176,7 +156,7 @@ export class PostgresRunStore implements RunStore {
     runId(id);
     const pending = options.pending === true ? "AND status = 'pending'" : '';
     const rows = await this.#sql.rows<{ record: string }>('list questions', `SELECT record FROM questions WHERE run_id = $1 ${pending} ORDER BY asked_at, id`, [id]);
-    if (rows.length === 0) await this.#requireHead(id);
+    if (rows.length === 0) await requireHead(this.#sql, id);
     return rows.map(questionFromRow);
   }
 
@@ -187,27 +167,15 @@ export class PostgresRunStore implements RunStore {
   }
 
   async claimRun(workerId: string, leaseMs: number, now: number = this.#clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
-    checkLease(workerId, leaseMs);
-    const fingerprint = claimFingerprint(filter);
-    for (const sql of fingerprint === undefined ? CLAIM_ANY : CLAIM_SAME_ENVIRONMENT) {
-      const [row] = await this.#sql.rows<RunRow>('claim a run', sql, fingerprint === undefined ? [workerId, now + leaseMs, now] : [workerId, now + leaseMs, now, fingerprint]);
-      if (row === undefined) continue;
-      this.#sql.notifyChanges();
-      return recordOf(row);
-    }
-    return undefined;
+    return claimRun(this.#sql, workerId, leaseMs, now, filter);
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
-    runId(id);
-    checkLease(workerId, leaseMs);
-    return this.#leaseUpdate(id, 'renew a lease', 'UPDATE runs SET lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2', [id, workerId, this.#clock() + leaseMs]);
+    return renewLease(this.#sql, id, workerId, leaseMs, this.#clock());
   }
 
   async releaseLease(id: string, workerId: string): Promise<boolean> {
-    runId(id);
-    checkLease(workerId, 1);
-    return this.#leaseUpdate(id, 'release a lease', 'UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = $1 AND lease_owner = $2', [id, workerId]);
+    return releaseLease(this.#sql, id, workerId);
   }
 
   async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
@@ -239,40 +207,16 @@ export class PostgresRunStore implements RunStore {
       throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: run.status } });
     }
     for (const child of await this.#sql.rows<{ id: string }>('delete a run', 'SELECT id FROM runs WHERE parent_id = $1', [id])) {
-      await this.#append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
+      await this.#appends.append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
     }
     await this.#sql.rows('delete a run', "DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id]);
     this.#sql.notifyChanges();
-    this.#states.delete(id);
+    this.#appends.forget(id);
   }
 
-  /**
-   * Bulk load (benchmarks, imports from another store): plans each run with the shared
-   * planner, then writes `batchSize` runs per transaction as three multi-row inserts.
-   */
+  /** Bulk load (benchmarks, imports from another store): `batchSize` runs per transaction. */
   async importRuns(items: Iterable<ImportedRun>, batchSize = 500): Promise<number> {
-    let batch: { id: string; plan: AppendPlan }[] = [];
-    let count = 0;
-    const flush = async () => {
-      const { runs, events, questions } = bulkParams(batch);
-      await this.#sql.transaction('import runs', async (query) => {
-        await query(BULK_RUNS, runs);
-        await query(BULK_EVENTS, events);
-        if (questions[0]?.length) await query(BULK_QUESTIONS, questions);
-      });
-      this.#sql.notifyChanges();
-      count += batch.length;
-      batch = [];
-    };
-    for (const item of items) {
-      const id = runId(item.run?.id ?? this.#newId());
-      batch.push({ id, plan: this.#planNew(id, importedEvents(item)) });
-      if (batch.length >= batchSize) await flush();
-    }
-    if (batch.length > 0) await flush();
-    // Fresh statistics, so searches over what was just loaded get good plans before autovacuum's next pass.
-    if (count > 0) await this.#sql.rows('import runs', 'ANALYZE runs', []);
-    return count;
+    return this.#newRuns.importRuns(items, batchSize);
   }
 
   /** Keeps a full tool output in the database, so a runner on any host can read it; returns its id. */
@@ -293,6 +237,8 @@ export class PostgresRunStore implements RunStore {
   }
 
   async close(): Promise<void> {
+    // Appends made before close are written (or refused), not cut off with the pool.
+    await this.#appends.idle();
     await this.#changes.close();
     await this.#sql.close();
   }
@@ -302,82 +248,7 @@ export class PostgresRunStore implements RunStore {
    * through the planner with the store-written types allowed (`weft store migrate`).
    */
   async copyRun(id: string, events: readonly NewRunEvent[]): Promise<void> {
-    await this.#insertPlanned(runId(id), events);
-  }
-
-  async #insertRun(item: ImportedRun): Promise<string> {
-    const id = runId(item.run?.id ?? this.#newId());
-    await this.#insertPlanned(id, importedEvents(item));
-    return id;
-  }
-
-  #planNew(id: string, events: readonly NewRunEvent[]): AppendPlan {
-    const plan = planAppend(undefined, events, { runId: id, now: Math.trunc(this.#clock()), allowReserved: true, lookupQuestion: () => undefined });
-    if (plan.spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
-    return plan;
-  }
-
-  async #insertPlanned(id: string, events: readonly NewRunEvent[]): Promise<void> {
-    const plan = this.#planNew(id, events);
-    const { spec, state } = plan as Required<AppendPlan>;
-    const columns = stateColumns(state);
-    const params = [id, spec.workflow, spec.createdAt, JSON.stringify(spec.labels), JSON.stringify(spec), columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, ...writeParams(plan), state.counts.events];
-    try {
-      await this.#sql.rows('create a run', CREATE, params);
-      this.#sql.notifyChanges();
-    } catch (error) {
-      const cause = WeftError.is(error) ? error.cause : error;
-      if (isUniqueViolation(cause)) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
-      if (isForeignKeyViolation(cause) && columns.parentId !== null) throw runNotFound(columns.parentId);
-      throw error;
-    }
-    this.#states.set(id, state);
-  }
-
-  async #append(id: string, events: NewRunEvent[], allowReserved: boolean, leaseOwner?: string): Promise<RunEvent[]> {
-    const questionIds = referencedQuestions(events);
-    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt += 1) {
-      const cached = this.#states.get(id);
-      const before = cached ?? (await this.#readHead(id, leaseOwner));
-      const known = questionIds.length === 0 ? [] : await this.#sql.rows<{ record: string }>('append events', 'SELECT record FROM questions WHERE id = ANY($1::text[])', [questionIds]);
-      const questions = new Map(known.map((row) => [questionFromRow(row).id, questionFromRow(row)]));
-      let plan: AppendPlan;
-      try {
-        plan = planAppend(before, events, { runId: id, now: Math.trunc(this.#clock()), allowReserved, lookupQuestion: (questionId) => questions.get(questionId) });
-      } catch (error) {
-        // A refusal judged on a remembered state may not hold for the state now.
-        if (cached === undefined) throw error;
-        this.#states.delete(id);
-        continue;
-      }
-      if (plan.events.length === 0) return [];
-      const columns = stateColumns(plan.state);
-      const endsLease = statusChangeEndsLease(before.status, plan.state.status);
-      const params = [id, before.counts.events, columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, plan.state.counts.events, endsLease, leaseOwner ?? null, ...writeParams(plan)];
-      const [written] = await this.#sql.rows<{ n: number }>('append events', APPEND, params);
-      if (written?.n === 1) {
-        this.#sql.notifyChanges();
-        this.#states.set(id, plan.state);
-        return plan.events;
-      }
-      // Another writer moved the head (or took the lease): read the run again and plan anew.
-      this.#states.delete(id);
-    }
-    throw pgStoreFailed(this.database, 'conflict', `Could not append events to run ${id}: other writers kept appending first through ${APPEND_ATTEMPTS} attempts. Retry.`);
-  }
-
-  /** The run's state now; refuses a fenced runner whose lease another one holds. */
-  async #readHead(id: string, leaseOwner?: string): Promise<RunState> {
-    const row = await this.#requireHead(id);
-    const state = JSON.parse(row.state) as RunState;
-    checkFence(id, row.lease_owner, state.status, leaseOwner);
-    return state;
-  }
-
-  async #requireHead(id: string): Promise<{ state: string; lease_owner: string | null }> {
-    const [row] = await this.#sql.rows<{ state: string; lease_owner: string | null }>('read a run', GET_HEAD, [id]);
-    if (row === undefined) throw runNotFound(id);
-    return row;
+    await this.#newRuns.insertPlanned(runId(id), events);
   }
 
   async #requireRun(id: string): Promise<RunRecord> {
@@ -385,36 +256,4 @@ export class PostgresRunStore implements RunStore {
     if (run === undefined) throw runNotFound(id);
     return run;
   }
-
-  async #leaseUpdate(id: string, action: string, sql: string, params: unknown[]): Promise<boolean> {
-    if ((await this.#sql.count(action, sql, params)) === 1) {
-      this.#sql.notifyChanges();
-      return true;
-    }
-    await this.#requireHead(id);
-    return false;
-  }
-}
-
-/** A new run's log: `run-created` (and the move to its initial status), then the imported events. */
-function importedEvents(item: ImportedRun): NewRunEvent[] {
-  const created = createRunEvents(item.run);
-  const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
-  if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
-  if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
-  return [...created, ...(item.events ?? [])];
-}
-
-function recordOf(row: RunRow): RunRecord {
-  return runFromRow({ ...row, head_seq: null, head_at: null });
-}
-
-/** The question ids a batch asks or answers, so the planner can look them up without a query of its own. */
-function referencedQuestions(events: NewRunEvent[]): string[] {
-  if (!Array.isArray(events)) return [];
-  const ids = events
-    .filter((event) => event?.type === RUN_EVENT.questionAsked || event?.type === RUN_EVENT.questionAnswered)
-    .map((event) => (event.payload as { questionId?: unknown } | undefined)?.questionId)
-    .filter((id): id is string => typeof id === 'string');
-  return [...new Set(ids)];
 }

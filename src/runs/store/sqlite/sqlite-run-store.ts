@@ -4,31 +4,31 @@
  * bounded retry), and the writes of one event-loop turn share a commit (group commit).
  * Each write applies the shared planner and keeps the projected state in the `runs` row
  * (the immutable spec sits beside it), so a read is one indexed lookup plus the newest
- * event; an append rewrites the small state only when more than the event count and time
- * changed (see `stateAtHead`). SQLite errors leave only as `STORE_FAILED`.
+ * event; the writes themselves are in sqlite-run-writes.ts. SQLite errors leave only as
+ * `STORE_FAILED`.
  */
 import type Database from 'better-sqlite3';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
 import { silentLogger, type Logger } from '../../../core/logger.js';
 import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
-import { planAppend, type AppendContext } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
-import { RESERVED_EVENT_TYPES, RUN_EVENT } from '../../model/event-types.js';
+import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
-import type { RunRecord, RunState } from '../../model/run-record.js';
+import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
 import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, type NormalizedFilter } from '../store-input.js';
 import { claimQueries } from './claim-queries.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
-import { EVENT_HEAD_COLUMNS, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, stateAtHead, stateColumns, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
+import { EVENT_HEAD_COLUMNS, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
 import { driverCandidates, ESTIMATE_CAP, estimateSql, searchSql, type SearchDriver } from './search-plan.js';
 import { retryWhileLocked } from './lock-retry.js';
 import { storeFailed, toStoreError } from './sqlite-errors.js';
-import { onlyCountAndTimeChanged, RunStateCache } from './state-cache.js';
+import { RunStateCache } from './state-cache.js';
+import { GET_STATE, SqliteRunWrites } from './sqlite-run-writes.js';
 
 export interface SqliteRunStoreOptions extends RunStoreOptions {
   /** The storage dir; the database is `<storageDir>/weft.db`. */
@@ -50,11 +50,6 @@ export interface ImportedRun {
 export const WRITE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
 const GET_RUN = `SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS} FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?`;
-const GET_STATE = 'SELECT state FROM runs WHERE id = ?';
-/** The newest event in one descent of the events key (the head columns of a search take two). */
-const GET_HEAD = 'SELECT seq AS head_seq, at AS head_at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1';
-const NO_HEAD: EventHead = { head_seq: null, head_at: null };
-const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
 /** A run whose runner died (its lease ran out), oldest lease first. */
 
 export class SqliteRunStore implements RunStore {
@@ -64,6 +59,7 @@ export class SqliteRunStore implements RunStore {
   private readonly writes: GroupCommit;
   private readonly changes: SqliteChangeWatch;
   private readonly states = new RunStateCache();
+  private readonly runWrites: SqliteRunWrites;
 
   private constructor(
     private readonly db: Database,
@@ -82,6 +78,7 @@ export class SqliteRunStore implements RunStore {
       onRollback: () => this.states.clear(),
     });
     this.changes = new SqliteChangeWatch(this.file);
+    this.runWrites = new SqliteRunWrites((sql) => this.stmt(sql), this.states, clock, newId);
   }
 
   /** @example const store = await SqliteRunStore.open({ storageDir: '/home/me/.weft' }); */
@@ -94,7 +91,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
-    return this.execute('create a run', 'write', () => runFromRow({ ...this.importSync({ run: params }), lease_owner: null, lease_expires_at: 0, head_seq: null, head_at: null }));
+    return this.execute('create a run', 'write', () => runFromRow({ ...this.runWrites.importRun({ run: params }), lease_owner: null, lease_expires_at: 0, head_seq: null, head_at: null }));
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -122,7 +119,7 @@ export class SqliteRunStore implements RunStore {
     return this.execute('append events', 'write', () => {
       const lease = options?.leaseOwner === undefined ? undefined : this.stmt<{ lease_owner: string | null; status: RunStatus }>('SELECT lease_owner, status FROM runs WHERE id = ?').get(id);
       if (lease !== undefined) checkFence(id, lease.lease_owner, lease.status, options?.leaseOwner);
-      return this.appendSync(id, events, false);
+      return this.runWrites.append(id, events, false);
     });
   }
 
@@ -142,7 +139,7 @@ export class SqliteRunStore implements RunStore {
     runId(id);
     if (typeof archived !== 'boolean') throw new WeftError('RUN_INVALID_PARAMS', 'archived must be true or false.');
     return this.execute('archive a run', 'write', () => {
-      if (this.requireRun(id).archived !== archived) this.appendSync(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
+      if (this.requireRun(id).archived !== archived) this.runWrites.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
       return this.requireRun(id);
     });
   }
@@ -159,7 +156,7 @@ export class SqliteRunStore implements RunStore {
           return row === undefined ? undefined : row.parent_id;
         });
       }
-      if ((run.parentId ?? null) !== parentId) this.appendSync(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
+      if ((run.parentId ?? null) !== parentId) this.runWrites.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
       return this.requireRun(id);
     });
   }
@@ -175,7 +172,7 @@ export class SqliteRunStore implements RunStore {
 
   async getQuestion(id: string): Promise<QuestionRecord | undefined> {
     assertUlid(id, 'question id');
-    return this.execute('read a question', 'read', () => this.lookupQuestion(id));
+    return this.execute('read a question', 'read', () => this.runWrites.lookupQuestion(id));
   }
 
   async claimRun(workerId: string, leaseMs: number, now: number = this.clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
@@ -237,7 +234,7 @@ export class SqliteRunStore implements RunStore {
         throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: run.status } });
       }
       for (const child of this.stmt<{ id: string }>('SELECT id FROM runs WHERE parent_id = ?').all(id)) {
-        this.appendSync(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
+        this.runWrites.append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
       }
       this.stmt('DELETE FROM runs WHERE id = ?').run(id);
       this.states.delete(id);
@@ -252,7 +249,7 @@ export class SqliteRunStore implements RunStore {
     let batch: ImportedRun[] = [];
     let count = 0;
     const flush = async () => {
-      await this.execute('import runs', 'write', () => batch.forEach((item) => this.importSync(item)));
+      await this.execute('import runs', 'write', () => batch.forEach((item) => this.runWrites.importRun(item)));
       count += batch.length;
       batch = [];
       await new Promise((resolve) => setImmediate(resolve));
@@ -333,78 +330,5 @@ export class SqliteRunStore implements RunStore {
     const row = this.stmt<RunRow>(GET_RUN).get(id);
     if (row === undefined) throw runNotFound(id);
     return runFromRow(row);
-  }
-
-  private lookupQuestion(id: string): QuestionRecord | undefined {
-    const row = this.stmt<{ record: string }>(GET_QUESTION).get(id);
-    return row === undefined ? undefined : questionFromRow(row);
-  }
-
-  private context(id: string, allowReserved: boolean): AppendContext {
-    return { runId: id, now: Math.trunc(this.clock()), allowReserved, lookupQuestion: (questionId) => this.lookupQuestion(questionId) };
-  }
-
-  /** Creates one run (inside the caller's transaction); returns the stored spec and state. */
-  private importSync(item: ImportedRun): { spec: string; state: string } {
-    const id = runId(item.run?.id ?? this.newId());
-    const created = createRunEvents(item.run);
-    const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
-    if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
-    if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
-    if (this.stmt(GET_STATE).get(id) !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
-    if (item.run.parentId !== undefined && this.stmt(GET_STATE).get(item.run.parentId) === undefined) throw runNotFound(item.run.parentId);
-    const { spec, state, events, payloadTexts, questions } = planAppend(undefined, [...created, ...(item.events ?? [])], this.context(id, true));
-    if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
-    const columns = stateColumns(state);
-    const specText = JSON.stringify(spec);
-    this.stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-      id,
-      spec.workflow,
-      columns.status,
-      columns.archived,
-      columns.parentId,
-      spec.createdAt,
-      columns.updatedAt,
-      columns.state,
-    );
-    this.stmt('INSERT INTO run_specs (id, spec) VALUES (?, ?)').run(id, specText);
-    const label = this.stmt('INSERT INTO run_labels (key, value, created_at, run_id) VALUES (?, ?, ?, ?)');
-    for (const [key, value] of Object.entries(spec.labels)) label.run(key, value, spec.createdAt, id);
-    this.writeEvents(events, payloadTexts, questions);
-    return { spec: specText, state: columns.state };
-  }
-
-  private appendSync(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
-    const before = this.states.get(id) ?? this.readState(id);
-    const plan = planAppend(before, events, this.context(id, allowReserved));
-    const last = plan.events[plan.events.length - 1];
-    if (last === undefined) return [];
-    this.writeEvents(plan.events, plan.payloadTexts, plan.questions);
-    this.states.set(id, plan.state);
-    if (last.at === plan.state.updatedAt && onlyCountAndTimeChanged(before, plan.state)) return plan.events;
-    const after = stateColumns(plan.state);
-    if (before.status === after.status && before.archived === plan.state.archived && (before.parentId ?? null) === after.parentId) {
-      this.stmt('UPDATE runs SET updated_at = ?, state = ? WHERE id = ?').run(after.updatedAt, after.state, id);
-    } else {
-      const endsLease = statusChangeEndsLease(before.status, plan.state.status) ? 1 : 0;
-      this.stmt(
-        'UPDATE runs SET status = ?, archived = ?, parent_id = ?, updated_at = ?, state = ?, lease_owner = CASE WHEN ? THEN NULL ELSE lease_owner END, lease_expires_at = CASE WHEN ? THEN 0 ELSE lease_expires_at END WHERE id = ?',
-      ).run(after.status, after.archived, after.parentId, after.updatedAt, after.state, endsLease, endsLease, id);
-    }
-    return plan.events;
-  }
-
-  /** The run's state at its newest event, from its row and that event (see `stateAtHead`). */
-  private readState(id: string): RunState {
-    const row = this.stmt<{ state: string }>(GET_STATE).get(id);
-    if (row === undefined) throw runNotFound(id);
-    return stateAtHead(JSON.parse(row.state) as RunState, this.stmt<EventHead>(GET_HEAD).get(id) ?? NO_HEAD);
-  }
-
-  private writeEvents(events: RunEvent[], payloadTexts: string[], questions: QuestionRecord[]): void {
-    const insertEvent = this.stmt('INSERT INTO events (run_id, seq, at, type, stage_id, payload) VALUES (?, ?, ?, ?, ?, ?)');
-    events.forEach((event, index) => insertEvent.run(event.runId, event.seq, event.at, event.type, event.stageId ?? null, payloadTexts[index] ?? JSON.stringify(event.payload)));
-    const saveQuestion = this.stmt('INSERT INTO questions (id, run_id, status, asked_at, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record');
-    for (const question of questions) saveQuestion.run(question.id, question.runId, question.status, question.askedAt, JSON.stringify(question));
   }
 }
