@@ -8,7 +8,8 @@ import * as z from 'zod';
 import { AGENT_EVENT, ENGINE_EVENT } from '../runs/model/event-types.js';
 import type { RunService } from './services/run-service.js';
 import { eventsOf } from '../runs/store/event-pages.js';
-import { isoTime, questionSchema, questionView, runSummary, runSummarySchema } from './run-view.js';
+import { isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
+import { NO_TOKENS, withPayloadUsage, type TokenUsage } from '../runs/model/token-usage.js';
 
 const OUTPUT_PREVIEW_LENGTH = 200;
 
@@ -22,16 +23,15 @@ export const stageSchema = z.object({
   duration_ms: z.number().nullable(),
   output_preview: z.string().nullable().describe('First line of the output, at most 200 characters'),
   error: z.string().nullable(),
+  tokens: tokenUsageSchema.nullable().describe('Model tokens of its turns; null for stages that ran no model'),
 });
 export type StageView = z.infer<typeof stageSchema>;
-
-export const tokenTotalsSchema = z.object({ input: z.number().int(), output: z.number().int(), total: z.number().int() });
 
 export const runDetailSchema = z.object({
   run: runSummarySchema,
   stages: z.array(stageSchema).describe('Every stage in start order'),
   pending_questions: z.array(questionSchema),
-  tokens: tokenTotalsSchema.describe("Model tokens of the run's agent and prompt stages"),
+  tokens: tokenUsageSchema.describe("Model tokens of the run's agent and prompt stages"),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
@@ -43,27 +43,29 @@ function firstLine(value: unknown): string | null {
   return line.length > OUTPUT_PREVIEW_LENGTH ? `${line.slice(0, OUTPUT_PREVIEW_LENGTH - 1)}…` : line;
 }
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-
 /** @example const detail = await readRunDetail(runs, id); detail.stages.map((stage) => stage.status) */
 export async function readRunDetail(runs: RunService, id: string): Promise<RunDetail> {
   const run = await runs.get(id);
   const stages = new Map<string, StageView>();
-  const tokens = { input: 0, output: 0, total: 0 };
+  let tokens: TokenUsage = NO_TOKENS;
+  const stageTokens = new Map<string, TokenUsage>();
   for await (const event of eventsOf(runs.store, id, { types: [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished, AGENT_EVENT.modelTurnFinished] })) {
     const payload = event.payload;
+    const stageId = event.stageId;
     if (event.type === AGENT_EVENT.modelTurnFinished) {
-      const usage = payload.usage !== null && typeof payload.usage === 'object' && !Array.isArray(payload.usage) ? payload.usage : {};
-      tokens.input += count(usage.inputTokens);
-      tokens.output += count(usage.outputTokens);
-      tokens.total += count(usage.totalTokens);
+      tokens = withPayloadUsage(tokens, payload) ?? tokens;
+      const stage = stageId === undefined ? undefined : stages.get(stageId);
+      const usage = stage && withPayloadUsage(stageTokens.get(stage.stage_id), payload);
+      if (stage && usage) {
+        stageTokens.set(stage.stage_id, usage);
+        stage.tokens = tokenUsageView(usage);
+      }
       continue;
     }
-    const stageId = event.stageId;
     if (stageId === undefined) continue;
     if (event.type === ENGINE_EVENT.stageStarted) {
       const node = typeof payload.node === 'string' ? payload.node : stageId.slice(0, stageId.lastIndexOf('@'));
-      stages.set(stageId, { stage_id: stageId, node, kind: typeof payload.kind === 'string' ? payload.kind : 'unknown', status: 'running', started_at: isoTime(event.at), finished_at: null, duration_ms: null, output_preview: null, error: null });
+      stages.set(stageId, { stage_id: stageId, node, kind: typeof payload.kind === 'string' ? payload.kind : 'unknown', status: 'running', started_at: isoTime(event.at), finished_at: null, duration_ms: null, output_preview: null, error: null, tokens: null });
       continue;
     }
     const stage = stages.get(stageId);
@@ -75,5 +77,5 @@ export async function readRunDetail(runs: RunService, id: string): Promise<RunDe
     stage.error = typeof payload.error === 'string' ? payload.error : null;
   }
   const questions = run.counts.questionsPending > 0 ? await runs.questions(id, true) : [];
-  return { run: runSummary(run), stages: [...stages.values()], pending_questions: questions.map(questionView), tokens };
+  return { run: runSummary(run), stages: [...stages.values()], pending_questions: questions.map(questionView), tokens: tokenUsageView(tokens) };
 }

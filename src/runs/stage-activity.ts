@@ -6,6 +6,7 @@
  */
 import { AGENT_EVENT, ENGINE_EVENT } from './model/event-types.js';
 import type { JsonValue } from './model/json.js';
+import { withPayloadUsage, type TokenUsage } from './model/token-usage.js';
 import type { RunStore } from './store/run-store.js';
 import { eventsOf } from './store/event-pages.js';
 
@@ -19,6 +20,8 @@ export interface StageActivity {
   startedSeq: number;
   /** Model turns finished so far (counted only when asked for). */
   turns: number;
+  /** Model tokens of those turns; absent for stages that ran no model (or when turns are not counted). */
+  usage?: TokenUsage;
   /** 1 for the node's first stage, +1 for every retry or revisit (the number after `@`). */
   attempt: number;
   /** How the stage ended; absent while it runs. */
@@ -62,6 +65,8 @@ export async function readStageActivity(store: RunStore, runId: string, options:
     if (stage === undefined) continue;
     if (event.type !== ENGINE_EVENT.stageFinished) {
       stage.turns += 1;
+      const usage = withPayloadUsage(stage.usage, event.payload);
+      if (usage !== undefined) stage.usage = usage;
       continue;
     }
     const { status, durationMs, output, error } = event.payload;

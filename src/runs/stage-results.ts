@@ -3,8 +3,9 @@
  * run's final output, read from the stage events of its log. A reader that asks "did it
  * work and what did it say" gets the answer in one call, without paging the log.
  */
-import { ENGINE_EVENT } from './model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT } from './model/event-types.js';
 import type { JsonValue } from './model/json.js';
+import { NO_TOKENS, withPayloadUsage, type TokenUsage } from './model/token-usage.js';
 import type { RunStore } from './store/run-store.js';
 import { eventsOf } from './store/event-pages.js';
 
@@ -21,6 +22,8 @@ export interface StageResult {
   error?: string;
   /** Seq of the stage-finished event (read the whole output from it). */
   finishedSeq?: number;
+  /** Model tokens of its turns; absent for stages that ran no model. */
+  usage?: TokenUsage;
 }
 
 export interface RunResults {
@@ -29,6 +32,8 @@ export interface RunResults {
   /** The output of the stage that succeeded last, or undefined when none did. */
   finalOutput?: JsonValue;
   finalStageId?: string;
+  /** Model tokens of every turn of the run. */
+  usage: TokenUsage;
 }
 
 const field = <T>(value: unknown, check: (item: unknown) => item is T): T | undefined => (check(value) ? value : undefined);
@@ -38,10 +43,18 @@ const isNumber = (value: unknown): value is number => typeof value === 'number';
 export async function readRunResults(store: Pick<RunStore, 'listEvents'>, runId: string): Promise<RunResults> {
   const stages = new Map<string, StageResult>();
   let final: StageResult | undefined;
-  for await (const event of eventsOf(store, runId, { types: [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished] })) {
+  let usage = NO_TOKENS;
+  for await (const event of eventsOf(store, runId, { types: [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished, AGENT_EVENT.modelTurnFinished] })) {
     const stageId = event.stageId;
-    if (stageId === undefined) continue;
     const { payload } = event;
+    if (event.type === AGENT_EVENT.modelTurnFinished) {
+      usage = withPayloadUsage(usage, payload) ?? usage;
+      const stage = stageId === undefined ? undefined : stages.get(stageId);
+      const stageUsage = stage && withPayloadUsage(stage.usage, payload);
+      if (stage && stageUsage) stage.usage = stageUsage;
+      continue;
+    }
+    if (stageId === undefined) continue;
     if (event.type === ENGINE_EVENT.stageStarted) {
       stages.set(stageId, {
         stageId,
@@ -64,5 +77,5 @@ export async function readRunResults(store: Pick<RunStore, 'listEvents'>, runId:
     if (error !== undefined) stage.error = error;
     if (stage.status === 'succeeded') final = stage;
   }
-  return { stages: [...stages.values()], ...(final ? { finalOutput: final.output ?? null, finalStageId: final.stageId } : {}) };
+  return { stages: [...stages.values()], usage, ...(final ? { finalOutput: final.output ?? null, finalStageId: final.stageId } : {}) };
 }

@@ -12,7 +12,8 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../exit-codes.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect, parseLabels, parseSeconds } from '../options.js';
 import { followRun, type FollowOptions } from '../run-follow.js';
-import { stageLines } from '../stage-lines.js';
+import { stageLines, tokensLine } from '../stage-lines.js';
+import { addTokenUsage, NO_TOKENS } from '../../../runs/model/token-usage.js';
 import type { RunService } from '../../../app/services/run-service.js';
 
 
@@ -101,7 +102,8 @@ export function registerRunReadCommands(program: Command): void {
         }
         const run = await runs.get(id);
         const [questions, stages] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id)]);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages });
+        const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages, usage });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
@@ -110,6 +112,7 @@ export function registerRunReadCommands(program: Command): void {
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
+          ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
