@@ -8,11 +8,12 @@
  */
 import { AGENT_EVENT, type ModelTextStreamedPayload } from '../runs/model/event-types.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
+import { MAX_EVENT_TEXT } from './transcript-events.js';
 
 /** Longest a delta waits before it is written. */
 export const FLUSH_MS = 150;
-/** Most characters of one turn that are streamed (the turn event keeps the whole text). */
-export const MAX_STREAMED_TEXT = 64 * 1024;
+/** Most characters of one turn that are streamed: what the turn's own event keeps. */
+export const MAX_STREAMED_TEXT = MAX_EVENT_TEXT;
 
 export interface TextStream {
   /** Takes a delta of `turn`'s text; written within `FLUSH_MS`. */
