@@ -70,8 +70,11 @@ describe.each(PROVIDERS)('agent loop over $shape ($provider)', ({ shape, provide
     expect(run.status).toBe('succeeded');
     expect(stageFinished(events, 'work@1')?.output).toBe('The notes say alpha and beta; the echo said hello.');
 
-    const steps = transcript(events).map((event) => [event.type, event.payload]);
-    expect(steps).toEqual([
+    // Each tool call's end is recorded as it ends: the two ends may come in either order.
+    const steps = transcript(events).map((event) => [event.type, event.payload] as const);
+    const ends = steps.filter(([type]) => type === 'tool-call-finished').sort((a, b) => String(a[1].tool).localeCompare(String(b[1].tool)));
+    expect(steps.findIndex(([type]) => type === 'tool-call-finished')).toBe(4);
+    expect([...steps.filter(([type]) => type !== 'tool-call-finished').slice(0, 4), ...ends, ...steps.slice(6)]).toEqual([
       ['agent-started', expect.objectContaining({ kind: 'agent', provider, model: 'test-model', tools: ['read_file', ...mcpTools.map((tool) => tool.name)], maxTurns: 20 })],
       [
         'model-turn-finished',
@@ -82,14 +85,15 @@ describe.each(PROVIDERS)('agent loop over $shape ($provider)', ({ shape, provide
             { callId: expect.any(String), tool: 'read_file', arguments: { file_path: 'notes.txt' } },
             { callId: expect.any(String), tool: 'mcp__everything__echo', arguments: { message: 'hello' } },
           ],
-          usage: { inputTokens: 50, outputTokens: 10, totalTokens: 60 },
+          // Cached input and reasoning tokens too, where the provider package reports them.
+          usage: expect.objectContaining({ inputTokens: 50, outputTokens: 10, totalTokens: 60 }),
           finishReason: 'tool-calls',
         },
       ],
       ['tool-call-started', expect.objectContaining({ tool: 'read_file', arguments: { file_path: 'notes.txt' }, turn: 1 })],
       ['tool-call-started', expect.objectContaining({ tool: 'mcp__everything__echo', arguments: { message: 'hello' }, turn: 1 })],
-      ['tool-call-finished', expect.objectContaining({ tool: 'read_file', isError: false, text: expect.stringContaining('alpha'), turn: 1 })],
       ['tool-call-finished', expect.objectContaining({ tool: 'mcp__everything__echo', isError: false, text: 'Echo: hello', turn: 1 })],
+      ['tool-call-finished', expect.objectContaining({ tool: 'read_file', isError: false, text: expect.stringContaining('alpha'), turn: 1 })],
       ['model-turn-finished', expect.objectContaining({ turn: 2, text: 'The notes say alpha and beta; the echo said hello.', toolCalls: [], finishReason: 'stop' })],
     ]);
 

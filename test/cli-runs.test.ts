@@ -400,9 +400,9 @@ function expectFields(value: unknown, fields: string[] | undefined): void {
 }
 
 describe('--json output', () => {
-  it('has every field docs/cli-json.md lists, for runs, inspect, events, logs, wait and workflow validate', async () => {
+  it('has every field docs/cli-json.md lists, for runs, inspect, events, logs, wait, workflow validate and mcp add/remove/init', async () => {
     const fields = await documentedFields();
-    expect([...fields.keys()]).toEqual(['Run record', 'inspect', 'Event', 'wait', 'workflow validate']);
+    expect([...fields.keys()]).toEqual(['Run record', 'inspect', 'Event', 'wait', 'workflow validate', 'mcp add', 'mcp remove', 'mcp init']);
 
     const finished = await box.cli(['run', 'ok.toml']);
     expect(finished.code, finished.stderr).toBe(0);
@@ -434,5 +434,18 @@ describe('--json output', () => {
     expect(invalid.valid).toBe(false);
     expect(invalid.problems.length).toBeGreaterThan(1);
     expect(keysOf(invalid.problems[0])).toEqual(['file', 'line', 'message']);
+
+    const added = await json(['mcp', 'add', 'mem', '--json', '--', 'npx', '-y', '@modelcontextprotocol/server-memory']);
+    expectFields(added, fields.get('mcp add'));
+    expect(added).toEqual({ name: 'mem', scope: 'project', file: join(box.ws, '.mcp.json'), replaced: false, warnings: [] });
+    const addedJson = await json(['mcp', 'add-json', 'web', '{"type":"http","url":"https://example.com/mcp","tools":3}', '--scope', 'user', '--json']);
+    expectFields(addedJson, fields.get('mcp add'));
+    expect(addedJson).toMatchObject({ name: 'web', scope: 'user', replaced: false, warnings: [expect.stringContaining("field 'tools' is not used by weft")] });
+    const removed = await json(['mcp', 'remove', 'mem', '--json']);
+    expectFields(removed, fields.get('mcp remove'));
+    expect(removed).toEqual({ name: 'mem', scope: 'project', file: join(box.ws, '.mcp.json') });
+    const init = await json(['mcp', 'init', 'claude', '--scope', 'project', '--json']);
+    expectFields(init, fields.get('mcp init'));
+    expect(init).toMatchObject({ client: 'claude', scope: 'project', file: join(box.ws, '.mcp.json'), status: 'added', portable: true });
   });
 });

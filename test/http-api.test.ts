@@ -52,7 +52,7 @@ interface RunDetail {
   run: RunSummary;
   stages: { node: string; status: string; output_preview: string | null; duration_ms: number | null }[];
   pending_questions: { id: string; kind: string; prompt: string }[];
-  tokens: { input: number; output: number; total: number };
+  tokens: { input: number; output: number; total: number; cached_input: number | null; reasoning: number | null };
 }
 interface ErrorBody {
   error: { code: string; message: string; hint: string };
@@ -163,7 +163,7 @@ describe('weft serve: runs', () => {
       ['third', 'succeeded', 'three'],
     ]);
     expect(detail.body.stages.every((stage) => typeof stage.duration_ms === 'number')).toBe(true);
-    expect(detail.body.tokens).toEqual({ input: 0, output: 0, total: 0 });
+    expect(detail.body.tokens).toEqual({ input: 0, output: 0, total: 0, cached_input: null, reasoning: null });
     const approveAgain = await callApi<ErrorBody>(serve, 'POST', `/runs/${run.id}/approve`, {});
     expect([approveAgain.status, approveAgain.body.error.code]).toEqual([409, 'RUN_INVALID_TRANSITION']);
   });

@@ -10,24 +10,25 @@
  *     loop:
  *       deliver new run messages as user messages
  *       stop if max turns reached
- *       turn = model(system, messages, tools of this turn)
+ *       turn = model(system, messages, tools of this turn)   (text streamed to the log as it comes)
  *       record turn; no tool calls → done (unless messages arrived meanwhile)
  *       stop if the token budget is spent
- *       record calls; outcomes = executor.executeAll(calls); record results
+ *       record calls; outcomes = executor.executeAll(calls), recording each result as it ends
  *       messages += assistant turn + tool results
  */
 import { errorMessage, WeftError } from '../core/errors.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../tools/tool-executor.js';
 import { errorResult } from '../tools/tool.js';
-import { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMessage, type ModelTurn, type ModelUsage } from './model-client.js';
+import { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMessage, type ModelRetry, type ModelTurn, type ModelUsage } from './model-client.js';
 import type { MessageInbox } from './run-messages.js';
 import type { TraceContext } from '../core/telemetry/tracing.js';
 import { tracedGenerate } from './agent-tracing.js';
 import { outputTokensFor, tokenLimitReached, turnLimitReached, type AgentLimits, type LoopProgress } from './stop-condition.js';
 import { toolResultOutput } from './tool-result-output.js';
 import type { AdaptedTools } from './tool-schemas.js';
-import { messageDeliveredEvent, modelTurnEvent, toolCallFinishedEvent, toolCallStartedEvent, type TurnCall } from './transcript-events.js';
+import { messageDeliveredEvent, modelRetryEvent, modelTurnEvent, toolCallFinishedEvent, toolCallStartedEvent, type TurnCall } from './transcript-events.js';
+import { textStream } from './text-stream.js';
 
 export interface AgentLoopParams {
   client: ModelClient;
@@ -69,14 +70,20 @@ function planCalls(turn: ModelTurn, tools: AdaptedTools): PlannedCall[] {
   });
 }
 
-async function runCalls(planned: readonly PlannedCall[], executor: ToolExecutor | undefined, session: ToolSession): Promise<ToolCallOutcome[]> {
+/** Runs the calls that can run; `finished` hears each call as it ends (refused ones first), so its end is recorded then. */
+async function runCalls(planned: readonly PlannedCall[], executor: ToolExecutor | undefined, session: ToolSession, finished: (call: PlannedCall, outcome: ToolCallOutcome) => Promise<void>): Promise<ToolCallOutcome[]> {
   const runnable = planned.filter((call) => call.refusal === undefined && executor !== undefined);
+  const refused = new Map<string, ToolCallOutcome>();
+  for (const call of planned) {
+    if (runnable.includes(call)) continue;
+    const outcome = { callId: call.callId, name: call.tool, result: errorResult(call.refusal ?? 'No tools can run in this stage.'), durationMs: 0 };
+    refused.set(call.callId, outcome);
+    await finished(call, outcome);
+  }
   const calls: ToolCall[] = runnable.map((call) => ({ id: call.callId, name: call.tool, arguments: call.arguments }));
-  const outcomes = executor && calls.length > 0 ? await executor.executeAll(calls, session) : [];
+  const outcomes = executor && calls.length > 0 ? await executor.executeAll(calls, session, (outcome, index) => finished(runnable[index]!, outcome)) : [];
   const byId = new Map(outcomes.map((outcome, index) => [runnable[index]!.callId, outcome]));
-  return planned.map(
-    (call) => byId.get(call.callId) ?? { callId: call.callId, name: call.tool, result: errorResult(call.refusal ?? 'No tools can run in this stage.'), durationMs: 0 },
-  );
+  return planned.map((call) => byId.get(call.callId) ?? refused.get(call.callId)!);
 }
 
 function toolMessage(planned: readonly PlannedCall[], outcomes: readonly ToolCallOutcome[], imageInput: ImageInput | undefined): ModelMessage {
@@ -125,13 +132,28 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
     warnOnce(tools.warnings);
 
     let turn: ModelTurn;
+    const number = progress.turns + 1;
+    const streamed = textStream(number, emit);
     try {
-      const request = { ...(params.system === undefined ? {} : { system: params.system }), messages, tools: tools.specs, maxOutputTokens: outputTokensFor(progress, limits), signal };
-      turn = await tracedGenerate(client, request, progress.turns + 1, params.traceContext);
+      const request = {
+        ...(params.system === undefined ? {} : { system: params.system }),
+        messages,
+        tools: tools.specs,
+        maxOutputTokens: outputTokensFor(progress, limits),
+        signal,
+        onTextDelta: (delta: string) => streamed.push(delta),
+        onRetry: async (retry: ModelRetry) => {
+          await streamed.flush();
+          await emit([modelRetryEvent(number, retry)]);
+        },
+      };
+      turn = await tracedGenerate(client, request, number, params.traceContext);
     } catch (error) {
+      await streamed.flush();
       if (signal.aborted) return end('cancelled');
       return fail(WeftError.is(error) ? error.message : `${client.provider} (model '${client.modelId}') failed: ${errorMessage(error)}`);
     }
+    await streamed.flush();
     warnOnce(turn.warnings ?? []);
     progress.turns += 1;
     progress.usage = addUsage(progress.usage, turn.usage);
@@ -151,8 +173,9 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
     if (spent) return fail(spent);
 
     await emit(planned.map((call) => toolCallStartedEvent(progress.turns, call)));
-    const outcomes = await runCalls(planned, params.executor, params.session);
-    await emit(planned.map((call, index) => toolCallFinishedEvent(progress.turns, call, outcomes[index]!)));
+    const outcomes = await runCalls(planned, params.executor, params.session, async (call, outcome) => {
+      await emit([toolCallFinishedEvent(progress.turns, call, outcome)]);
+    });
     messages.push(toolMessage(planned, outcomes, client.imageInput));
     await deliverMessages();
   }

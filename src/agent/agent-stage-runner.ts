@@ -12,13 +12,13 @@ import type { Logger } from '../core/logger.js';
 import type { LlmSettings } from '../core/settings/settings.js';
 import type { AgentStageRunner, StageResult, StageRun } from '../runs/engine/stage-context.js';
 import type { RunRecord } from '../runs/model/run-record.js';
-import type { AgentNode, PromptNode } from '../runs/workflow/index.js';
+import type { AgentNode, PromptNode, Workflow } from '../runs/workflow/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { createFileReadTracker, type Tool } from '../tools/tool.js';
 import { runAgentLoop, type AgentLoopOutcome } from './agent-loop.js';
 import { firstMessage, stageOutputText, systemPrompt } from './agent-prompt.js';
 import type { ModelClient } from './model-client.js';
-import { createModelClient, type ModelClientOptions } from './providers/create-model-client.js';
+import { checkModelConfig, createModelClient, type ModelClientOptions } from './providers/create-model-client.js';
 import type { ModelSource } from './providers/model-selection.js';
 import { runMessageInbox } from './run-messages.js';
 import { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';
@@ -53,11 +53,11 @@ function limitsFor(stage: StageRun & { node: AgentNode | PromptNode }): AgentLim
 function stageResult(outcome: AgentLoopOutcome): StageResult {
   switch (outcome.status) {
     case 'succeeded':
-      return { status: 'succeeded', output: stageOutputText(outcome.text) };
+      return { status: 'succeeded', output: stageOutputText(outcome.text), usage: outcome.usage };
     case 'failed':
-      return { status: 'failed', output: outcome.text, error: outcome.reason };
+      return { status: 'failed', output: outcome.text, error: outcome.reason, usage: outcome.usage };
     case 'cancelled':
-      return { status: 'cancelled', output: outcome.text, error: 'Cancelled' };
+      return { status: 'cancelled', output: outcome.text, error: 'Cancelled', usage: outcome.usage };
     default: {
       const unreachable: never = outcome;
       return unreachable;
@@ -86,21 +86,31 @@ export class ModelStageRunner implements AgentStageRunner {
       return await this.#run({ ...stage, node });
     } catch (error) {
       if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
-      if (WeftError.is(error)) return { status: 'failed', error: error.message };
+      // Set-up failures (no model, unknown provider, missing key) carry their code: `weft run` exits 2 on a configuration error.
+      if (WeftError.is(error)) return { status: 'failed', error: error.message, errorCode: error.code };
       throw error;
     } finally {
       if (node.kind === 'agent') await endPairSession(stage);
     }
   }
 
+  async checkStage(stage: StageRun): Promise<StageResult> {
+    const node = stage.node;
+    if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot check a ${node.kind} stage` };
+    try {
+      const llm = await this.#options.llmSettings(stage.run);
+      const checked = checkModelConfig(modelSources(node, stage.workflow, stage.run), { llm, env: this.#options.env });
+      return { status: 'succeeded', output: `(dry run) ${node.kind} stage on ${checked.provider}:${checked.model}` };
+    } catch (error) {
+      if (WeftError.is(error)) return { status: 'failed', error: error.message, errorCode: error.code };
+      throw error;
+    }
+  }
+
   async #run(stage: StageRun & { node: AgentNode | PromptNode }): Promise<StageResult> {
     const { node, run, workflow } = stage;
     const logger = this.#options.logger.child(`run ${run.id}:${stage.stageId}`);
-    const sources: ModelSource[] = [
-      { spec: node.model, where: `model of node '${node.name}'` },
-      { spec: run.model, where: 'the model the run was created with' },
-      { spec: workflow.run.model, where: `[run] model in ${workflow.file}` },
-    ];
+    const sources = modelSources(node, workflow, run);
     const llm = await this.#options.llmSettings(run);
     const client = (this.#options.createClient ?? createModelClient)(sources, { llm, env: this.#options.env });
     const system = systemPrompt({ run, workflow, node, context: stage.context });
@@ -150,6 +160,18 @@ export class ModelStageRunner implements AgentStageRunner {
     if (outcome.status === 'failed') logger.debug(`stage failed: ${outcome.reason}`);
     return stageResult(outcome);
   }
+}
+
+/**
+ * Where a stage's model may be set, first wins: the node, the run (`--model`), the
+ * workflow's `[run] model` (then `[llm] model` in settings, see `selectModel`).
+ */
+export function modelSources(node: AgentNode | PromptNode, workflow: Workflow, run?: Pick<RunRecord, 'model'>): ModelSource[] {
+  return [
+    { spec: node.model, where: `model of node '${node.name}'` },
+    ...(run === undefined ? [] : [{ spec: run.model, where: 'the model the run was created with' }]),
+    { spec: workflow.run.model, where: `[run] model in ${workflow.file}` },
+  ];
 }
 
 /** Node `tools` entries that match no tool, so a typo is visible in the transcript. */

@@ -9,6 +9,7 @@
  */
 import type { ModelMessage } from 'ai';
 import type { JsonSchema } from '../core/json-schema.js';
+import { addTokenUsage, NO_TOKENS, type TokenUsage } from '../runs/model/token-usage.js';
 
 export type { ModelMessage } from 'ai';
 
@@ -40,6 +41,20 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Streaming clients report text as it arrives. */
   onTextDelta?: (delta: string) => void;
+  /** Called before each retry of a request that failed in a way that can pass (429, 5xx, a reset); the retry waits for it. */
+  onRetry?: (retry: ModelRetry) => Promise<void> | void;
+}
+
+/** A retry the client is about to make. */
+export interface ModelRetry {
+  /** 1 for the first retry. */
+  attempt: number;
+  maxRetries: number;
+  delayMs: number;
+  /** The HTTP status, or null for a reset or timeout. */
+  status: number | null;
+  /** What went wrong, secrets redacted. */
+  error: string;
 }
 
 export interface ModelToolCall {
@@ -52,11 +67,8 @@ export interface ModelToolCall {
   invalid?: string;
 }
 
-export interface ModelUsage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-}
+/** Input, output and total tokens; cached input and reasoning tokens where the provider reports them. */
+export type ModelUsage = TokenUsage;
 
 /** `stop`, `tool-calls`, `length`, `content-filter`, `error`, `other`. */
 export type ModelFinishReason = string;
@@ -90,8 +102,6 @@ export interface ModelClient {
   generate(request: ModelRequest): Promise<ModelTurn>;
 }
 
-export const EMPTY_USAGE: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+export const EMPTY_USAGE: ModelUsage = NO_TOKENS;
 
-export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
-}
+export const addUsage: (a: ModelUsage, b: ModelUsage) => ModelUsage = addTokenUsage;

@@ -6,12 +6,12 @@
  * model's `callId` and the `turn`. Long texts are clipped; tool outputs over budget are
  * artifacts already.
  */
-import { AGENT_EVENT, type AgentStartedPayload, type MessageDeliveredPayload, type ModelTurnFinishedPayload, type TokenUsagePayload, type ToolCallFinishedPayload, type ToolCallStartedPayload } from '../runs/model/event-types.js';
+import { AGENT_EVENT, type AgentStartedPayload, type MessageDeliveredPayload, type ModelRequestRetriedPayload, type ModelTurnFinishedPayload, type TokenUsagePayload, type ToolCallFinishedPayload, type ToolCallStartedPayload } from '../runs/model/event-types.js';
 import type { JsonValue } from '../runs/model/json.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCallOutcome } from '../tools/tool-executor.js';
 import { resultText } from '../tools/tool.js';
-import type { ModelTurn, ModelUsage } from './model-client.js';
+import type { ModelRetry, ModelTurn, ModelUsage } from './model-client.js';
 import { clipText } from '../core/clip-text.js';
 
 /** Most characters of text one event keeps. */
@@ -29,7 +29,13 @@ export function clipJson(value: unknown): JsonValue {
 }
 
 function usagePayload(usage: ModelUsage): TokenUsagePayload {
-  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens };
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.totalTokens,
+    ...(usage.cachedInputTokens === undefined ? {} : { cachedInputTokens: usage.cachedInputTokens }),
+    ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
+  };
 }
 
 export function agentStartedEvent(payload: AgentStartedPayload): NewRunEvent {
@@ -54,6 +60,10 @@ export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonl
       finishReason: response.finishReason,
     } satisfies ModelTurnFinishedPayload,
   };
+}
+
+export function modelRetryEvent(turn: number, retry: ModelRetry): NewRunEvent {
+  return { type: AGENT_EVENT.modelRequestRetried, payload: { turn, ...retry } satisfies ModelRequestRetriedPayload };
 }
 
 export function toolCallStartedEvent(turn: number, call: TurnCall): NewRunEvent {

@@ -6,11 +6,9 @@
  * recently (`RunDetails`). Same snake_case view conventions as `run-view.ts`.
  */
 import * as z from 'zod';
-import { AGENT_EVENT, ENGINE_EVENT } from '../runs/model/event-types.js';
-import type { RunEvent } from '../runs/model/run-event.js';
 import type { RunService } from './services/run-service.js';
-import { eventsOf } from '../runs/store/event-pages.js';
-import { isoTime, questionSchema, questionView, runSummary, runSummarySchema } from './run-view.js';
+import { StageFold, type StageRecord } from '../runs/stage-fold.js';
+import { isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
 
 const OUTPUT_PREVIEW_LENGTH = 200;
 
@@ -24,16 +22,15 @@ export const stageSchema = z.object({
   duration_ms: z.number().nullable(),
   output_preview: z.string().nullable().describe('First line of the output, at most 200 characters'),
   error: z.string().nullable(),
+  tokens: tokenUsageSchema.nullable().describe('Model tokens of its turns; null for stages that ran no model'),
 });
 export type StageView = z.infer<typeof stageSchema>;
-
-export const tokenTotalsSchema = z.object({ input: z.number().int(), output: z.number().int(), total: z.number().int() });
 
 export const runDetailSchema = z.object({
   run: runSummarySchema,
   stages: z.array(stageSchema).describe('Every stage in start order'),
   pending_questions: z.array(questionSchema),
-  tokens: tokenTotalsSchema.describe("Model tokens of the run's agent and prompt stages"),
+  tokens: tokenUsageSchema.describe("Model tokens of the run's agent and prompt stages"),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
@@ -45,47 +42,20 @@ function firstLine(value: unknown): string | null {
   return line.length > OUTPUT_PREVIEW_LENGTH ? `${line.slice(0, OUTPUT_PREVIEW_LENGTH - 1)}…` : line;
 }
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-
-/**
- * One run's stages and token totals folded from its log up to `seq`. The fold is a left
- * fold in seq order, so it goes on from where it stopped: reading the run again costs the
- * events appended since, not the whole log again.
- */
-class StageFold {
-  readonly stages = new Map<string, StageView>();
-  readonly tokens = { input: 0, output: 0, total: 0 };
-  /** Every event up to this seq is folded in. */
-  seq = 0;
-
-  apply(event: RunEvent): void {
-    this.seq = Math.max(this.seq, event.seq);
-    const payload = event.payload;
-    if (event.type === AGENT_EVENT.modelTurnFinished) {
-      const usage = payload.usage !== null && typeof payload.usage === 'object' && !Array.isArray(payload.usage) ? payload.usage : {};
-      this.tokens.input += count(usage.inputTokens);
-      this.tokens.output += count(usage.outputTokens);
-      this.tokens.total += count(usage.totalTokens);
-      return;
-    }
-    const stageId = event.stageId;
-    if (stageId === undefined) return;
-    if (event.type === ENGINE_EVENT.stageStarted) {
-      const node = typeof payload.node === 'string' ? payload.node : stageId.slice(0, stageId.lastIndexOf('@'));
-      this.stages.set(stageId, { stage_id: stageId, node, kind: typeof payload.kind === 'string' ? payload.kind : 'unknown', status: 'running', started_at: isoTime(event.at), finished_at: null, duration_ms: null, output_preview: null, error: null });
-      return;
-    }
-    const stage = this.stages.get(stageId);
-    if (stage === undefined) return;
-    stage.status = typeof payload.status === 'string' ? payload.status : 'finished';
-    stage.finished_at = isoTime(event.at);
-    stage.duration_ms = typeof payload.durationMs === 'number' ? payload.durationMs : null;
-    stage.output_preview = firstLine(payload.output);
-    stage.error = typeof payload.error === 'string' ? payload.error : null;
-  }
+function stageView(stage: StageRecord): StageView {
+  return {
+    stage_id: stage.stageId,
+    node: stage.node,
+    kind: stage.kind,
+    status: stage.status,
+    started_at: isoTime(stage.startedAt),
+    finished_at: stage.finishedAt === undefined ? null : isoTime(stage.finishedAt),
+    duration_ms: stage.durationMs ?? null,
+    output_preview: firstLine(stage.output),
+    error: stage.error ?? null,
+    tokens: stage.usage ? tokenUsageView(stage.usage) : null,
+  };
 }
-
-const FOLDED_TYPES = [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished, AGENT_EVENT.modelTurnFinished];
 
 /** How many runs' folds a cache keeps (a few hundred bytes each per stage). */
 const CACHED_RUNS = 1000;
@@ -114,16 +84,14 @@ export class RunDetails {
     const run = await runs.get(id);
     let fold = this.#folds.get(run.id);
     this.#folds.delete(run.id);
-    if (fold === undefined || fold.seq < run.counts.events) {
-      fold ??= new StageFold();
-      for await (const event of eventsOf(runs.store, run.id, { types: FOLDED_TYPES, afterSeq: fold.seq })) fold.apply(event);
-    }
+    if (fold === undefined || fold.seq < run.counts.events) fold = await (fold ?? new StageFold()).readFrom(runs.store, run.id);
     // Events up to the summary's head are folded in (later ones too, when they came meanwhile).
     fold.seq = Math.max(fold.seq, run.counts.events);
     this.#folds.set(run.id, fold);
     if (this.#folds.size > this.#capacity) this.#folds.delete(this.#folds.keys().next().value!);
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run.id, true) : [];
-    return { run: runSummary(run), stages: [...fold.stages.values()].map((stage) => ({ ...stage })), pending_questions: questions.map(questionView), tokens: { ...fold.tokens } };
+    // Views are built anew from the fold, so callers can change them without touching the cache.
+    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage) };
   }
 }
 

@@ -6,7 +6,7 @@
 import type { RunRecord } from '../runs/model/run-record.js';
 import { isTerminal } from '../runs/model/run-status.js';
 import type { RunService } from './services/run-service.js';
-import { readStageActivity, type StageActivity } from '../runs/stage-activity.js';
+import { foldStages, type StageRecord } from '../runs/stage-fold.js';
 import type { GraphFormat } from '../runs/workflow/render-graph.js';
 import type { NodeState } from '../runs/workflow/graph-model.js';
 import { loadWorkflow } from '../runs/workflow/index.js';
@@ -30,15 +30,15 @@ function finishedState(finished: string, runEnded: boolean): NodeState {
  *
  * @example nodeStates(workflow, stages, 'running') // { build: 'succeeded', test: 'running', deploy: 'pending' }
  */
-export function nodeStates(workflow: Workflow, stages: readonly StageActivity[], run: Pick<RunRecord, 'status'>): Record<string, NodeState> {
+export function nodeStates(workflow: Workflow, stages: readonly StageRecord[], run: Pick<RunRecord, 'status'>): Record<string, NodeState> {
   const runEnded = isTerminal(run.status);
   const latest = new Map(stages.map((stage) => [stage.node, stage]));
   const states: Record<string, NodeState> = {};
   for (const name of Object.keys(workflow.nodes)) {
     const stage = latest.get(name);
     if (stage === undefined) states[name] = runEnded ? 'skipped' : 'pending';
-    else if (stage.finished === undefined) states[name] = runEnded ? 'cancelled' : 'running';
-    else states[name] = finishedState(stage.finished, runEnded);
+    else if (stage.status === 'running') states[name] = runEnded ? 'cancelled' : 'running';
+    else states[name] = finishedState(stage.status, runEnded);
   }
   return states;
 }
@@ -52,7 +52,7 @@ export async function drawRunGraph(runs: RunService, id: string, format: GraphFo
   const run = await runs.get(id);
   const [workflow, stages, { renderGraph }] = await Promise.all([
     loadWorkflow(run.workflowPath),
-    readStageActivity(runs.store, id, { countTurns: false }),
+    foldStages(runs.store, id, { countTurns: false }).then((fold) => [...fold.stages.values()]),
     import('../runs/workflow/render-graph.js'),
   ]);
   return renderGraph(workflow, format, nodeStates(workflow, stages, run));

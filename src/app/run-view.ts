@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type { QuestionRecord } from '../runs/model/question.js';
 import type { RunEvent } from '../runs/model/run-event.js';
 import type { PairSession, RunRecord } from '../runs/model/run-record.js';
+import type { TokenUsage } from '../runs/model/token-usage.js';
 import { isTerminal, RUN_STATUSES } from '../runs/model/run-status.js';
 
 const iso = (at: number | undefined): string | null => (at === undefined ? null : isoTime(at));
@@ -26,6 +27,19 @@ export const pairSessionSchema = z.object({
   started_seq: z.number().int().describe('Seq of its pair-started event'),
 });
 export type PairSessionView = z.infer<typeof pairSessionSchema>;
+
+export const tokenUsageSchema = z.object({
+  input: z.number().int().describe('Input (prompt) tokens'),
+  output: z.number().int().describe('Output tokens'),
+  total: z.number().int(),
+  cached_input: z.number().int().nullable().describe('Input tokens read from the prompt cache; null when the provider did not report it'),
+  reasoning: z.number().int().nullable().describe('Output tokens spent on reasoning; null when the provider did not report it'),
+});
+export type TokenUsageView = z.infer<typeof tokenUsageSchema>;
+
+export function tokenUsageView(usage: TokenUsage): TokenUsageView {
+  return { input: usage.inputTokens, output: usage.outputTokens, total: usage.totalTokens, cached_input: usage.cachedInputTokens ?? null, reasoning: usage.reasoningTokens ?? null };
+}
 
 export const runSummarySchema = z.object({
   id: z.string().describe('Run id (ULID)'),

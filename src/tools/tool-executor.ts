@@ -69,11 +69,20 @@ export class ToolExecutor {
     this.#options = options;
   }
 
-  /** Runs a model turn's calls concurrently; outcomes come back in call order. */
-  executeAll(calls: readonly ToolCall[], session: ToolSession): Promise<ToolCallOutcome[]> {
+  /**
+   * Runs a model turn's calls concurrently; outcomes come back in call order. `onOutcome`
+   * hears each call as it ends (in the order they end) and is awaited before this returns.
+   */
+  executeAll(calls: readonly ToolCall[], session: ToolSession, onOutcome?: (outcome: ToolCallOutcome, index: number) => Promise<void>): Promise<ToolCallOutcome[]> {
     // Every pending call listens on the session's signal; a wide turn is not a leak.
     setMaxListeners(0, session.signal);
-    return Promise.all(calls.map((call) => this.execute(call, session)));
+    return Promise.all(
+      calls.map(async (call, index) => {
+        const outcome = await this.execute(call, session);
+        await onOutcome?.(outcome, index);
+        return outcome;
+      }),
+    );
   }
 
   async execute(call: ToolCall, session: ToolSession): Promise<ToolCallOutcome> {

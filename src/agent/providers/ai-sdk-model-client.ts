@@ -1,14 +1,15 @@
 /**
  * `ModelClient` over the Vercel AI SDK: one `generateText` (or `streamText`) step per
  * turn, with tools declared but never executed by the SDK — the agent loop runs them
- * through weft's `ToolExecutor`. Rate limits and server errors are retried by the SDK
- * (`maxRetries`, exponential backoff honouring `retry-after`); what is left becomes a
+ * through weft's `ToolExecutor`. Rate limits, server errors and resets are retried by
+ * `model-retry.ts` (each retry reported through `onRetry`); what is left becomes a
  * `WeftError` from `model-errors.ts`.
  */
 import { generateText, InvalidToolInputError, jsonSchema, NoSuchToolError, streamText, tool, type CallWarning, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet, type TypedToolCall } from 'ai';
 import { errorMessage } from '../../core/errors.js';
 import type { ImageInput, ModelClient, ModelRequest, ModelToolCall, ModelTurn, ToolDialect } from '../model-client.js';
 import { modelCallError, type ModelErrorContext } from './model-errors.js';
+import { withRetries } from './model-retry.js';
 
 export interface AiSdkModelClientOptions {
   provider: string;
@@ -62,7 +63,16 @@ function warningText(warning: CallWarning): string {
 function usageOf(usage: LanguageModelUsage): ModelTurn['usage'] {
   const inputTokens = usage.inputTokens ?? 0;
   const outputTokens = usage.outputTokens ?? 0;
-  return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+  // Only what the provider reported: an absent count is not a zero.
+  const cached = usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens;
+  const reasoning = usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens;
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage.totalTokens ?? inputTokens + outputTokens,
+    ...(cached === undefined ? {} : { cachedInputTokens: cached }),
+    ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+  };
 }
 
 export class AiSdkModelClient implements ModelClient {
@@ -85,8 +95,11 @@ export class AiSdkModelClient implements ModelClient {
 
   async generate(request: ModelRequest): Promise<ModelTurn> {
     let step: StepOutcome;
+    // A streamed answer that failed halfway is not sent again: its text was already shown.
+    let delivered = false;
+    const attempt = () => (this.#options.streaming ? this.#stream(request, () => (delivered = true)) : this.#generate(request));
     try {
-      step = this.#options.streaming ? await this.#stream(request) : await this.#generate(request);
+      step = await withRetries(attempt, { maxRetries: this.#options.maxRetries, signal: request.signal, ...(request.onRetry ? { onRetry: request.onRetry } : {}) }, () => !delivered);
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason ?? error;
       throw modelCallError(error, this.#options.errorContext) ?? error;
@@ -115,7 +128,8 @@ export class AiSdkModelClient implements ModelClient {
       tools: toolSet(request),
       ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
       abortSignal: request.signal,
-      maxRetries: this.#options.maxRetries,
+      // Retries are `withRetries`'s, so each one can be shown.
+      maxRetries: 0,
     };
   }
 
@@ -124,11 +138,14 @@ export class AiSdkModelClient implements ModelClient {
     return { warnings: result.warnings, text: result.text, toolCalls: result.toolCalls, usage: result.usage, finishReason: result.finishReason, messages: result.response.messages };
   }
 
-  async #stream(request: ModelRequest): Promise<StepOutcome> {
+  async #stream(request: ModelRequest, onDelivered: () => void): Promise<StepOutcome> {
     // Errors arrive as stream parts; the default handler would print them to the console.
     const result = streamText({ ...this.#settings(request), onError: () => {} });
     for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') request.onTextDelta?.(part.text);
+      if (part.type === 'text-delta') {
+        onDelivered();
+        request.onTextDelta?.(part.text);
+      }
       else if (part.type === 'error') throw part.error;
       else if (part.type === 'abort') throw request.signal.reason ?? new Error('aborted');
     }

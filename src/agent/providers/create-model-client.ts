@@ -43,6 +43,26 @@ function languageModel(provider: ResolvedProvider, modelId: string, context: Mod
   }
 }
 
+/** The model a stage would use and where its key comes from. */
+export interface ModelConfigCheck {
+  provider: string;
+  model: string;
+  /** The variable the key is read from, when the provider takes one and it is set. */
+  keyEnv?: string;
+}
+
+/**
+ * What `createModelClient` would use, without building a client or calling anyone:
+ * throws the same `WeftError` (`MODEL_CONFIG_INVALID`, `MODEL_KEY_MISSING`) it would.
+ *
+ * @example checkModelConfig([{ spec: undefined, where: "node 'review'" }], { llm, env: process.env }) // throws: No model configured…
+ */
+export function checkModelConfig(sources: readonly ModelSource[], options: ModelClientOptions): ModelConfigCheck {
+  const selection = selectModel(sources, options.llm);
+  const provider = resolveProvider(selection.provider, options.llm, options.env);
+  return { provider: selection.provider, model: selection.model, ...(provider.keyEnv !== undefined && provider.apiKey !== undefined ? { keyEnv: provider.keyEnv } : {}) };
+}
+
 /**
  * The client for the first model set among `sources` (else `[llm] model`).
  *

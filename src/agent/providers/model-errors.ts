@@ -15,7 +15,7 @@ export interface ModelErrorContext {
   baseUrl?: string;
 }
 
-function providerDetail(error: APICallError): string {
+export function providerDetail(error: APICallError): string {
   const body = error.responseBody?.trim();
   if (!body) return error.message;
   try {

@@ -19,7 +19,7 @@ import { pairStartRefusal } from '../../runs/model/project-run.js';
 import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
 import { TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from '../../runs/pair-transcript.js';
-import { activeAgentStages, readStageActivity, type ActiveAgentStage, type StageActivity } from '../../runs/stage-activity.js';
+import { activeAgentStages, foldStages, type ActiveAgentStage, type StageRecord } from '../../runs/stage-fold.js';
 import { eventsOf } from '../../runs/store/event-pages.js';
 import { EVENT_LIMITS, type RunStore } from '../../runs/store/run-store.js';
 
@@ -101,7 +101,7 @@ export class PairService {
   async status(runId: string): Promise<PairStatus> {
     const run = await this.#deps.getRun(runId);
     if (isTerminal(run.status)) return { run, stages: [], session: null };
-    const activity = await readStageActivity(this.#deps.store, runId);
+    const activity = [...(await foldStages(this.#deps.store, runId)).stages.values()];
     const session = await this.#liveSession(run, activity);
     return { run: session === (run.pairSession ?? null) ? run : await this.#deps.getRun(runId), stages: activeAgentStages(activity), session };
   }
@@ -114,7 +114,7 @@ export class PairService {
     const run = await this.#deps.getRun(runId);
     const ended = pairStartRefusal(runId, run.status, undefined);
     if (ended) throw ended;
-    const activity = await readStageActivity(this.#deps.store, runId, { countTurns: false });
+    const activity = [...(await foldStages(this.#deps.store, runId, { countTurns: false })).stages.values()];
     const open = pairStartRefusal(runId, run.status, (await this.#liveSession(run, activity)) ?? undefined);
     if (open) throw open;
     const stage = this.#pickStage(run, activity, stageId);
@@ -184,8 +184,8 @@ export class PairService {
     return { run, entries, nextSeq, session: run.pairSession ?? null };
   }
 
-  #pickStage(run: RunRecord, activity: readonly StageActivity[], stageId: string | undefined): StageActivity {
-    const running = activity.filter((stage) => stage.finished === undefined);
+  #pickStage(run: RunRecord, activity: readonly StageRecord[], stageId: string | undefined): StageRecord {
+    const running = activity.filter((stage) => stage.status === 'running');
     const agents = running.filter((stage) => stage.kind === 'agent');
     const data = { runId: run.id, status: run.status, activeAgentStages: agents.map((stage) => stage.stageId) };
     const hint = agents.length > 0 ? `Agent stages running: ${stageList(agents)}.` : `No agent stage of run ${run.id} is running.`;
@@ -197,7 +197,7 @@ export class PairService {
     }
     const stage = activity.find((candidate) => candidate.stageId === stageId);
     if (!stage) throw new WeftError('STAGE_NOT_FOUND', `Run ${run.id} has no stage ${stageId}. ${hint}`, { data: { ...data, stageId } });
-    if (stage.finished !== undefined) throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} has finished (${stage.finished}). ${hint}`, { data: { ...data, stageId } });
+    if (stage.status !== 'running') throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} has finished (${stage.status}). ${hint}`, { data: { ...data, stageId } });
     if (stage.kind !== 'agent') {
       const why = stage.kind === 'prompt' ? 'a prompt stage makes one model call and reads no messages' : 'only agent stages read messages';
       throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} is a ${stage.kind} stage; ${why}. ${hint}`, { data: { ...data, stageId } });
@@ -209,12 +209,12 @@ export class PairService {
    * The open session, checked against the log: one whose stage has finished (a start that
    * raced with the stage's end) is closed here and not returned.
    */
-  async #liveSession(run: RunRecord, known?: readonly StageActivity[]): Promise<PairSession | null> {
+  async #liveSession(run: RunRecord, known?: readonly StageRecord[]): Promise<PairSession | null> {
     const session = run.pairSession;
     if (session === undefined) return null;
-    const activity = known ?? (await readStageActivity(this.#deps.store, run.id, { countTurns: false }));
+    const activity = known ?? [...(await foldStages(this.#deps.store, run.id, { countTurns: false })).stages.values()];
     const stage = activity.find((candidate) => candidate.stageId === session.stageId);
-    if (stage !== undefined && stage.finished === undefined) return session;
+    if (stage !== undefined && stage.status === 'running') return session;
     await this.#end(run.id, session, PAIR_END_REASON.stageFinished);
     return null;
   }

@@ -20,8 +20,7 @@ import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
-import { readRunResults, type RunResults } from '../../runs/stage-results.js';
-import { readStageActivity, type StageActivity } from '../../runs/stage-activity.js';
+import { foldStages, runResults, type RunResults, type StageRecord } from '../../runs/stage-fold.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
@@ -138,9 +137,9 @@ export class RunService {
   }
 
   /** Every stage of the run in start order, with how each ended (status, duration, output, error). */
-  async stages(ref: string): Promise<StageActivity[]> {
+  async stages(ref: string): Promise<StageRecord[]> {
     const { id } = await this.get(ref);
-    return readStageActivity(this.#deps.store, id);
+    return [...(await foldStages(this.#deps.store, id)).stages.values()];
   }
 
   /** submitted → pending|queued; a paused run resumes. */
@@ -185,7 +184,7 @@ export class RunService {
   /** Each stage's status and output, and the run's final output. */
   async results(id: string): Promise<RunResults> {
     await this.get(id);
-    return readRunResults(this.#deps.store, id);
+    return runResults(await foldStages(this.#deps.store, id));
   }
 
   async message(id: string, text: string): Promise<RunRecord> {

@@ -46,7 +46,7 @@ export function executeNode(stage: StageRun): Promise<StageResult> {
   }
 }
 
-/** Checks what a stage would do — templates render, scripts parse, tools exist and accept the arguments — and does nothing. */
+/** Checks what a stage would do — templates render, scripts parse, tools exist and accept the arguments, agents have a usable model — and does nothing. */
 export async function dryRunNode(stage: StageRun): Promise<StageResult> {
   const node = stage.node;
   switch (node.kind) {
@@ -76,9 +76,11 @@ export async function dryRunNode(stage: StageRun): Promise<StageResult> {
     case 'function':
       return { status: 'succeeded', output: `(dry run) function ${node.name}` };
     case 'agent':
-    case 'prompt':
+    case 'prompt': {
       renderTemplate(node.prompt, stage.context);
-      return { status: 'succeeded', output: `(dry run) ${node.kind} stage` };
+      const checked = await stage.services.agent?.checkStage?.(stage);
+      return checked ?? { status: 'succeeded', output: `(dry run) ${node.kind} stage` };
+    }
     case 'branch':
     case 'parallel':
     case 'join':

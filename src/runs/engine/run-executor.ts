@@ -328,6 +328,8 @@ export class RunExecutor {
       error: result.error ?? runError ?? null,
       next,
       retrying,
+      usage: result.usage ?? null,
+      errorCode: result.errorCode ?? null,
     };
     await this.#append([{ type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
     this.#tracing.stageFinished(stage.stageId, status, payload.error);

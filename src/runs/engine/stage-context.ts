@@ -7,7 +7,7 @@ import type { Logger } from '../../core/logger.js';
 import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { JsonValue } from '../model/json.js';
-import type { QuestionAskedPayload } from '../model/event-types.js';
+import type { QuestionAskedPayload, TokenUsagePayload } from '../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
@@ -42,6 +42,8 @@ export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval
 /** Runs `agent` and `prompt` stages; the agent layer provides it. */
 export interface AgentStageRunner {
   runStage(stage: StageRun): Promise<StageResult>;
+  /** A dry run's check: fails the stage (with `errorCode`) when it has no usable model configuration. */
+  checkStage?(stage: StageRun): Promise<StageResult>;
 }
 
 export interface EngineServices {
@@ -87,6 +89,10 @@ export interface StageResult {
   error?: string;
   /** Overrides edge selection (a parallel node fans out to its branches). */
   next?: string[];
+  /** Model tokens the stage used (agent and prompt stages). */
+  usage?: TokenUsagePayload;
+  /** The `WeftError` code of a configuration mistake that failed the stage (see `StageFinishedPayload.errorCode`). */
+  errorCode?: string;
 }
 
 export type NodeExecutor<N extends WorkflowNode = WorkflowNode> = (stage: StageRun & { node: N }) => Promise<StageResult>;

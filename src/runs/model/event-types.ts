@@ -155,6 +155,13 @@ export interface StageFinishedPayload extends JsonObject {
   next: string[];
   /** True when the retry policy runs the node again. */
   retrying: boolean;
+  /** Model tokens of an agent or prompt stage, summed over its turns; null for other kinds (and in logs older than this field). */
+  usage: TokenUsagePayload | null;
+  /**
+   * The `WeftError` code when the stage failed on a configuration mistake (`MODEL_CONFIG_INVALID`,
+   * `MODEL_KEY_MISSING`): `weft run` exits 2 when the run fails on it. Null otherwise.
+   */
+  errorCode: string | null;
 }
 
 export type ChildRunCreatedPayload = {
@@ -185,6 +192,10 @@ export type EmptyPayload = Record<string, never>;
 /** What an agent stage writes so its transcript can be read back (see `agent/transcript-events.ts`). */
 export const AGENT_EVENT = {
   agentStarted: 'agent-started',
+  /** The model's text as it streams in, coalesced (see `agent/text-stream.ts`); the turn's whole text follows in `model-turn-finished`. */
+  modelTextStreamed: 'model-text-streamed',
+  /** A model request failed in a way that can pass (429, 5xx, a reset) and is sent again after a delay. */
+  modelRequestRetried: 'model-request-retried',
   modelTurnFinished: 'model-turn-finished',
   toolCallStarted: RUN_EVENT.toolCallStarted,
   toolCallFinished: RUN_EVENT.toolCallFinished,
@@ -202,10 +213,15 @@ export type AgentStartedPayload = {
   maxTokens: number | null;
 };
 
+/** `cachedInputTokens` and `reasoningTokens` are present only where the provider reports them. */
 export type TokenUsagePayload = {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `inputTokens`). */
+  cachedInputTokens?: number;
+  /** Output tokens spent on reasoning (part of `outputTokens`). */
+  reasoningTokens?: number;
 };
 
 export type ModelTurnFinishedPayload = {
@@ -214,6 +230,26 @@ export type ModelTurnFinishedPayload = {
   toolCalls: { callId: string; tool: string; arguments: JsonValue }[];
   usage: TokenUsagePayload;
   finishReason: string;
+};
+
+export type ModelTextStreamedPayload = {
+  /** The turn this text belongs to (1-based, as in `model-turn-finished`). */
+  turn: number;
+  /** The text that arrived since the previous event of this turn. */
+  text: string;
+};
+
+export type ModelRequestRetriedPayload = {
+  turn: number;
+  /** 1 for the first retry. */
+  attempt: number;
+  maxRetries: number;
+  /** How long weft waits before sending the request again. */
+  delayMs: number;
+  /** The HTTP status the provider answered with; null for a connection reset or timeout. */
+  status: number | null;
+  /** What went wrong, secrets redacted. */
+  error: string;
 };
 
 /** A tool call of a `tool` stage, or of an agent stage (with the model's `callId` and the `turn`). */
@@ -322,6 +358,8 @@ export interface EventPayloads {
   [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
   [ENGINE_EVENT.traceStarted]: RunTraceStartedPayload;
   [AGENT_EVENT.agentStarted]: AgentStartedPayload;
+  [AGENT_EVENT.modelTextStreamed]: ModelTextStreamedPayload;
+  [AGENT_EVENT.modelRequestRetried]: ModelRequestRetriedPayload;
   [AGENT_EVENT.modelTurnFinished]: ModelTurnFinishedPayload;
   [AGENT_EVENT.messageDelivered]: MessageDeliveredPayload;
   [SAMPLING_EVENT.requested]: SamplingRequestedPayload;

@@ -6,7 +6,8 @@
 import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
-import { errorText, outputLines } from './stage-lines.js';
+import { readTokenUsage } from '../../runs/model/token-usage.js';
+import { errorText, outputLines, tokensNote } from './stage-lines.js';
 
 function clip(value: unknown, max = 120): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -14,11 +15,15 @@ function clip(value: unknown, max = 120): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/**
- * `full` (`weft logs --full`) prints a stage's whole output, its lines kept; without it
- * the output is cut to one line. Failure messages are whole either way.
- */
-export function eventLine(event: RunEvent, options: { full?: boolean } = {}): string | undefined {
+export interface EventLineOptions {
+  /** `weft logs --full`: a stage's whole output, its lines kept; else cut to one line. Failure messages are whole either way. */
+  full?: boolean;
+  /** The turn's text was streamed live already: its line leaves the text out (and is dropped when nothing else is left). */
+  textShown?: boolean;
+}
+
+/** The line for `event`; `model-text-streamed` has none (the turn's line carries the text, or it was streamed live). */
+export function eventLine(event: RunEvent, options: EventLineOptions = {}): string | undefined {
   const p = event.payload;
   switch (event.type) {
     case RUN_EVENT.runCreated:
@@ -28,7 +33,7 @@ export function eventLine(event: RunEvent, options: { full?: boolean } = {}): st
     case RUN_EVENT.stageStarted:
       return `▶ ${event.stageId} (${String(p.kind)})`;
     case RUN_EVENT.stageFinished: {
-      const took = typeof p.durationMs === 'number' ? ` in ${formatDuration(p.durationMs)}` : '';
+      const took = `${typeof p.durationMs === 'number' ? ` in ${formatDuration(p.durationMs)}` : ''}${tokensNote(readTokenUsage(p.usage))}`;
       switch (p.status) {
         case 'succeeded':
           if (options.full && p.output !== null && p.output !== undefined && p.output !== '') return [`✓ ${event.stageId} succeeded${took} →`, ...outputLines(p.output, '    ', true)].join('\n');
@@ -47,13 +52,19 @@ export function eventLine(event: RunEvent, options: { full?: boolean } = {}): st
     case RUN_EVENT.toolCallStarted:
       return `  ⚙ ${String(p.tool)} ${clip(p.arguments, 100)}`;
     case RUN_EVENT.toolCallFinished:
-      return `  ${p.isError ? '✗' : '✓'} ${String(p.tool)}${typeof p.durationMs === 'number' ? ` (${formatDuration(p.durationMs)})` : ''}`;
+      return `  ${p.isError ? '✗' : '✓'} ${String(p.tool)}${typeof p.durationMs === 'number' ? ` (${formatDuration(p.durationMs)})` : ''}${p.isError && typeof p.text === 'string' && p.text.trim() !== '' ? `: ${clip(p.text, 160)}` : ''}`;
     case AGENT_EVENT.agentStarted:
       return `  ◆ ${String(p.provider)}:${String(p.model)} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools (max ${String(p.maxTurns)} turns)`;
     case AGENT_EVENT.modelTurnFinished: {
       const calls = Array.isArray(p.toolCalls) ? p.toolCalls.length : 0;
+      const callsNote = calls > 0 ? ` (${calls} tool call${calls === 1 ? '' : 's'})` : '';
+      if (options.textShown) return calls > 0 ? `  ◆ turn ${String(p.turn)}${callsNote}` : undefined;
       const text = typeof p.text === 'string' && p.text.trim() !== '' ? ` ${clip(p.text, 200)}` : '';
-      return `  ◆ turn ${String(p.turn)}:${text}${calls > 0 ? ` (${calls} tool call${calls === 1 ? '' : 's'})` : ''}`;
+      return `  ◆ turn ${String(p.turn)}:${text}${callsNote}`;
+    }
+    case AGENT_EVENT.modelRequestRetried: {
+      const delay = typeof p.delayMs === 'number' ? formatDuration(p.delayMs) : '?';
+      return `  ↻ model request failed (${clip(p.error, 160)}); retry ${String(p.attempt)} of ${String(p.maxRetries)} in ${delay}`;
     }
     case AGENT_EVENT.messageDelivered:
       return `  ✉ delivered to the agent: ${clip(p.text, 200)}`;

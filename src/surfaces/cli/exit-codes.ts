@@ -27,6 +27,8 @@ export function exitCodeFor(code: WeftErrorCode): number {
     case 'RUN_INVALID_PARAMS':
     case 'QUESTION_NOT_FOUND':
     case 'RUN_PARENT_CYCLE':
+    case 'MODEL_CONFIG_INVALID':
+    case 'MODEL_KEY_MISSING':
       return EXIT_USAGE;
     default:
       return EXIT_FAILURE;

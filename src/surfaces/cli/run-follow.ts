@@ -1,16 +1,18 @@
 /**
  * Follows a run's events until it ends: a line per event, and on a terminal a live
- * status line under them (spinner, stages in flight, elapsed time) rewritten in place.
- * Piped output gets the plain lines only. New events are read when the store says it
+ * status line under them (spinner, stages in flight, elapsed time) rewritten in place and
+ * the model's text as it streams (`live-text.ts`). Piped output gets the plain lines only
+ * (a turn's text in its turn line). New events are read when the store says it
  * changed (runners write from other processes); the only timer is the spinner's.
  */
-import { ENGINE_EVENT } from '../../runs/model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
 import type { RunService } from '../../app/services/run-service.js';
 import { eventLine } from './event-lines.js';
+import { LiveText } from './live-text.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** A spinner frame on a terminal. */
@@ -27,6 +29,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Where the lines go (default stdout). */
   out?: NodeJS.WriteStream;
+  /** Hears every event read, printed or not. */
+  onEvent?: (event: RunEvent) => void;
 }
 
 export async function followRun(runs: RunService, runId: string, options: FollowOptions): Promise<RunRecord> {
@@ -37,25 +41,33 @@ export async function followRun(runs: RunService, runId: string, options: Follow
   let afterSeq = 0;
   let frame = 0;
   let statusShown = false;
+  const text = new LiveText(out);
 
   const clearStatus = () => {
     if (live && statusShown) out.write('\r\x1b[2K');
     statusShown = false;
   };
   const drawStatus = (run: RunRecord) => {
-    if (!live) return;
+    if (!live || text.open) return;
     frame = (frame + 1) % SPINNER.length;
     const stages = inflight.size > 0 ? [...inflight].join(', ') : run.status;
     out.write(`\r\x1b[2K${SPINNER[frame]} ${stages} · ${formatDuration(Date.now() - startedAt)}`);
     statusShown = true;
   };
   const print = (event: RunEvent) => {
+    options.onEvent?.(event);
     if (event.type === ENGINE_EVENT.stageStarted && event.stageId) inflight.add(event.stageId);
     if (event.type === ENGINE_EVENT.stageFinished && event.stageId) inflight.delete(event.stageId);
     if (options.types !== undefined && options.types.length > 0 && !options.types.includes(event.type)) return;
     if (options.json) return out.write(`${JSON.stringify(event)}\n`);
-    const line = eventLine(event);
+    if (live && event.type === AGENT_EVENT.modelTextStreamed) {
+      clearStatus();
+      return text.take(event);
+    }
+    const textShown = live && event.type === AGENT_EVENT.modelTurnFinished && text.finishTurn(event);
+    const line = eventLine(event, { textShown });
     if (line === undefined) return;
+    text.endLine();
     clearStatus();
     out.write(`${line}\n`);
   };
@@ -70,12 +82,14 @@ export async function followRun(runs: RunService, runId: string, options: Follow
       if (events.length === 500) continue;
       const run = await runs.get(runId);
       if (isTerminal(run.status) && run.counts.events <= afterSeq) {
+        text.endLine();
         clearStatus();
         return run;
       }
       runs.ensureRunner(run);
       drawStatus(run);
       if (options.signal?.aborted) {
+        text.endLine();
         clearStatus();
         return run;
       }

@@ -4,7 +4,8 @@
  */
 import { formatDuration } from '../../core/duration.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
-import type { StageActivity } from '../../runs/stage-activity.js';
+import type { StageRecord } from '../../runs/stage-fold.js';
+import type { TokenUsage } from '../../runs/model/token-usage.js';
 
 /** Lines of output shown before "… N more lines". */
 const HEAD_LINES = 3;
@@ -32,22 +33,34 @@ export function errorText(error: string, indent: string): string {
   return error.replace(/\s+$/, '').split('\n').join(`\n${indent}`);
 }
 
+/** ` · 120 in / 20 out tokens`, or '' when no model ran. */
+export function tokensNote(tokens: TokenUsage | undefined): string {
+  return tokens === undefined || tokens.totalTokens === 0 ? '' : ` · ${tokens.inputTokens} in / ${tokens.outputTokens} out tokens`;
+}
+
+/** The run's token line for `weft inspect`: cached input and reasoning where the provider reported them. */
+export function tokensLine(tokens: TokenUsage): string {
+  const cached = tokens.cachedInputTokens === undefined ? '' : ` (${tokens.cachedInputTokens} cached)`;
+  const reasoning = tokens.reasoningTokens === undefined ? '' : ` (${tokens.reasoningTokens} reasoning)`;
+  return `  tokens    ${tokens.inputTokens} in${cached} · ${tokens.outputTokens} out${reasoning} · ${tokens.totalTokens} total`;
+}
+
 const MARK: Record<string, string> = { succeeded: '✓', failed: '✗', cancelled: '✗', abandoned: '↺', interrupted: '↺' };
 
 /** The stages block of `weft inspect`, with a note when a stage failed although the run succeeded. */
-export function stageLines(run: RunRecord, stages: readonly StageActivity[]): string[] {
+export function stageLines(run: RunRecord, stages: readonly StageRecord[]): string[] {
   if (stages.length === 0) return [];
   const width = Math.max(...stages.map((stage) => stage.stageId.length));
   const lines = ['  stages'];
   for (const stage of stages) {
-    const status = stage.finished ?? 'running';
+    const { status } = stage;
     const took = stage.durationMs !== undefined ? `  ${formatDuration(stage.durationMs)}` : '';
     const turns = stage.turns > 0 ? `  ${stage.turns} turn${stage.turns === 1 ? '' : 's'}` : '';
-    lines.push(`    ${MARK[status] ?? '▶'} ${stage.stageId.padEnd(width)}  ${stage.kind.padEnd(7)}  ${status}${took}${turns}`);
+    lines.push(`    ${MARK[status] ?? '▶'} ${stage.stageId.padEnd(width)}  ${stage.kind.padEnd(7)}  ${status}${took}${turns}${tokensNote(stage.usage)}`);
     if (stage.error !== undefined) lines.push(`        error: ${errorText(stage.error, '               ')}`);
     if (stage.output !== undefined && textOf(stage.output) !== '') lines.push(...outputLines(stage.output, '        │ ', false, `weft logs ${run.id} --full`));
   }
-  const failed = stages.filter((stage) => stage.finished === 'failed');
+  const failed = stages.filter((stage) => stage.status === 'failed');
   if (run.status === 'succeeded' && failed.length > 0) {
     lines.push(`  note      ${failed.map((stage) => stage.stageId).join(', ')} failed, but the run succeeded: the workflow went on past the failure.`);
   }

@@ -5,7 +5,8 @@
  */
 import * as z from 'zod';
 import type { JsonValue } from '../../runs/model/json.js';
-import type { RunResults, StageResult } from '../../runs/stage-results.js';
+import type { RunResults, StageRecord } from '../../runs/stage-fold.js';
+import { tokenUsageSchema, tokenUsageView } from '../../app/run-view.js';
 
 export const stageResultSchema = z.object({
   stage_id: z.string().describe('e.g. build@1'),
@@ -18,6 +19,7 @@ export const stageResultSchema = z.object({
   output_truncated: z.boolean().describe('True when output_head is cut: read the whole output with weft_run_events action "details" and seq finished_seq'),
   error: z.string().nullable().describe('Why it failed, in full'),
   finished_seq: z.number().int().nullable().describe('Seq of its stage-finished event, which holds the whole output'),
+  tokens: tokenUsageSchema.nullable().describe('Model tokens of its turns; null for stages that ran no model'),
 });
 
 export const runResultsSchema = z.object({
@@ -26,6 +28,7 @@ export const runResultsSchema = z.object({
   final_stage_id: z.string().nullable(),
   stages: z.array(stageResultSchema).describe('The latest stages, in start order'),
   stages_omitted: z.number().int().describe('Earlier stages left out to keep the result small (read them with weft_run_events)'),
+  tokens: tokenUsageSchema.describe('Model tokens of every turn of the run'),
 });
 export type RunResultsView = z.infer<typeof runResultsSchema>;
 
@@ -42,7 +45,7 @@ function head(value: JsonValue | undefined, max: number): { text: string | null;
   return text.length <= max ? { text, truncated: false } : { text: `${text.slice(0, max)}…`, truncated: true };
 }
 
-function stageView(stage: StageResult, bounds: ResultBounds): z.infer<typeof stageResultSchema> {
+function stageView(stage: StageRecord, bounds: ResultBounds): z.infer<typeof stageResultSchema> {
   const output = head(stage.output, bounds.headChars);
   return {
     stage_id: stage.stageId,
@@ -55,6 +58,7 @@ function stageView(stage: StageResult, bounds: ResultBounds): z.infer<typeof sta
     output_truncated: output.truncated,
     error: stage.error ?? null,
     finished_seq: stage.finishedSeq ?? null,
+    tokens: stage.usage === undefined ? null : tokenUsageView(stage.usage),
   };
 }
 
@@ -67,6 +71,7 @@ export function runResultsView(results: RunResults, bounds: ResultBounds): RunRe
     final_stage_id: results.finalStageId ?? null,
     stages: kept.map((stage) => stageView(stage, bounds)),
     stages_omitted: results.stages.length - kept.length,
+    tokens: tokenUsageView(results.usage),
   };
 }
 

@@ -109,7 +109,8 @@ export function registerMcpServerCommands(mcp: Command): void {
     .description("add weft to an MCP client's config file (idempotent; keeps a .bak of the previous file and every other setting)")
     .argument('<client>', 'claude, cursor, windsurf or codex ($CODEX_HOME/config.toml, else ~/.codex/config.toml)')
     .option('--scope <scope>', "'user' (the client's user config) or 'project' (this directory: .mcp.json for Claude Code, .cursor/mcp.json for Cursor; a portable 'npx weft' entry to commit)", 'user')
-    .action(async (client: string, options: { scope: string }, command: Command) => {
+    .option('--json', 'print {client, scope, file, status, backup, portable} (see docs/cli-json.md)')
+    .action(async (client: string, options: { scope: string; json?: boolean }, command: Command) => {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(client)) throw new WeftError('USAGE', `<client> must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${client}'.`);
       if (options.scope !== 'user' && options.scope !== 'project') throw new WeftError('USAGE', `--scope must be 'user' or 'project', not '${options.scope}'.`);
@@ -122,6 +123,7 @@ export function registerMcpServerCommands(mcp: Command): void {
       const storageDir = portable ? (global.storageDir === undefined ? undefined : resolve(global.storageDir)) : await storageDirOf(command);
       const entry = config.buildClientEntry(client, { node: process.execPath, bin: weftBinPath(), portable, ...(storageDir === undefined ? {} : { storageDir }) });
       const result = client === 'codex' ? await (await import('../../../app/services/codex-config.js')).initCodexConfig(file, entry) : await config.initClientConfig(file, entry, home);
+      if (options.json) return printJson({ client, scope: options.scope, file, status: result.status, backup: result.backup ?? null, portable });
       const backup = result.backup ? ` (previous file kept as ${result.backup})` : '';
       switch (result.status) {
         case 'unchanged':

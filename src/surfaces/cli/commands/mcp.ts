@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { formatDuration } from '../../../core/duration.js';
-import type { McpScope } from '../../../app/services/mcp-config-service.js';
+import type { McpAddResult, McpScope } from '../../../app/services/mcp-config-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { IMPORT_SOURCES, isImportSource } from '../../../mcp/config/import-sources.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
@@ -55,6 +55,13 @@ function addTarget(name: string, words: string[], options: { url?: string; trans
 
 function printWarnings(warnings: readonly { message: string }[]): void {
   for (const warning of warnings) process.stderr.write(`weft: warning: ${warning.message}\n`);
+}
+
+/** What `mcp add` and `mcp add-json` print: `--json` gives the fields of docs/cli-json.md, else one line (warnings on stderr). */
+function printAdded(name: string, scope: McpScope, result: McpAddResult, json: boolean | undefined): void {
+  if (json) return printJson({ name, scope, file: result.file, replaced: result.replaced, warnings: result.warnings.map((warning) => warning.message) });
+  printWarnings(result.warnings);
+  process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
 }
 
 /** Registers `weft mcp …` and returns the `mcp` command, for the server subcommands (`mcp-server.ts`). */
@@ -111,7 +118,8 @@ export function registerMcpCommands(program: Command): Command {
     .option('-t, --transport <transport>', "'stdio', 'http' or 'sse' (default: http for a URL, else stdio)")
     .option('-H, --header <"Name: value">', 'HTTP header (repeatable)', collect, [])
     .option('--replace', 'replace an entry of the same name')
-    .action(async (name: string, words: string[], options: { scope: string; env: string[]; url?: string; transport?: string; header: string[]; replace?: boolean }, command: Command) => {
+    .option('--json', 'print {name, scope, file, replaced, warnings} (see docs/cli-json.md)')
+    .action(async (name: string, words: string[], options: { scope: string; env: string[]; url?: string; transport?: string; header: string[]; replace?: boolean; json?: boolean }, command: Command) => {
       const target = addTarget(name, words, options);
       const scope = parseScope(options.scope) ?? 'project';
       await withApp(command, async (app) => {
@@ -123,8 +131,7 @@ export function registerMcpCommands(program: Command): Command {
           headers: parsePairs(options.header, ':', '-H', '"X-Team: infra"'),
           replace: options.replace,
         });
-        printWarnings(result.warnings);
-        process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
+        printAdded(name, scope, result, options.json);
       });
     });
 
@@ -135,12 +142,11 @@ export function registerMcpCommands(program: Command): Command {
     .argument('<json>', 'the entry, in the .mcp.json shape')
     .option('-s, --scope <scope>', SCOPE_HELP, 'project')
     .option('--replace', 'replace an entry of the same name')
-    .action(async (name: string, json: string, options: { scope: string; replace?: boolean }, command: Command) => {
+    .option('--json', 'print {name, scope, file, replaced, warnings} (see docs/cli-json.md)')
+    .action(async (name: string, json: string, options: { scope: string; replace?: boolean; json?: boolean }, command: Command) => {
       const scope = parseScope(options.scope) ?? 'project';
       await withApp(command, async (app) => {
-        const result = await (await app.mcpConfig()).addJson(name, json, scope, options.replace);
-        printWarnings(result.warnings);
-        process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
+        printAdded(name, scope, await (await app.mcpConfig()).addJson(name, json, scope, options.replace), options.json);
       });
     });
 
@@ -169,10 +175,12 @@ export function registerMcpCommands(program: Command): Command {
     .description('remove a server (from .mcp.json, else the user settings, unless --scope says)')
     .argument('<name>', 'server name')
     .option('-s, --scope <scope>', `${SCOPE_HELP}; default: the first that has it`)
-    .action(async (name: string, options: { scope?: string }, command: Command) => {
+    .option('--json', 'print {name, scope, file} (see docs/cli-json.md)')
+    .action(async (name: string, options: { scope?: string; json?: boolean }, command: Command) => {
       const scope = parseScope(options.scope);
       await withApp(command, async (app) => {
         const result = await (await app.mcpConfig()).remove(name, scope);
+        if (options.json) return printJson({ name, scope: result.scope, file: result.file });
         process.stdout.write(`Removed MCP server '${name}' from ${result.file}\n`);
       });
     });

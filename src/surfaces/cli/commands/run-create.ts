@@ -5,7 +5,10 @@ import { type Command, Option } from 'commander';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { CreateRunRequest } from '../../../app/services/run-service.js';
 import { printJson, withApp } from '../command-context.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_INTERRUPTED } from '../exit-codes.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_INTERRUPTED, EXIT_USAGE, exitCodeFor } from '../exit-codes.js';
+import type { WeftErrorCode } from '../../../core/errors.js';
+import { ENGINE_EVENT } from '../../../runs/model/event-types.js';
+import type { RunEvent } from '../../../runs/model/run-event.js';
 import { followRun } from '../run-follow.js';
 import { collect, parseInputs, parseLabels } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
@@ -76,10 +79,17 @@ export function registerRunCreateCommands(program: Command): void {
           else process.stdout.write(`${run.id}\n`);
           return;
         }
+        // Stages that failed on a configuration mistake (no model, no key): the exit code says so.
+        const configErrors: string[] = [];
+        const onEvent = (event: RunEvent) => {
+          const code = event.type === ENGINE_EVENT.stageFinished && event.payload.status === 'failed' && !event.payload.retrying ? event.payload.errorCode : undefined;
+          // A code this version does not know maps to 1 (exitCodeFor's default), so the cast is safe.
+          if (typeof code === 'string' && exitCodeFor(code as WeftErrorCode) === EXIT_USAGE) configErrors.push(`${event.stageId ?? '?'}: ${String(event.payload.error)}`);
+        };
         // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
         const { finished, stopped } = await untilInterrupted(async (signal) => {
           if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n`);
-          return { finished: await followRun(runs, run.id, { json: options.json === true, signal }), stopped: signal.aborted };
+          return { finished: await followRun(runs, run.id, { json: options.json === true, signal, onEvent }), stopped: signal.aborted };
         });
         if (stopped) {
           process.stderr.write(`Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`);
@@ -87,6 +97,12 @@ export function registerRunCreateCommands(program: Command): void {
           return;
         }
         if (!options.json) process.stderr.write(`run ${finished.id} ${finished.status}${finished.reason ? ` — ${finished.reason}` : ''}\n`);
+        // A dry run is a check: a configuration error fails it even when the workflow routes past the stage.
+        if (configErrors.length > 0 && (finished.status !== 'succeeded' || finished.dryRun)) {
+          if (!options.json) process.stderr.write(`configuration error (exit 2) — fix and run again:\n${configErrors.map((line) => `  ${line}`).join('\n')}\n`);
+          process.exitCode = EXIT_USAGE;
+          return;
+        }
         process.exitCode = finished.status === 'succeeded' ? EXIT_OK : EXIT_FAILURE;
       });
     });

@@ -1,6 +1,7 @@
 /**
  * Reading runs: `ps`, `inspect`, `events`, `logs`, `wait`.
  */
+import type { StageRecord } from '../../../runs/stage-fold.js';
 import type { Command } from 'commander';
 import { formatDuration } from '../../../core/duration.js';
 import { WeftError } from '../../../core/errors.js';
@@ -12,7 +13,8 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../exit-codes.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect, parseLabels, parseSeconds } from '../options.js';
 import { followRun, type FollowOptions } from '../run-follow.js';
-import { stageLines } from '../stage-lines.js';
+import { stageLines, tokensLine } from '../stage-lines.js';
+import { addTokenUsage, NO_TOKENS } from '../../../runs/model/token-usage.js';
 import type { RunService } from '../../../app/services/run-service.js';
 
 
@@ -52,6 +54,11 @@ function describeFilters(options: { status: string[]; label: string[]; parent?: 
     ...(options.parent ? [`--parent ${options.parent}`] : []),
     ...(options.workflow ? [`--workflow ${options.workflow}`] : []),
   ];
+}
+
+/** A stage as `inspect --json` has always shown it: `finished` (its status) once it ended, beside the newer fields. */
+function stageJson(stage: StageRecord): StageRecord & { finished?: string } {
+  return stage.status === 'running' ? stage : { ...stage, finished: stage.status };
 }
 
 export function registerRunReadCommands(program: Command): void {
@@ -101,7 +108,8 @@ export function registerRunReadCommands(program: Command): void {
         }
         const run = await runs.get(id);
         const [questions, stages] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id)]);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages });
+        const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
@@ -110,6 +118,7 @@ export function registerRunReadCommands(program: Command): void {
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
+          ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),

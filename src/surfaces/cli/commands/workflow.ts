@@ -6,7 +6,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
-import { globalOptions, printJson } from '../command-context.js';
+import { globalOptions, printJson, withApp } from '../command-context.js';
+import type { StageModelCheck } from '../../../app/services/model-check.js';
 import { EXIT_USAGE } from '../exit-codes.js';
 
 /** The workflow loader (TOML parser, expression parser) loads only for the commands that read a workflow. */
@@ -20,6 +21,8 @@ interface WorkflowValidation {
   nodes: number;
   start: string | null;
   problems: { file: string; line: number; message: string }[];
+  /** With `--check-models`: one check per agent and prompt stage. */
+  models?: StageModelCheck[];
 }
 
 /** An invalid workflow is a result here, not an error: `--json` prints its problems as data. */
@@ -32,6 +35,10 @@ async function validationResult(load: () => Promise<{ file: string; name: string
     const problems = (error.data.problems ?? []) as WorkflowValidation['problems'];
     return { file, valid: false, workflow: null, nodes: 0, start: null, problems };
   }
+}
+
+function describeLoaded(loaded: { file: string; name: string; nodes: object; start: string }): string {
+  return `${loaded.file}: ok — workflow '${loaded.name}', ${Object.keys(loaded.nodes).length} nodes, starts at '${loaded.start}'`;
 }
 
 function printValidation(result: WorkflowValidation): void {
@@ -94,12 +101,35 @@ export function registerWorkflowCommands(program: Command): void {
     .description('check a workflow file; every problem is listed with file and line (exit 2 when there are any)')
     .argument('<file>')
     .option('--json', 'print {file, valid, problems, …} (see docs/cli-json.md); exit 2 when invalid')
-    .action(async (file: string, options: { json?: boolean }, command: Command) => {
+    .option('--check-models', 'also check that every agent and prompt stage has a usable model: one named, a known provider, its key variable set (exit 2 when not)')
+    .option('--model <model>', 'with --check-models: the model `weft run --model` would give the run')
+    .action(async (file: string, options: { json?: boolean; checkModels?: boolean; model?: string }, command: Command) => {
       const { loadWorkflow } = await workflows();
       const path = resolve(globalOptions(command).cwd ?? process.cwd(), file);
-      if (options.json) return printValidation(await validationResult(() => loadWorkflow(path), path));
-      const loaded = await loadWorkflow(path);
-      process.stdout.write(`${loaded.file}: ok — workflow '${loaded.name}', ${Object.keys(loaded.nodes).length} nodes, starts at '${loaded.start}'\n`);
+      if (!options.checkModels) {
+        if (options.json) return printValidation(await validationResult(() => loadWorkflow(path), path));
+        const loaded = await loadWorkflow(path);
+        return void process.stdout.write(`${describeLoaded(loaded)}\n`);
+      }
+      await withApp(command, async (app) => {
+        const { checkWorkflowModels } = await import('../../../app/services/model-check.js');
+        if (options.json) {
+          const result = await validationResult(() => loadWorkflow(path), path);
+          const models = result.valid ? checkWorkflowModels(await loadWorkflow(path), app.settings.llm, process.env, options.model) : [];
+          printValidation({ ...result, models });
+          if (models.some((check) => !check.ok)) process.exitCode = EXIT_USAGE;
+          return;
+        }
+        const loaded = await loadWorkflow(path);
+        const models = checkWorkflowModels(loaded, app.settings.llm, process.env, options.model);
+        process.stdout.write(`${describeLoaded(loaded)}\n`);
+        if (models.length === 0) process.stdout.write('  no agent or prompt stages: no model needed\n');
+        for (const check of models) {
+          const key = check.keyEnv === null ? '' : ` (key from ${check.keyEnv})`;
+          process.stdout.write(check.ok ? `  ✓ ${check.node} (${check.kind}): ${check.model}${key}\n` : `  ✗ ${check.node} (${check.kind}): ${check.problem}\n`);
+        }
+        if (models.some((check) => !check.ok)) process.exitCode = EXIT_USAGE;
+      });
     });
   workflow
     .command('graph')

@@ -30,6 +30,8 @@ function eventLine(event) {
       return `◆ ${p.provider}:${p.model} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools`;
     case 'model-turn-finished':
       return `◆ turn ${p.turn}: ${clip(p.text ?? '', 160)}`;
+    case 'model-request-retried':
+      return `↻ model request failed (${clip(p.error, 160)}); retry ${p.attempt} of ${p.maxRetries} in ${duration(p.delayMs)}`;
     case 'message-sent':
       return `✉ message${event.stage_id ? ` to ${event.stage_id}` : ''}: ${clip(p.text, 200)}`;
     case 'message-delivered':
