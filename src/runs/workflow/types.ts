@@ -62,11 +62,23 @@ interface LlmFields extends Retrying {
   maxTokens?: number;
 }
 
+/** The external coding CLIs an agent stage can run on (`backend = "cli"`). */
+export const CLI_NAMES = ['claude', 'codex', 'gemini'] as const;
+export type CliName = (typeof CLI_NAMES)[number];
+
+/** Where an agent stage runs: weft's own loop over a model API, or an external coding CLI. */
+export const AGENT_BACKENDS = ['weft', 'cli'] as const;
+export type AgentBackend = (typeof AGENT_BACKENDS)[number];
+
 export interface AgentNode extends NodeBase, LlmFields {
   kind: 'agent';
   maxTurns?: number;
   /** Names of the tools the agent may use; undefined means the run's default set. */
   tools?: string[];
+  /** `backend`; undefined means `[llm] backend` in settings, else `weft`. */
+  backend?: AgentBackend;
+  /** `cli`, with `backend = "cli"`; undefined means `[llm] cli` in settings. */
+  cli?: CliName;
 }
 
 export interface PromptNode extends NodeBase, LlmFields {
