@@ -4,6 +4,7 @@
  * `opaque` belong to another layer, which validates them itself (e.g. `mcp.servers`).
  */
 import { describeValue, isTable } from '../config-text/describe-value.js';
+import { suggestion } from '../config-text/did-you-mean.js';
 import { parseDuration } from '../duration.js';
 
 export type Shape =
@@ -26,6 +27,12 @@ const HOST_NAME: Shape = {
     means: 'a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path)',
   },
 };
+
+/** The external coding CLIs agent stages can run on (`backend = "cli"`); the workflow layer names the same ones. */
+export const CLI_NAMES = ['claude', 'codex', 'gemini'] as const;
+
+/** `[cli.<name>]`: where that CLI's binary is, when not on PATH. */
+const CLI_TABLE: Shape = { kind: 'table', fields: { path: { kind: 'string' } } };
 
 export const SETTINGS_SHAPE: Shape = {
   kind: 'table',
@@ -51,9 +58,12 @@ export const SETTINGS_SHAPE: Shape = {
     runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
     store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
+    cli: { kind: 'table', fields: { claude: CLI_TABLE, codex: CLI_TABLE, gemini: CLI_TABLE } },
     llm: {
       kind: 'table',
       fields: {
+        backend: { kind: 'string', values: ['weft', 'cli'] },
+        cli: { kind: 'string', values: CLI_NAMES },
         provider: { kind: 'string' },
         model: { kind: 'string' },
         base_url: { kind: 'string' },
@@ -102,7 +112,8 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
       if (typeof value === 'string' && shape.pattern && !shape.pattern.test.test(value)) {
         return shape.pattern.secret ? [`key '${key}' must be ${shape.pattern.means} (the value given is not; it is not repeated here as it may hold a password)`] : wrongType();
       }
-      if (typeof value !== 'string' || (shape.values && !shape.values.includes(value))) return wrongType();
+      if (typeof value !== 'string') return wrongType();
+      if (shape.values && !shape.values.includes(value)) return [`${wrongType()[0]!}${suggestion(value, shape.values, '')}`];
       return [];
     case 'boolean':
       return typeof value === 'boolean' ? [] : wrongType();
@@ -126,7 +137,7 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
         const childShape = shape.fields[name];
         if (!childShape) {
           const known = Object.keys(shape.fields).join(', ');
-          problems.push(`unknown key '${childKey}' (known keys${key ? ` in [${key}]` : ''}: ${known})`);
+          problems.push(`unknown key '${childKey}'${suggestion(name, Object.keys(shape.fields), '')} (known keys${key ? ` in [${key}]` : ''}: ${known})`);
           continue;
         }
         problems.push(...checkShape(child, childShape, childKey));

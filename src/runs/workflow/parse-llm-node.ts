@@ -9,7 +9,7 @@ import { checkTemplateFile, checkTemplates } from './check-templates.js';
 import type { FieldReader } from './field-reader.js';
 import { parseRetry } from './parse-retry.js';
 import type { ReferenceScope } from './references.js';
-import type { AgentNode, PromptNode } from './types.js';
+import { AGENT_BACKENDS, CLI_NAMES, type AgentNode, type PromptNode } from './types.js';
 
 interface Base {
   name: string;
@@ -59,5 +59,13 @@ export function parseLlmNode(node: FieldReader, kind: 'agent' | 'prompt', base: 
     retry: parseRetry(node),
   };
   if (kind === 'prompt') return { kind, ...fields };
-  return { kind, ...fields, maxTurns: node.integer('max_turns', 1), tools: node.stringArray('tools') };
+  return { kind, ...fields, maxTurns: node.integer('max_turns', 1), tools: node.stringArray('tools'), ...parseBackend(node) };
+}
+
+/** `backend = "cli"` with `cli = "claude" | "codex" | "gemini"`; either may come from `[llm]` in settings instead. */
+function parseBackend(node: FieldReader): Pick<AgentNode, 'backend' | 'cli'> {
+  const backend = node.oneOf('backend', AGENT_BACKENDS);
+  const cli = node.oneOf('cli', CLI_NAMES);
+  if (backend === 'weft' && node.has('cli')) node.problem('cli', `'cli' is only used with backend = "cli" — remove it or set backend = "cli"`);
+  return { ...(backend === undefined ? {} : { backend }), ...(cli === undefined ? {} : { cli }) };
 }

@@ -4,6 +4,7 @@
  * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
  */
 import type { CompiledCondition } from './condition.js';
+import type { CliName } from '../../core/settings/settings.js';
 
 /** One validation problem; `line` is 1-based in `file`. `message` ends with ` — how to fix`. */
 export interface WorkflowProblem {
@@ -62,9 +63,8 @@ interface LlmFields extends Retrying {
   maxTokens?: number;
 }
 
-/** The external coding CLIs an agent stage can run on (`backend = "cli"`). */
-export const CLI_NAMES = ['claude', 'codex', 'gemini'] as const;
-export type CliName = (typeof CLI_NAMES)[number];
+/** The external coding CLIs an agent stage can run on (`backend = "cli"`), as settings' `[cli.<name>]` names them. */
+export { CLI_NAMES, type CliName } from '../../core/settings/settings.js';
 
 /** Where an agent stage runs: weft's own loop over a model API, or an external coding CLI. */
 export const AGENT_BACKENDS = ['weft', 'cli'] as const;

@@ -210,6 +210,30 @@ describe('validateWorkflowText: inline cases', () => {
     ]);
   });
 
+  it('reads an agent node on a CLI (backend = "cli", cli = …) and reports a misspelt backend or CLI, or a cli on the weft backend', () => {
+    const good = ['[nodes.code]', 'kind = "agent"', 'prompt = "Fix it"', 'backend = "cli"', 'cli = "claude"'].join('\n');
+    const { workflow } = validateWorkflowText('/virtual/inline.toml', good);
+    expect(workflow?.nodes.code).toMatchObject({ kind: 'agent', backend: 'cli', cli: 'claude' });
+    const text = [
+      '[nodes.a]', // 1
+      'kind = "agent"', // 2
+      'prompt = "x"', // 3
+      'backend = "clli"', // 4
+      'cli = "claud"', // 5
+      'next = "b"', // 6
+      '[nodes.b]', // 7
+      'kind = "agent"', // 8
+      'prompt = "y"', // 9
+      'backend = "weft"', // 10
+      'cli = "codex"', // 11
+    ].join('\n');
+    expect(check(text)).toEqual([
+      `4: node 'a' (agent): 'backend' must be one of weft, cli, got "clli" — did you mean 'cli'?`,
+      `5: node 'a' (agent): 'cli' must be one of claude, codex, gemini, got "claud" — did you mean 'claude'?`,
+      `11: node 'b' (agent): 'cli' is only used with backend = "cli" — remove it or set backend = "cli"`,
+    ]);
+  });
+
   it('reports inputs that are required and defaulted, bad MCP server tables and a bad retry shorthand', () => {
     const text = [
       '[run.agent.mcps]', // 1
