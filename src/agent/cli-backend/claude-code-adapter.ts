@@ -135,7 +135,7 @@ function invocation(spec: CliStageSpec): CliInvocation {
   ];
   return {
     args,
-    env: { ...QUIET_ENV, CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'), HOME: join(spec.stateDir, 'home') },
+    env: { ...QUIET_ENV, CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'), HOME: join(spec.stateDir, 'home'), CLAUDE_CODE_TMPDIR: join(spec.stateDir, 'tmp') },
     files: [{ path: mcpFile, text: `${JSON.stringify({ mcpServers: servers }, null, 2)}\n` }],
     stdin: { kind: 'messages', first: userMessageLine(spec.resumeSessionId === undefined ? spec.prompt : RESUME_MESSAGE) },
   };
