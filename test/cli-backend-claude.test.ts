@@ -96,8 +96,8 @@ describe('agent stages on Claude Code', () => {
     expect(first.model).toBe('claude-test');
     expect(first.system).toContain("You are running the stage 'code' of the weft workflow 'cli'");
     expect(first.messages.some((message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'))).toBe(true);
-    // Its config stayed in the stage's own directory, removed when the stage ended.
-    expect(existsSync(join(context.kit.dir, '.cli-stages', runId))).toBe(true);
-    expect(existsSync(join(context.kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
+    // Its config stayed in the stage's own directory, removed (with the run's) when the stage ended.
+    expect(existsSync(join(context.kit.dir, '.cli-stages'))).toBe(true);
+    expect(existsSync(join(context.kit.dir, '.cli-stages', runId))).toBe(false);
   });
 });
