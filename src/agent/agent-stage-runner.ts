@@ -26,6 +26,8 @@ import { adaptTools, type AdaptedTools } from './tool-schemas.js';
 import { agentStartedEvent } from './transcript-events.js';
 import { endAgentSpan, startAgentSpan } from './agent-tracing.js';
 import { contextWith } from '../core/telemetry/tracing.js';
+import { cliStagePlan, stageCli } from './cli-backend/cli-stage-plan.js';
+import type { CliStageRunner } from './cli-backend/cli-stage-runner.js';
 
 export interface AgentRunnerOptions {
   /** `[llm]` as it applies to a run (its project's settings over the user's). */
@@ -34,6 +36,8 @@ export interface AgentRunnerOptions {
   logger: Logger;
   /** Replaces provider construction (tests, other model clients). */
   createClient?: (sources: readonly ModelSource[], options: ModelClientOptions) => ModelClient;
+  /** Runs agent stages whose backend is an external CLI (`backend = "cli"`); without it they fail clearly. */
+  cli?: CliStageRunner;
 }
 
 function toolFilter(patterns: readonly string[] | undefined): (tool: Tool) => boolean {
@@ -72,6 +76,10 @@ function stageResult(outcome: AgentLoopOutcome): StageResult {
  * const agent = new ModelStageRunner({ llmSettings: async () => settings.llm, env: process.env, logger });
  * new Worker({ ...options, agent });
  */
+function noCliNamed(node: AgentNode): string {
+  return `Agent stage '${node.name}' runs on the CLI backend but names no CLI: add cli = "claude" (or "codex", "gemini") to the node, or [llm] cli in .weft/settings.toml.`;
+}
+
 export class ModelStageRunner implements AgentStageRunner {
   readonly #options: AgentRunnerOptions;
 
@@ -83,6 +91,10 @@ export class ModelStageRunner implements AgentStageRunner {
     const node = stage.node;
     if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot run a ${node.kind} stage` };
     try {
+      if (node.kind === 'agent') {
+        const onCli = await this.#runOnCli({ ...stage, node });
+        if (onCli !== undefined) return onCli;
+      }
       return await this.#run({ ...stage, node });
     } catch (error) {
       if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
@@ -99,12 +111,26 @@ export class ModelStageRunner implements AgentStageRunner {
     if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot check a ${node.kind} stage` };
     try {
       const llm = await this.#options.llmSettings(stage.run);
+      const cli = node.kind === 'agent' ? stageCli(node, llm) : undefined;
+      // A stage on a CLI brings its own model configuration; weft checks only that a CLI is named.
+      if (cli === 'unset' && node.kind === 'agent') return { status: 'failed', error: noCliNamed(node) };
+      if (cli !== undefined) return { status: 'succeeded', output: `(dry run) agent stage on the ${cli} CLI` };
       const checked = checkModelConfig(modelSources(node, stage.workflow, stage.run), { llm, env: this.#options.env });
       return { status: 'succeeded', output: `(dry run) ${node.kind} stage on ${checked.provider}:${checked.model}` };
     } catch (error) {
       if (WeftError.is(error)) return { status: 'failed', error: error.message, errorCode: error.code };
       throw error;
     }
+  }
+
+  /** The stage's result when it runs on an external CLI; undefined when it runs on weft's own loop. */
+  async #runOnCli(stage: StageRun & { node: AgentNode }): Promise<StageResult | undefined> {
+    const llm = await this.#options.llmSettings(stage.run);
+    const cli = stageCli(stage.node, llm);
+    if (cli === undefined) return undefined;
+    if (cli === 'unset') return { status: 'failed', error: noCliNamed(stage.node) };
+    if (this.#options.cli === undefined) return { status: 'failed', error: `Agent stage '${stage.node.name}' runs on the CLI backend, which this runner was not given.` };
+    return this.#options.cli.runStage(stage, cliStagePlan(stage, cli, llm, limitsFor(stage).maxTurns));
   }
 
   async #run(stage: StageRun & { node: AgentNode | PromptNode }): Promise<StageResult> {

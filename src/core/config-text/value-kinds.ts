@@ -37,6 +37,8 @@ export interface Mismatch {
   secret?: boolean;
   /** Set when the key at `at` is not one the table knows: the keys it does know. */
   known?: string[];
+  /** The values a string may take, when it took another (for a did-you-mean). */
+  choices?: readonly string[];
 }
 
 function plural(kind: ValueKind, format: ConfigFormat): string {
@@ -106,7 +108,8 @@ function fits(value: unknown, kind: ValueKind): boolean {
 export function mismatches(value: unknown, kind: ValueKind, format: ConfigFormat = 'toml'): Mismatch[] {
   if (!fits(value, kind)) {
     const secret = kind.kind === 'string' && kind.pattern?.secret === true && typeof value === 'string';
-    return [{ at: [], expected: expectedText(kind, format), value, ...(secret ? { secret } : {}) }];
+    const choices = kind.kind === 'string' && typeof value === 'string' ? kind.values : undefined;
+    return [{ at: [], expected: expectedText(kind, format), value, ...(secret ? { secret } : {}), ...(choices ? { choices } : {}) }];
   }
   if (kind.kind === 'array') {
     return (value as unknown[]).flatMap((item, index) => mismatches(item, kind.of, format).map((found) => ({ ...found, at: [index, ...found.at] })));

@@ -6,6 +6,7 @@
  * (`core/config-text/value-kinds.ts`); this file adds the dotted-key placement.
  */
 import { describeValue } from '../config-text/describe-value.js';
+import { suggestion } from '../config-text/did-you-mean.js';
 import { mismatches, type ValueKind } from '../config-text/value-kinds.js';
 
 /** Tables without `fields` belong to another layer, which validates them itself (e.g. `mcp.servers`). */
@@ -19,6 +20,12 @@ const HOST_NAME: Shape = {
     means: 'a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path)',
   },
 };
+
+/** The external coding CLIs agent stages can run on (`backend = "cli"`); the workflow layer names the same ones. */
+export const CLI_NAMES = ['claude', 'codex', 'gemini'] as const;
+
+/** `[cli.<name>]`: where that CLI's binary is, when not on PATH. */
+const CLI_TABLE: Shape = { kind: 'table', fields: { path: { kind: 'string' } } };
 
 export const SETTINGS_SHAPE: Shape = {
   kind: 'table',
@@ -44,9 +51,12 @@ export const SETTINGS_SHAPE: Shape = {
     runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
     store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
+    cli: { kind: 'table', fields: { claude: CLI_TABLE, codex: CLI_TABLE, gemini: CLI_TABLE } },
     llm: {
       kind: 'table',
       fields: {
+        backend: { kind: 'string', values: ['weft', 'cli'] },
+        cli: { kind: 'string', values: CLI_NAMES },
         provider: { kind: 'string' },
         model: { kind: 'string' },
         base_url: { kind: 'string' },
@@ -73,9 +83,10 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
     const at = dotted(key, found.at);
     if (found.known) {
       const table = dotted(key, found.at.slice(0, -1));
-      return `unknown key '${at}' (known keys${table ? ` in [${table}]` : ''}: ${found.known.join(', ')})`;
+      return `unknown key '${at}'${suggestion(String(found.at.at(-1)), found.known, '')} (known keys${table ? ` in [${table}]` : ''}: ${found.known.join(', ')})`;
     }
     if (found.secret) return `key '${at}' must be ${found.expected} (the value given is not; it is not repeated here as it may hold a password)`;
-    return `key '${at}' must be ${found.expected}, not ${describeValue(found.value)}`;
+    const near = found.choices && typeof found.value === 'string' ? suggestion(found.value, found.choices, '') : '';
+    return `key '${at}' must be ${found.expected}, not ${describeValue(found.value)}${near}`;
   });
 }

@@ -40,6 +40,7 @@ describe('loadSettings', () => {
       approvalRules: [],
       logLevel: 'warn',
       llm: { aliases: {}, providers: {} },
+      cli: {},
       userDocument: undefined,
       projectDocument: undefined,
     });
@@ -68,7 +69,7 @@ describe('loadSettings', () => {
   it('refuses unknown keys, naming the file, the key and the known keys', async () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[tools]\nshel_timeout = "5s"\n');
-    expect((await failure()).message).toBe(`${file}: unknown key 'tools.shel_timeout' (known keys in [tools]: shell_timeout, output_limit_bytes, web_fetch).`);
+    expect((await failure()).message).toBe(`${file}: unknown key 'tools.shel_timeout' — did you mean 'shell_timeout'? (known keys in [tools]: shell_timeout, output_limit_bytes, web_fetch).`);
   });
 
   it('reads [tools.web_fetch] allow_hosts, the project list replacing the user one, and refuses what is not a host', async () => {
@@ -81,7 +82,7 @@ describe('loadSettings', () => {
     expect((await failure()).message).toBe(
       `${file}: key 'tools.web_fetch.allow_hosts[0]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path), not a string ("http://localhost:8080"); ` +
         `key 'tools.web_fetch.allow_hosts[1]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path), not a number (7); ` +
-        `unknown key 'tools.web_fetch.allowed_hosts' (known keys in [tools.web_fetch]: allow_hosts).`,
+        `unknown key 'tools.web_fetch.allowed_hosts' — did you mean 'allow_hosts'? (known keys in [tools.web_fetch]: allow_hosts).`,
     );
   });
 
@@ -116,7 +117,25 @@ describe('loadSettings', () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[llm]\nprovder = "x"\n[llm.aliases]\nfast = 3\n');
     expect((await failure()).message).toBe(
-      `${file}: unknown key 'llm.provder' (known keys in [llm]: provider, model, base_url, api_key_env, max_retries, stream, aliases, providers); key 'llm.aliases.fast' must be a string, not a number (3).`,
+      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers); key 'llm.aliases.fast' must be a string, not a number (3).`,
+    );
+  });
+
+  it('reads [llm] backend and cli and [cli.<name>] path (the project entry over the user one), and suggests the name meant', async () => {
+    await writeFile(join(storageDir, 'settings.toml'), '[llm]\nbackend = "cli"\ncli = "codex"\n[cli.claude]\npath = "/opt/claude/bin/claude"\n[cli.codex]\npath = "/usr/bin/codex"\n');
+    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[llm]\ncli = "claude"\n[cli.claude]\npath = "./node_modules/.bin/claude"\n');
+    const settings = await loadSettings({ storageDir, workspaceRoot });
+    expect({ backend: settings.llm.backend, cli: settings.llm.cli, paths: settings.cli }).toEqual({
+      backend: 'cli',
+      cli: 'claude',
+      paths: { claude: { path: './node_modules/.bin/claude' }, codex: { path: '/usr/bin/codex' } },
+    });
+    const file = join(workspaceRoot, '.weft/settings.toml');
+    await writeFile(file, '[llm]\nbackend = "clli"\ncli = "claud"\n[cli.gemeni]\npath = "x"\n');
+    expect((await failure()).message).toBe(
+      `${file}: key 'llm.backend' must be one of "weft", "cli", not a string ("clli") — did you mean 'cli'?; ` +
+        `key 'llm.cli' must be one of "claude", "codex", "gemini", not a string ("claud") — did you mean 'claude'?; ` +
+        `unknown key 'cli.gemeni' — did you mean 'gemini'? (known keys in [cli]: claude, codex, gemini).`,
     );
   });
 

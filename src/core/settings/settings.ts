@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseDuration } from '../duration.js';
 import { WeftError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
-import { SETTINGS_SHAPE, checkShape } from './settings-shape.js';
+import { CLI_NAMES, SETTINGS_SHAPE, checkShape } from './settings-shape.js';
 import { readTomlFile, type TomlDocument } from './toml-file.js';
 
 export interface ApprovalRuleSetting {
@@ -26,6 +26,10 @@ export interface LlmProviderSetting {
 
 /** `[llm]`: the default model and how providers are reached. The agent layer interprets it. */
 export interface LlmSettings {
+  /** Where agent stages run when their node does not say: weft's own loop (the default) or an external CLI. */
+  backend?: 'weft' | 'cli';
+  /** The CLI agent stages run on when their node does not say. */
+  cli?: CliName;
   provider?: string;
   model?: string;
   /** Applies to `provider`. */
@@ -39,6 +43,12 @@ export interface LlmSettings {
   providers: Record<string, LlmProviderSetting>;
 }
 
+export { CLI_NAMES };
+export type CliName = (typeof CLI_NAMES)[number];
+
+/** `[cli.<name>]`: where to find each external coding CLI (PATH when not set). */
+export type CliSettings = Partial<Record<CliName, { path?: string }>>;
+
 export interface Settings {
   shellTimeoutMs: number;
   outputLimitBytes: number;
@@ -47,6 +57,7 @@ export interface Settings {
   approvalRules: ApprovalRuleSetting[];
   logLevel: LogLevel;
   llm: LlmSettings;
+  cli: CliSettings;
   /** `[store] url`: the shared PostgreSQL store; absent means the SQLite file in the storage dir. */
   storeUrl?: string;
   /** `[runs] retention`: finished runs older than this are deleted when a worker starts; unset keeps them. */
@@ -102,6 +113,8 @@ function readLlm(user: TomlDocument | undefined, project: TomlDocument | undefin
   const value = <T>(key: string) => pick<T>('llm', key, user, project);
   const optional = <K extends string, T>(name: K, item: T | undefined) => (item === undefined ? {} : ({ [name]: item } as Record<K, T>));
   return {
+    ...optional('backend', value<'weft' | 'cli'>('backend')),
+    ...optional('cli', value<CliName>('cli')),
     ...optional('provider', value<string>('provider')),
     ...optional('model', value<string>('model')),
     ...optional('baseUrl', value<string>('base_url')),
@@ -130,11 +143,22 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     approvalRules: [...rules(userDocument), ...rules(projectDocument)],
     logLevel: pick<LogLevel>('log', 'level', userDocument, projectDocument) ?? SETTINGS_DEFAULTS.logLevel,
     llm: readLlm(userDocument, projectDocument),
+    cli: readCli(userDocument, projectDocument),
     ...optionalStoreUrl(pick<string>('store', 'url', userDocument, projectDocument)),
     runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
     userDocument,
     projectDocument,
   };
+}
+
+/** `[cli.<name>] path`, the project's entry over the user's. */
+function readCli(user: TomlDocument | undefined, project: TomlDocument | undefined): CliSettings {
+  const cli: CliSettings = {};
+  for (const name of CLI_NAMES) {
+    const path = (pick<Record<string, unknown>>('cli', name, user, project) ?? {}).path;
+    if (typeof path === 'string') cli[name] = { path };
+  }
+  return cli;
 }
 
 function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {

@@ -126,13 +126,15 @@ export interface StageStartedPayload extends JsonObject {
  * A `command` stage's process group, recorded before the command runs: a runner that takes
  * the run over ends this group before it runs the stage again.
  */
-export interface StageProcessStartedPayload extends JsonObject {
+export type StageProcessStartedPayload = {
   /** The group's id (its leader's pid). */
   pgid: number;
   host: string;
   /** The leader's start time, so a reused pid is not taken for the group. */
   start: string;
-}
+  /** CLI stages: the `WEFT_STAGE_PROCESS` value its processes carry, for those that leave the group (see `core/marked-processes.ts`). */
+  marker?: string;
+};
 
 /**
  * The OpenTelemetry trace a run's spans belong to, written by the first traced attempt: a
@@ -211,6 +213,9 @@ export type AgentStartedPayload = {
   droppedTools: string[];
   maxTurns: number;
   maxTokens: number | null;
+  /** CLI stages: the CLI (`provider` is its display name) and its session id, which a later attempt of the stage resumes. */
+  cli?: string;
+  session?: string;
 };
 
 /** `cachedInputTokens` and `reasoningTokens` are present only where the provider reports them. */
@@ -222,6 +227,8 @@ export type TokenUsagePayload = {
   cachedInputTokens?: number;
   /** Output tokens spent on reasoning (part of `outputTokens`). */
   reasoningTokens?: number;
+  /** US dollars, when the backend reports a cost (CLI stages); a stage's turns add up to what the CLI reported. */
+  costUsd?: number;
 };
 
 export type ModelTurnFinishedPayload = {

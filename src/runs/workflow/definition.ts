@@ -7,7 +7,7 @@
 import { stringify } from 'smol-toml';
 import { WeftError } from '../../core/errors.js';
 import { formatProblems } from './load-workflow.js';
-import type { InputType, QuestionType, StageFunction, Workflow } from './types.js';
+import type { AgentBackend, CliName, InputType, QuestionType, StageFunction, Workflow } from './types.js';
 import { validateWorkflowText } from './validate-workflow.js';
 
 /** `"30s"`, `"5m"`, `"1h"` — or a number of seconds. */
@@ -47,7 +47,7 @@ interface LlmFields extends Retrying {
 /** One node, by `kind`, with the fields of its `[nodes.<name>]` table (see docs/workflow-format.md). */
 export type NodeDefinition = NodeCommon &
   (
-    | ({ kind: 'agent'; max_turns?: number; tools?: string[] } & LlmFields)
+    | ({ kind: 'agent'; max_turns?: number; tools?: string[]; backend?: AgentBackend; cli?: CliName } & LlmFields)
     | ({ kind: 'prompt' } & LlmFields)
     | ({ kind: 'command'; run: string; cwd?: string; env?: Record<string, string> } & Retrying)
     | ({ kind: 'tool'; tool: string; args?: Record<string, unknown> } & Retrying)

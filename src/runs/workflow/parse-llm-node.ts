@@ -9,7 +9,7 @@ import { checkTemplateFile, checkTemplates } from './check-templates.js';
 import type { FieldReader } from './field-reader.js';
 import { parseRetry } from './parse-retry.js';
 import type { ReferenceScope } from './references.js';
-import type { AgentNode, PromptNode } from './types.js';
+import { AGENT_BACKENDS, CLI_NAMES, type AgentNode, type PromptNode } from './types.js';
 
 interface Base {
   name: string;
@@ -59,5 +59,17 @@ export function parseLlmNode(node: FieldReader, kind: 'agent' | 'prompt', base: 
     retry: parseRetry(node),
   };
   if (kind === 'prompt') return { kind, ...fields };
-  return { kind, ...fields, maxTurns: node.integer('max_turns', 1), tools: node.stringArray('tools') };
+  return { kind, ...fields, maxTurns: node.integer('max_turns', 1), tools: node.stringArray('tools'), ...parseBackend(node) };
+}
+
+/** `backend = "cli"` with `cli = "claude" | "codex" | "gemini"`; either may come from `[llm]` in settings instead. */
+function parseBackend(node: FieldReader): Pick<AgentNode, 'backend' | 'cli'> {
+  const backend = node.oneOf('backend', AGENT_BACKENDS);
+  const cli = node.oneOf('cli', CLI_NAMES);
+  if (backend === 'weft' && node.has('cli')) node.problem('cli', `'cli' is only used with backend = "cli" — remove it or set backend = "cli"`);
+  const onCli = backend === 'cli' || (backend === undefined && node.has('cli'));
+  // A CLI brings its own tools and token limits: these would be silently ignored.
+  if (onCli && node.has('tools')) node.problem('tools', `'tools' picks weft's tools; a CLI stage uses the CLI's own — remove it (approval rules allow or deny the CLI's tools)`);
+  if (onCli && node.has('max_tokens')) node.problem('max_tokens', `'max_tokens' is not passed to a CLI — remove it (max_turns and timeout bound a CLI stage)`);
+  return { ...(backend === undefined ? {} : { backend }), ...(cli === undefined ? {} : { cli }) };
 }

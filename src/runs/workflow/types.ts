@@ -4,6 +4,7 @@
  * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
  */
 import type { CompiledCondition } from './condition.js';
+import type { CliName } from '../../core/settings/settings.js';
 
 /** One validation problem; `line` is 1-based in `file`. `message` ends with ` — how to fix`. */
 export interface WorkflowProblem {
@@ -67,12 +68,23 @@ interface LlmFields extends Retrying {
   maxTokens?: number;
 }
 
+/** The external coding CLIs an agent stage can run on (`backend = "cli"`), as settings' `[cli.<name>]` names them. */
+export { CLI_NAMES, type CliName } from '../../core/settings/settings.js';
+
+/** Where an agent stage runs: weft's own loop over a model API, or an external coding CLI. */
+export const AGENT_BACKENDS = ['weft', 'cli'] as const;
+export type AgentBackend = (typeof AGENT_BACKENDS)[number];
+
 /** A checked `agent` node: a model with tools, in a loop. */
 export interface AgentNode extends NodeBase, LlmFields {
   kind: 'agent';
   maxTurns?: number;
   /** Names of the tools the agent may use; undefined means the run's default set. */
   tools?: string[];
+  /** `backend`; undefined means `[llm] backend` in settings, else `weft`. */
+  backend?: AgentBackend;
+  /** `cli`, with `backend = "cli"`; undefined means `[llm] cli` in settings. */
+  cli?: CliName;
 }
 
 /** A checked `prompt` node: one model call without tools. */
