@@ -85,8 +85,12 @@ export interface CliStageSpec {
   mcpServers: readonly McpServerConfig[];
   runTools: RunToolsServer;
   permissions: CliPermissions;
+  /** A new session id (a UUID) for CLIs that take one (`claude --session-id`); a CLI that picks its own reports it in `session-started`. */
+  sessionId: string;
   /** The CLI session an earlier attempt of this stage started, to resume where the CLI supports it. */
   resumeSessionId: string | undefined;
+  /** The environment the CLI inherits (weft's own secrets removed), e.g. to read an MCP server's bearer token variable. */
+  env: Readonly<Record<string, string | undefined>>;
   /** Whether weft wants to send messages while it runs (a pair session may open): see `messageLine`. */
   interactive: boolean;
 }
