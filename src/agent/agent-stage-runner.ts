@@ -24,6 +24,8 @@ import { runMessageInbox } from './run-messages.js';
 import { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';
 import { adaptTools, type AdaptedTools } from './tool-schemas.js';
 import { agentStartedEvent } from './transcript-events.js';
+import { cliStagePlan, stageCli } from './cli-backend/cli-stage-plan.js';
+import type { CliStageRunner } from './cli-backend/cli-stage-runner.js';
 
 export interface AgentRunnerOptions {
   /** `[llm]` as it applies to a run (its project's settings over the user's). */
@@ -32,6 +34,8 @@ export interface AgentRunnerOptions {
   logger: Logger;
   /** Replaces provider construction (tests, other model clients). */
   createClient?: (sources: readonly ModelSource[], options: ModelClientOptions) => ModelClient;
+  /** Runs agent stages whose backend is an external CLI (`backend = "cli"`); without it they fail clearly. */
+  cli?: CliStageRunner;
 }
 
 function toolFilter(patterns: readonly string[] | undefined): (tool: Tool) => boolean {
@@ -81,6 +85,10 @@ export class ModelStageRunner implements AgentStageRunner {
     const node = stage.node;
     if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot run a ${node.kind} stage` };
     try {
+      if (node.kind === 'agent') {
+        const onCli = await this.#runOnCli({ ...stage, node });
+        if (onCli !== undefined) return onCli;
+      }
       return await this.#run({ ...stage, node });
     } catch (error) {
       if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
@@ -89,6 +97,16 @@ export class ModelStageRunner implements AgentStageRunner {
     } finally {
       if (node.kind === 'agent') await endPairSession(stage);
     }
+  }
+
+  /** The stage's result when it runs on an external CLI; undefined when it runs on weft's own loop. */
+  async #runOnCli(stage: StageRun & { node: AgentNode }): Promise<StageResult | undefined> {
+    const llm = await this.#options.llmSettings(stage.run);
+    const cli = stageCli(stage.node, llm);
+    if (cli === undefined) return undefined;
+    if (cli === 'unset') return { status: 'failed', error: `Agent stage '${stage.node.name}' runs on the CLI backend but names no CLI: add cli = "claude" (or "codex", "gemini") to the node, or [llm] cli in .weft/settings.toml.` };
+    if (this.#options.cli === undefined) return { status: 'failed', error: `Agent stage '${stage.node.name}' runs on the CLI backend, which this runner was not given.` };
+    return this.#options.cli.runStage(stage, cliStagePlan(stage, cli, llm, limitsFor(stage).maxTurns));
   }
 
   async #run(stage: StageRun & { node: AgentNode | PromptNode }): Promise<StageResult> {

@@ -7,3 +7,6 @@ export { parseModelSpec, resolveProvider, selectModel, type ModelSelection, type
 export { KNOWN_PROVIDERS, MODEL_APIS, type ModelApi } from './providers/provider-catalog.js';
 export { adaptSchema, adaptTools, type AdaptedTools } from './tool-schemas.js';
 export { DEFAULT_MAX_TURNS, type AgentLimits } from './stop-condition.js';
+export { CliStageRunner, type CliBackendOptions } from './cli-backend/cli-stage-runner.js';
+export { cliAdapters } from './cli-backend/cli-adapters.js';
+export type { CliAdapter, CliEvent, CliInvocation, CliStageSpec, CliStreamParser } from './cli-backend/cli-adapter.js';

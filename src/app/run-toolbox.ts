@@ -24,6 +24,8 @@ import { runtimeServerConfig } from './mcp-registry.js';
 import { runHubHandlers } from './mcp-host/run-bridges.js';
 import { followRuntimeServers } from './runtime-mcp-follower.js';
 import type { RunSettings } from './run-settings.js';
+import type { Settings } from '../core/settings/settings.js';
+import type { RunRecord } from '../runs/model/run-record.js';
 
 export function runToolboxFactory(params: {
   storageDir: string;
@@ -41,17 +43,7 @@ export function runToolboxFactory(params: {
     const registry = new ToolRegistry();
     for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) registry.register(tool);
     const logger = params.logger.child(`run ${run.id}`);
-    const { servers, problems } = await loadMcpServerConfigs({
-      workspaceRoot: run.cwd,
-      homeDir: homedir(),
-      userSettings: settings.userDocument,
-      projectSettings: settings.projectDocument,
-      localMcpJson: localMcpJsonFile(params.storageDir, run.cwd),
-      ...(workflow.run.mcpServers ? { workflowServers: { file: workflow.run.mcpServers.file, servers: workflow.run.mcpServers.servers } } : {}),
-      env: params.env,
-      logger,
-    });
-    for (const problem of problems) if (problem.severity === 'error') logger.warn(problem.message);
+    const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger);
     const policy = new ApprovalPolicy([...settings.approvalRules, ...workflow.run.approval]);
     const approvalMode = { interactive: false, autoApprove: run.autoApprove };
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
@@ -86,6 +78,30 @@ export function runToolboxFactory(params: {
       },
     };
   };
+}
+
+/**
+ * The MCP servers configured for a run (its directory's `.mcp.json` and settings, the
+ * workflow's own), resolved; problems are logged. Also what a CLI agent stage hands its CLI.
+ */
+export async function loadRunMcpServers(
+  params: { storageDir: string; env: Record<string, string | undefined>; settings: Settings },
+  run: RunRecord,
+  workflow: Workflow,
+  logger: Logger,
+): Promise<McpServerConfig[]> {
+  const { servers, problems } = await loadMcpServerConfigs({
+    workspaceRoot: run.cwd,
+    homeDir: homedir(),
+    userSettings: params.settings.userDocument,
+    projectSettings: params.settings.projectDocument,
+    localMcpJson: localMcpJsonFile(params.storageDir, run.cwd),
+    ...(workflow.run.mcpServers ? { workflowServers: { file: workflow.run.mcpServers.file, servers: workflow.run.mcpServers.servers } } : {}),
+    env: params.env,
+    logger,
+  });
+  for (const problem of problems) if (problem.severity === 'error') logger.warn(problem.message);
+  return servers;
 }
 
 /**

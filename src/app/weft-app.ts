@@ -4,7 +4,7 @@
  * that the surfaces call. Each service is built — and its modules loaded — on first use,
  * so `weft ps` never loads the MCP SDK and `weft tools list` never opens the database.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
@@ -152,7 +152,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     readArtifact: async (ref) => (await opened.get()).readArtifact(ref),
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { runnerId }, { ModelStageRunner }, { runToolboxFactory }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
+      const [{ Worker }, { runnerId }, { ModelStageRunner, CliStageRunner, cliAdapters }, { runToolboxFactory, loadRunMcpServers }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
         import('../runs/engine/worker.js'),
         import('../runs/engine/runner-id.js'),
         import('../agent/index.js'),
@@ -171,7 +171,20 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         newId,
         toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: runStore, artifacts }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
-        agent: new ModelStageRunner({ llmSettings: async (run) => (await runSettings(run)).llm, env, logger }),
+        agent: new ModelStageRunner({
+          llmSettings: async (run) => (await runSettings(run)).llm,
+          env,
+          logger,
+          // Agent stages on Claude Code, Codex or Gemini CLI (`backend = "cli"`): same settings, MCP servers and approval rules.
+          cli: new CliStageRunner({
+            adapters: cliAdapters,
+            settings: runSettings,
+            mcpServers: async (run, workflow) => (await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`))).filter((server) => server.enabled),
+            stateDir: join(storageDir, 'cli-stages'),
+            env,
+            logger,
+          }),
+        }),
         leaseMs,
         heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
         maxParallel,

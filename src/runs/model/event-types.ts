@@ -190,12 +190,17 @@ export type AgentStartedPayload = {
   droppedTools: string[];
   maxTurns: number;
   maxTokens: number | null;
+  /** CLI stages: the CLI (`provider` is its display name) and its session id, which a later attempt of the stage resumes. */
+  cli?: string;
+  session?: string;
 };
 
 export type TokenUsagePayload = {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** US dollars, when the backend reports a cost (CLI stages); a stage's turns add up to what the CLI reported. */
+  costUsd?: number;
 };
 
 export type ModelTurnFinishedPayload = {

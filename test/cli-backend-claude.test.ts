@@ -1,0 +1,118 @@
+/**
+ * Agent stages on the real Claude Code (`@anthropic-ai/claude-code`), offline: it talks to
+ * the fake model server on 127.0.0.1 with a dummy key. A workflow stage calls a tool of an
+ * MCP server from the run's `.mcp.json` (the memory server from npm) and one of Claude
+ * Code's own built-ins (Bash); the transcript, the output, the approvals and the errors are
+ * weft's, as for its own agent stages.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEngineKit, type EngineKit } from './kits/engine-kit.js';
+import { CLAUDE_BINARY, createClaudeKit, type ClaudeKit } from './kits/cli-backend-kit.js';
+import type { RecordedRequest, ScriptOutcome } from './fixtures/model-server/model-server.js';
+import type { RunEvent } from '../src/runs/model/run-event.js';
+
+const MEMORY_SERVER = join(process.cwd(), 'node_modules/.bin/mcp-server-memory');
+
+const WORKFLOW = `
+[workflow]
+name = "cli"
+start = "code"
+
+[nodes.code]
+kind = "agent"
+backend = "cli"
+cli = "claude"
+model = "anthropic:claude-test"
+max_turns = 6
+prompt = "Remember the project, then write hello to out.txt."
+next = "after"
+
+[nodes.after]
+kind = "command"
+run = "cat out.txt"
+`;
+
+/** The model's script: an MCP call, a built-in call, then the answer (by how many tool results it has seen). */
+function codingScript(request: RecordedRequest): ScriptOutcome {
+  const results = request.messages.filter((message) => message.role === 'tool').length;
+  if (results === 0) return { text: 'I will remember the project first.', toolCalls: [{ name: 'mcp__memory__create_entities', arguments: { entities: [{ name: 'weft', entityType: 'project', observations: ['runs Claude Code stages'] }] } }] };
+  if (results === 1) return { toolCalls: [{ name: 'Bash', arguments: { command: 'echo hello > out.txt', description: 'Write hello' } }] };
+  return { text: '```json\n{"ok": true, "file": "out.txt"}\n```', usage: { input: 120, output: 30 } };
+}
+
+function ofType(events: readonly RunEvent[], type: string): RunEvent[] {
+  return events.filter((event) => event.type === type);
+}
+
+let kit: EngineKit;
+let claude: ClaudeKit | undefined;
+
+beforeEach(async () => {
+  kit = await createEngineKit();
+  await writeFile(join(kit.dir, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: MEMORY_SERVER, args: [], env: { MEMORY_FILE_PATH: join(kit.dir, 'memory.json') } } } }));
+});
+
+afterEach(async () => {
+  await claude?.close();
+  claude = undefined;
+  await kit.close();
+});
+
+async function runWorkflow(toml: string, autoApprove: boolean): Promise<{ runId: string; events: RunEvent[] }> {
+  const file = await kit.write('wf.toml', toml);
+  const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove });
+  await kit.runUntilIdle({ agent: claude!.agent });
+  return { runId: created.id, events: await kit.events(created.id) };
+}
+
+describe('agent stages on Claude Code', () => {
+  it('runs the stage in the workspace: an MCP tool of the run and a built-in, recorded as transcript events; the answer is the output', async () => {
+    expect(existsSync(CLAUDE_BINARY)).toBe(true);
+    claude = await createClaudeKit(kit, codingScript);
+    const { runId, events } = await runWorkflow(WORKFLOW, true);
+    const run = await kit.service.get(runId);
+    expect(run.status).toBe('succeeded');
+
+    const started = ofType(events, 'agent-started');
+    expect(started).toHaveLength(1);
+    expect(started[0]!.payload).toMatchObject({ kind: 'agent', provider: 'Claude Code', model: 'claude-test', cli: 'claude', maxTurns: 6, session: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(started[0]!.payload.tools).toEqual(expect.arrayContaining(['Bash', 'mcp__memory__create_entities', 'mcp__weft_run__ask_question']));
+
+    const turns = ofType(events, 'model-turn-finished').map((event) => ({ turn: event.payload.turn, text: event.payload.text, tools: (event.payload.toolCalls as { tool: string }[]).map((call) => call.tool) }));
+    expect(turns).toEqual([
+      { turn: 1, text: 'I will remember the project first.', tools: ['mcp__memory__create_entities'] },
+      { turn: 2, text: '', tools: ['Bash'] },
+      { turn: 3, text: '```json\n{"ok": true, "file": "out.txt"}\n```', tools: [] },
+    ]);
+    const finished = ofType(events, 'tool-call-finished').map((event) => ({ tool: event.payload.tool, turn: event.payload.turn, isError: event.payload.isError }));
+    expect(finished).toEqual([
+      { tool: 'mcp__memory__create_entities', turn: 1, isError: false },
+      { tool: 'Bash', turn: 2, isError: false },
+    ]);
+    // The memory server really ran, from the run's .mcp.json; Bash really ran in the workspace.
+    expect(await readFile(join(kit.dir, 'memory.json'), 'utf8')).toContain('runs Claude Code stages');
+    expect(await readFile(join(kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
+
+    // The turns add up to what Claude Code reported for the session, cost included.
+    const usage = ofType(events, 'model-turn-finished').map((event) => event.payload.usage as { inputTokens: number; outputTokens: number; costUsd?: number });
+    expect(usage.reduce((sum, item) => sum + item.outputTokens, 0)).toBeGreaterThanOrEqual(30);
+    expect(usage.at(-1)!.costUsd).toBeGreaterThan(0);
+
+    const stage = ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!;
+    expect(stage.payload).toMatchObject({ status: 'succeeded', output: '{"ok": true, "file": "out.txt"}', error: null });
+    expect(ofType(events, 'stage-process-started').map((event) => event.stageId)).toEqual(['code@1', 'after@1']);
+    expect(ofType(events, 'stage-finished').find((event) => event.stageId === 'after@1')!.payload.output).toBe('hello');
+
+    // Claude Code was told the model, the turn limit and weft's system prompt; it never reached past 127.0.0.1.
+    const first = claude.server.requests[0]!;
+    expect(first.model).toBe('claude-test');
+    expect(first.system).toContain("You are running the stage 'code' of the weft workflow 'cli'");
+    expect(first.messages.some((message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'))).toBe(true);
+    // Its config stayed in the stage's own directory, removed when the stage ended.
+    expect(existsSync(join(kit.dir, '.cli-stages', runId))).toBe(true);
+    expect(existsSync(join(kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
+  });
+});
