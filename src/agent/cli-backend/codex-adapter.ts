@@ -149,6 +149,8 @@ export function codexConfig(spec: CliStageSpec): TomlTable {
     approval_policy: 'never',
     sandbox_mode: writes ? 'workspace-write' : 'read-only',
     ...(spec.systemPrompt.trim() === '' ? {} : { developer_instructions: spec.systemPrompt }),
+    // Codex starts its first turn without optional servers still starting after this grace; weft's own agents wait for them.
+    mcp_optional_startup_grace_ms: Math.max(0, ...spec.mcpServers.map((server) => server.startupTimeoutMs)),
     check_for_update_on_startup: false,
     web_search: 'disabled',
     analytics: { enabled: false },
