@@ -16,7 +16,7 @@ describe('geminiAdapter.invocation', () => {
       '--skip-trust', '--output-format', 'stream-json', '--policy', '/work/state/gemini-policy.toml',
       '--session-id', '3f1b7c2e-0d3a-4c55-9e2b-8a1f0c6d9e01', '--model', 'gemini-2.5-flash', '--prompt', 'Summarise the repository.',
     ]);
-    expect(started.env).toEqual({ GEMINI_CLI_HOME: '/work/state/gemini-home', GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1' });
+    expect(started.env).toEqual({ GEMINI_CLI_HOME: '/work/state/gemini-home', GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1', TMPDIR: '/work/state' });
     expect(started.stdin).toEqual({ kind: 'closed' });
     const files = Object.fromEntries(started.files.map((file) => [file.path, file.text]));
     expect(Object.keys(files)).toEqual(['/work/state/gemini-home/.gemini/settings.json', '/work/state/gemini-policy.toml', '/work/state/gemini-home/.gemini/GEMINI.md']);

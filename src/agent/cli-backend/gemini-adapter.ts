@@ -148,7 +148,8 @@ function invocation(spec: CliStageSpec): CliInvocation {
   return {
     args: ['--skip-trust', '--output-format', 'stream-json', '--policy', policyFile, ...session, ...(spec.model === undefined ? [] : ['--model', spec.model]), '--prompt', prompt],
     // No relaunch: Gemini CLI otherwise starts itself again as a child to raise its heap limit.
-    env: { GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1' },
+    // TMPDIR: it writes an error report there for each failed model call; those go with the stage.
+    env: { GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1', TMPDIR: spec.stateDir },
     files,
     stdin: { kind: 'closed' },
   };
