@@ -36,9 +36,10 @@ export interface ClaudeKit {
   close(): Promise<void>;
 }
 
-export async function createClaudeKit(kit: EngineKit, script: Script, options: { rules?: ApprovalRule[]; cli?: CliSettings; env?: Record<string, string> } = {}): Promise<ClaudeKit> {
+export async function createClaudeKit(kit: EngineKit, script: Script, options: { rules?: ApprovalRule[]; cli?: CliSettings; env?: Record<string, string>; withoutKey?: boolean } = {}): Promise<ClaudeKit> {
   const server = await startModelServer({ script });
-  const env = { ...claudeTestEnv(server), ...options.env };
+  const env: Record<string, string> = { ...claudeTestEnv(server), ...options.env };
+  if (options.withoutKey) delete env.ANTHROPIC_API_KEY;
   const cli = new CliStageRunner({
     adapters: cliAdapters,
     settings: async () => ({ cli: options.cli ?? { claude: { path: CLAUDE_BINARY } }, approvalRules: options.rules ?? [] }),

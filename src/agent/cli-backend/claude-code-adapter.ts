@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import picomatch from 'picomatch';
 import type { McpServerConfig } from '../../mcp/config/server-config.js';
 import type { ApprovalRule } from '../../tools/approval-policy.js';
 import type { CliAdapter, CliInvocation, CliStageSpec } from './cli-adapter.js';
@@ -77,16 +78,34 @@ function claudeToolRule(pattern: string): string | undefined {
   return CLAUDE_TOOL_OF_WEFT_TOOL[pattern] ?? pattern;
 }
 
+const GLOB = /[*?[\]{}!]/;
+
+/** Whether two rule patterns may match a tool in common (weft's and Claude Code's names alike); unsure means yes. */
+function mayOverlap(first: string, second: string): boolean {
+  const names = (pattern: string) => [pattern, CLAUDE_TOOL_OF_WEFT_TOOL[pattern] ?? pattern];
+  return names(first).some((a) =>
+    names(second).some((b) => {
+      if (a === b) return true;
+      if (GLOB.test(a) && GLOB.test(b)) {
+        // Two globs whose literal starts differ match nothing in common.
+        const [startA, startB] = [a.split(GLOB)[0]!, b.split(GLOB)[0]!];
+        return startA.startsWith(startB) || startB.startsWith(startA);
+      }
+      return picomatch(a, { dot: true, nonegate: true, noextglob: true })(b) || picomatch(b, { dot: true, nonegate: true, noextglob: true })(a);
+    }),
+  );
+}
+
 /**
  * The rules Claude Code can apply itself with the result weft's policy would give: a rule
- * is passed on only when every later rule has the same action (weft's last match wins,
- * Claude Code's deny wins). Everything else reaches the permission tool, which asks weft.
+ * is passed on only when no later rule that may match the same tool has another action
+ * (weft's last match wins, Claude Code's deny wins). Everything else reaches the permission tool, which asks weft.
  */
 export function claudePermissionLists(rules: readonly ApprovalRule[], servers: readonly McpServerConfig[]): { allowed: string[]; disallowed: string[] } {
   const allowed: string[] = [];
   const disallowed: string[] = [];
   rules.forEach((rule, index) => {
-    if (rule.action === 'ask' || rules.slice(index + 1).some((later) => later.action !== rule.action)) return;
+    if (rule.action === 'ask' || rules.slice(index + 1).some((later) => later.action !== rule.action && mayOverlap(rule.pattern, later.pattern))) return;
     const name = claudeToolRule(rule.pattern);
     if (name !== undefined) (rule.action === 'allow' ? allowed : disallowed).push(name);
   });
@@ -135,7 +154,7 @@ function invocation(spec: CliStageSpec): CliInvocation {
   ];
   return {
     args,
-    env: { ...QUIET_ENV, CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'), HOME: join(spec.stateDir, 'home') },
+    env: { ...QUIET_ENV, CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'), HOME: join(spec.stateDir, 'home'), CLAUDE_CODE_TMPDIR: join(spec.stateDir, 'tmp') },
     files: [{ path: mcpFile, text: `${JSON.stringify({ mcpServers: servers }, null, 2)}\n` }],
     stdin: { kind: 'messages', first: userMessageLine(spec.resumeSessionId === undefined ? spec.prompt : RESUME_MESSAGE) },
   };

@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { errorMessage } from '../../core/errors.js';
+import { endMarkedProcesses } from '../../core/marked-processes.js';
 import { PROCESS_GROUPS, groupAlive, signalGroup, terminateGroup, waitForExit } from '../../core/process-group.js';
 import { processIdentity, thisHost, type ProcessIdentity } from '../../core/process-identity.js';
 import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
@@ -28,6 +29,8 @@ export interface CliProcessOptions {
   args: string[];
   cwd: string;
   env: Record<string, string | undefined>;
+  /** The `WEFT_STAGE_PROCESS` value in `env`: what the CLI started outside its group is ended by it. */
+  marker: string;
   /** Keep stdin open for messages (`send`), else it is closed at once. */
   stdin: boolean;
   /** Records the group before the CLI runs; when it rejects, the CLI never starts. */
@@ -103,6 +106,7 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
   const stop = () => {
     stopped = true;
     if (pgid !== undefined) void terminateGroup(pgid, KILL_GRACE_MS);
+    void endMarkedProcesses(options.marker, KILL_GRACE_MS);
   };
 
   const exited = (async (): Promise<CliExit> => {
@@ -111,8 +115,9 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
       if (options.signal.aborted) stop();
       else options.signal.addEventListener('abort', stop, { once: true });
       const ended = await exit;
-      // The CLI is gone; what it left in its group (MCP servers, tools) goes too.
+      // The CLI is gone; what it left in its group (MCP servers) goes too, and its shell commands, each in a session of its own.
       if (pgid !== undefined && PROCESS_GROUPS && groupAlive(pgid)) await terminateGroup(pgid, KILL_GRACE_MS);
+      await endMarkedProcesses(options.marker, KILL_GRACE_MS);
       await closed;
       stdout.end();
       stderr.end();

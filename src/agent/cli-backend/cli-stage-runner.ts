@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { withoutWeftSecrets } from '../../core/child-environment.js';
+import { STAGE_PROCESS_ENV } from '../../core/marked-processes.js';
 import type { Logger } from '../../core/logger.js';
 import type { CliSettings } from '../../core/settings/settings.js';
 import type { McpServerConfig } from '../../mcp/config/server-config.js';
@@ -130,7 +131,8 @@ export class CliStageRunner {
     params: { adapter: CliAdapter; binary: string; stateDir: string; servers: McpServerConfig[]; runTools: RunningRunToolsServer; rules: readonly ApprovalRule[]; plan: CliStagePlan; resumeSessionId: string | undefined },
   ): Promise<{ result: StageResult; refusedResume: boolean }> {
     const { adapter, plan } = params;
-    const env = withoutWeftSecrets(this.#options.env);
+    const marker = `${stage.run.id}/${stage.stageId}`;
+    const env = { ...withoutWeftSecrets(this.#options.env), [STAGE_PROCESS_ENV]: marker };
     const spec: CliStageSpec = {
       prompt: plan.prompt,
       systemPrompt: plan.systemPrompt,
@@ -179,9 +181,10 @@ export class CliStageRunner {
       cwd: stage.run.cwd,
       env: { ...env, ...invocation.env },
       stdin: invocation.stdin.kind === 'messages',
+      marker,
       signal: stage.signal,
       beforeStart: async (group) => {
-        const payload: StageProcessStartedPayload = { pgid: group.pid, host: group.host, start: group.start };
+        const payload: StageProcessStartedPayload = { pgid: group.pid, host: group.host, start: group.start, marker };
         const [recorded] = await stage.emit([{ type: ENGINE_EVENT.stageProcessStarted, payload }]);
         inbox = runMessageInbox(stage.services.store, stage.run.id, stage.stageId, recorded?.seq ?? 0);
       },

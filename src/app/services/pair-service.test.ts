@@ -53,6 +53,17 @@ describe('pair status and start', () => {
     expect(await refusal(pairing.start(runId, { stageId: 'build@1', by: 'test' }))).toMatchObject({ code: 'NO_ACTIVE_AGENT_STAGE', message: expect.stringContaining('is a command stage; only agent stages read messages') });
   });
 
+  it('refuses an agent stage on a CLI that cannot take messages while it works, and pairs with one on Claude Code', async () => {
+    const cliStarted = (stageId: string, cli: string, provider: string): NewRunEvent => ({ type: 'agent-started', stageId, payload: { kind: 'agent', provider, model: 'm', tools: [], droppedTools: [], maxTurns: 5, maxTokens: null, cli, session: 's' } });
+    await append(stageStarted('review@1', 'agent'), cliStarted('review@1', 'gemini', 'Gemini CLI'));
+    expect(await refusal(pairing.start(runId, { by: 'test' }))).toEqual({
+      code: 'NO_ACTIVE_AGENT_STAGE',
+      message: `Stage review@1 of run ${runId} runs on Gemini CLI, which cannot take a message while it works; weft pair works with agent stages on weft's own loop or on Claude Code.`,
+    });
+    await append(stageFinished('review@1'), stageStarted('code@1', 'agent'), cliStarted('code@1', 'claude', 'Claude Code'));
+    expect((await pairing.start(runId, { by: 'test' })).session.stageId).toBe('code@1');
+  });
+
   it('lists the running agent stages with their turns and opens a session on the only one', async () => {
     await append(stageStarted('plan@1', 'agent'), turn('plan@1', 1, 'thinking'), turn('plan@1', 2, 'still thinking'));
     const status = await pairing.status(runId);

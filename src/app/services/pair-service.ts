@@ -10,7 +10,9 @@
  * The service writes only events; it never talks to the runner, so it works from any
  * process that opens the store (the CLI, the MCP server).
  */
-import { ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, type PairEndReason } from '../../runs/model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, type PairEndReason } from '../../runs/model/event-types.js';
+import { cliAdapters } from '../../agent/cli-backend/cli-adapters.js';
+import type { CliName } from '../../runs/workflow/types.js';
 import { WeftError } from '../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../core/ids.js';
 import { MAX_PAIR_BY_LENGTH } from '../../runs/model/event-payloads.js';
@@ -118,6 +120,7 @@ export class PairService {
     const open = pairStartRefusal(runId, run.status, (await this.#liveSession(run, activity)) ?? undefined);
     if (open) throw open;
     const stage = this.#pickStage(run, activity, stageId);
+    await this.#refuseCliWithoutMessages(runId, stage.stageId);
     const sessionId = this.#newId();
     const [event] = await this.#deps.store.appendEvents(runId, [{ type: RUN_EVENT.pairStarted, stageId: stage.stageId, payload: { sessionId, stageId: stage.stageId, by } }]);
     const session: PairSession = { sessionId, stageId: stage.stageId, by, startedAt: event!.at, startedSeq: event!.seq };
@@ -182,6 +185,15 @@ export class PairService {
     const entries = shown.flatMap((event) => transcriptEntry(event) ?? []);
     const nextSeq = events.length === limit ? events.at(-1)!.seq + 1 : Math.max(sinceSeq, last + 1);
     return { run, entries, nextSeq, session: run.pairSession ?? null };
+  }
+
+  /** An agent stage on an external CLI that cannot take a message while it works (only Claude Code can) is not paired with. */
+  async #refuseCliWithoutMessages(runId: string, stageId: string): Promise<void> {
+    const started = (await this.#deps.store.listEvents(runId, { types: [AGENT_EVENT.agentStarted] })).find((event) => event.stageId === stageId);
+    const cli = started?.payload.cli;
+    if (typeof cli !== 'string' || cliAdapters[cli as CliName]?.messageLine !== undefined) return;
+    const name = typeof started?.payload.provider === 'string' ? started.payload.provider : cli;
+    throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${runId} runs on ${name}, which cannot take a message while it works; weft pair works with agent stages on weft's own loop or on Claude Code.`, { data: { runId, stageId, cli } });
   }
 
   #pickStage(run: RunRecord, activity: readonly StageActivity[], stageId: string | undefined): StageActivity {

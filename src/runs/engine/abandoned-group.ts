@@ -5,7 +5,8 @@
  */
 import type { Logger } from '../../core/logger.js';
 import { groupAlive, terminateGroup } from '../../core/process-group.js';
-import { identityState } from '../../core/process-identity.js';
+import { endMarkedProcesses } from '../../core/marked-processes.js';
+import { identityState, type IdentityState } from '../../core/process-identity.js';
 import type { StageProcessStartedPayload } from '../model/event-types.js';
 
 /** SIGTERM, then SIGKILL after this long: the same grace a cancelled command gets. */
@@ -19,10 +20,18 @@ const KILL_GRACE_MS = 1000;
 export async function endAbandonedGroup(stageId: string, group: StageProcessStartedPayload, logger: Logger): Promise<boolean> {
   const { pgid, host } = group;
   const state = identityState({ host, pid: pgid, start: group.start });
+  if (state === 'elsewhere') {
+    logger.warn(`stage ${stageId}: its process group ${pgid} ran on host ${host}; that host's watchdog ends it, it cannot be checked from here`);
+    return true;
+  }
+  const groupGone = await endGroup(stageId, pgid, state, logger);
+  // What the stage started outside its group (a CLI agent's shell commands) carries its marker.
+  if (group.marker === undefined) return groupGone;
+  return (await endMarkedProcesses(group.marker, KILL_GRACE_MS)) && groupGone;
+}
+
+async function endGroup(stageId: string, pgid: number, state: Exclude<IdentityState, 'elsewhere'>, logger: Logger): Promise<boolean> {
   switch (state) {
-    case 'elsewhere':
-      logger.warn(`stage ${stageId}: its process group ${pgid} ran on host ${host}; that host's watchdog ends it, it cannot be checked from here`);
-      return true;
     case 'replaced':
       // The kernel does not hand out a pid that still names a process group: the old group is empty.
       return true;

@@ -125,13 +125,15 @@ export interface StageStartedPayload extends JsonObject {
  * A `command` stage's process group, recorded before the command runs: a runner that takes
  * the run over ends this group before it runs the stage again.
  */
-export interface StageProcessStartedPayload extends JsonObject {
+export type StageProcessStartedPayload = {
   /** The group's id (its leader's pid). */
   pgid: number;
   host: string;
   /** The leader's start time, so a reused pid is not taken for the group. */
   start: string;
-}
+  /** CLI stages: the `WEFT_STAGE_PROCESS` value its processes carry, for those that leave the group (see `core/marked-processes.ts`). */
+  marker?: string;
+};
 
 export interface StageFinishedPayload extends JsonObject {
   node: string;

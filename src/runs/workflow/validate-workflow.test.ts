@@ -210,7 +210,7 @@ describe('validateWorkflowText: inline cases', () => {
     ]);
   });
 
-  it('reads an agent node on a CLI (backend = "cli", cli = …) and reports a misspelt backend or CLI, or a cli on the weft backend', () => {
+  it('reads an agent node on a CLI (backend = "cli", cli = …) and reports a misspelt backend or CLI, a cli on the weft backend, and tools or max_tokens on a CLI', () => {
     const good = ['[nodes.code]', 'kind = "agent"', 'prompt = "Fix it"', 'backend = "cli"', 'cli = "claude"'].join('\n');
     const { workflow } = validateWorkflowText('/virtual/inline.toml', good);
     expect(workflow?.nodes.code).toMatchObject({ kind: 'agent', backend: 'cli', cli: 'claude' });
@@ -226,11 +226,20 @@ describe('validateWorkflowText: inline cases', () => {
       'prompt = "y"', // 9
       'backend = "weft"', // 10
       'cli = "codex"', // 11
+      'next = "c"', // 12
+      '[nodes.c]', // 13
+      'kind = "agent"', // 14
+      'prompt = "z"', // 15
+      'cli = "gemini"', // 16
+      'tools = ["shell"]', // 17
+      'max_tokens = 100', // 18
     ].join('\n');
     expect(check(text)).toEqual([
       `4: node 'a' (agent): 'backend' must be one of weft, cli, got "clli" — did you mean 'cli'?`,
       `5: node 'a' (agent): 'cli' must be one of claude, codex, gemini, got "claud" — did you mean 'claude'?`,
       `11: node 'b' (agent): 'cli' is only used with backend = "cli" — remove it or set backend = "cli"`,
+      `17: node 'c' (agent): 'tools' picks weft's tools; a CLI stage uses the CLI's own — remove it (approval rules allow or deny the CLI's tools)`,
+      `18: node 'c' (agent): 'max_tokens' is not passed to a CLI — remove it (max_turns and timeout bound a CLI stage)`,
     ]);
   });
 
