@@ -47,6 +47,8 @@ interface CliCase {
   /** Whether the CLI reports refused calls in its stream (Gemini CLI does; Codex only tells the model). */
   reportsRefusals: boolean;
   loginError: RegExp;
+  /** The stage error when the environment has no key at all. */
+  noKeyError: RegExp;
 }
 
 const CASES: CliCase[] = [
@@ -68,6 +70,7 @@ const CASES: CliCase[] = [
     refusal: 'unsupported call',
     reportsRefusals: false,
     loginError: /^Codex needs a login \(exit code 1\): unexpected status 401 Unauthorized: invalid api key/,
+    noKeyError: /^Codex needs a login \(exit code 1\): Missing environment variable: `OPENAI_API_KEY`/,
   },
   {
     cli: 'gemini',
@@ -85,6 +88,7 @@ const CASES: CliCase[] = [
     refusal: 'not found',
     reportsRefusals: true,
     loginError: /^Gemini CLI needs a login \(exit code \d+\): .*"code":401/,
+    noKeyError: /^Gemini CLI needs a login \(exit code 41\)[^]*must specify the GEMINI_API_KEY environment variable/,
   },
 ];
 
@@ -123,10 +127,11 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     await kit.close();
   });
 
-  async function start(script: (request: RecordedRequest) => ScriptOutcome, rules: ApprovalRule[] = []): Promise<ClaudeKit> {
+  async function start(script: (request: RecordedRequest) => ScriptOutcome, rules: ApprovalRule[] = [], withoutKey = false): Promise<ClaudeKit> {
     // The kit's fake model server speaks every wire format; only the environment says which endpoint the CLI uses.
     const started = await createClaudeKit(kit, script, { cli: { [test.cli]: { path: test.binary } }, rules });
-    Object.assign(started.env, test.env(started.server.url));
+    const env = test.env(started.server.url);
+    Object.assign(started.env, withoutKey ? Object.fromEntries(Object.entries(env).filter(([name]) => !name.endsWith('_KEY'))) : env);
     return started;
   }
 
@@ -203,5 +208,13 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     const error = String(ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!.payload.error);
     expect(error).toMatch(test.loginError);
     expect(error).toContain('Last lines of its stderr:');
+  });
+
+  it('fails the stage with a login error naming the CLI when the environment has no key, before any model call', async () => {
+    cli = await start(() => ({ text: 'unreachable' }), [], true);
+    const { runId, events } = await runWorkflow(workflow(test, false), true);
+    expect((await kit.service.get(runId)).status).toBe('failed');
+    expect(String(ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!.payload.error)).toMatch(test.noKeyError);
+    expect(cli.server.requests).toEqual([]);
   });
 });
