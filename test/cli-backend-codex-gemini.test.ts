@@ -36,6 +36,8 @@ interface CliCase {
   env(serverUrl: string): Record<string, string>;
   memoryCall: ScriptedToolCall;
   shellCall: ScriptedToolCall;
+  /** The model calling weft's run-tools `ask_question`. */
+  askCall: ScriptedToolCall;
   /** The tool names in weft's transcript. */
   memoryTool: string;
   shellTool: string;
@@ -62,6 +64,7 @@ const CASES: CliCase[] = [
     // Codex puts each MCP server's tools in a Responses namespace.
     memoryCall: { name: 'create_entities', namespace: 'mcp__memory', arguments: { entities: [ENTITY] } },
     shellCall: { name: 'exec_command', arguments: { cmd: 'echo hello > out.txt' } },
+    askCall: { name: 'ask_question', namespace: 'mcp__weft_run', arguments: { prompt: 'Which colour?' } },
     memoryTool: 'mcp__memory__create_entities',
     shellTool: 'exec_command',
     offered: (request) =>
@@ -81,6 +84,7 @@ const CASES: CliCase[] = [
     env: (url) => ({ GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'test-gemini-key-0123456789' }),
     memoryCall: { name: 'mcp_memory_create_entities', arguments: { entities: [ENTITY] } },
     shellCall: { name: 'run_shell_command', arguments: { command: 'echo hello > out.txt' } },
+    askCall: { name: 'mcp_weft_run_ask_question', arguments: { prompt: 'Which colour?' } },
     memoryTool: 'mcp_memory_create_entities',
     shellTool: 'run_shell_command',
     offered: (request) => request.tools.map((tool) => tool.name),
@@ -216,5 +220,27 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     expect((await kit.service.get(runId)).status).toBe('failed');
     expect(String(ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!.payload.error)).toMatch(test.noKeyError);
     expect(cli.server.requests).toEqual([]);
+  });
+
+  it("serves the run tools: the CLI's question becomes a run question, and the person's answer goes back to it", async () => {
+    cli = await start((request) => {
+      const result = request.messages.find((message) => message.role === 'tool');
+      return result?.role === 'tool' ? { text: `The person said: ${result.content}` } : { toolCalls: [test.askCall] };
+    });
+    const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow(test, false)), cwd: kit.dir, autoApprove: false });
+    await kit.service.approve(created.id);
+    const worker = kit.startWorker({ agent: cli.agent });
+    try {
+      await kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the question');
+      const [question, ...others] = await kit.service.questions(created.id, true);
+      expect(others).toEqual([]);
+      expect(question).toMatchObject({ kind: 'freeform', stageId: 'code@1', prompt: 'Which colour?' });
+      await kit.service.answer(created.id, question!.id, 'blue');
+      await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
+    } finally {
+      await worker.stop();
+    }
+    const stage = ofType(await kit.events(created.id), 'stage-finished').find((event) => event.stageId === 'code@1')!;
+    expect(stage.payload.output).toMatch(/^The person said: [^]*blue/);
   });
 });

@@ -43,7 +43,7 @@ describe('codexAdapter.invocation', () => {
     expect(config.sandbox_mode).toBe('read-only');
     expect(config.features).toMatchObject({ shell_tool: false, unified_exec: false });
     expect(Object.keys(config.mcp_servers as Toml)).toEqual(['weft']);
-    expect((config.mcp_servers as Toml).weft).toEqual({ url: 'http://127.0.0.1:4100/mcp', http_headers: { Authorization: 'Bearer run-tools-token' }, enabled_tools: ['ask', 'progress'], tool_timeout_sec: 604_800 });
+    expect((config.mcp_servers as Toml).weft).toEqual({ url: 'http://127.0.0.1:4100/mcp', http_headers: { Authorization: 'Bearer run-tools-token' }, enabled_tools: ['ask', 'progress'], default_tools_approval_mode: 'approve', tool_timeout_sec: 604_800 });
   });
 
   it('with auto_approve: workspace-write sandbox, the shell, every server', () => {
@@ -55,6 +55,8 @@ describe('codexAdapter.invocation', () => {
       args: ['-y', '@modelcontextprotocol/server-memory'],
       env: { MEMORY_FILE_PATH: '/m.jsonl' },
       env_vars: ['HOME'],
+      // weft's rules allowed the server: Codex must not hold its tools back for an approval.
+      default_tools_approval_mode: 'approve',
       startup_timeout_sec: 10,
       tool_timeout_sec: 60,
       required: false,

@@ -114,6 +114,12 @@ export function codexToolLists(server: Pick<McpServerConfig, 'enabledTools' | 'd
   return enabled.length === 0 ? undefined : { enabled_tools: enabled };
 }
 
+/**
+ * The tools weft passes on are the ones its rules allow: Codex must not hold them back for
+ * an approval it cannot ask for (it does, for tools that do not say they only read).
+ */
+const APPROVED_BY_WEFT = { default_tools_approval_mode: 'approve' } as const;
+
 function mcpServers(spec: CliStageSpec, reader: CliPermissionReader): TomlTable {
   const servers: TomlTable = {};
   for (const server of spec.mcpServers) {
@@ -124,6 +130,7 @@ function mcpServers(spec: CliStageSpec, reader: CliPermissionReader): TomlTable 
     servers[server.name] = {
       ...transport,
       ...tools,
+      ...APPROVED_BY_WEFT,
       startup_timeout_sec: Math.ceil(server.startupTimeoutMs / 1000),
       tool_timeout_sec: Math.ceil(server.toolTimeoutMs / 1000),
       required: server.required,
@@ -131,7 +138,7 @@ function mcpServers(spec: CliStageSpec, reader: CliPermissionReader): TomlTable 
   }
   const { runTools } = spec;
   // Codex cannot hand a permission prompt to a tool: only asking and progress are offered.
-  servers[runTools.name] = { url: runTools.url, http_headers: runTools.headers, enabled_tools: [runTools.tools.ask, runTools.tools.progress], tool_timeout_sec: 7 * 24 * 60 * 60 };
+  servers[runTools.name] = { url: runTools.url, http_headers: runTools.headers, enabled_tools: [runTools.tools.ask, runTools.tools.progress], ...APPROVED_BY_WEFT, tool_timeout_sec: 7 * 24 * 60 * 60 };
   return servers;
 }
 
