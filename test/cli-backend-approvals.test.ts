@@ -6,16 +6,12 @@
  * can ask the person a question and report progress through the same server.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, type EngineKit } from './kits/engine-kit.js';
-import { createClaudeKit, type ClaudeKit } from './kits/cli-backend-kit.js';
+import { describe, expect, it } from 'vitest';
+import { createClaudeKit, useClaudeTestContext } from './kits/cli-backend-kit.js';
 import type { RecordedRequest, ScriptOutcome } from './fixtures/model-server/model-server.js';
 import type { QuestionRecord } from '../src/runs/model/question.js';
 import type { JsonValue } from '../src/runs/model/json.js';
-
-const MEMORY_SERVER = join(process.cwd(), 'node_modules/.bin/mcp-server-memory');
 
 const workflow = (approval: string) => `
 [workflow]
@@ -46,19 +42,7 @@ function script(request: RecordedRequest): ScriptOutcome {
   return call ? { toolCalls: [call] } : { text: 'all done' };
 }
 
-let kit: EngineKit;
-let claude: ClaudeKit | undefined;
-
-beforeEach(async () => {
-  kit = await createEngineKit();
-  await writeFile(join(kit.dir, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: MEMORY_SERVER, args: [], env: { MEMORY_FILE_PATH: join(kit.dir, 'memory.json') } } } }));
-});
-
-afterEach(async () => {
-  await claude?.close();
-  claude = undefined;
-  await kit.close();
-});
+const context = useClaudeTestContext({ memoryServer: true });
 
 /** Answers the run's questions as they come, in order, with `answers`; returns them as asked. */
 async function answerQuestions(runId: string, answers: JsonValue[]): Promise<QuestionRecord[]> {
@@ -66,7 +50,7 @@ async function answerQuestions(runId: string, answers: JsonValue[]): Promise<Que
   for (const answer of answers) {
     const question = await pendingQuestion(runId, asked);
     asked.push(question);
-    await kit.service.answer(runId, question.id, answer);
+    await context.kit.service.answer(runId, question.id, answer);
   }
   return asked;
 }
@@ -74,9 +58,9 @@ async function answerQuestions(runId: string, answers: JsonValue[]): Promise<Que
 async function pendingQuestion(runId: string, seen: readonly QuestionRecord[]): Promise<QuestionRecord> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const pending = (await kit.service.questions(runId, true)).find((question) => !seen.some((old) => old.id === question.id));
+    const pending = (await context.kit.service.questions(runId, true)).find((question) => !seen.some((old) => old.id === question.id));
     if (pending) return pending;
-    const run = await kit.service.get(runId);
+    const run = await context.kit.service.get(runId);
     if (['succeeded', 'failed', 'cancelled'].includes(run.status) || Date.now() > deadline) throw new Error(`no question came; the run is ${run.status}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -84,13 +68,13 @@ async function pendingQuestion(runId: string, seen: readonly QuestionRecord[]): 
 
 describe('approvals on a Claude Code stage', () => {
   it('asks a person for every call no rule decides, runs only what they allow, and serves the agent’s own questions and progress', async () => {
-    claude = await createClaudeKit(kit, script);
-    const file = await kit.write('wf.toml', workflow(''));
-    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: false });
-    await kit.service.approve(created.id);
-    const worker = kit.startWorker({ agent: claude.agent });
+    context.claude = await createClaudeKit(context.kit, script);
+    const file = await context.kit.write('wf.toml', workflow(''));
+    const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: false });
+    await context.kit.service.approve(created.id);
+    const worker = context.kit.startWorker({ agent: context.claude!.agent });
     const asked = await answerQuestions(created.id, [true, false, 'blue']);
-    const run = await kit.until(created.id, (item) => item.status === 'succeeded' || item.status === 'failed', 'finished');
+    const run = await context.kit.until(created.id, (item) => item.status === 'succeeded' || item.status === 'failed', 'finished');
     await worker.stop();
 
     expect(asked.map((question) => ({ kind: question.kind, prompt: question.prompt.slice(0, 40), stageId: question.stageId }))).toEqual([
@@ -99,7 +83,7 @@ describe('approvals on a Claude Code stage', () => {
       { kind: 'freeform', prompt: 'Which colour?', stageId: 'code@1' },
     ]);
     expect(run.status).toBe('succeeded');
-    const events = await kit.events(created.id);
+    const events = await context.kit.events(created.id);
     const results = events.filter((event) => event.type === 'tool-call-finished').map((event) => ({ tool: event.payload.tool, isError: event.payload.isError, text: String(event.payload.text).slice(0, 60) }));
     expect(results).toEqual([
       { tool: 'mcp__memory__create_entities', isError: false, text: expect.stringContaining('"name":"weft"') },
@@ -107,26 +91,26 @@ describe('approvals on a Claude Code stage', () => {
       { tool: 'mcp__weft_run__ask_question', isError: false, text: 'blue' },
       { tool: 'mcp__weft_run__report_progress', isError: false, text: 'noted' },
     ]);
-    expect(existsSync(join(kit.dir, 'memory.json'))).toBe(true);
-    expect(existsSync(join(kit.dir, 'bash-ran.txt'))).toBe(false);
+    expect(existsSync(join(context.kit.dir, 'memory.json'))).toBe(true);
+    expect(existsSync(join(context.kit.dir, 'bash-ran.txt'))).toBe(false);
     expect(events.filter((event) => event.type === 'stage-output').map((event) => event.payload)).toEqual([{ progress: 'half way there' }]);
     expect(events.find((event) => event.type === 'stage-finished')!.payload.output).toBe('all done');
   });
 
   it('a deny rule for weft’s shell keeps Claude Code from running Bash, without asking anyone', async () => {
-    claude = await createClaudeKit(kit, script);
-    const file = await kit.write('wf.toml', workflow('{ pattern = "shell", action = "deny" }, { pattern = "mcp__*", action = "allow" }'));
-    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: false });
-    await kit.service.approve(created.id);
-    const worker = kit.startWorker({ agent: claude.agent });
+    context.claude = await createClaudeKit(context.kit, script);
+    const file = await context.kit.write('wf.toml', workflow('{ pattern = "shell", action = "deny" }, { pattern = "mcp__*", action = "allow" }'));
+    const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: false });
+    await context.kit.service.approve(created.id);
+    const worker = context.kit.startWorker({ agent: context.claude!.agent });
     const asked = await answerQuestions(created.id, ['red']);
-    const run = await kit.until(created.id, (item) => item.status === 'succeeded' || item.status === 'failed', 'finished');
+    const run = await context.kit.until(created.id, (item) => item.status === 'succeeded' || item.status === 'failed', 'finished');
     await worker.stop();
 
     expect(asked.map((question) => question.prompt)).toEqual(['Which colour?']);
     expect(run.status).toBe('succeeded');
-    const bash = (await kit.events(created.id)).find((event) => event.type === 'tool-call-finished' && event.payload.tool === 'Bash')!;
+    const bash = (await context.kit.events(created.id)).find((event) => event.type === 'tool-call-finished' && event.payload.tool === 'Bash')!;
     expect(bash.payload.isError).toBe(true);
-    expect(existsSync(join(kit.dir, 'bash-ran.txt'))).toBe(false);
+    expect(existsSync(join(context.kit.dir, 'bash-ran.txt'))).toBe(false);
   });
 });

@@ -6,15 +6,12 @@
  * weft's, as for its own agent stages.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, type EngineKit } from './kits/engine-kit.js';
-import { CLAUDE_BINARY, createClaudeKit, type ClaudeKit } from './kits/cli-backend-kit.js';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_BINARY, createClaudeKit, useClaudeTestContext } from './kits/cli-backend-kit.js';
 import type { RecordedRequest, ScriptOutcome } from './fixtures/model-server/model-server.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
-
-const MEMORY_SERVER = join(process.cwd(), 'node_modules/.bin/mcp-server-memory');
 
 const WORKFLOW = `
 [workflow]
@@ -47,33 +44,21 @@ function ofType(events: readonly RunEvent[], type: string): RunEvent[] {
   return events.filter((event) => event.type === type);
 }
 
-let kit: EngineKit;
-let claude: ClaudeKit | undefined;
-
-beforeEach(async () => {
-  kit = await createEngineKit();
-  await writeFile(join(kit.dir, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: MEMORY_SERVER, args: [], env: { MEMORY_FILE_PATH: join(kit.dir, 'memory.json') } } } }));
-});
-
-afterEach(async () => {
-  await claude?.close();
-  claude = undefined;
-  await kit.close();
-});
+const context = useClaudeTestContext({ memoryServer: true });
 
 async function runWorkflow(toml: string, autoApprove: boolean): Promise<{ runId: string; events: RunEvent[] }> {
-  const file = await kit.write('wf.toml', toml);
-  const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove });
-  await kit.runUntilIdle({ agent: claude!.agent });
-  return { runId: created.id, events: await kit.events(created.id) };
+  const file = await context.kit.write('wf.toml', toml);
+  const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove });
+  await context.kit.runUntilIdle({ agent: context.claude!.agent });
+  return { runId: created.id, events: await context.kit.events(created.id) };
 }
 
 describe('agent stages on Claude Code', () => {
   it('runs the stage in the workspace: an MCP tool of the run and a built-in, recorded as transcript events; the answer is the output', async () => {
     expect(existsSync(CLAUDE_BINARY)).toBe(true);
-    claude = await createClaudeKit(kit, codingScript);
+    context.claude = await createClaudeKit(context.kit, codingScript);
     const { runId, events } = await runWorkflow(WORKFLOW, true);
-    const run = await kit.service.get(runId);
+    const run = await context.kit.service.get(runId);
     expect(run.status).toBe('succeeded');
 
     const started = ofType(events, 'agent-started');
@@ -93,8 +78,8 @@ describe('agent stages on Claude Code', () => {
       { tool: 'Bash', turn: 2, isError: false },
     ]);
     // The memory server really ran, from the run's .mcp.json; Bash really ran in the workspace.
-    expect(await readFile(join(kit.dir, 'memory.json'), 'utf8')).toContain('runs Claude Code stages');
-    expect(await readFile(join(kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(join(context.kit.dir, 'memory.json'), 'utf8')).toContain('runs Claude Code stages');
+    expect(await readFile(join(context.kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
 
     // The turns add up to what Claude Code reported for the session, cost included.
     const usage = ofType(events, 'model-turn-finished').map((event) => event.payload.usage as { inputTokens: number; outputTokens: number; costUsd?: number });
@@ -107,12 +92,12 @@ describe('agent stages on Claude Code', () => {
     expect(ofType(events, 'stage-finished').find((event) => event.stageId === 'after@1')!.payload.output).toBe('hello');
 
     // Claude Code was told the model, the turn limit and weft's system prompt; it never reached past 127.0.0.1.
-    const first = claude.server.requests[0]!;
+    const first = context.claude!.server.requests[0]!;
     expect(first.model).toBe('claude-test');
     expect(first.system).toContain("You are running the stage 'code' of the weft workflow 'cli'");
     expect(first.messages.some((message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'))).toBe(true);
     // Its config stayed in the stage's own directory, removed when the stage ended.
-    expect(existsSync(join(kit.dir, '.cli-stages', runId))).toBe(true);
-    expect(existsSync(join(kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
+    expect(existsSync(join(context.kit.dir, '.cli-stages', runId))).toBe(true);
+    expect(existsSync(join(context.kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
   });
 });

@@ -7,9 +7,8 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, type EngineKit } from './kits/engine-kit.js';
-import { createClaudeKit, type ClaudeKit } from './kits/cli-backend-kit.js';
+import { describe, expect, it } from 'vitest';
+import { createClaudeKit, useClaudeTestContext } from './kits/cli-backend-kit.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 
 // The CLI stage and a command stage side by side: one failing must not stop the other.
@@ -39,47 +38,36 @@ next = "done"
 kind = "join"
 `;
 
-let kit: EngineKit;
-let claude: ClaudeKit | undefined;
-
-beforeEach(async () => {
-  kit = await createEngineKit();
-});
-
-afterEach(async () => {
-  await claude?.close();
-  claude = undefined;
-  await kit.close();
-});
+const context = useClaudeTestContext();
 
 async function fakeCli(name: string, script: string): Promise<string> {
-  const path = join(kit.dir, name);
+  const path = join(context.kit.dir, name);
   await writeFile(path, `#!/bin/sh\n${script}\n`);
   await chmod(path, 0o755);
   return path;
 }
 
 async function run(): Promise<{ status: string; code: Record<string, unknown>; side: Record<string, unknown> }> {
-  const file = await kit.write('wf.toml', WORKFLOW);
-  const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
-  await kit.runUntilIdle({ agent: claude!.agent });
-  const events: RunEvent[] = await kit.events(created.id);
+  const file = await context.kit.write('wf.toml', WORKFLOW);
+  const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: true });
+  await context.kit.runUntilIdle({ agent: context.claude!.agent });
+  const events: RunEvent[] = await context.kit.events(created.id);
   const finished = (stageId: string) => events.find((event) => event.type === 'stage-finished' && event.stageId === stageId)!.payload;
-  return { status: (await kit.service.get(created.id)).status, code: finished('code@1'), side: finished('side@1') };
+  return { status: (await context.kit.service.get(created.id)).status, code: finished('code@1'), side: finished('side@1') };
 }
 
 describe('CLI stage errors', () => {
   it('a CLI that is not where settings say: the stage fails saying where weft looked and how to fix it', async () => {
-    claude = await createClaudeKit(kit, [], { cli: { claude: { path: join(kit.dir, 'no-such-claude') } } });
+    context.claude = await createClaudeKit(context.kit, [], { cli: { claude: { path: join(context.kit.dir, 'no-such-claude') } } });
     const result = await run();
     expect(result.status).toBe('failed');
-    expect(result.code).toMatchObject({ status: 'failed', error: `Claude Code was not found at ${join(kit.dir, 'no-such-claude')} ([cli.claude] path in settings): no executable file there. Fix the path, or remove it to look on PATH.` });
+    expect(result.code).toMatchObject({ status: 'failed', error: `Claude Code was not found at ${join(context.kit.dir, 'no-such-claude')} ([cli.claude] path in settings): no executable file there. Fix the path, or remove it to look on PATH.` });
     expect(result.side).toMatchObject({ status: 'succeeded', output: 'side ran' });
   });
 
   it('a CLI that exits non-zero: the error names it, its exit code and the last lines of its stderr', async () => {
     const broken = await fakeCli('claude-broken', 'echo "loading config" >&2\necho "fatal: config is corrupt" >&2\nexit 3');
-    claude = await createClaudeKit(kit, [], { cli: { claude: { path: broken } } });
+    context.claude = await createClaudeKit(context.kit, [], { cli: { claude: { path: broken } } });
     const result = await run();
     expect(result.code).toMatchObject({ status: 'failed', exitCode: 3, error: 'Claude Code ended without an answer (exit code 3). Last lines of its stderr:\nloading config\nfatal: config is corrupt' });
     expect(result.side).toMatchObject({ status: 'succeeded' });
@@ -87,20 +75,20 @@ describe('CLI stage errors', () => {
 
   it('output that is not the stream format: the error quotes the first such line', async () => {
     const chatty = await fakeCli('claude-chatty', 'echo "Welcome to Claude!"\necho \'{"no":"type"}\'\nexit 0');
-    claude = await createClaudeKit(kit, [], { cli: { claude: { path: chatty } } });
+    context.claude = await createClaudeKit(context.kit, [], { cli: { claude: { path: chatty } } });
     const result = await run();
     expect(result.code).toMatchObject({ status: 'failed', exitCode: 0, error: "Claude Code ended without an answer (exit code 0). 2 line(s) of its output were not Claude Code's stream format, the first: Welcome to Claude!" });
   });
 
   it('the real Claude Code without credentials: the stage fails saying it needs a login', async () => {
-    claude = await createClaudeKit(kit, [], { withoutKey: true });
+    context.claude = await createClaudeKit(context.kit, [], { withoutKey: true });
     const result = await run();
     expect(result.code).toMatchObject({
       status: 'failed',
       exitCode: 1,
       error: "Claude Code needs a login (exit code 1): Not logged in · Please run /login. Give the runner its API key in the environment (weft keeps each stage's Claude Code config apart from yours, so a login made in your own config is not seen).",
     });
-    expect(claude.server.requests).toEqual([]);
+    expect(context.claude!.server.requests).toEqual([]);
     expect(result.side).toMatchObject({ status: 'succeeded' });
   });
 });

@@ -5,7 +5,9 @@
  * `[cli.claude] path` is the installed package's native binary. The run's MCP servers are
  * read from the workspace's `.mcp.json`, as weft's own runs read them.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import type { CliSettings } from '../../src/core/settings/settings.js';
 import { CliStageRunner, cliAdapters, ModelStageRunner } from '../../src/agent/index.js';
@@ -13,7 +15,7 @@ import { bundledClaudeBinary } from '../../src/agent/cli-backend/claude-code-ada
 import { loadMcpServerConfigs } from '../../src/mcp/config/index.js';
 import type { ApprovalRule } from '../../src/tools/approval-policy.js';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/model-server.js';
-import type { EngineKit } from './engine-kit.js';
+import { createEngineKit, type EngineKit } from './engine-kit.js';
 
 export const CLAUDE_BINARY = bundledClaudeBinary() ?? 'claude-code-is-not-installed';
 
@@ -53,4 +55,31 @@ export async function createClaudeKit(kit: EngineKit, script: Script, options: {
   });
   const agent = new ModelStageRunner({ llmSettings: async () => ({ aliases: {}, providers: {} }), env, logger: silentLogger, cli });
   return { server, env, agent, close: () => server.close() };
+}
+
+/** The memory MCP server from npm, as the run's `.mcp.json` names it; it keeps its graph in `memory.json`. */
+export async function writeMemoryMcpJson(dir: string): Promise<void> {
+  const memoryServer = join(process.cwd(), 'node_modules/.bin/mcp-server-memory');
+  await writeFile(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: memoryServer, args: [], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') } } } }));
+}
+
+export interface ClaudeTestContext {
+  kit: EngineKit;
+  /** Set by the test (`createClaudeKit`); closed after it. */
+  claude: ClaudeKit | undefined;
+}
+
+/** A fresh engine kit per test (with the memory server in `.mcp.json` when asked), closed with the test's Claude kit after it. */
+export function useClaudeTestContext(options: { memoryServer?: boolean } = {}): ClaudeTestContext {
+  const context = {} as ClaudeTestContext;
+  beforeEach(async () => {
+    context.kit = await createEngineKit();
+    context.claude = undefined;
+    if (options.memoryServer) await writeMemoryMcpJson(context.kit.dir);
+  });
+  afterEach(async () => {
+    await context.claude?.close();
+    await context.kit.close();
+  });
+  return context;
 }

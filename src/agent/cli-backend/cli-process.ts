@@ -10,10 +10,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { errorMessage } from '../../core/errors.js';
 import { endMarkedProcesses } from '../../core/marked-processes.js';
-import { PROCESS_GROUPS, groupAlive, signalGroup, terminateGroup, waitForExit } from '../../core/process-group.js';
-import { processIdentity, thisHost, type ProcessIdentity } from '../../core/process-identity.js';
+import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
+import type { ProcessIdentity } from '../../core/process-identity.js';
 import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
 import { LineReader, LineTail } from '../../mcp/hub/line-reader.js';
+import { openGate } from '../../tools/builtin/shell.js';
 
 /** SIGTERM first, SIGKILL this long after (what a cancelled `command` stage gets). */
 const KILL_GRACE_MS = 1000;
@@ -134,17 +135,4 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
     closeInput: () => child.stdin?.end(),
     exited,
   };
-}
-
-async function openGate(child: ChildProcess, pgid: number, beforeStart: (group: ProcessIdentity) => Promise<void>): Promise<void> {
-  const gate = child.stdio[3] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
-  gate.on('error', () => undefined);
-  try {
-    await beforeStart(processIdentity(pgid) ?? { host: thisHost(), pid: pgid, start: '' });
-  } catch (error) {
-    signalGroup(pgid, 'SIGKILL');
-    await waitForExit(child, 2000);
-    throw error;
-  }
-  gate.end('go\n');
 }

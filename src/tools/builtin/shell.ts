@@ -160,7 +160,12 @@ export async function runCommand(command: string, options: RunOptions): Promise<
   }
 }
 
-async function openGate(child: ChildProcess, pgid: number, beforeStart: (group: ProcessIdentity) => Promise<void>): Promise<void> {
+/**
+ * Runs `beforeStart` with the group's identity, then lets a child waiting on its fd 3 gate
+ * go on; when `beforeStart` rejects, the group is killed and the error rethrown. Also used
+ * by CLI agent stages, whose CLI waits on the same kind of gate.
+ */
+export async function openGate(child: ChildProcess, pgid: number, beforeStart: (group: ProcessIdentity) => Promise<void>): Promise<void> {
   const gate = child.stdio[3] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
   // The gate may already be gone (killed, or it could not read); its exit is reported as usual.
   gate.on('error', () => undefined);
