@@ -9,19 +9,17 @@
  * allow is denied up front.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliName } from '../src/agent/cli-backend/cli-adapter.js';
 import { bundledCodexBinary } from '../src/agent/cli-backend/codex-adapter.js';
 import { bundledGeminiBinary } from '../src/agent/cli-backend/gemini-adapter.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import type { ApprovalRule } from '../src/tools/approval-policy.js';
 import type { RecordedRequest, ScriptedToolCall, ScriptOutcome } from './fixtures/model-server/model-server.js';
-import { createEngineKit, type EngineKit } from './kits/engine-kit.js';
-import { createClaudeKit, type ClaudeKit } from './kits/cli-backend-kit.js';
+import { createClaudeKit, useClaudeTestContext, type ClaudeKit } from './kits/cli-backend-kit.js';
 
-const MEMORY_SERVER = join(process.cwd(), 'node_modules/.bin/mcp-server-memory');
 const ENTITY = { name: 'weft', entityType: 'project', observations: ['runs headless CLI stages'] };
 
 /** What differs between the two CLIs: where the model is, what tools are called, what they say. */
@@ -117,42 +115,31 @@ function ofType(events: readonly RunEvent[], type: string): RunEvent[] {
 }
 
 describe.each(CASES)('agent stages on $displayName', (test) => {
-  let kit: EngineKit;
-  let cli: ClaudeKit | undefined;
-
-  beforeEach(async () => {
-    kit = await createEngineKit();
-    await writeFile(join(kit.dir, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: MEMORY_SERVER, args: [], env: { MEMORY_FILE_PATH: join(kit.dir, 'memory.json') } } } }));
-  });
-
-  afterEach(async () => {
-    await cli?.close();
-    cli = undefined;
-    await kit.close();
-  });
+  const context = useClaudeTestContext({ memoryServer: true });
 
   async function start(script: (request: RecordedRequest) => ScriptOutcome, rules: ApprovalRule[] = [], withoutKey = false): Promise<ClaudeKit> {
     // The kit's fake model server speaks every wire format; only the environment says which endpoint the CLI uses.
-    const started = await createClaudeKit(kit, script, { cli: { [test.cli]: { path: test.binary } }, rules });
+    const started = await createClaudeKit(context.kit, script, { cli: { [test.cli]: { path: test.binary } }, rules });
     const env = test.env(started.server.url);
+    context.claude = started;
     Object.assign(started.env, withoutKey ? Object.fromEntries(Object.entries(env).filter(([name]) => !name.endsWith('_KEY'))) : env);
     return started;
   }
 
   async function runWorkflow(toml: string, autoApprove: boolean): Promise<{ runId: string; events: RunEvent[] }> {
-    const file = await kit.write('wf.toml', toml);
-    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove });
+    const file = await context.kit.write('wf.toml', toml);
+    const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove });
     // Without auto_approve a run waits for a person to approve it, which is not what these tests are about.
-    if (!autoApprove) await kit.service.approve(created.id);
-    await kit.runUntilIdle({ agent: cli!.agent });
-    return { runId: created.id, events: await kit.events(created.id) };
+    if (!autoApprove) await context.kit.service.approve(created.id);
+    await context.kit.runUntilIdle({ agent: context.claude!.agent });
+    return { runId: created.id, events: await context.kit.events(created.id) };
   }
 
   it('runs the stage in the workspace: an MCP tool of the run and its shell, recorded as transcript events; the answer is the output', async () => {
     expect(test.binary !== undefined && existsSync(test.binary)).toBe(true);
-    cli = await start(codingScript(test));
+    const cli = await start(codingScript(test));
     const { runId, events } = await runWorkflow(workflow(test, true), true);
-    expect((await kit.service.get(runId)).status).toBe('succeeded');
+    expect((await context.kit.service.get(runId)).status).toBe('succeeded');
 
     const started = ofType(events, 'agent-started');
     expect(started).toHaveLength(1);
@@ -163,8 +150,8 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
       { tool: test.shellTool, isError: false },
     ]);
     // The memory server really ran, from the run's .mcp.json; the command really ran in the workspace.
-    expect(await readFile(join(kit.dir, 'memory.json'), 'utf8')).toContain('runs headless CLI stages');
-    expect(await readFile(join(kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(join(context.kit.dir, 'memory.json'), 'utf8')).toContain('runs headless CLI stages');
+    expect(await readFile(join(context.kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
 
     const stage = ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!;
     expect(stage.payload).toMatchObject({ status: 'succeeded', error: null });
@@ -180,67 +167,67 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     expect(offered).toEqual(expect.arrayContaining([...test.offeredRunTools, test.memoryTool, test.shellTool]));
     expect(offered.filter((name) => name.includes('approve_tool_call'))).toEqual([]);
     // Its config home stayed in the stage's own directory, removed when the stage ended.
-    expect(existsSync(join(kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
+    expect(existsSync(join(context.kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
   });
 
   it("without auto_approve or rules, the CLI gets neither the run's MCP tools nor a shell: the calls are refused and nothing runs", async () => {
-    cli = await start(codingScript(test));
+    const cli = await start(codingScript(test));
     const { runId, events } = await runWorkflow(workflow(test, false), false);
-    expect((await kit.service.get(runId)).status).toBe('succeeded');
+    expect((await context.kit.service.get(runId)).status).toBe('succeeded');
     expect(test.offered(cli.server.requests[0]!)).not.toContain(test.shellTool);
     const finished = ofType(events, 'tool-call-finished').map((event) => ({ tool: event.payload.tool, isError: event.payload.isError }));
     expect(finished).toEqual(test.reportsRefusals ? [{ tool: test.memoryTool, isError: true }, { tool: test.shellTool, isError: true }] : []);
-    expect(existsSync(join(kit.dir, 'memory.json'))).toBe(false);
-    expect(existsSync(join(kit.dir, 'out.txt'))).toBe(false);
+    expect(existsSync(join(context.kit.dir, 'memory.json'))).toBe(false);
+    expect(existsSync(join(context.kit.dir, 'out.txt'))).toBe(false);
     const refusals = cli.server.requests.at(-1)!.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
     expect(refusals).toEqual([expect.stringContaining(test.refusal), expect.stringContaining(test.refusal)]);
   });
 
   it("with rules allowing the memory server and weft's shell and file edits, the CLI uses them without auto_approve", async () => {
     const rules: ApprovalRule[] = ['mcp__memory__*', 'shell', 'write_file', 'edit_file'].map((pattern) => ({ pattern, action: 'allow' }));
-    cli = await start(codingScript(test), rules);
+    await start(codingScript(test), rules);
     const { runId } = await runWorkflow(workflow(test, false), false);
-    expect((await kit.service.get(runId)).status).toBe('succeeded');
-    expect(await readFile(join(kit.dir, 'memory.json'), 'utf8')).toContain('runs headless CLI stages');
-    expect(await readFile(join(kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
+    expect((await context.kit.service.get(runId)).status).toBe('succeeded');
+    expect(await readFile(join(context.kit.dir, 'memory.json'), 'utf8')).toContain('runs headless CLI stages');
+    expect(await readFile(join(context.kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
   });
 
   it('fails the stage with a login error naming the CLI when the key is refused; the exit code and stderr are in the message', async () => {
-    cli = await start(() => ({ error: { status: 401, message: 'invalid api key' } }));
+    await start(() => ({ error: { status: 401, message: 'invalid api key' } }));
     const { runId, events } = await runWorkflow(workflow(test, false), true);
-    expect((await kit.service.get(runId)).status).toBe('failed');
+    expect((await context.kit.service.get(runId)).status).toBe('failed');
     const error = String(ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!.payload.error);
     expect(error).toMatch(test.loginError);
     expect(error).toContain('Last lines of its stderr:');
   });
 
   it('fails the stage with a login error naming the CLI when the environment has no key, before any model call', async () => {
-    cli = await start(() => ({ text: 'unreachable' }), [], true);
+    const cli = await start(() => ({ text: 'unreachable' }), [], true);
     const { runId, events } = await runWorkflow(workflow(test, false), true);
-    expect((await kit.service.get(runId)).status).toBe('failed');
+    expect((await context.kit.service.get(runId)).status).toBe('failed');
     expect(String(ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!.payload.error)).toMatch(test.noKeyError);
     expect(cli.server.requests).toEqual([]);
   });
 
   it("serves the run tools: the CLI's question becomes a run question, and the person's answer goes back to it", async () => {
-    cli = await start((request) => {
+    const cli = await start((request) => {
       const result = request.messages.find((message) => message.role === 'tool');
       return result?.role === 'tool' ? { text: `The person said: ${result.content}` } : { toolCalls: [test.askCall] };
     });
-    const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow(test, false)), cwd: kit.dir, autoApprove: false });
-    await kit.service.approve(created.id);
-    const worker = kit.startWorker({ agent: cli.agent });
+    const created = await context.kit.service.create({ workflow: await context.kit.write('wf.toml', workflow(test, false)), cwd: context.kit.dir, autoApprove: false });
+    await context.kit.service.approve(created.id);
+    const worker = context.kit.startWorker({ agent: cli.agent });
     try {
-      await kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the question');
-      const [question, ...others] = await kit.service.questions(created.id, true);
+      await context.kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the question');
+      const [question, ...others] = await context.kit.service.questions(created.id, true);
       expect(others).toEqual([]);
       expect(question).toMatchObject({ kind: 'freeform', stageId: 'code@1', prompt: 'Which colour?' });
-      await kit.service.answer(created.id, question!.id, 'blue');
-      await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
+      await context.kit.service.answer(created.id, question!.id, 'blue');
+      await context.kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
     } finally {
       await worker.stop();
     }
-    const stage = ofType(await kit.events(created.id), 'stage-finished').find((event) => event.stageId === 'code@1')!;
+    const stage = ofType(await context.kit.events(created.id), 'stage-finished').find((event) => event.stageId === 'code@1')!;
     expect(stage.payload.output).toMatch(/^The person said: [^]*blue/);
   });
 });
