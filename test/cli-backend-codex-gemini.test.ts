@@ -230,4 +230,13 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     const stage = ofType(await context.kit.events(created.id), 'stage-finished').find((event) => event.stageId === 'code@1')!;
     expect(stage.payload.output).toMatch(/^The person said: [^]*blue/);
   });
+
+  it('fails the stage when the model call fails: the error names the CLI, its exit code and what it reported', async () => {
+    await start(() => ({ error: { status: 400, message: 'model-server: no such model' } }));
+    const { runId, events } = await runWorkflow(workflow(test, false), true);
+    expect((await context.kit.service.get(runId)).status).toBe('failed');
+    const error = String(ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!.payload.error);
+    expect(error).toMatch(new RegExp(`^${test.displayName} failed \\(exit code [1-9]\\d*\\): [^]*no such model`));
+    expect(error).not.toMatch(/needs a login/);
+  });
 });
