@@ -10,6 +10,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_BINARY, createClaudeKit, useClaudeTestContext } from './kits/cli-backend-kit.js';
+import { until } from './fixtures/workflows-e2e/harness.js';
+import { groupAlive } from '../src/core/process-group.js';
+import { markedProcesses } from '../src/core/marked-processes.js';
 import type { RecordedRequest, ScriptOutcome } from './fixtures/model-server/model-server.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 
@@ -96,8 +99,31 @@ describe('agent stages on Claude Code', () => {
     expect(first.model).toBe('claude-test');
     expect(first.system).toContain("You are running the stage 'code' of the weft workflow 'cli'");
     expect(first.messages.some((message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'))).toBe(true);
-    // Its config stayed in the stage's own directory, removed when the stage ended.
-    expect(existsSync(join(context.kit.dir, '.cli-stages', runId))).toBe(true);
-    expect(existsSync(join(context.kit.dir, '.cli-stages', runId, 'code'))).toBe(false);
+    // Its config stayed in the stage's own directory, removed (with the run's) when the stage ended.
+    expect(existsSync(join(context.kit.dir, '.cli-stages'))).toBe(true);
+    expect(existsSync(join(context.kit.dir, '.cli-stages', runId))).toBe(false);
+  });
+});
+
+describe('cancelling a Claude Code stage', () => {
+  it('ends Claude Code, the MCP server it started and the shell command it runs in a session of its own', async () => {
+    const hold = 'echo $$ > hold.pid; while true; do sleep 0.1; done';
+    context.claude = await createClaudeKit(context.kit, () => ({ toolCalls: [{ name: 'Bash', arguments: { command: hold, description: 'Hold' } }] }));
+    const file = await context.kit.write('wf.toml', WORKFLOW.replace('[nodes.code]', '[run]\napproval = [{ pattern = "shell", action = "allow" }]\n\n[nodes.code]'));
+    const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: true });
+    const worker = context.kit.startWorker({ agent: context.claude.agent });
+    const marker = `${created.id}/code@1`;
+    const holdPid = await until('the shell command to run', async () => Number((await readFile(join(context.kit.dir, 'hold.pid'), 'utf8').catch(() => '')).trim()) || undefined);
+    const group = Number((await context.kit.events(created.id)).find((event) => event.type === 'stage-process-started')!.payload.pgid);
+    expect(groupAlive(group)).toBe(true);
+    expect(await markedProcesses(marker)).toContain(holdPid);
+
+    await context.kit.service.cancel(created.id, 'test');
+    const run = await context.kit.until(created.id, (item) => item.status === 'cancelled', 'cancelled');
+    await worker.stop();
+    expect(run.status).toBe('cancelled');
+    expect(groupAlive(group)).toBe(false);
+    expect(await markedProcesses(marker)).toEqual([]);
+    expect((await context.kit.events(created.id)).find((event) => event.type === 'stage-finished')!.payload).toMatchObject({ status: 'cancelled' });
   });
 });

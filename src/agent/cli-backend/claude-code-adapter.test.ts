@@ -90,7 +90,7 @@ describe('claudeCodeStreamParser', () => {
       { kind: 'text', text: 'Looking.' },
       { kind: 'tool-call-requested', callId: 't1', tool: 'Bash', arguments: { command: 'ls' } },
       { kind: 'turn-finished', usage: { inputTokens: 10, outputTokens: 2 } },
-      { kind: 'tool-call-finished', callId: 't1', isError: false, text: 'a.txt' },
+      { kind: 'tool-result', callId: 't1', isError: false, text: 'a.txt' },
       { kind: 'text', text: 'Done.' },
       { kind: 'turn-finished', usage: { inputTokens: 20, outputTokens: 1 } },
       { kind: 'final', text: 'Done.', isError: false, usage: { inputTokens: 35, outputTokens: 9, costUsd: 0.01 }, turns: 2, permissionDenials: [{ tool: 'Write', callId: 't9' }] },

@@ -75,7 +75,7 @@ export function claudeCodeStreamParser(): CliStreamParser {
     for (const block of list(record(line.message).content)) {
       if (block.type !== 'tool_result') continue;
       events.push({
-        kind: 'tool-call-finished',
+        kind: 'tool-result',
         callId: String(block.tool_use_id),
         isError: block.is_error === true,
         text: resultText(block.content),

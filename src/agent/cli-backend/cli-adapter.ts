@@ -119,7 +119,7 @@ export interface CliUsage {
 
 /**
  * What a CLI's stream says, normalised. weft groups `text` and `tool-call-requested` into
- * one model turn until the CLI runs a tool (`tool-call-finished`), reports `turn-finished`
+ * one model turn until the CLI runs a tool (`tool-result`), reports `turn-finished`
  * or ends (`final`).
  */
 export type CliEvent =
@@ -130,7 +130,7 @@ export type CliEvent =
   /** The model asked for a tool call (the CLI will run it, or refuse it). `tool` is the CLI's own name. */
   | { kind: 'tool-call-requested'; callId: string; tool: string; arguments: JsonValue }
   /** A tool call's result. */
-  | { kind: 'tool-call-finished'; callId: string; isError: boolean; text: string; structuredContent?: JsonValue }
+  | { kind: 'tool-result'; callId: string; isError: boolean; text: string; structuredContent?: JsonValue }
   /** The current model turn is complete (its usage, when reported per turn). */
   | { kind: 'turn-finished'; usage?: CliUsage; finishReason?: string }
   /** The session ended: the answer (the stage output) or, with `isError`, why it failed. */

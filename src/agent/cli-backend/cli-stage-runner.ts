@@ -17,7 +17,7 @@
  * the engine's abandoned-group handling); the engine records a new attempt.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { withoutWeftSecrets } from '../../core/child-environment.js';
 import { STAGE_PROCESS_ENV } from '../../core/marked-processes.js';
@@ -104,6 +104,8 @@ export class CliStageRunner {
     } finally {
       await runTools.close();
       await rm(keepState ? join(stateDir, 'mcp-config.json') : stateDir, { recursive: true, force: true }).catch(() => undefined);
+      // The run's folder goes with its last stage's (another stage still running keeps it: not empty).
+      if (!keepState) await rmdir(dirname(stateDir)).catch(() => undefined);
     }
   }
 

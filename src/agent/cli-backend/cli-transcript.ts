@@ -72,7 +72,7 @@ export class CliTranscript {
           out.push(...this.#endTurn(event.usage, closing, event.finishReason));
           return;
         }
-        case 'tool-call-finished': {
+        case 'tool-result': {
           out.push(...this.#endTurn(undefined, undefined, undefined));
           const call = this.#running.get(event.callId);
           this.#running.delete(event.callId);

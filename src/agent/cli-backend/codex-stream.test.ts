@@ -13,7 +13,7 @@ describe('codexStreamParser on real codex exec --json lines', () => {
     expect(events).toEqual([
       { kind: 'session-started', sessionId: '01a221ca-dcab-7130-ab89-171905339958' },
       { kind: 'tool-call-requested', callId: 'item_1', tool: 'exec_command', arguments: { command: "/bin/bash -lc 'echo hi > out.txt; cat out.txt'" } },
-      { kind: 'tool-call-finished', callId: 'item_1', isError: false, text: 'hi\n' },
+      { kind: 'tool-result', callId: 'item_1', isError: false, text: 'hi\n' },
       {
         kind: 'tool-call-requested',
         callId: 'item_2',
@@ -21,7 +21,7 @@ describe('codexStreamParser on real codex exec --json lines', () => {
         arguments: { entities: [{ name: 'weft', entityType: 'project', observations: ['runs agents'] }] },
       },
       {
-        kind: 'tool-call-finished',
+        kind: 'tool-result',
         callId: 'item_2',
         isError: false,
         // The memory graph already held the entity, so the server created none.
@@ -61,9 +61,9 @@ describe('codexStreamParser on real codex exec --json lines', () => {
     const failed = parser.line('{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"false","aggregated_output":"","exit_code":1,"status":"failed"}}');
     expect(failed).toEqual([
       { kind: 'tool-call-requested', callId: 'item_9', tool: 'exec_command', arguments: { command: 'false' } },
-      { kind: 'tool-call-finished', callId: 'item_9', isError: true, text: '' },
+      { kind: 'tool-result', callId: 'item_9', isError: true, text: '' },
     ]);
     const mcpError = parser.line('{"type":"item.completed","item":{"id":"item_10","type":"mcp_tool_call","server":"s","tool":"t","arguments":{},"result":null,"error":{"message":"boom"},"status":"failed"}}');
-    expect(mcpError.at(-1)).toEqual({ kind: 'tool-call-finished', callId: 'item_10', isError: true, text: 'boom' });
+    expect(mcpError.at(-1)).toEqual({ kind: 'tool-result', callId: 'item_10', isError: true, text: 'boom' });
   });
 });

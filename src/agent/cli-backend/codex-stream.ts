@@ -62,21 +62,21 @@ function toolCall(item: JsonObject): { tool: string; arguments: JsonValue } | un
   }
 }
 
-function toolResult(item: JsonObject): Extract<CliEvent, { kind: 'tool-call-finished' }> {
+function toolResult(item: JsonObject): Extract<CliEvent, { kind: 'tool-result' }> {
   const callId = stringField(item, 'id') ?? '';
   const failed = item.status === 'failed' || item.status === 'declined';
   switch (item.type) {
     case 'command_execution': {
       const exitCode = numberField(item, 'exit_code');
-      return { kind: 'tool-call-finished', callId, isError: failed || (exitCode !== undefined && exitCode !== 0), text: stringField(item, 'aggregated_output') ?? '' };
+      return { kind: 'tool-result', callId, isError: failed || (exitCode !== undefined && exitCode !== 0), text: stringField(item, 'aggregated_output') ?? '' };
     }
     case 'mcp_tool_call': {
       const error = objectField(item.error);
       const result = objectField(item.result);
-      if (error !== undefined) return { kind: 'tool-call-finished', callId, isError: true, text: stringField(error, 'message') ?? 'the tool call failed' };
+      if (error !== undefined) return { kind: 'tool-result', callId, isError: true, text: stringField(error, 'message') ?? 'the tool call failed' };
       const structured = result?.structured_content;
       return {
-        kind: 'tool-call-finished',
+        kind: 'tool-result',
         callId,
         isError: failed || result?.is_error === true,
         text: mcpResultText(result),
@@ -84,7 +84,7 @@ function toolResult(item: JsonObject): Extract<CliEvent, { kind: 'tool-call-fini
       };
     }
     default:
-      return { kind: 'tool-call-finished', callId, isError: failed, text: JSON.stringify(item.changes ?? item.status ?? '') };
+      return { kind: 'tool-result', callId, isError: failed, text: JSON.stringify(item.changes ?? item.status ?? '') };
   }
 }
 

@@ -14,14 +14,14 @@ describe('geminiStreamParser on real gemini --output-format stream-json lines', 
     const shellId = 'run_shell_command__run_shell_command_1795864822481_0';
     expect(events.slice(1, 5)).toEqual([
       { kind: 'tool-call-requested', callId: shellId, tool: 'run_shell_command', arguments: { command: 'echo hi > out.txt; cat out.txt' } },
-      { kind: 'tool-call-finished', callId: shellId, isError: false, text: 'hi' },
+      { kind: 'tool-result', callId: shellId, isError: false, text: 'hi' },
       {
         kind: 'tool-call-requested',
         callId: 'mcp_memory_create_entities__mcp_memory_create_entities_1795864823184_0',
         tool: 'mcp_memory_create_entities',
         arguments: { entities: [{ name: 'weft', entityType: 'project', observations: ['runs agents'] }] },
       },
-      { kind: 'tool-call-finished', callId: 'mcp_memory_create_entities__mcp_memory_create_entities_1795864823184_0', isError: false, text: expect.stringContaining('"name": "weft"') as string },
+      { kind: 'tool-result', callId: 'mcp_memory_create_entities__mcp_memory_create_entities_1795864823184_0', isError: false, text: expect.stringContaining('"name": "weft"') as string },
     ]);
     expect(events.slice(5)).toEqual([
       { kind: 'text', text: 'don' },
@@ -33,7 +33,7 @@ describe('geminiStreamParser on real gemini --output-format stream-json lines', 
 
   it('reads tools Gemini CLI left out as failed calls, and the answer after them', () => {
     const events = parse('gemini-tools-not-allowed.jsonl');
-    const results = events.filter((event) => event.kind === 'tool-call-finished');
+    const results = events.filter((event) => event.kind === 'tool-result');
     expect(results).toHaveLength(2);
     expect(results.every((event) => event.isError && event.text.includes('not found'))).toBe(true);
     expect(events.at(-1)).toMatchObject({ kind: 'final', text: 'done gmix', isError: false });

@@ -58,7 +58,7 @@ export function geminiStreamParser(): CliStreamParser {
         case 'tool_result': {
           const error = objectField(event.error);
           const output = stringField(event, 'output') ?? (error === undefined ? '' : (stringField(error, 'message') ?? ''));
-          return [{ kind: 'tool-call-finished', callId: stringField(event, 'tool_id') ?? '', isError: event.status !== 'success', text: output }];
+          return [{ kind: 'tool-result', callId: stringField(event, 'tool_id') ?? '', isError: event.status !== 'success', text: output }];
         }
         case 'error': {
           // Warnings (a loop detected, a retry) do not end the session; the result line says how it ended.
