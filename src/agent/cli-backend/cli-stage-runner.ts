@@ -152,7 +152,11 @@ export class CliStageRunner {
       interactive: adapter.messageLine !== undefined,
     };
     const invocation = adapter.invocation(spec);
-    for (const file of invocation.files) await writeFile(file.path, file.text, { mode: 0o600 });
+    for (const file of invocation.files) {
+      // Config homes (Codex's CODEX_HOME, Gemini CLI's .gemini) are folders inside the stage's directory.
+      await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
+      await writeFile(file.path, file.text, { mode: 0o600 });
+    }
     const transcript = new CliTranscript(this.#options.clock ?? Date.now);
     const parser = adapter.createParser();
     let inbox: MessageInbox | undefined;
