@@ -5,6 +5,7 @@
  * Kinds, their checks and their wording are the ones every config file shares
  * (`core/config-text/value-kinds.ts`); this file adds the dotted-key placement.
  */
+import { CLI_NAMES } from '../cli-names.js';
 import { describeValue } from '../config-text/describe-value.js';
 import { suggestion } from '../config-text/did-you-mean.js';
 import { mismatches, type ValueKind } from '../config-text/value-kinds.js';
@@ -20,9 +21,6 @@ const HOST_NAME: Shape = {
     means: 'a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path)',
   },
 };
-
-/** The external coding CLIs agent stages can run on (`backend = "cli"`); the workflow layer names the same ones. */
-export const CLI_NAMES = ['claude', 'codex', 'gemini'] as const;
 
 /** `[cli.<name>]`: where that CLI's binary is, when not on PATH. */
 const CLI_TABLE: Shape = { kind: 'table', fields: { path: { kind: 'string' } } };

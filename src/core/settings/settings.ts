@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { parseDuration } from '../duration.js';
 import { WeftError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
-import { CLI_NAMES, SETTINGS_SHAPE, checkShape } from './settings-shape.js';
+import { CLI_NAMES, type CliName } from '../cli-names.js';
+import { SETTINGS_SHAPE, checkShape } from './settings-shape.js';
 import { readTomlFile, type TomlDocument } from './toml-file.js';
 
 export interface ApprovalRuleSetting {
@@ -43,8 +44,7 @@ export interface LlmSettings {
   providers: Record<string, LlmProviderSetting>;
 }
 
-export { CLI_NAMES };
-export type CliName = (typeof CLI_NAMES)[number];
+export { CLI_NAMES, type CliName };
 
 /** `[cli.<name>]`: where to find each external coding CLI (PATH when not set). */
 export type CliSettings = Partial<Record<CliName, { path?: string }>>;

@@ -4,7 +4,7 @@
  * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
  */
 import type { CompiledCondition } from './condition.js';
-import type { CliName } from '../../core/settings/settings.js';
+import type { CliName } from '../../core/cli-names.js';
 
 /** One validation problem; `line` is 1-based in `file`. `message` ends with ` — how to fix`. */
 export interface WorkflowProblem {
@@ -69,10 +69,11 @@ interface LlmFields extends Retrying {
 }
 
 /** The external coding CLIs an agent stage can run on (`backend = "cli"`), as settings' `[cli.<name>]` names them. */
-export { CLI_NAMES, type CliName } from '../../core/settings/settings.js';
+export { CLI_NAMES, type CliName } from '../../core/cli-names.js';
 
 /** Where an agent stage runs: weft's own loop over a model API, or an external coding CLI. */
 export const AGENT_BACKENDS = ['weft', 'cli'] as const;
+/** `weft` (its own loop over a model API) or `cli` (an external coding CLI). */
 export type AgentBackend = (typeof AGENT_BACKENDS)[number];
 
 /** A checked `agent` node: a model with tools, in a loop. */
