@@ -73,7 +73,7 @@ export class RunControl {
     try {
       do {
         this.#again = false;
-        const head = (await this.#store.getRun(this.#runId))?.counts.events ?? 0;
+        const head = (await this.#store.headSeq(this.#runId)) ?? 0;
         if (head <= this.#scannedTo) continue;
         for (;;) {
           const events = await this.#store.listEvents(this.#runId, { afterSeq: Math.max(this.#afterSeq, this.#scannedTo), beforeSeq: head + 1, types: WATCHED, limit: 500 });

@@ -54,6 +54,7 @@ const INT8_OID = 20;
 const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig;
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
+const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
 const GET_HEAD = 'SELECT state, lease_owner FROM runs WHERE id = $1';
 const CLAIM = (pick: string) => `UPDATE runs SET lease_owner = $1, lease_expires_at = $2 WHERE id = (${pick} FOR UPDATE SKIP LOCKED) RETURNING ${RUN_COLUMNS}`;
 /**
@@ -120,6 +121,12 @@ export class PostgresRunStore implements RunStore {
     runId(id);
     const [row] = await this.#sql.rows<RunRow>('read a run', GET_RUN, [id]);
     return row === undefined ? undefined : recordOf(row);
+  }
+
+  async headSeq(id: string): Promise<number | undefined> {
+    runId(id);
+    const [row] = await this.#sql.rows<{ head_seq: number }>('read a run', GET_HEAD_SEQ, [id]);
+    return row?.head_seq;
   }
 
   async searchRuns(filter?: RunFilter): Promise<RunPage> {

@@ -105,6 +105,12 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  async headSeq(id: string): Promise<number | undefined> {
+    runId(id);
+    // Every run has at least its run-created event, so no row means no run.
+    return this.execute('read a run', 'read', () => this.stmt<EventHead>(GET_HEAD).get(id)?.head_seq ?? undefined);
+  }
+
   async searchRuns(filter?: RunFilter): Promise<RunPage> {
     const query = normalizeFilter(filter);
     const rows = await this.execute('search runs', 'snapshot', () => {
