@@ -15,6 +15,7 @@ import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget } from './output-budget.j
 import type { ToolRegistry } from './registry.js';
 import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
 import { CallAbort, CallContext } from './call-abort.js';
+import { WorkspaceRealRoots } from './workspace-real-roots.js';
 
 export interface ToolCall {
   /** The model's id for the call (or any unique label); echoed in the outcome. */
@@ -60,6 +61,8 @@ export class ToolExecutor {
   readonly #options: ToolExecutorOptions;
   /** One tagged logger per tool name: made once, not per call. */
   readonly #toolLoggers = new Map<string, Logger>();
+  /** A toolbox (one executor) serves one run, whose workspace root stays put: resolved once. */
+  readonly #realRoots = new WorkspaceRealRoots();
 
   constructor(options: ToolExecutorOptions) {
     this.#options = options;
@@ -156,6 +159,7 @@ export class ToolExecutor {
           readFiles: session.readFiles,
           logger: this.#toolLogger(tool.name),
           onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
+          realRoots: this.#realRoots,
         }),
       );
       // A tool that ignores its signal must not hold the turn: whichever settles first wins.

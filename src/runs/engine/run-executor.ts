@@ -35,6 +35,14 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
 
+/**
+ * Kinds whose `stage-started` is appended with the stage's first event (a tool stage's
+ * `tool-call-started`, a branch's `stage-finished`) instead of on its own: one group
+ * commit per stage fewer. Safe because these stages touch nothing outside the log before
+ * their first event; a runner that dies before it finds the stage not started and starts it.
+ */
+const START_RIDES_ALONG: ReadonlySet<WorkflowNode['kind']> = new Set(['tool', 'branch']);
+
 type StopReason = 'cancel' | 'interrupt';
 
 export class RunExecutor {
@@ -50,6 +58,8 @@ export class RunExecutor {
   readonly #env: Record<string, string | undefined> = { ...process.env };
   #blockedStages = 0;
   #stopReason: StopReason | undefined;
+  /** `stage-started` events held back until their stage's first event (see START_RIDES_ALONG), by stage id. */
+  readonly #unrecordedStarts = new Map<string, NewRunEvent>();
 
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
@@ -180,7 +190,9 @@ export class RunExecutor {
     for (;;) {
       if (!skipStart) {
         const payload: StageStartedPayload = { node: node.name, kind: node.kind, attempt: stage.attempt, from: stage.from, consumed: stage.consumed };
-        await this.#append([{ type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload }]);
+        const started: NewRunEvent = { type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload };
+        if (START_RIDES_ALONG.has(node.kind)) this.#unrecordedStarts.set(stage.stageId, started);
+        else await this.#append([started]);
       }
       skipStart = false;
       const startedAt = this.#deps.clock();
@@ -312,7 +324,8 @@ export class RunExecutor {
       next,
       retrying,
     };
-    await this.#append([{ type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
+    const final = (result.finalEvents ?? []).map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }));
+    await this.#append([...final, { type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
     if (!retrying) this.#state.inflight.delete(stage.stageId);
     apply?.();
   }
@@ -363,9 +376,24 @@ export class RunExecutor {
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
     if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
+    if (this.#unrecordedStarts.size > 0) events = this.#withStarts(events);
     const appended = await this.#deps.store.appendEvents(this.#run.id, events, this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
     this.#control.skipOwn(appended);
     return appended;
+  }
+
+  /** `events`, each stage's unrecorded `stage-started` put before the first event of that stage. */
+  #withStarts(events: NewRunEvent[]): NewRunEvent[] {
+    const out: NewRunEvent[] = [];
+    for (const event of events) {
+      const started = event.stageId === undefined ? undefined : this.#unrecordedStarts.get(event.stageId);
+      if (started && event.stageId !== undefined) {
+        this.#unrecordedStarts.delete(event.stageId);
+        out.push(started);
+      }
+      out.push(event);
+    }
+    return out;
   }
 }

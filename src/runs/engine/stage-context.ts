@@ -84,6 +84,12 @@ export interface StageResult {
   error?: string;
   /** Overrides edge selection (a parallel node fans out to its branches). */
   next?: string[];
+  /**
+   * Events of the stage's last step, appended with its `stage-finished` in one commit
+   * instead of one of their own (a tool stage's `tool-call-finished`); the stage's id is
+   * filled in as `emit` does.
+   */
+  finalEvents?: NewRunEvent[];
 }
 
 export type NodeExecutor<N extends WorkflowNode = WorkflowNode> = (stage: StageRun & { node: N }) => Promise<StageResult>;
