@@ -149,12 +149,21 @@ export class RunControl {
     });
   }
 
-  /** Wakes on any watched event (or abort); for the run loop. */
+  /**
+   * Wakes on any watched event (or abort); for the run loop, which aborts it after every
+   * stage that ends: resolving instead of rejecting spares an error (and its stack) each time.
+   */
   next(signal: AbortSignal): Promise<void> {
-    return this.waitFor(() => true, signal).then(
-      () => undefined,
-      () => undefined,
-    );
+    return new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const wake = () => {
+        this.#listeners.delete(wake);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      signal.addEventListener('abort', wake, { once: true });
+      this.#listeners.add(wake);
+    });
   }
 
   /** Claims the oldest unclaimed signal `name` (possibly sent before the caller began to wait), else waits for one; each signal releases one waiter. */

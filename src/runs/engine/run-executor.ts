@@ -45,6 +45,9 @@ const START_RIDES_ALONG: ReadonlySet<WorkflowNode['kind']> = new Set(['tool', 'b
 
 type StopReason = 'cancel' | 'interrupt';
 
+/** Why the run loop stops waiting for control events: a stage ended. */
+const LOOP_WOKEN = 'a stage ended';
+
 export class RunExecutor {
   readonly #deps: RunExecutorDeps;
   #run: RunRecord;
@@ -117,7 +120,8 @@ export class RunExecutor {
       if (this.#running.size === 0) return this.#conclude();
       const waker = new AbortController();
       await Promise.race([...[...this.#running.values()].map((entry) => entry.promise), this.#control.next(AbortSignal.any([waker.signal, this.#deps.leaseLost]))]);
-      waker.abort();
+      // A reason of our own: without one, every abort builds a DOMException.
+      waker.abort(LOOP_WOKEN);
     }
   }
 
