@@ -5,7 +5,7 @@
  * grouped by package; V8's pseudo-frames ((garbage collector), (program), (idle)) stay as
  * they are.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 interface CallFrame {
@@ -71,6 +71,8 @@ export function summarizeProfile(path: string, options: { bundleDir: string }): 
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const markerCache = new Map<string, { line: number; module: string }[]>();
+  // Frames name the real path; the bundle dir may sit behind a symlinked node_modules.
+  const bundleDir = realpathSync(options.bundleDir);
 
   const locate = (frame: CallFrame): { module: string; where: string } => {
     const module = moduleOf(frame);
@@ -87,7 +89,7 @@ export function summarizeProfile(path: string, options: { bundleDir: string }): 
     if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
     if (url.startsWith('node:')) return url.startsWith('node:internal') ? 'node:internal' : url;
     const file = url.startsWith('file:') ? fileURLToPath(url) : url;
-    if (file.startsWith(options.bundleDir)) {
+    if (file.startsWith(bundleDir)) {
       // Bundled bench + weft code: find the module marker above the frame's line.
       let markers = markerCache.get(file);
       if (!markers) {

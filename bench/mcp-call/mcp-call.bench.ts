@@ -251,18 +251,39 @@ function spreadLine(runs: Record<PhaseName, PhaseRun>): string {
   );
 }
 
+/** Issue 17's goal for the executor path: bare v1's CPU per call or less, its calls/s in flight or more. */
+const EXECUTOR_TARGETS: Partial<Record<string, { text: string; met: (executor: number, v1: number) => boolean }>> = {
+  'client CPU per call, sequential (µs)': { text: '≤ v1', met: (executor, v1) => executor <= v1 },
+  'client CPU per call, 32 in flight (µs)': { text: '≤ v1', met: (executor, v1) => executor <= v1 },
+  '32 in flight: calls/s': { text: '≥ v1', met: (executor, v1) => executor >= v1 },
+};
+
 function executorTable(runs: Record<PhaseName, PhaseRun>): string | undefined {
   const hub = runs.hub.result;
   const direct = hub?.callers.find((caller) => caller.key === 'tool-execute');
   const executor = hub?.callers.find((caller) => caller.key === 'tool-executor');
   const v2 = runs.v2.result;
+  const v1 = runs.v1.result;
   if (!hub || !direct || !executor) return undefined;
   const rows = CALL_METRICS.map((metric) => {
     const viaExecutor = metric.value(hub, executor);
-    const bare = v2 ? metric.value(v2, v2.callers[0]) : undefined;
-    return [metric.label, formatNumber(viaExecutor, metric.digits), formatNumber(metric.value(hub, direct), metric.digits), formatNumber(bare, metric.digits), formatRatio(viaExecutor, bare)];
+    const bareV2 = v2 ? metric.value(v2, v2.callers[0]) : undefined;
+    const bareV1 = v1 ? metric.value(v1, v1.callers[0]) : undefined;
+    const target = EXECUTOR_TARGETS[metric.label];
+    const met = target && viaExecutor !== undefined && bareV1 !== undefined ? target.met(viaExecutor, bareV1) : undefined;
+    return [
+      metric.label,
+      formatNumber(viaExecutor, metric.digits),
+      formatNumber(metric.value(hub, direct), metric.digits),
+      formatNumber(bareV2, metric.digits),
+      formatNumber(bareV1, metric.digits),
+      formatRatio(viaExecutor, bareV2),
+      formatRatio(viaExecutor, bareV1),
+      target?.text ?? '',
+      yesNo(met),
+    ];
   });
-  return markdownTable({ headers: ['metric', 'hub via ToolExecutor', 'hub via Tool.execute', 'bare v2', 'executor ÷ v2'], rows });
+  return markdownTable({ headers: ['metric', 'hub via ToolExecutor', 'hub via Tool.execute', 'bare v2', 'bare v1', 'executor ÷ v2', 'executor ÷ v1', 'target', 'met'], rows });
 }
 
 // ---- main ---------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * bench/mcp-call `--profile` and `--profile-inflight`: the call loop again under V8's CPU
  * profiler (250 µs sampling, main thread) for the hub (`Tool.execute`), the hub
- * (`ToolExecutor`) and bare v2, reported as self time per call by source module and
+ * (`ToolExecutor`), bare v2 and bare v1, reported as self time per call by source module and
  * function. `--profile` covers the whole calls child (`node --cpu-prof`); `--profile-inflight`
  * only its rounds with 32 calls in flight (the child starts and stops the profiler around
  * them), where per-call costs differ from one call at a time.
@@ -29,6 +29,7 @@ const PROFILE_TARGETS: readonly ProfileTarget[] = [
   { key: 'hub', title: 'hub (Tool.execute)', phase: 'hub', caller: 'tool-execute' },
   { key: 'executor', title: 'hub (ToolExecutor)', phase: 'hub', caller: 'tool-executor' },
   { key: 'v2', title: 'bare v2', phase: 'v2', caller: 'sdk' },
+  { key: 'v1', title: 'bare v1', phase: 'v1', caller: 'sdk' },
 ];
 
 export interface ProfileReport {

@@ -7,14 +7,17 @@
  * stages), once with one run at a time (per-stage latency) and once 8 at a time.
  * Then the command queue drained by 1, 2 and 4 `weft worker` processes, on SQLite and on
  * PostgreSQL (worker-processes.ts; PostgreSQL as in bench/lib/postgres.ts).
+ * The engine-alone rows run on SQLite and on PostgreSQL side by side.
  * Writes `bench/results/runs.json` and `bench/results/runs.md`. Needs `npm run build` first.
  *
  *   node --import tsx bench/runs/runs.bench.ts      (BENCH_RUN_COUNT=40 for a quick pass)
+ *   node --import tsx bench/runs/runs.bench.ts --engine-only   (the engine-alone rows only; prints, writes nothing)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../../src/core/ids.js';
+import type { RunStore } from '../../src/runs/store/run-store.js';
 import { silentLogger } from '../../src/core/logger.js';
 import type { RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
 import { ApprovalPolicy } from '../../src/tools/approval-policy.js';
@@ -26,7 +29,7 @@ import { Worker } from '../../src/runs/engine/worker.js';
 import { RunService } from '../../src/app/services/run-service.js';
 import { PostgresRunStore } from '../../src/runs/store/postgres/postgres-run-store.js';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
-import { benchPostgres } from '../lib/postgres.js';
+import { benchPostgres, type BenchPostgres } from '../lib/postgres.js';
 import { now } from '../lib/measure.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
@@ -80,8 +83,11 @@ function builtinToolbox(storageDir: string): RunToolboxFactory {
   };
 }
 
+type StoreKind = 'SQLite' | 'PostgreSQL';
+
 interface Scenario {
   label: string;
+  store: StoreKind;
   workflowText: string;
   stagesPerRun: number;
   parallel: number;
@@ -94,17 +100,19 @@ interface ScenarioResult {
   elapsedMs: number;
   runsPerSecond: number;
   stagesPerSecond: number;
+  /** This process's CPU (engine, store client, tools; not a PostgreSQL server's) per stage: steadier than wall time on a loaded machine. */
+  cpuMsPerStage: number;
   latency: ReturnType<typeof summarize>;
 }
 
-async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
+async function runScenario(scenario: Scenario, postgres: () => Promise<BenchPostgres>): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-runs-'));
   try {
     const workflow = join(dir, 'workflow.toml');
     writeFileSync(workflow, scenario.workflowText);
     writeFileSync(join(dir, 'tiny.txt'), 'tiny\n');
     const storageDir = join(dir, 'home');
-    const store = await SqliteRunStore.open({ storageDir });
+    const store: RunStore = scenario.store === 'SQLite' ? await SqliteRunStore.open({ storageDir }) : await PostgresRunStore.open({ url: await (await postgres()).createDatabase() });
     const worker = new Worker({ store, workerId: `bench-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory: scenario.toolbox(storageDir), leaseMs: 30_000, heartbeatMs: 10_000, maxParallel: scenario.parallel, pollMs: 5 });
     const runs = new RunService({ store, clock: Date.now, wakeRunners: () => worker.wake() });
     const stop = new AbortController();
@@ -112,6 +120,7 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
 
     const latencies: number[] = [];
     let next = 0;
+    const cpu = process.cpuUsage();
     const started = now();
     // Keep `parallel` runs in flight: each lane creates a run, waits for it, and takes the next.
     await Promise.all(
@@ -127,29 +136,31 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
       }),
     );
     const elapsedMs = now() - started;
+    const used = process.cpuUsage(cpu);
     stop.abort();
     await working;
     await store.close();
     const runsPerSecond = (scenario.runCount / elapsedMs) * 1000;
-    return { scenario, elapsedMs, runsPerSecond, stagesPerSecond: runsPerSecond * scenario.stagesPerRun, latency: summarize(latencies) };
+    const cpuMsPerStage = (used.user + used.system) / 1000 / (scenario.runCount * scenario.stagesPerRun);
+    return { scenario, elapsedMs, runsPerSecond, stagesPerSecond: runsPerSecond * scenario.stagesPerRun, cpuMsPerStage, latency: summarize(latencies) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** The command workflow's queue drained by worker processes, in a directory of its own. */
-async function drainCommandQueue(): Promise<{ server: string; sqlite: DrainResult[]; postgres: DrainResult[] }> {
+async function drainCommandQueue(postgres: () => Promise<BenchPostgres>): Promise<{ server: string; sqlite: DrainResult[]; postgres: DrainResult[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-drain-'));
   try {
     const workflow = join(dir, 'three.toml');
     writeFileSync(workflow, COMMAND_WORKFLOW);
-    return await drainAll(dir, workflow);
+    return await drainAll(dir, workflow, postgres);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function drainAll(dir: string, workflow: string): Promise<{ server: string; sqlite: DrainResult[]; postgres: DrainResult[] }> {
+async function drainAll(dir: string, workflow: string, postgres: () => Promise<BenchPostgres>): Promise<{ server: string; sqlite: DrainResult[]; postgres: DrainResult[] }> {
   const sqlite: DrainResult[] = [];
   for (const workers of WORKER_COUNTS) {
     const home = join(dir, `sqlite-${workers}`);
@@ -160,53 +171,91 @@ async function drainAll(dir: string, workflow: string): Promise<{ server: string
       await store.close();
     }
   }
-  const server = await benchPostgres();
-  const postgres: DrainResult[] = [];
-  try {
-    for (const workers of WORKER_COUNTS) {
-      const url = await server.createDatabase();
-      const store = await PostgresRunStore.open({ url });
-      try {
-        postgres.push(await drain({ store, workflow, dir, count: DRAIN_COUNT, workers, home: (index) => join(dir, `pg-${workers}-host-${index}`), env: { WEFT_DATABASE_URL: url } }));
-      } finally {
-        await store.close();
-      }
+  const server = await postgres();
+  const pgResults: DrainResult[] = [];
+  for (const workers of WORKER_COUNTS) {
+    const url = await server.createDatabase();
+    const store = await PostgresRunStore.open({ url });
+    try {
+      pgResults.push(await drain({ store, workflow, dir, count: DRAIN_COUNT, workers, home: (index) => join(dir, `pg-${workers}-host-${index}`), env: { WEFT_DATABASE_URL: url } }));
+    } finally {
+      await store.close();
     }
-  } finally {
-    await server.dispose();
   }
-  return { server: `PostgreSQL: ${server.description}`, sqlite, postgres };
+  return { server: `PostgreSQL: ${server.description}`, sqlite, postgres: pgResults };
+}
+
+function engineScenarios(): Scenario[] {
+  const spawnless = spawnlessWorkflow();
+  const stages = `${SPAWNLESS_PAIRS + 1} tool + ${SPAWNLESS_PAIRS} branch stages`;
+  return (['SQLite', 'PostgreSQL'] as const).flatMap((store) => [
+    { label: `${stages}, 1 at a time`, store, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: 1, runCount: RUN_COUNT, toolbox: builtinToolbox },
+    { label: `${stages}, 8 at a time`, store, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: builtinToolbox },
+  ]);
+}
+
+const scenarioRow = ({ scenario, runsPerSecond, stagesPerSecond, cpuMsPerStage, latency }: ScenarioResult): string[] => [
+  scenario.label,
+  scenario.store,
+  formatNumber(scenario.runCount),
+  formatNumber(runsPerSecond, 1),
+  formatNumber(stagesPerSecond, 1),
+  formatNumber(latency.p50, 1),
+  formatNumber(latency.p99, 1),
+  formatNumber(latency.p50 / scenario.stagesPerRun, 2),
+  formatNumber(cpuMsPerStage, 2),
+];
+const SCENARIO_HEADERS = ['workflow', 'store', 'runs', 'runs/s', 'stages/s', 'run p50 (ms)', 'run p99 (ms)', 'per stage p50 (ms)', 'CPU per stage (ms)'];
+
+/** The PostgreSQL server, started on first use and shared by every row. */
+function lazyPostgres(): { get: () => Promise<BenchPostgres>; dispose: () => Promise<void> } {
+  let server: Promise<BenchPostgres> | undefined;
+  return {
+    get: () => (server ??= benchPostgres()),
+    dispose: async () => {
+      if (server) await (await server).dispose();
+    },
+  };
 }
 
 async function main(): Promise<void> {
-  const spawnless = spawnlessWorkflow();
+  const postgres = lazyPostgres();
+  try {
+    if (process.argv.includes('--engine-only')) {
+      const before = loadavg()[0] ?? 0;
+      const results: ScenarioResult[] = [];
+      for (const scenario of engineScenarios()) results.push(await runScenario(scenario, postgres.get));
+      const after = loadavg()[0] ?? 0;
+      process.stdout.write(`load average ${before.toFixed(1)} before, ${after.toFixed(1)} after\n${markdownTable({ headers: SCENARIO_HEADERS, rows: results.map(scenarioRow) })}\n`);
+      return;
+    }
+    await fullRun(postgres.get);
+  } finally {
+    await postgres.dispose();
+  }
+}
+
+async function fullRun(postgres: () => Promise<BenchPostgres>): Promise<void> {
+  const loadBefore = loadavg()[0] ?? 0;
   const scenarios: Scenario[] = [
-    { label: '3 `true` command stages, 8 at a time', workflowText: COMMAND_WORKFLOW, stagesPerRun: 3, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: () => noToolbox },
-    { label: `${SPAWNLESS_PAIRS + 1} tool + ${SPAWNLESS_PAIRS} branch stages, 1 at a time`, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: 1, runCount: RUN_COUNT, toolbox: builtinToolbox },
-    { label: `${SPAWNLESS_PAIRS + 1} tool + ${SPAWNLESS_PAIRS} branch stages, 8 at a time`, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: builtinToolbox },
+    { label: '3 `true` command stages, 8 at a time', store: 'SQLite', workflowText: COMMAND_WORKFLOW, stagesPerRun: 3, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: () => noToolbox },
+    ...engineScenarios(),
   ];
   const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) results.push(await runScenario(scenario));
-  const drains = await drainCommandQueue();
+  for (const scenario of scenarios) results.push(await runScenario(scenario, postgres));
+  const drains = await drainCommandQueue(postgres);
 
-  const rows = results.map(({ scenario, runsPerSecond, stagesPerSecond, latency }) => [
-    scenario.label,
-    formatNumber(scenario.runCount),
-    formatNumber(runsPerSecond, 1),
-    formatNumber(stagesPerSecond, 1),
-    formatNumber(latency.p50, 1),
-    formatNumber(latency.p99, 1),
-    formatNumber(latency.p50 / scenario.stagesPerRun, 2),
-  ]);
+  const rows = results.map(scenarioRow);
   const info = machineInfo();
   const markdown = [
-    '# Run throughput — one runner on the embedded SQLite store',
+    '# Run throughput — one runner',
     '',
-    `${info.date} · Node ${info.node} · ${info.platform} · ${info.cpus} × ${info.cpuModel}`,
+    `${info.date} · Node ${info.node} · ${info.platform} · ${info.cpus} × ${info.cpuModel} · load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? 0).toFixed(1)} after (1 min)`,
     '',
-    'One runner (`Worker`) on the embedded SQLite store. Command stages spawn `/bin/bash -c true` in their own process group; the spawnless rows run `tool` stages calling the in-process `read_file` on a 5-byte file and `branch` stages, so they measure the engine alone. Every stage records its events (group-committed) before the next starts. Latency is create → succeeded as `RunService.wait` (woken by change notices) sees it; per stage = run p50 ÷ stages per run (with one run at a time, the engine cost of a stage including its durable events).',
+    `One runner (Worker) on the embedded SQLite store, and for the engine-alone rows on PostgreSQL too (${drains.server}). ` +
+      'Command stages spawn `/bin/bash -c true` in their own process group; the spawnless rows run `tool` stages calling the in-process `read_file` on a 5-byte file and `branch` stages, so they measure the engine alone. Every stage records its events (group-committed) before the next starts. Latency is create → succeeded as `RunService.wait` (woken by change notices) sees it; per stage = run p50 ÷ stages per run (with one run at a time, the engine cost of a stage including its durable events).',
     '',
-    markdownTable({ headers: ['workflow', 'runs', 'runs/s', 'stages/s', 'run p50 (ms)', 'run p99 (ms)', 'per stage p50 (ms)'], rows }),
+    markdownTable({ headers: SCENARIO_HEADERS, rows }),
     '',
     `## Draining ${DRAIN_COUNT} queued runs (3 command stages) with worker processes`,
     '',
@@ -220,7 +269,7 @@ async function main(): Promise<void> {
   ].join('\n');
   writeResults(
     'runs',
-    { machine: info, drains, scenarios: results.map(({ scenario, elapsedMs, runsPerSecond, stagesPerSecond, latency }) => ({ label: scenario.label, runs: scenario.runCount, parallel: scenario.parallel, stagesPerRun: scenario.stagesPerRun, elapsedMs, runsPerSecond, stagesPerSecond, latency })) },
+    { machine: info, drains, scenarios: results.map(({ scenario, elapsedMs, runsPerSecond, stagesPerSecond, cpuMsPerStage, latency }) => ({ label: scenario.label, store: scenario.store, runs: scenario.runCount, parallel: scenario.parallel, stagesPerRun: scenario.stagesPerRun, elapsedMs, runsPerSecond, stagesPerSecond, cpuMsPerStage, latency })) },
     markdown,
   );
   process.stdout.write(`${markdown}\n`);

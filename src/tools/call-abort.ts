@@ -7,6 +7,7 @@
 
 import type { Logger } from '../core/logger.js';
 import type { FileReadTracker, ToolContext, ToolProgress } from './tool.js';
+import type { WorkspaceRealRoots } from './workspace-real-roots.js';
 
 /** The members of `AbortSignal` that code listening for an abort uses (an AbortSignal is one). */
 export interface AbortLike {
@@ -89,9 +90,18 @@ export class CallContext implements ToolContext {
   readonly readFiles: FileReadTracker;
   readonly logger: Logger;
   readonly onProgress: ((progress: ToolProgress) => void) | undefined;
+  readonly realRoots: WorkspaceRealRoots | undefined;
 
-  constructor(parts: { workspaceRoot: string; cancellation: CallAbort; readFiles: FileReadTracker; logger: Logger; onProgress?: ((progress: ToolProgress) => void) | undefined }) {
+  constructor(parts: {
+    workspaceRoot: string;
+    cancellation: CallAbort;
+    readFiles: FileReadTracker;
+    logger: Logger;
+    onProgress?: ((progress: ToolProgress) => void) | undefined;
+    realRoots?: WorkspaceRealRoots;
+  }) {
     this.workspaceRoot = parts.workspaceRoot;
+    this.realRoots = parts.realRoots;
     this.cancellation = parts.cancellation;
     this.readFiles = parts.readFiles;
     this.logger = parts.logger;

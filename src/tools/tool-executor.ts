@@ -17,6 +17,7 @@ import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type T
 import { CallAbort, CallContext } from './call-abort.js';
 import { endToolCallSpan, startToolCallSpan } from './tool-call-span.js';
 import type { TraceContext } from '../core/telemetry/tracing.js';
+import { WorkspaceRealRoots } from './workspace-real-roots.js';
 
 export interface ToolCall {
   /** The model's id for the call (or any unique label); echoed in the outcome. */
@@ -64,6 +65,8 @@ export class ToolExecutor {
   readonly #options: ToolExecutorOptions;
   /** One tagged logger per tool name: made once, not per call. */
   readonly #toolLoggers = new Map<string, Logger>();
+  /** A toolbox (one executor) serves one run, whose workspace root stays put: resolved once. */
+  readonly #realRoots = new WorkspaceRealRoots();
 
   constructor(options: ToolExecutorOptions) {
     this.#options = options;
@@ -171,6 +174,7 @@ export class ToolExecutor {
           readFiles: session.readFiles,
           logger: this.#toolLogger(tool.name),
           onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
+          realRoots: this.#realRoots,
         }),
       );
       // A tool that ignores its signal must not hold the turn: whichever settles first wins.

@@ -5,6 +5,7 @@
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
 import type { AbortLike } from './call-abort.js';
+import type { WorkspaceRealRoots } from './workspace-real-roots.js';
 
 export type ToolSource = 'builtin' | 'mcp' | 'weft';
 
@@ -60,6 +61,8 @@ export interface ToolContext {
   readFiles: FileReadTracker;
   logger: Logger;
   onProgress?: (progress: ToolProgress) => void;
+  /** The realpath of `workspaceRoot`, remembered by whoever made the context (a run's toolbox); file tools resolve it themselves without. */
+  realRoots?: WorkspaceRealRoots;
 }
 
 export interface Tool {

@@ -143,6 +143,7 @@ export function leasesContract(ctx: ContractContext): void {
         ['createRun id', (store) => store.createRun({ id: bad, workflow: 'w', workflowPath: 'w.toml', cwd: '/' })],
         ['createRun parentId', (store) => store.createRun({ parentId: bad, workflow: 'w', workflowPath: 'w.toml', cwd: '/' })],
         ['getRun', (store) => store.getRun(bad)],
+        ['headSeq', (store) => store.headSeq(bad)],
         ['searchRuns ids', (store) => store.searchRuns({ ids: [run.id, bad] })],
         ['searchRuns parentId', (store) => store.searchRuns({ parentId: bad })],
         ['appendEvents', (store) => store.appendEvents(bad, [])],

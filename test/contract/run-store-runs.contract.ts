@@ -54,6 +54,18 @@ export function runsContract(ctx: ContractContext): void {
       await rejection(ctx.create({ parentId: missing }), 'RUN_NOT_FOUND');
     });
 
+    it("reads the head of a run's log as getRun counts it, and nothing for an unknown run", async () => {
+      const run = await ctx.create();
+      expect(await ctx.store.headSeq(run.id)).toBe(1);
+      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'queued' } }, { type: 'run-status-changed', payload: { to: 'starting' } }]);
+      expect(await ctx.store.headSeq(run.id)).toBe(3);
+      expect((await ctx.store.getRun(run.id))?.counts.events).toBe(3);
+      const other = await ctx.create();
+      expect(await ctx.store.headSeq(other.id)).toBe(1);
+      expect(await ctx.store.headSeq(run.id)).toBe(3);
+      expect(await ctx.store.headSeq(newId())).toBeUndefined();
+    });
+
     it('refuses bad creation parameters with a message naming the field', async () => {
       expect((await rejection(ctx.store.createRun({ workflowPath: 'x', cwd: '/' } as never), 'RUN_INVALID_PARAMS')).message).toContain("'workflow'");
       expect((await rejection(ctx.create({ labels: { 'bad key!': 'x' } }), 'RUN_INVALID_PARAMS')).message).toContain('bad key!');

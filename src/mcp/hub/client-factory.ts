@@ -8,10 +8,11 @@
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, LoggingMessageNotificationParams } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import type { McpHubHandlers } from './types.js';
+import { WeftClient } from './weft-client.js';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
@@ -56,7 +57,7 @@ export function createClient(setup: ClientSetup): Client {
   const sampling = handlers.sampling;
   if (sampling) capabilities.sampling = {};
 
-  const client = new Client({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
+  const client = new WeftClient({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
 
   const rootUri = pathToFileURL(setup.workspaceRoot).href;
   client.setRequestHandler('roots/list', () => ({ roots: [{ uri: rootUri, name: basename(setup.workspaceRoot) || setup.workspaceRoot }] }));

@@ -7,9 +7,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/client';
+import { serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import { BatchedWriter } from './batched-writer.js';
+import { parseJsonRpcLine } from './json-rpc-message.js';
 import { reapGroup, spawnGroupChild, type StdioLaunch } from './group-child.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
@@ -128,10 +129,8 @@ export class StdioProcessTransport implements Transport {
 
   #onStdoutLine(line: string): void {
     if (line.trim() === '') return;
-    let message: JSONRPCMessage;
-    try {
-      message = deserializeMessage(line);
-    } catch {
+    const message = parseJsonRpcLine(line);
+    if (!message) {
       const shown = line.length > SHOWN_GARBAGE_CHARS ? `${line.slice(0, SHOWN_GARBAGE_CHARS)}…` : line;
       this.#options.logger.debug(`MCP [${this.#options.server}] stdout: skipped a line that is not JSON-RPC: ${shown}`);
       return;

@@ -73,7 +73,7 @@ export class RunControl {
     try {
       do {
         this.#again = false;
-        const head = (await this.#store.getRun(this.#runId))?.counts.events ?? 0;
+        const head = (await this.#store.headSeq(this.#runId)) ?? 0;
         if (head <= this.#scannedTo) continue;
         for (;;) {
           const events = await this.#store.listEvents(this.#runId, { afterSeq: Math.max(this.#afterSeq, this.#scannedTo), beforeSeq: head + 1, types: WATCHED, limit: 500 });
@@ -149,12 +149,21 @@ export class RunControl {
     });
   }
 
-  /** Wakes on any watched event (or abort); for the run loop. */
+  /**
+   * Wakes on any watched event (or abort); for the run loop, which aborts it after every
+   * stage that ends: resolving instead of rejecting spares an error (and its stack) each time.
+   */
   next(signal: AbortSignal): Promise<void> {
-    return this.waitFor(() => true, signal).then(
-      () => undefined,
-      () => undefined,
-    );
+    return new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const wake = () => {
+        this.#listeners.delete(wake);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      signal.addEventListener('abort', wake, { once: true });
+      this.#listeners.add(wake);
+    });
   }
 
   /** Claims the oldest unclaimed signal `name` (possibly sent before the caller began to wait), else waits for one; each signal releases one waiter. */

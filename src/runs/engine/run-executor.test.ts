@@ -274,6 +274,47 @@ args = { file_path = "out/note.txt" }
     expect(run.counts.toolCalls).toBe(2);
   });
 
+  it("appends a tool stage's start with its call's start and the call's end with the stage's, a branch's start with its finish", async () => {
+    const appends: string[][] = [];
+    const append = kit.store.appendEvents.bind(kit.store);
+    kit.store.appendEvents = async (runId, events, options) => {
+      appends.push(events.map((event) => `${event.type}${event.stageId ? ` ${event.stageId}` : ''}`));
+      return append(runId, events, options);
+    };
+    await kit.write('tiny.txt', 'tiny');
+    const { run, events } = await runWorkflow(`
+[nodes.read]
+kind = "tool"
+tool = "read_file"
+args = { file_path = "tiny.txt" }
+next = "route"
+[nodes.route]
+kind = "branch"
+[[nodes.route.edges]]
+to = "done"
+when = 'stages.read.status == "succeeded"'
+[nodes.done]
+kind = "command"
+run = "true"
+`);
+    expect(run.status).toBe('succeeded');
+    const stageAppends = appends.filter((types) => types.some((type) => type.includes('@')));
+    expect(stageAppends).toEqual([
+      ['stage-started read@1', 'tool-call-started read@1'],
+      ['tool-call-finished read@1', 'stage-finished read@1'],
+      ['stage-started route@1', 'stage-finished route@1'],
+      // A command stage's start is its own append: it spawns a process next.
+      ['stage-started done@1'],
+      ['stage-process-started done@1'],
+      ['stage-finished done@1'],
+    ]);
+    expect(finishedStages(events)).toEqual([
+      ['read@1', 'succeeded'],
+      ['route@1', 'succeeded'],
+      ['done@1', 'succeeded'],
+    ]);
+  });
+
   it('fails agent stages clearly when no model is configured', async () => {
     const { run } = await runWorkflow(`
 [nodes.think]

@@ -36,7 +36,18 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
 
+/**
+ * Kinds whose `stage-started` is appended with the stage's first event (a tool stage's
+ * `tool-call-started`, a branch's `stage-finished`) instead of on its own: one group
+ * commit per stage fewer. Safe because these stages touch nothing outside the log before
+ * their first event; a runner that dies before it finds the stage not started and starts it.
+ */
+const START_RIDES_ALONG: ReadonlySet<WorkflowNode['kind']> = new Set(['tool', 'branch']);
+
 type StopReason = 'cancel' | 'interrupt';
+
+/** Why the run loop stops waiting for control events: a stage ended. */
+const LOOP_WOKEN = 'a stage ended';
 
 export class RunExecutor {
   readonly #deps: RunExecutorDeps;
@@ -54,6 +65,8 @@ export class RunExecutor {
   #tracing!: RunTracing;
   /** Why the run ended, for the attempt's span. */
   #endReason: string | undefined;
+  /** `stage-started` events held back until their stage's first event (see START_RIDES_ALONG), by stage id. */
+  readonly #unrecordedStarts = new Map<string, NewRunEvent>();
 
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
@@ -122,7 +135,8 @@ export class RunExecutor {
       if (this.#running.size === 0) return this.#conclude();
       const waker = new AbortController();
       await Promise.race([...[...this.#running.values()].map((entry) => entry.promise), this.#control.next(AbortSignal.any([waker.signal, this.#deps.leaseLost]))]);
-      waker.abort();
+      // A reason of our own: without one, every abort builds a DOMException.
+      waker.abort(LOOP_WOKEN);
     }
   }
 
@@ -195,7 +209,9 @@ export class RunExecutor {
     for (;;) {
       if (!skipStart) {
         const payload: StageStartedPayload = { node: node.name, kind: node.kind, attempt: stage.attempt, from: stage.from, consumed: stage.consumed };
-        await this.#append([{ type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload }]);
+        const started: NewRunEvent = { type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload };
+        if (START_RIDES_ALONG.has(node.kind)) this.#unrecordedStarts.set(stage.stageId, started);
+        else await this.#append([started]);
       }
       skipStart = false;
       this.#tracing.stageStarted(stage.stageId, node, stage.attempt);
@@ -331,7 +347,8 @@ export class RunExecutor {
       usage: result.usage ?? null,
       errorCode: result.errorCode ?? null,
     };
-    await this.#append([{ type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
+    const final = (result.finalEvents ?? []).map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }));
+    await this.#append([...final, { type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
     this.#tracing.stageFinished(stage.stageId, status, payload.error);
     if (!retrying) this.#state.inflight.delete(stage.stageId);
     apply?.();
@@ -384,9 +401,24 @@ export class RunExecutor {
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
     if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
+    if (this.#unrecordedStarts.size > 0) events = this.#withStarts(events);
     const appended = await this.#deps.store.appendEvents(this.#run.id, events, this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
     this.#control.skipOwn(appended);
     return appended;
+  }
+
+  /** `events`, each stage's unrecorded `stage-started` put before the first event of that stage. */
+  #withStarts(events: NewRunEvent[]): NewRunEvent[] {
+    const out: NewRunEvent[] = [];
+    for (const event of events) {
+      const started = event.stageId === undefined ? undefined : this.#unrecordedStarts.get(event.stageId);
+      if (started && event.stageId !== undefined) {
+        this.#unrecordedStarts.delete(event.stageId);
+        out.push(started);
+      }
+      out.push(event);
+    }
+    return out;
   }
 }

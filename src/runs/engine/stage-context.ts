@@ -93,6 +93,12 @@ export interface StageResult {
   usage?: TokenUsagePayload;
   /** The `WeftError` code of a configuration mistake that failed the stage (see `StageFinishedPayload.errorCode`). */
   errorCode?: string;
+  /**
+   * Events of the stage's last step, appended with its `stage-finished` in one commit
+   * instead of one of their own (a tool stage's `tool-call-finished`); the stage's id is
+   * filled in as `emit` does.
+   */
+  finalEvents?: NewRunEvent[];
 }
 
 export type NodeExecutor<N extends WorkflowNode = WorkflowNode> = (stage: StageRun & { node: N }) => Promise<StageResult>;

@@ -122,6 +122,12 @@ export interface RunStore {
   /** Creates a run in `submitted` (or `initialStatus`) with its `run-created` event. */
   createRun(params: CreateRunParams): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | undefined>;
+  /**
+   * The seq of the run's newest event (what `getRun(id).counts.events` says), or undefined
+   * when there is no such run: one cheap read for whoever only wants to know whether the
+   * log grew (a runner's control watch reads it on every change notice).
+   */
+  headSeq(id: string): Promise<number | undefined>;
   searchRuns(filter?: RunFilter): Promise<RunPage>;
   /**
    * Appends atomically with consecutive seqs and applies the projection in the same

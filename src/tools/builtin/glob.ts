@@ -13,12 +13,12 @@ export const MAX_GLOB_RESULTS = 1000;
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const pattern = args.pattern as string;
   const basePath = (args.path as string | undefined) ?? '.';
-  const base = await resolveInWorkspace(context.workspaceRoot, basePath);
+  const base = await resolveInWorkspace(context.workspaceRoot, basePath, context.realRoots);
   const shownBase = displayPath(context.workspaceRoot, base);
   const stats = await statOrUndefined(base);
   if (!stats) throw fileNotFound(shownBase, 'Use list_dir to see which folders exist.');
   if (!stats.isDirectory()) throw new WeftError('TOOL_FAILED', `'${shownBase}' is a file; path must be a directory.`);
-  const realRoot = await workspaceRealRoot(context.workspaceRoot);
+  const realRoot = await workspaceRealRoot(context.workspaceRoot, context.realRoots);
   const found = await globFilesWithTimes(realRoot, scopePattern(realRoot, base, pattern));
   if (found.length === 0) return textResult(`No files match '${pattern}' in '${shownBase}'.`);
   const rows = found

@@ -31,12 +31,12 @@ function clip(text: string): string {
 }
 
 async function candidateFiles(context: ToolContext, searchPath: string, glob: string | undefined): Promise<string[]> {
-  const absolute = await resolveInWorkspace(context.workspaceRoot, searchPath);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, searchPath, context.realRoots);
   const stats = await statOrUndefined(absolute);
   if (!stats) throw fileNotFound(displayPath(context.workspaceRoot, absolute), 'Use list_dir or glob to find the right path.');
   // A file named explicitly is searched even when .gitignore would hide it.
   if (!stats.isDirectory()) return [absolute];
-  const realRoot = await workspaceRealRoot(context.workspaceRoot);
+  const realRoot = await workspaceRealRoot(context.workspaceRoot, context.realRoots);
   // A glob without a slash matches file names at any depth, as in ripgrep and git grep.
   const pattern = glob === undefined ? '**/*' : glob.includes('/') ? glob : `**/${glob}`;
   const files = await globFiles(realRoot, scopePattern(realRoot, absolute, pattern));

@@ -9,7 +9,7 @@ import { WeftError } from '../../core/errors.js';
 import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
 import { formatBytes, isBinaryFile } from './binary-sniff.js';
-import { displayPath, fileNotFound, resolveInWorkspace, statOrUndefined } from './workspace-path.js';
+import { displayPath, fileNotFound, resolveInWorkspace, statOrUndefined, workspaceRealRoot } from './workspace-path.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -67,8 +67,9 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const filePath = args.file_path as string;
   const offset = (args.offset as number | undefined) ?? 1;
   const limit = (args.limit as number | undefined) ?? DEFAULT_READ_LIMIT;
-  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath);
-  const shown = displayPath(context.workspaceRoot, absolute);
+  const realRoot = await workspaceRealRoot(context.workspaceRoot, context.realRoots);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots);
+  const shown = displayPath(context.workspaceRoot, absolute, realRoot);
   const stats = await statOrUndefined(absolute);
   if (!stats) {
     const similar = await nearMisses(absolute, context.workspaceRoot);

@@ -6,6 +6,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { WeftError } from '../../core/errors.js';
+import type { WorkspaceRealRoots } from '../workspace-real-roots.js';
 
 // Same bound as the kernel's, so a symlink cycle fails instead of recursing forever.
 const MAX_SYMLINK_HOPS = 40;
@@ -57,18 +58,18 @@ function outside(inputPath: string): WeftError {
   );
 }
 
-/** The canonical absolute path of the workspace root. */
-export async function workspaceRealRoot(workspaceRoot: string): Promise<string> {
-  return fs.realpath(path.resolve(workspaceRoot));
+/** The canonical absolute path of the workspace root (from `roots` when the caller keeps a memo). */
+export async function workspaceRealRoot(workspaceRoot: string, roots?: WorkspaceRealRoots): Promise<string> {
+  return roots ? roots.get(workspaceRoot) : fs.realpath(path.resolve(workspaceRoot));
 }
 
 /**
  * Canonical absolute path of `inputPath` (relative to the root, or absolute), refused
  * with PATH_OUTSIDE_WORKSPACE when it or a symlink on the way leads outside the root.
  */
-export async function resolveInWorkspace(workspaceRoot: string, inputPath: string): Promise<string> {
+export async function resolveInWorkspace(workspaceRoot: string, inputPath: string, roots?: WorkspaceRealRoots): Promise<string> {
   const givenRoot = path.resolve(workspaceRoot);
-  const realRoot = await workspaceRealRoot(workspaceRoot);
+  const realRoot = await workspaceRealRoot(workspaceRoot, roots);
   const lexical = path.resolve(givenRoot, inputPath);
   // An absolute path may be spelled through the root as given or through its realpath
   // (e.g. /tmp vs /private/tmp); both name the same file.
@@ -81,13 +82,16 @@ export async function resolveInWorkspace(workspaceRoot: string, inputPath: strin
   return canonical;
 }
 
-/** Workspace-relative spelling of a canonical path, for messages (`.` for the root). */
-export function displayPath(workspaceRoot: string, absolutePath: string): string {
+/** Workspace-relative spelling of a canonical path, for messages (`.` for the root); `realRoot` when the caller has it. */
+export function displayPath(workspaceRoot: string, absolutePath: string, realRoot?: string): string {
   const roots = [path.resolve(workspaceRoot)];
-  try {
-    roots.unshift(realpathSync(roots[0] ?? workspaceRoot));
-  } catch {
-    // A vanished root still gets a readable message from the lexical spelling.
+  if (realRoot !== undefined) roots.unshift(realRoot);
+  else {
+    try {
+      roots.unshift(realpathSync(roots[0] ?? workspaceRoot));
+    } catch {
+      // A vanished root still gets a readable message from the lexical spelling.
+    }
   }
   for (const root of roots) {
     if (isInside(root, absolutePath)) {

@@ -20,12 +20,13 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   );
   const text = resultText(outcome.result);
   const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;
-  await stage.emit([
+  // Nothing happens between the call's end and the stage's: both are recorded in one commit.
+  const finalEvents = [
     {
       type: RUN_EVENT.toolCallFinished,
       payload: { tool: node.tool, isError: outcome.result.isError, durationMs: Math.round(outcome.durationMs), text: text.slice(0, 64 * 1024), artifactPath: outcome.result.artifactPath ?? null } satisfies ToolCallFinishedPayload,
     },
-  ]);
-  if (stage.signal.aborted) return { status: 'cancelled', output, error: 'Cancelled' };
-  return outcome.result.isError ? { status: 'failed', output, error: text.slice(0, 4000) } : { status: 'succeeded', output };
+  ];
+  if (stage.signal.aborted) return { status: 'cancelled', output, error: 'Cancelled', finalEvents };
+  return outcome.result.isError ? { status: 'failed', output, error: text.slice(0, 4000), finalEvents } : { status: 'succeeded', output, finalEvents };
 };

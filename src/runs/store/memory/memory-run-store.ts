@@ -58,6 +58,11 @@ export class MemoryRunStore implements RunStore {
     return this.runs.has(runId(id)) ? this.record(id) : undefined;
   }
 
+  async headSeq(id: string): Promise<number | undefined> {
+    this.open();
+    return this.runs.get(runId(id))?.events.at(-1)?.seq;
+  }
+
   async searchRuns(filter?: RunFilter): Promise<RunPage> {
     this.open();
     const query = normalizeFilter(filter);

@@ -46,6 +46,7 @@ const INT8_OID = 20;
 const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig;
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
+const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
 
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
@@ -100,6 +101,12 @@ export class PostgresRunStore implements RunStore {
     runId(id);
     const [row] = await this.#sql.rows<RunRow>('read a run', GET_RUN, [id]);
     return row === undefined ? undefined : recordOf(row);
+  }
+
+  async headSeq(id: string): Promise<number | undefined> {
+    runId(id);
+    const [row] = await this.#sql.rows<{ head_seq: number }>('read a run', GET_HEAD_SEQ, [id]);
+    return row?.head_seq;
   }
 
   async searchRuns(filter?: RunFilter): Promise<RunPage> {

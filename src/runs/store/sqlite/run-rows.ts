@@ -31,6 +31,9 @@ export const EVENT_HEAD_COLUMNS =
  * rewriting the run's row for those, which saves writing one more page per event. It does
  * so only when its last event carries the newest time, so the head event gives both.
  */
+/** A run's newest event: its seq and time ({@link EventHead}), by run id. */
+export const GET_HEAD = 'SELECT seq AS head_seq, at AS head_at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1';
+
 export function stateAtHead(state: RunState, head: EventHead): RunState {
   if (head.head_seq === null || head.head_at === null || head.head_seq <= state.counts.events) return state;
   return { ...state, counts: { ...state.counts, events: head.head_seq }, updatedAt: head.head_at };

@@ -23,7 +23,7 @@ import { claimQueries } from './claim-queries.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
-import { EVENT_HEAD_COLUMNS, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
+import { EVENT_HEAD_COLUMNS, GET_HEAD, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
 import { driverCandidates, ESTIMATE_CAP, estimateSql, searchSql, type SearchDriver } from './search-plan.js';
 import { retryWhileLocked } from './lock-retry.js';
 import { storeFailed, toStoreError } from './sqlite-errors.js';
@@ -100,6 +100,12 @@ export class SqliteRunStore implements RunStore {
       const row = this.stmt<RunRow>(GET_RUN).get(id);
       return row === undefined ? undefined : runFromRow(row);
     });
+  }
+
+  async headSeq(id: string): Promise<number | undefined> {
+    runId(id);
+    // Every run has at least its run-created event, so no row means no run.
+    return this.execute('read a run', 'read', () => this.stmt<EventHead>(GET_HEAD).get(id)?.head_seq ?? undefined);
   }
 
   async searchRuns(filter?: RunFilter): Promise<RunPage> {

@@ -14,13 +14,12 @@ import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunState } from '../../model/run-record.js';
 import type { Clock } from '../run-store.js';
 import { createRunEvents, runId, runNotFound, statusChangeEndsLease } from '../store-input.js';
-import { questionFromRow, stateAtHead, stateColumns, type EventHead } from './run-rows.js';
+import { GET_HEAD, questionFromRow, stateAtHead, stateColumns, type EventHead } from './run-rows.js';
 import type { ImportedRun } from './sqlite-run-store.js';
 import { onlyCountAndTimeChanged, type RunStateCache } from './state-cache.js';
 
 export const GET_STATE = 'SELECT state FROM runs WHERE id = ?';
 /** The newest event in one descent of the events key (the head columns of a search take two). */
-const GET_HEAD = 'SELECT seq AS head_seq, at AS head_at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1';
 const NO_HEAD: EventHead = { head_seq: null, head_at: null };
 const GET_QUESTION = 'SELECT record FROM questions WHERE id = ?';
 

@@ -1,0 +1,69 @@
+/**
+ * The SDK `Client` with one per-call cost taken out. For a request without an explicit
+ * result schema, the SDK (v2) finds the era's result validator by probing it with
+ * `validateResult(method, undefined)` on every request: a full parse of `undefined`
+ * that fails, and whose zod error is then formatted into a message nobody reads (~11 µs
+ * of a tool call's client CPU in `bench/mcp-call --profile`, the largest single cost the
+ * SDK adds over v1). Here the probe runs once per era codec and method; the validator it
+ * yields is the SDK's own (`codec.validateResult`), handed to `request()` as an explicit
+ * schema, which takes the same path inside the SDK (the era check, decoding, validation).
+ * Only `tools/call` goes this way: it is the hot path, and for it the explicit-schema path
+ * of `request()` differs from the implicit one in nothing but the probe. Upstream, the
+ * probe could be a registry lookup (`hasResultMethod`) and this class would go.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import type { Request, RequestMethod, RequestOptions, ResultTypeMap, StandardSchemaV1 } from '@modelcontextprotocol/client';
+
+type WireCodec = ReturnType<Client['_wireCodec']>;
+
+/** The methods whose result validator is looked up once instead of on every request. */
+const CACHED_METHODS: ReadonlySet<string> = new Set(['tools/call']);
+
+function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return typeof value === 'object' && value !== null && '~standard' in value;
+}
+
+/** What the SDK's `codecResultValidator` builds: the era's result check as a Standard Schema. */
+function resultValidator(codec: WireCodec, method: string): StandardSchemaV1 {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'mcp-wire-codec',
+      validate(value: unknown) {
+        const outcome = codec.validateResult(method, value);
+        if (outcome.ok) return { value: outcome.value };
+        return { issues: [{ message: outcome.reason === 'invalid' ? outcome.message : `not-in-era: ${method}` }] };
+      },
+    },
+  };
+}
+
+export class WeftClient extends Client {
+  /** Per era codec (one object per era in the SDK), per method: the validator, or null when the era lacks the method. */
+  readonly #validators = new Map<WireCodec, Map<string, StandardSchemaV1 | null>>();
+
+  override request<M extends RequestMethod>(request: { method: M; params?: Record<string, unknown> }, options?: RequestOptions): Promise<ResultTypeMap[M]>;
+  override request<T extends StandardSchemaV1>(request: Request, resultSchema: T, options?: RequestOptions): Promise<StandardSchemaV1.InferOutput<T>>;
+  override request(request: Request, schemaOrOptions?: StandardSchemaV1 | RequestOptions, options?: RequestOptions): Promise<unknown> {
+    if (isStandardSchema(schemaOrOptions)) return super.request(request, schemaOrOptions, options);
+    // Before a version is negotiated, the SDK pins lifecycle methods to an era by method.
+    const validator = CACHED_METHODS.has(request.method) && this._negotiatedProtocolVersion !== undefined ? this.#validatorFor(request.method) : null;
+    return validator ? super.request(request, validator, schemaOrOptions) : super.request(request as { method: RequestMethod }, schemaOrOptions);
+  }
+
+  #validatorFor(method: string): StandardSchemaV1 | null {
+    const codec = this._wireCodec();
+    let byMethod = this.#validators.get(codec);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.#validators.set(codec, byMethod);
+    }
+    let validator = byMethod.get(method);
+    if (validator === undefined) {
+      const probe = codec.validateResult(method, undefined);
+      validator = !probe.ok && probe.reason === 'not-in-era' ? null : resultValidator(codec, method);
+      byMethod.set(method, validator);
+    }
+    return validator;
+  }
+}
