@@ -10,7 +10,8 @@ import { readLabels } from '../model/event-payloads.js';
 import { isJsonObject, type JsonObject } from '../model/json.js';
 import { type NewRunEvent } from '../model/run-event.js';
 import { isRunStatus, isTerminal, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
-import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter } from './run-store.js';
+import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter, type UpdatedCursor, type UpdatedRunsPage } from './run-store.js';
+import type { RunRecord } from '../model/run-record.js';
 
 export interface SearchCursor {
   createdAt: number;
@@ -96,6 +97,21 @@ export function normalizeFilter(filter: RunFilter = {}): NormalizedFilter {
 }
 
 /** Opaque to callers: the position after the last run of a page. */
+/** Checks a `listRunsUpdatedAfter` call; answers the page size. */
+export function normalizeUpdatedQuery(after: UpdatedCursor, pageSize: unknown): number {
+  if (typeof after?.updatedAt !== 'number' || !Number.isFinite(after.updatedAt) || typeof after.id !== 'string') {
+    throw new WeftError('RUN_INVALID_PARAMS', `after must be { updatedAt: epoch ms, id: string }, got ${JSON.stringify(after)?.slice(0, 120)}.`);
+  }
+  return limit(pageSize, SEARCH_LIMITS);
+}
+
+/** The page `listRunsUpdatedAfter` answers from `limit + 1` rows in order, with the position of each. */
+export function updatedPage<Row>(rows: readonly Row[], pageSize: number, record: (row: Row) => RunRecord, position: (row: Row) => UpdatedCursor): UpdatedRunsPage {
+  const page = rows.slice(0, pageSize);
+  const last = page[page.length - 1];
+  return rows.length > pageSize && last !== undefined ? { runs: page.map(record), next: position(last) } : { runs: page.map(record) };
+}
+
 export function encodeCursor(cursor: SearchCursor): string {
   return Buffer.from(`${cursor.createdAt}.${cursor.id}`, 'utf8').toString('base64url');
 }

@@ -13,8 +13,8 @@ import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, statusChangeEndsLease, updatedPage, type NormalizedFilter } from '../store-input.js';
 
 interface StoredRun {
   spec: RunSpec;
@@ -68,6 +68,16 @@ export class MemoryRunStore implements RunStore {
     const page = matches.slice(0, query.limit);
     const last = page[page.length - 1];
     return matches.length > query.limit && last ? { runs: page, nextCursor: encodeCursor(last) } : { runs: page };
+  }
+
+  async listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage> {
+    this.open();
+    const pageSize = normalizeUpdatedQuery(after, limit);
+    const later = [...this.runs.entries()]
+      .filter(([id, stored]) => stored.state.updatedAt > after.updatedAt || (stored.state.updatedAt === after.updatedAt && id > after.id))
+      .sort(([a, x], [b, y]) => x.state.updatedAt - y.state.updatedAt || (a < b ? -1 : 1))
+      .slice(0, pageSize + 1);
+    return updatedPage(later, pageSize, ([id]) => this.record(id), ([id, stored]) => ({ updatedAt: stored.state.updatedAt, id }));
   }
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
