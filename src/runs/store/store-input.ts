@@ -206,3 +206,17 @@ export function checkFence(runId: string, holder: string | null | undefined, sta
     data: { runId, holder: holder ?? null, status, leaseOwner },
   });
 }
+
+/** Whether a run is one a search with `query` returns (the cursor included): the same rules as the stores' queries, for runs already in hand. */
+export function runMatchesFilter(run: RunRecord, query: NormalizedFilter): boolean {
+  if (query.archived !== 'any' && run.archived !== query.archived) return false;
+  if (query.ids !== undefined && !query.ids.includes(run.id)) return false;
+  if (query.parentId !== undefined && run.parentId !== query.parentId) return false;
+  if (query.workflow !== undefined && run.workflow !== query.workflow) return false;
+  if (query.status !== undefined && !query.status.includes(run.status)) return false;
+  if (query.createdAfter !== undefined && !(run.createdAt > query.createdAfter)) return false;
+  if (query.createdBefore !== undefined && !(run.createdAt < query.createdBefore)) return false;
+  if (query.labels.some(([key, value]) => run.labels[key] !== value)) return false;
+  const cursor = query.cursor;
+  return cursor === undefined || run.createdAt < cursor.createdAt || (run.createdAt === cursor.createdAt && run.id < cursor.id);
+}
