@@ -95,8 +95,8 @@ describe('weft serve: the live runs list', () => {
     const history = await statusHistory(runId);
     expect(inOrder(statuses, history), `${statuses.join(',')} within ${history.join(',')}`).toBe(true);
     // The states the run waited in cannot be coalesced away.
+    // (The moves between them may share one store notice under load, so the stream may skip those.)
     expect(inOrder(['blocked', 'succeeded'], statuses), statuses.join(',')).toBe(true);
-    expect(statuses.length).toBeGreaterThanOrEqual(3);
     expect(mine.every((message) => message.event === 'run' && message.data.labels.stream === 'cli' && message.id === String(Date.parse(message.data.updated_at)))).toBe(true);
     const listed = await callApi<{ runs: ListedRun[] }>(serve, 'GET', '/runs?label=stream%3Dcli');
     expect(mine.at(-1)!.data).toEqual(listed.body.runs[0]);
