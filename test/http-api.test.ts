@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from './helpers/run-cli.js';
-import { callApi, readEvents, startServe, untilStatus, type Serve } from './helpers/serve-kit.js';
+import { ASK_WORKFLOW, callApi, readEvents, startServe, untilStatus, type Serve } from './helpers/serve-kit.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -33,14 +33,6 @@ kind = "command"
 run = 'echo three'
 `;
 
-const ASK = `
-[workflow]
-name = "ask"
-[nodes.ask]
-kind = "human"
-question = "Ship it?"
-type = "yes_no"
-`;
 
 interface RunSummary {
   id: string;
@@ -89,7 +81,7 @@ async function runCount(): Promise<number> {
 beforeAll(async () => {
   serve = await startServe();
   writeFileSync(join(serve.dir, 'steps.toml'), STEPS);
-  writeFileSync(join(serve.dir, 'ask.toml'), ASK);
+  writeFileSync(join(serve.dir, 'ask.toml'), ASK_WORKFLOW);
 });
 
 afterAll(async () => {

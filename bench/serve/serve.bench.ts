@@ -12,10 +12,12 @@
  *   after a change, side by side in one run.
  * - 100 SSE subscribers on one busy run (events appended by another process, as runners
  *   do): every event reaches every subscriber, in order; latency from the append to each
- *   subscriber reading it.
+ *   subscriber reading it. Beside it, as many subscribers on the live runs list (`GET
+ *   /api/v1/runs` as SSE) while another process creates runs: create → each subscriber.
  *
  *   node --import tsx bench/serve/serve.bench.ts            (after `npm run build`)
  *   node --import tsx bench/serve/serve.bench.ts --quick    (tiny counts, numbers mean nothing)
+ *   node --import tsx bench/serve/serve.bench.ts --sse-only (only the two SSE rows; no 100k-run store)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -32,8 +34,10 @@ import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/r
 import { summarize, type Summary } from '../lib/stats.js';
 import { mulberry32 } from '../../src/core/seeded-random.js';
 import { measureDashboardFirstPage, type DashboardFirstPage } from './dashboard-first-page.js';
+import { listStreamPhase, type ListStreamResults } from './list-stream.js';
 
 const QUICK = process.argv.includes('--quick');
+const SSE_ONLY = process.argv.includes('--sse-only');
 const RUNS = QUICK ? 2_000 : Number(process.env.BENCH_RUNS ?? 100_000);
 const EVENTS_PER_RUN = 10;
 const ROUNDS = QUICK ? 2 : 4;
@@ -233,6 +237,7 @@ interface FanOutResults {
   delivered: number;
   inOrder: boolean;
   latency: Summary;
+  list: ListStreamResults;
 }
 
 /** One subscriber: reads the stream, records when each seq arrived, stops after `lastSeq`. */
@@ -305,7 +310,9 @@ async function fanOutPhase(): Promise<FanOutResults> {
         latencies.push(got - at);
       }
     }
-    return { subscribers: SUBSCRIBERS, events: BUSY_EVENTS, delivered, inOrder: orders.every(Boolean), latency: summarize(latencies) };
+    // The same server, the same number of subscribers, now on the runs list while runs are created.
+    const list = await listStreamPhase(served.url, dir, auth, SUBSCRIBERS, QUICK ? 20 : 100, APPEND_EVERY_MS);
+    return { subscribers: SUBSCRIBERS, events: BUSY_EVENTS, delivered, inOrder: orders.every(Boolean), latency: summarize(latencies), list };
   } finally {
     await store.close();
     await served.stop();
@@ -317,7 +324,7 @@ const ms = (value: number) => formatNumber(value, 2);
 
 async function main(): Promise<void> {
   const load = loadavg()[0] ?? 0;
-  const read = await readPhase();
+  const read = SSE_ONLY ? undefined : await readPhase();
   const loadAfterRead = loadavg()[0] ?? 0;
   const fanOut = await fanOutPhase();
   const cpu = (gets: ApiGets) => (gets.serverCpuUsPerGet === null ? '–' : formatNumber(gets.serverCpuUsPerGet));
@@ -326,29 +333,36 @@ async function main(): Promise<void> {
     ...(gets.viaNodeHttp ? [[`API GET /api/v1/runs/{id} through node:http instead of fetch${who}`, ms(gets.viaNodeHttp.p50), ms(gets.viaNodeHttp.p99), formatNumber(gets.viaNodeHttp.count), '–', '< 5 ms']] : []),
     [`API GET /api/v1/runs/{id}, one run read ${POLLS_PER_ROUND}× in a row${who}`, ms(gets.polled.p50), ms(gets.polled.p99), formatNumber(gets.polled.count), '–', '–'],
   ];
+  const readRows = read
+    ? [
+        ...getRows(read.apiGet, ''),
+        ...(read.baselineGet ? getRows(read.baselineGet, ' — baseline') : []),
+        [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–', '–'],
+        [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '–', '< 20 ms'],
+        [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '–', '< 1,000 ms'],
+      ]
+    : [];
+  const list = fanOut.list;
   const rows = [
-    ...getRows(read.apiGet, ''),
-    ...(read.baselineGet ? getRows(read.baselineGet, ' — baseline') : []),
-    [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–', '–'],
-    [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '–', '< 20 ms'],
-    [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '–', '< 1,000 ms'],
+    ...readRows,
     [`SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`, ms(fanOut.latency.p50), ms(fanOut.latency.p99), formatNumber(fanOut.delivered), '–', '< 50 ms'],
+    [`SSE runs list: ${list.subscribers} subscribers × ${list.runs} runs created, create → read`, ms(list.latency.p50), ms(list.latency.p99), formatNumber(list.delivered), '–', '–'],
   ];
   const markdown = [
-    '# bench/serve',
+    SSE_ONLY ? '# bench/serve --sse-only' : '# bench/serve',
     '',
     `${machineInfo().cpuModel}, ${machineInfo().cpus} CPUs, Node ${process.version}; load average at start ${load.toFixed(2)}, after the reads ${loadAfterRead.toFixed(2)}.${BASELINE ? ` Baseline: ${BASELINE}, the two servers asked in turns, request by request.` : ''}${QUICK ? ' **--quick: numbers mean nothing.**' : ''}`,
     '',
     markdownTable({ headers: ['what', 'p50 ms', 'p99 ms', 'samples', 'server CPU µs/get', 'target p99'], rows }),
     '',
-    `SSE: ${formatNumber(fanOut.delivered)} of ${formatNumber(fanOut.subscribers * fanOut.events)} deliveries, ${fanOut.inOrder ? 'every stream in order' : '**out of order**'}; max ${ms(fanOut.latency.max)} ms. Events appended by another process every ${APPEND_EVERY_MS} ms.`,
+    `SSE: ${formatNumber(fanOut.delivered)} of ${formatNumber(fanOut.subscribers * fanOut.events)} deliveries, ${fanOut.inOrder ? 'every stream in order' : '**out of order**'}; max ${ms(fanOut.latency.max)} ms. Events appended by another process every ${APPEND_EVERY_MS} ms. Runs list: ${formatNumber(list.delivered)} of ${formatNumber(list.subscribers * list.runs)} deliveries, max ${ms(list.latency.max)} ms; runs created by another process every ${APPEND_EVERY_MS} ms.`,
     '',
     `Command: \`npm run build && node --import tsx bench/serve/serve.bench.ts\``,
   ].join('\n');
-  const written = writeResults('serve', { machine: machineInfo(), load, loadAfterRead, baseline: BASELINE ?? null, quick: QUICK, runs: RUNS, read, fanOut }, markdown);
+  const written = writeResults(SSE_ONLY ? 'serve-sse' : 'serve', { machine: machineInfo(), load, loadAfterRead, baseline: BASELINE ?? null, quick: QUICK, runs: RUNS, read, fanOut }, markdown);
   console.log(markdown);
   console.error(`\nwrote ${written.json} and ${written.markdown}`);
-  if (fanOut.delivered !== fanOut.subscribers * fanOut.events || !fanOut.inOrder) process.exitCode = 1;
+  if (fanOut.delivered !== fanOut.subscribers * fanOut.events || !fanOut.inOrder || list.delivered !== list.subscribers * list.runs) process.exitCode = 1;
 }
 
 await main();

@@ -7,6 +7,7 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { takeBuffered, type FollowerBuffer } from './follower-buffer.js';
 import type { RunEvent } from '../runs/model/run-event.js';
 import { EVENT_LIMITS, type RunStore } from '../runs/store/run-store.js';
 
@@ -19,11 +20,9 @@ export interface EventFollower {
   close(): void;
 }
 
-interface Follower {
+interface Follower extends FollowerBuffer<RunEvent> {
   cursor: number;
   types: ReadonlySet<string> | undefined;
-  buffer: RunEvent[];
-  wake: (() => void) | undefined;
 }
 
 interface Feed {
@@ -59,7 +58,7 @@ export class RunEventFanout {
     void this.#read(feed);
     const current = feed;
     return {
-      next: (ms, signal) => this.#next(follower, ms, signal),
+      next: (ms, signal) => takeBuffered(follower, ms, signal),
       close: () => {
         current.followers.delete(follower);
         follower.wake?.();
@@ -70,23 +69,6 @@ export class RunEventFanout {
         }
       },
     };
-  }
-
-  async #next(follower: Follower, ms: number, signal: AbortSignal): Promise<RunEvent[]> {
-    if (follower.buffer.length === 0 && !signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          follower.wake = undefined;
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        signal.addEventListener('abort', done, { once: true });
-        follower.wake = done;
-      });
-    }
-    return follower.buffer.splice(0);
   }
 
   /** Reads from the follower furthest behind; one read at a time per run, again if a notice came meanwhile. */

@@ -11,7 +11,8 @@ import { encodeCursor } from '../runs/store/store-input.js';
 
 const MAX_SCANNED = 5000;
 
-function matches(run: RunRecord, needle: string): boolean {
+/** Whether the run's id, workflow, goal or a `key=value` label contains `needle` (lower case). */
+export function runMatchesText(run: RunRecord, needle: string): boolean {
   if (run.id.toLowerCase().includes(needle) || run.workflow.toLowerCase().includes(needle) || run.goal.toLowerCase().includes(needle)) return true;
   return Object.entries(run.labels).some(([key, value]) => `${key}=${value}`.toLowerCase().includes(needle));
 }
@@ -28,7 +29,7 @@ export async function searchRunsByText(runs: RunService, filter: RunFilter, text
     const page = await runs.search({ ...filter, limit: SEARCH_LIMITS.max, ...(cursor === undefined ? {} : { cursor }) });
     for (const run of page.runs) {
       scanned += 1;
-      if (matches(run, needle)) found.push(run);
+      if (runMatchesText(run, needle)) found.push(run);
       // Either enough matches, or enough reading for one call: the next page starts after this run.
       if (found.length === limit || scanned === MAX_SCANNED) {
         const more = page.nextCursor !== undefined || run !== page.runs.at(-1);

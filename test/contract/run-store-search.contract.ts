@@ -73,5 +73,29 @@ export function searchContract(ctx: ContractContext): void {
         expect(seen, JSON.stringify(filter)).toEqual(expected);
       }
     });
+
+    it('walks changed runs in the order of their changes, archived ones included, page by page from any point', async () => {
+      const [a, b, c] = [await ctx.create(), await ctx.create(), await ctx.create()];
+      ctx.advance(1000);
+      await ctx.store.appendEvents(b.id, [{ type: 'run-status-changed', payload: { to: 'queued' } }]);
+      ctx.advance(1000);
+      await ctx.store.appendEvents(a.id, [{ type: 'run-status-changed', payload: { to: 'cancelled' } }]);
+      await ctx.store.setArchived(a.id, true);
+      const walk = async (after: { updatedAt: number; id: string }) => {
+        const seen: [string, string][] = [];
+        for (let cursor: typeof after | undefined = after; cursor !== undefined; ) {
+          const page = await ctx.store.listRunsUpdatedAfter(cursor, 2);
+          seen.push(...page.runs.map((run): [string, string] => [run.id, run.status]));
+          cursor = page.next;
+        }
+        return seen;
+      };
+      // c alone still carries its creation time; a and b changed later, b first.
+      expect(await walk({ updatedAt: 0, id: '' })).toEqual([[c.id, 'submitted'], [b.id, 'queued'], [a.id, 'cancelled']]);
+      expect(await walk({ updatedAt: T0 + 1000, id: '' })).toEqual([[b.id, 'queued'], [a.id, 'cancelled']]);
+      expect(await walk({ updatedAt: T0 + 1000, id: b.id })).toEqual([[a.id, 'cancelled']]);
+      expect((await ctx.store.listRunsUpdatedAfter({ updatedAt: T0 + 2000, id: a.id })).runs).toEqual([]);
+      expect((await ctx.store.getRun(a.id))?.archived).toBe(true);
+    });
   });
 }

@@ -26,6 +26,16 @@ export interface ApiAnswer<T> {
   body: T;
 }
 
+/** A workflow that asks one yes/no question and waits (blocked) for the answer. */
+export const ASK_WORKFLOW = `
+[workflow]
+name = "ask"
+[nodes.ask]
+kind = "human"
+question = "Ship it?"
+type = "yes_no"
+`;
+
 export const TEST_TOKEN = 'serve-kit-token-0123456789abcdef';
 
 /** Starts `weft serve --port 0` in `dir` (a new temp dir when absent) and waits until it listens. */
@@ -78,25 +88,36 @@ export async function callApi<T = unknown>(serve: Serve, method: string, path: s
   return { status: response.status, headers: response.headers, body: (type.includes('json') && text ? JSON.parse(text) : text) as T };
 }
 
-export interface SseEvent {
+export interface SseMessage<Data> {
   event: string;
   id: string;
-  data: { seq: number; type: string; payload: Record<string, unknown> };
+  data: Data;
 }
+
+export type SseEvent = SseMessage<{ seq: number; type: string; payload: Record<string, unknown> }>;
 
 /**
  * Reads a run's event stream until `done(events)` holds, then disconnects.
  *
  * @example await readEvents(serve, runId, (events) => events.some((e) => e.event === 'run-status-changed'))
  */
-export async function readEvents(serve: Serve, runId: string, done: (events: SseEvent[]) => boolean, lastEventId?: number): Promise<SseEvent[]> {
+export function readEvents(serve: Serve, runId: string, done: (events: SseEvent[]) => boolean, lastEventId?: number): Promise<SseEvent[]> {
+  return readStream(serve, `/runs/${runId}/events`, done, lastEventId);
+}
+
+/**
+ * Reads the Server-Sent Events stream of an API path until `done(messages)` holds, then
+ * disconnects; `opened` is called once the server has answered.
+ */
+export async function readStream<Data>(serve: Serve, path: string, done: (messages: SseMessage<Data>[]) => boolean, lastEventId?: number, opened?: () => void): Promise<SseMessage<Data>[]> {
   const abort = new AbortController();
-  const response = await fetch(`${serve.url}/api/v1/runs/${runId}/events`, {
+  const response = await fetch(`${serve.url}/api/v1${path}`, {
     headers: { authorization: `Bearer ${serve.token}`, accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
     signal: abort.signal,
   });
   if (response.status !== 200 || !response.body) throw new Error(`event stream answered ${response.status}: ${await response.text()}`);
-  const events: SseEvent[] = [];
+  opened?.();
+  const events: SseMessage<Data>[] = [];
   const decoder = new TextDecoder();
   let buffer = '';
   const reader = response.body.getReader();
@@ -116,7 +137,7 @@ export async function readEvents(serve: Serve, runId: string, done: (events: Sse
           fields.set(line.slice(0, at), line.slice(at + 1).trimStart());
         }
         if (!fields.has('data')) continue;
-        events.push({ event: fields.get('event') ?? 'message', id: fields.get('id') ?? '', data: JSON.parse(fields.get('data')!) as SseEvent['data'] });
+        events.push({ event: fields.get('event') ?? 'message', id: fields.get('id') ?? '', data: JSON.parse(fields.get('data')!) as Data });
         if (done(events)) return events;
       }
     }

@@ -70,6 +70,19 @@ export interface RunPage {
   nextCursor?: string;
 }
 
+/** Where a walk over changed runs stands: after this `updatedAt` (epoch ms), then after this id. */
+export interface UpdatedCursor {
+  updatedAt: number;
+  id: string;
+}
+
+/** Runs changed after a point, oldest change first. */
+export interface UpdatedRunsPage {
+  runs: RunRecord[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: UpdatedCursor;
+}
+
 export interface ListEventsOptions {
   /** Only events with a larger seq. */
   afterSeq?: number;
@@ -129,6 +142,15 @@ export interface RunStore {
    */
   headSeq(id: string): Promise<number | undefined>;
   searchRuns(filter?: RunFilter): Promise<RunPage>;
+  /**
+   * Runs whose summary changed after `after`, archived ones included, ordered by the time
+   * of that change then id (at most `limit`, default 50, capped at 500) — what a live runs
+   * list follows. Events that change only a run's event count and time (model turns, tool
+   * results, logs) may not count as a change. Times come from the writers' clocks, so a
+   * change can become readable after one with a later time: a follower re-reads a
+   * little before its last point.
+   */
+  listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage>;
   /**
    * Appends atomically with consecutive seqs and applies the projection in the same
    * transaction; status changes are `run-status-changed` events checked against the

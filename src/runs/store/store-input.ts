@@ -10,7 +10,8 @@ import { readLabels } from '../model/event-payloads.js';
 import { isJsonObject, type JsonObject } from '../model/json.js';
 import { type NewRunEvent } from '../model/run-event.js';
 import { isRunStatus, isTerminal, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
-import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter } from './run-store.js';
+import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter, type UpdatedCursor, type UpdatedRunsPage } from './run-store.js';
+import type { RunRecord } from '../model/run-record.js';
 
 export interface SearchCursor {
   createdAt: number;
@@ -96,6 +97,21 @@ export function normalizeFilter(filter: RunFilter = {}): NormalizedFilter {
 }
 
 /** Opaque to callers: the position after the last run of a page. */
+/** Checks a `listRunsUpdatedAfter` call; answers the page size. */
+export function normalizeUpdatedQuery(after: UpdatedCursor, pageSize: unknown): number {
+  if (typeof after?.updatedAt !== 'number' || !Number.isFinite(after.updatedAt) || typeof after.id !== 'string') {
+    throw new WeftError('RUN_INVALID_PARAMS', `after must be { updatedAt: epoch ms, id: string }, got ${JSON.stringify(after)?.slice(0, 120)}.`);
+  }
+  return limit(pageSize, SEARCH_LIMITS);
+}
+
+/** The page `listRunsUpdatedAfter` answers from `limit + 1` rows in order, with the position of each. */
+export function updatedPage<Row>(rows: readonly Row[], pageSize: number, record: (row: Row) => RunRecord, position: (row: Row) => UpdatedCursor): UpdatedRunsPage {
+  const page = rows.slice(0, pageSize);
+  const last = page[page.length - 1];
+  return rows.length > pageSize && last !== undefined ? { runs: page.map(record), next: position(last) } : { runs: page.map(record) };
+}
+
 export function encodeCursor(cursor: SearchCursor): string {
   return Buffer.from(`${cursor.createdAt}.${cursor.id}`, 'utf8').toString('base64url');
 }
@@ -189,4 +205,18 @@ export function checkFence(runId: string, holder: string | null | undefined, sta
   throw new WeftError('RUN_LEASE_LOST', `Run ${runId} ${now}; the lease of runner ${leaseOwner} was taken over, so its append was refused. That runner must stop working on this run.`, {
     data: { runId, holder: holder ?? null, status, leaseOwner },
   });
+}
+
+/** Whether a run is one a search with `query` returns (the cursor included): the same rules as the stores' queries, for runs already in hand. */
+export function runMatchesFilter(run: RunRecord, query: NormalizedFilter): boolean {
+  if (query.archived !== 'any' && run.archived !== query.archived) return false;
+  if (query.ids !== undefined && !query.ids.includes(run.id)) return false;
+  if (query.parentId !== undefined && run.parentId !== query.parentId) return false;
+  if (query.workflow !== undefined && run.workflow !== query.workflow) return false;
+  if (query.status !== undefined && !query.status.includes(run.status)) return false;
+  if (query.createdAfter !== undefined && !(run.createdAt > query.createdAfter)) return false;
+  if (query.createdBefore !== undefined && !(run.createdAt < query.createdBefore)) return false;
+  if (query.labels.some(([key, value]) => run.labels[key] !== value)) return false;
+  const cursor = query.cursor;
+  return cursor === undefined || run.createdAt < cursor.createdAt || (run.createdAt === cursor.createdAt && run.id < cursor.id);
 }

@@ -13,8 +13,8 @@ import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, statusChangeEndsLease, type NormalizedFilter } from '../store-input.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, runMatchesFilter, statusChangeEndsLease, updatedPage } from '../store-input.js';
 
 interface StoredRun {
   spec: RunSpec;
@@ -68,11 +68,21 @@ export class MemoryRunStore implements RunStore {
     const query = normalizeFilter(filter);
     const matches = [...this.runs.keys()]
       .map((id) => this.record(id))
-      .filter((run) => matchesFilter(run, query))
+      .filter((run) => runMatchesFilter(run, query))
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     const page = matches.slice(0, query.limit);
     const last = page[page.length - 1];
     return matches.length > query.limit && last ? { runs: page, nextCursor: encodeCursor(last) } : { runs: page };
+  }
+
+  async listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage> {
+    this.open();
+    const pageSize = normalizeUpdatedQuery(after, limit);
+    const later = [...this.runs.entries()]
+      .filter(([id, stored]) => stored.state.updatedAt > after.updatedAt || (stored.state.updatedAt === after.updatedAt && id > after.id))
+      .sort(([a, x], [b, y]) => x.state.updatedAt - y.state.updatedAt || (a < b ? -1 : 1))
+      .slice(0, pageSize + 1);
+    return updatedPage(later, pageSize, ([id]) => this.record(id), ([id, stored]) => ({ updatedAt: stored.state.updatedAt, id }));
   }
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
@@ -251,17 +261,4 @@ export class MemoryRunStore implements RunStore {
   private open(): void {
     if (this.closed) throw new WeftError('STORE_FAILED', 'The run store is closed; open a new one.');
   }
-}
-
-function matchesFilter(run: RunRecord, query: NormalizedFilter): boolean {
-  if (query.archived !== 'any' && run.archived !== query.archived) return false;
-  if (query.ids !== undefined && !query.ids.includes(run.id)) return false;
-  if (query.parentId !== undefined && run.parentId !== query.parentId) return false;
-  if (query.workflow !== undefined && run.workflow !== query.workflow) return false;
-  if (query.status !== undefined && !query.status.includes(run.status)) return false;
-  if (query.createdAfter !== undefined && !(run.createdAt > query.createdAfter)) return false;
-  if (query.createdBefore !== undefined && !(run.createdAt < query.createdBefore)) return false;
-  if (query.labels.some(([key, value]) => run.labels[key] !== value)) return false;
-  const cursor = query.cursor;
-  return cursor === undefined || run.createdAt < cursor.createdAt || (run.createdAt === cursor.createdAt && run.id < cursor.id);
 }

@@ -81,6 +81,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    // The live runs list (\`listRunsUpdatedAfter\`) walks runs in the order they changed.
+    version: 2,
+    name: 'runs by update time',
+    sql: 'CREATE INDEX runs_by_updated ON runs (updated_at, id)',
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

@@ -16,10 +16,10 @@ import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
 import { eventFromRow, mcpServerFromRow, questionFromRow, type EventRow, type McpServerRow } from '../sqlite/run-rows.js';
 import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
-import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound } from '../store-input.js';
+import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
 import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
 import { migratePostgres } from './migrations.js';
@@ -116,6 +116,16 @@ export class PostgresRunStore implements RunStore {
     const runs = rows.slice(0, query.limit).map(recordOf);
     const last = runs[runs.length - 1];
     return rows.length > query.limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  async listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage> {
+    const pageSize = normalizeUpdatedQuery(after, limit);
+    const rows = await this.#sql.rows<RunRow & { updated_at: string | number; id: string }>(
+      'list changed runs',
+      `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`,
+      [after.updatedAt, after.id, pageSize + 1],
+    );
+    return updatedPage(rows, pageSize, recordOf, (row) => ({ updatedAt: Number(row.updated_at), id: row.id }));
   }
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {

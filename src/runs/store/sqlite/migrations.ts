@@ -85,6 +85,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'run state completed from the newest event',
     sql: 'SELECT 1;',
   },
+  {
+    // The live runs list (`listRunsUpdatedAfter`) walks runs in the order they changed.
+    version: 3,
+    name: 'runs by update time',
+    sql: 'CREATE INDEX runs_by_updated ON runs (updated_at, id);',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

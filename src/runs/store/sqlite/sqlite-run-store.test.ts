@@ -35,6 +35,7 @@ describe('SqliteRunStore', () => {
     expect(raw.prepare('SELECT version, applied_at FROM schema_version').all()).toEqual([
       { version: 1, applied_at: 1000 },
       { version: 2, applied_at: 1000 },
+      { version: 3, applied_at: 1000 },
     ]);
     raw.close();
     const reopened = await SqliteRunStore.open({ storageDir: dir });

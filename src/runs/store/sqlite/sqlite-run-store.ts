@@ -17,8 +17,8 @@ import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener } from '../run-store.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, runId, runNotFound, type NormalizedFilter } from '../store-input.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage, type NormalizedFilter } from '../store-input.js';
 import { claimQueries } from './claim-queries.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { GroupCommit } from './group-commit.js';
@@ -50,6 +50,8 @@ export interface ImportedRun {
 export const WRITE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 25;
 const GET_RUN = `SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS} FROM runs r JOIN run_specs s ON s.id = r.id WHERE r.id = ?`;
+/** Runs by the stored `updated_at`, which skips count-and-time-only events (see `stateAtHead`): the position pages on the column, not on the record's time. */
+const UPDATED_AFTER = `SELECT s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS}, r.updated_at AS updated_at, r.id AS id FROM runs r INDEXED BY runs_by_updated CROSS JOIN run_specs s ON s.id = r.id WHERE (r.updated_at, r.id) > (?, ?) ORDER BY r.updated_at, r.id LIMIT ?`;
 /** A run whose runner died (its lease ran out), oldest lease first. */
 
 export class SqliteRunStore implements RunStore {
@@ -118,6 +120,12 @@ export class SqliteRunStore implements RunStore {
     const runs = rows.slice(0, query.limit).map(runFromRow);
     const last = runs[runs.length - 1];
     return rows.length > query.limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs };
+  }
+
+  async listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage> {
+    const pageSize = normalizeUpdatedQuery(after, limit);
+    const rows = await this.execute('list changed runs', 'read', () => this.stmt<RunRow & { updated_at: number; id: string }>(UPDATED_AFTER).all(after.updatedAt, after.id, pageSize + 1));
+    return updatedPage(rows, pageSize, runFromRow, (row) => ({ updatedAt: row.updated_at, id: row.id }));
   }
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {

@@ -64,36 +64,65 @@ function parseSse(buffer, onMessage) {
 const RECONNECT_MS = 1000;
 
 /**
+ * One connection to an SSE route: `onOpen` once the server accepts, `onMessage` for each
+ * message; returns when the stream ends, throws ApiError when it is refused.
+ */
+async function readSse(path, headers, signal, onOpen, onMessage) {
+  const response = await fetch(`/api/v1${path}`, { headers: { accept: 'text/event-stream', ...headers }, signal, credentials: 'same-origin' });
+  if (response.status === 401) onUnauthorized();
+  if (!response.ok || !response.body) throw new ApiError(response.status, `HTTP_${response.status}`, `event stream refused (${response.status})`);
+  onOpen();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer = parseSse(buffer + value, onMessage);
+  }
+}
+
+/** Reconnects `connect` after each drop (after `onDrop`) until `signal` aborts or the session or the resource is gone. */
+async function reconnecting(connect, onDrop, onGone, signal) {
+  while (!signal.aborted) {
+    try {
+      await connect();
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof ApiError && error.status === 401) return;
+      if (error instanceof ApiError && error.status === 404) return onGone();
+    }
+    onDrop();
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+  }
+}
+
+/**
  * Follows a run's events from `afterSeq` until `signal` aborts, reconnecting with
  * Last-Event-ID after a drop so no event is missed or repeated.
  */
-export async function followEvents(runId, { afterSeq = 0, onEvent, onState = () => {}, signal }) {
+export function followEvents(runId, { afterSeq = 0, onEvent, onState = () => {}, signal }) {
   let lastSeq = afterSeq;
-  while (!signal.aborted) {
-    try {
-      const headers = { accept: 'text/event-stream' };
-      if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
-      const response = await fetch(`/api/v1/runs/${encodeURIComponent(runId)}/events?after_seq=${lastSeq}`, { headers, signal, credentials: 'same-origin' });
-      if (response.status === 401) return onUnauthorized();
-      if (!response.ok || !response.body) throw new ApiError(response.status, `HTTP_${response.status}`, `event stream refused (${response.status})`);
-      onState('live');
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer = parseSse(buffer + value, (message) => {
-          const event = JSON.parse(message.data.join('\n'));
-          if (typeof event.seq !== 'number' || event.seq <= lastSeq) return;
-          lastSeq = event.seq;
-          onEvent(event);
-        });
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-      if (error instanceof ApiError && error.status === 404) return onState('gone');
-    }
-    onState('reconnecting');
-    await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
-  }
+  const connect = () =>
+    readSse(`/runs/${encodeURIComponent(runId)}/events?after_seq=${lastSeq}`, lastSeq > 0 ? { 'last-event-id': String(lastSeq) } : {}, signal, () => onState('live'), (message) => {
+      const event = JSON.parse(message.data.join('\n'));
+      if (typeof event.seq !== 'number' || event.seq <= lastSeq) return;
+      lastSeq = event.seq;
+      onEvent(event);
+    });
+  return reconnecting(connect, () => onState('reconnecting'), () => onState('gone'), signal);
+}
+
+/**
+ * Follows the changes of the runs list for `query` (the list's filters) until `signal`
+ * aborts: `onChange('run' | 'run-left', run)` for each; `onOpen` each time the stream is
+ * (again) live, `onDrop` when it broke (it reconnects from the last change received).
+ */
+export function followRunList(query, { onChange, onOpen, onDrop, signal }) {
+  let lastId;
+  const connect = () =>
+    readSse(`/runs?${query}`, lastId === undefined ? {} : { 'last-event-id': lastId }, signal, onOpen, (message) => {
+      if (message.id !== undefined) lastId = message.id;
+      onChange(message.event, JSON.parse(message.data.join('\n')));
+    });
+  return reconnecting(connect, onDrop, onDrop, signal);
 }

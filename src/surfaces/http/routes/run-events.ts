@@ -6,8 +6,6 @@
  * appended. New events are found on the store's change notices (runners append from
  * other processes), not by polling, by one reader per run for all its streams.
  */
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import { eventSchema, eventView } from '../../../app/run-view.js';
 import { RunEventFanout } from '../../../app/run-event-fanout.js';
@@ -15,13 +13,11 @@ import { createLogger, stderrSink } from '../../../core/logger.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
-import { HttpFailure } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
+import { followerStream, lastEventId, wantsEventStream } from './sse-stream.js';
 
 /** Long payload strings are cut in pages and streams alike; the MCP tool's `details` reads one in full. */
 const MAX_CONTENT_LENGTH = 2000;
-/** A comment line now and then keeps proxies and idle timeouts from closing a quiet stream. */
-const KEEP_ALIVE_MS = 15_000;
 
 const query = z
   .object({
@@ -36,14 +32,6 @@ const page = z.object({
   next_after_seq: z.number().int().nullable().describe('Pass as after_seq for the next page; null on the last page'),
 });
 
-function lastEventId(context: Context): number | undefined {
-  const header = context.req.header('last-event-id');
-  if (header === undefined || header.trim() === '') return undefined;
-  const seq = Number(header);
-  if (!Number.isInteger(seq) || seq < 0) throw new HttpFailure('INVALID_ARGUMENTS', `Invalid Last-Event-ID '${header.slice(0, 40)}': it must be the seq of the last event received.`);
-  return seq;
-}
-
 /**
  * Each event's SSE frame, made once however many streams send it (followers of one run
  * share the event objects). JSON.stringify writes no newline, so `data` is one line.
@@ -56,24 +44,6 @@ function frame(event: RunEvent): string {
     frames.set(event, text);
   }
   return text;
-}
-
-function stream(context: Context, fanout: RunEventFanout, runId: string, fromSeq: number, types: string[] | undefined): Response {
-  return streamSSE(context, async (sse) => {
-    const follower = fanout.follow(runId, fromSeq, types);
-    const stopped = new AbortController();
-    sse.onAbort(() => stopped.abort());
-    try {
-      while (!stopped.signal.aborted) {
-        const events = await follower.next(KEEP_ALIVE_MS, stopped.signal);
-        // Everything that arrived since the last write goes out in one write.
-        if (events.length > 0) await sse.write(events.map(frame).join(''));
-        else if (!stopped.signal.aborted) await sse.write(': keep-alive\n\n');
-      }
-    } finally {
-      follower.close();
-    }
-  });
 }
 
 export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
@@ -90,7 +60,13 @@ export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
       async handle({ params, query: args, context }) {
         const runs = await deps.runs();
         const types = args.types?.split(',').map((type) => type.trim()).filter((type) => type !== '');
-        if (context.req.header('accept')?.includes('text/event-stream')) return stream(context, (fanout ??= new RunEventFanout(runs.store, createLogger(stderrSink('warn')))), (await runs.get(params.id!)).id, lastEventId(context) ?? args.after_seq, types);
+        if (wantsEventStream(context)) {
+          const runId = (await runs.get(params.id!)).id;
+          const from = lastEventId(context, 'the seq of the last event received') ?? args.after_seq;
+          fanout ??= new RunEventFanout(runs.store, createLogger(stderrSink('warn')));
+          const events = fanout;
+          return followerStream(context, () => events.follow(runId, from, types), frame);
+        }
         const events = await runs.events(params.id!, { afterSeq: args.after_seq, limit: args.limit, ...(types ? { types } : {}) });
         const more = events.length === args.limit;
         return { json: { events: events.map((event) => eventView(event, MAX_CONTENT_LENGTH)), next_after_seq: more ? (events.at(-1)?.seq ?? null) : null } };

@@ -1,5 +1,6 @@
 /**
- * `/api/v1/runs`: list (filters, text, cursor pages, newest first), create (a workflow path
+ * `/api/v1/runs`: list (filters, text, cursor pages, newest first; or its changes live, see
+ * `run-list-stream.ts`), create (a workflow path
  * or inline TOML), read one run with its stages, delete, and its questions. Bodies are
  * the MCP tools' argument schemas; answers are the same views.
  */
@@ -14,6 +15,8 @@ import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
 import { HttpFailure } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
+import { runListStreams } from './run-list-stream.js';
+import { wantsEventStream } from './sse-stream.js';
 
 const MAX_INLINE_WORKFLOW = 256 * 1024;
 
@@ -63,16 +66,19 @@ function labelFilter(label: string | string[] | undefined): Record<string, strin
 export function runRoutes(deps: HttpDeps): ApiRoute[] {
   // The stage folds of recently read runs: a run page polled while its run goes on reads only the new events.
   const details = new RunDetails();
+  const streamList = runListStreams(deps);
   return [
     defineRoute({
       method: 'get',
       path: '/runs',
-      summary: 'List runs, newest first, by status, labels, workflow, creation time and text; one page at a time',
+      summary: 'List runs, newest first, by status, labels, workflow, creation time and text; one page at a time — or with Accept: text/event-stream the changes of that list, live, resuming after Last-Event-ID',
       query: listQuery,
       response: listAnswer,
-      async handle({ query }) {
+      produces: { 'text/event-stream': 'Changed runs: event: run (in the list) or run-left (no longer matches), id: <updated_at in epoch ms>, data: <the run as in runs[]>' },
+      async handle({ query, context }) {
         const labels = labelFilter(query.label);
         const filter = runSearchQuery({ ...query, labels, archived: query.archived === 'any' ? 'any' : query.archived === 'true' }, (message) => new HttpFailure('INVALID_ARGUMENTS', `Invalid query: ${message}`));
+        if (wantsEventStream(context)) return streamList(context, filter, query.text);
         const runs = await deps.runs();
         const page = query.text ? await searchRunsByText(runs, filter, query.text) : await runs.search(filter);
         return { json: { runs: page.runs.map(runPreview), next_cursor: page.nextCursor ?? null } };
