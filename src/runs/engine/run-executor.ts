@@ -17,6 +17,7 @@ import { replay, stageId as makeStageId, type ExecutionState, type InflightStage
 import { dryRunNode, executeNode } from './node-executors.js';
 import { nextNodes, retryDelayMs } from './next-nodes.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
+import { HeldStarts } from './held-starts.js';
 import { RunControl } from './run-control.js';
 import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
 import { askApprovalQuestion } from './approval-question.js';
@@ -35,14 +36,6 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
 
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
-
-/**
- * Kinds whose `stage-started` is appended with the stage's first event (a tool stage's
- * `tool-call-started`, a branch's `stage-finished`) instead of on its own: one group
- * commit per stage fewer. Safe because these stages touch nothing outside the log before
- * their first event; a runner that dies before it finds the stage not started and starts it.
- */
-const START_RIDES_ALONG: ReadonlySet<WorkflowNode['kind']> = new Set(['tool', 'branch']);
 
 type StopReason = 'cancel' | 'interrupt';
 
@@ -65,8 +58,7 @@ export class RunExecutor {
   #tracing!: RunTracing;
   /** Why the run ended, for the attempt's span. */
   #endReason: string | undefined;
-  /** `stage-started` events held back until their stage's first event (see START_RIDES_ALONG), by stage id. */
-  readonly #unrecordedStarts = new Map<string, NewRunEvent>();
+  readonly #heldStarts = new HeldStarts();
 
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
@@ -210,8 +202,7 @@ export class RunExecutor {
       if (!skipStart) {
         const payload: StageStartedPayload = { node: node.name, kind: node.kind, attempt: stage.attempt, from: stage.from, consumed: stage.consumed };
         const started: NewRunEvent = { type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload };
-        if (START_RIDES_ALONG.has(node.kind)) this.#unrecordedStarts.set(stage.stageId, started);
-        else await this.#append([started]);
+        if (!this.#heldStarts.hold(node.kind, started)) await this.#append([started]);
       }
       skipStart = false;
       this.#tracing.stageStarted(stage.stageId, node, stage.attempt);
@@ -401,24 +392,9 @@ export class RunExecutor {
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
     if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
-    if (this.#unrecordedStarts.size > 0) events = this.#withStarts(events);
-    const appended = await this.#deps.store.appendEvents(this.#run.id, events, this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
+    const appended = await this.#deps.store.appendEvents(this.#run.id, this.#heldStarts.placeIn(events), this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
     this.#control.skipOwn(appended);
     return appended;
-  }
-
-  /** `events`, each stage's unrecorded `stage-started` put before the first event of that stage. */
-  #withStarts(events: NewRunEvent[]): NewRunEvent[] {
-    const out: NewRunEvent[] = [];
-    for (const event of events) {
-      const started = event.stageId === undefined ? undefined : this.#unrecordedStarts.get(event.stageId);
-      if (started && event.stageId !== undefined) {
-        this.#unrecordedStarts.delete(event.stageId);
-        out.push(started);
-      }
-      out.push(event);
-    }
-    return out;
   }
 }
