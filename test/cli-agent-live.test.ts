@@ -5,11 +5,11 @@
  * keeps plain lines, and token use is summed per stage and per run in `stage-finished`,
  * `inspect`, MCP `weft_run_get` and HTTP `GET /api/v1/runs/{id}`.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WEFT_BIN } from './helpers/run-cli.js';
+import { ESC, screen, spawnInTerminal } from './helpers/terminal.js';
 import { call, connectStdio } from './helpers/mcp-server-kit.js';
 import { callApi, startServe } from './helpers/serve-kit.js';
 import { pieces, startModelServer, type ModelServer, type ScriptStep } from './fixtures/model-server/model-server.js';
@@ -53,17 +53,6 @@ function toolThenAnswer(answer: ScriptStep): ScriptStep[] {
   return [{ toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }], usage: { input: 100, output: 20, cached: 40 } }, answer];
 }
 
-const ESC = String.fromCharCode(27);
-const CONTROL_SEQUENCE = new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g');
-
-/** What a terminal shows: CRLF as LF, each line as it ends up after `\r` rewrites, escapes gone. */
-function screen(raw: string): string[] {
-  return raw
-    .replace(/\r\n/g, '\n')
-    .split('\n')
-    .map((line) => (line.split('\r').at(-1) ?? '').replace(CONTROL_SEQUENCE, ''));
-}
-
 describe('weft run while an agent works', () => {
   it('streams the text onto a terminal while the answer is still open, with tool calls as they start and end', async () => {
     let release!: () => void;
@@ -72,8 +61,7 @@ describe('weft run while an agent works', () => {
     await pointAt(server);
 
     // `script` gives `weft run` a pseudo-terminal for stdin and stdout; its output is what the terminal shows.
-    const command = [process.execPath, WEFT_BIN, '--cwd', box.ws, 'run', 'live.toml'].map((word) => `'${word}'`).join(' ');
-    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: box.ws, env: { ...process.env, ...box.env, COLUMNS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnInTerminal([process.execPath, WEFT_BIN, '--cwd', box.ws, 'run', 'live.toml'], { cwd: box.ws, env: box.env });
     let raw = '';
     const first = pieces(ANSWER)[0]!;
     const sawFirstPiece = new Promise<void>((resolve) => {

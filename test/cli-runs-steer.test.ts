@@ -154,12 +154,12 @@ function weft(args: string[], closeStdout = false): Promise<{ code: number | nul
 }
 
 describe('a closed stdout (weft ps | head -1)', () => {
-  it('ends ps, events and logs quietly with exit 0', async () => {
+  it('ends ps, events, logs and help quietly with exit 0', async () => {
     const ran = await box.cli(['run', 'ok.toml']);
     expect(ran.code, ran.stderr).toBe(0);
     const id = /^run (\S+) · ok$/m.exec(ran.stderr)?.[1];
     expect(id).toBeDefined();
-    const commands = [['ps'], ['ps', '--json'], ['events', id!], ['logs', id!]];
+    const commands = [['ps'], ['ps', '--json'], ['events', id!], ['logs', id!], ['--help'], ['mcp', 'start', '--help']];
     const results = await Promise.all(commands.map((args) => weft(args, true)));
     expect(results).toEqual(commands.map(() => ({ code: 0, signal: null, stderr: '' })));
   });

@@ -2,13 +2,12 @@
  * `weft run` and the run commands end to end: the real CLI, real runner processes and the
  * SQLite store in a temp storage dir per test. See also cli-runs-steer.test.ts (answers,
  * cancel, bad input) and run-crash-recovery.test.ts. The `--json` field names are pinned
- * here against docs/cli-json.md.
+ * in cli-json.test.ts against docs/cli-json.md.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from './helpers/run-cli.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
@@ -367,85 +366,5 @@ describe('weft inspect and logs --full', () => {
     expect(logs.stdout).toMatch(/^✓ lines@1 succeeded in \S+ → alpha beta gamma delta epsilon$/m);
     expect(full.stdout).toMatch(/^✓ lines@1 succeeded in \S+ →\n(\s{4}(alpha|beta|gamma|delta|epsilon)\n){5}/m);
     for (const result of [logs, full]) expect(result.stdout).toMatch(/^✗ flaky@1 failed in \S+: first reason\n\s{4}second reason$/m);
-  });
-});
-
-/** Section title → the fields its table lists, optional ones left out. */
-async function documentedFields(): Promise<Map<string, string[]>> {
-  const text = await readFile(join(REPO_ROOT, 'docs', 'cli-json.md'), 'utf8');
-  const sections = new Map<string, string[]>();
-  let current: string[] = [];
-  for (const line of text.split('\n')) {
-    const heading = /^## (.+)$/.exec(line);
-    if (heading) sections.set(heading[1]!, (current = []));
-    const row = /^\| `(\w+)` \| (.*) \|$/.exec(line);
-    if (row && !row[2]!.startsWith('*optional*')) current.push(row[1]!);
-  }
-  return sections;
-}
-
-async function json(args: string[], expectedCode = 0): Promise<unknown> {
-  const result = await box.cli(args);
-  expect(result.code, result.stderr).toBe(expectedCode);
-  return JSON.parse(result.stdout);
-}
-
-function keysOf(value: unknown): string[] {
-  return Object.keys(value as object).sort();
-}
-
-function expectFields(value: unknown, fields: string[] | undefined): void {
-  expect(fields?.length).toBeGreaterThan(0);
-  expect(keysOf(value)).toEqual(expect.arrayContaining(fields!));
-}
-
-describe('--json output', () => {
-  it('has every field docs/cli-json.md lists, for runs, inspect, events, logs, wait, workflow validate and mcp add/remove/init', async () => {
-    const fields = await documentedFields();
-    expect([...fields.keys()]).toEqual(['Run record', 'inspect', 'Event', 'wait', 'workflow validate', 'mcp add', 'mcp remove', 'mcp init']);
-
-    const finished = await box.cli(['run', 'ok.toml']);
-    expect(finished.code, finished.stderr).toBe(0);
-    const created = await json(['create', 'ok.toml', '--json']);
-    expectFields(created, fields.get('Run record'));
-    const id = (created as { id: string }).id;
-
-    const listed = (await json(['ps', '--json'])) as unknown[];
-    expect(listed).toHaveLength(2);
-    for (const run of listed) expectFields(run, fields.get('Run record'));
-    const inspected = await json(['inspect', id, '--json']);
-    expectFields(inspected, [...fields.get('Run record')!, ...fields.get('inspect')!]);
-
-    const last = ((await json(['ps', '--json'])) as { id: string }[]).find((run) => run.id !== id)!.id;
-    const [events, logs] = await Promise.all([box.cli(['events', last]), box.cli(['logs', last, '--json'])]);
-    expect(logs.stdout).toBe(events.stdout);
-    const lines = jsonLines<object>(events.stdout);
-    expect(lines.length).toBeGreaterThan(3);
-    for (const event of lines) expectFields(event, fields.get('Event'));
-
-    const waited = (await json(['wait', last, '--json'])) as { runs: unknown[] };
-    expectFields(waited, fields.get('wait'));
-    expect(waited.runs).toEqual([{ id: last, status: 'succeeded', reason: null }]);
-
-    const valid = await json(['workflow', 'validate', 'ok.toml', '--json']);
-    expectFields(valid, fields.get('workflow validate'));
-    const invalid = (await json(['workflow', 'validate', 'broken.toml', '--json'], 2)) as { valid: boolean; problems: { line: number }[] };
-    expectFields(invalid, fields.get('workflow validate'));
-    expect(invalid.valid).toBe(false);
-    expect(invalid.problems.length).toBeGreaterThan(1);
-    expect(keysOf(invalid.problems[0])).toEqual(['file', 'line', 'message']);
-
-    const added = await json(['mcp', 'add', 'mem', '--json', '--', 'npx', '-y', '@modelcontextprotocol/server-memory']);
-    expectFields(added, fields.get('mcp add'));
-    expect(added).toEqual({ name: 'mem', scope: 'project', file: join(box.ws, '.mcp.json'), replaced: false, warnings: [] });
-    const addedJson = await json(['mcp', 'add-json', 'web', '{"type":"http","url":"https://example.com/mcp","tools":3}', '--scope', 'user', '--json']);
-    expectFields(addedJson, fields.get('mcp add'));
-    expect(addedJson).toMatchObject({ name: 'web', scope: 'user', replaced: false, warnings: [expect.stringContaining("field 'tools' is not used by weft")] });
-    const removed = await json(['mcp', 'remove', 'mem', '--json']);
-    expectFields(removed, fields.get('mcp remove'));
-    expect(removed).toEqual({ name: 'mem', scope: 'project', file: join(box.ws, '.mcp.json') });
-    const init = await json(['mcp', 'init', 'claude', '--scope', 'project', '--json']);
-    expectFields(init, fields.get('mcp init'));
-    expect(init).toMatchObject({ client: 'claude', scope: 'project', file: join(box.ws, '.mcp.json'), status: 'added', portable: true });
   });
 });

@@ -3,8 +3,6 @@
  * signal sent before the stage starts waiting still counts; a name no stage awaits is
  * refused with the names that are, and bad `--data` is a usage error.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox, until, type Sandbox } from './fixtures/workflows-e2e/harness.js';
 
@@ -19,26 +17,9 @@ afterEach(async () => {
   await box.dispose();
 });
 
-// The question holds the run before the wait stage, so the signal is always sent before anyone waits for it.
-const GATED = `[nodes.ask]
-kind = "human"
-question = "Go on?"
-type = "yes_no"
-next = "gate"
-
-[nodes.gate]
-kind = "wait"
-event = "deployed"
-next = "after"
-
-[nodes.after]
-kind = "command"
-run = "echo released"
-`;
 
 describe('weft signal', () => {
   it("releases the wait stage with the event's data, even when sent before the stage waits; refuses events not awaited", async () => {
-    await writeFile(join(box.ws, 'gated.toml'), GATED);
     const detached = await box.cli(['run', 'gated.toml', '--detach']);
     expect(detached.code, detached.stderr).toBe(0);
     const id = detached.stdout.trim();

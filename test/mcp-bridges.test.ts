@@ -17,6 +17,7 @@ import type { RunEvent } from '../src/runs/model/run-event.js';
 import { isTerminal } from '../src/runs/model/run-status.js';
 import type { RunRecord } from '../src/runs/model/run-record.js';
 import { RunService } from '../src/app/services/run-service.js';
+import { eventLine } from '../src/surfaces/cli/event-lines.js';
 import { SHAPES, TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ApiShape, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
 import { EVERYTHING } from './fixtures/servers/hub-kit.js';
@@ -26,7 +27,15 @@ const SAMPLING_SYSTEM = 'You are a helpful test server.';
 const TINY_IMAGE_TOOL = 'mcp__everything__get-tiny-image';
 
 /** server-everything's sampling tool sends this system prompt; the image tool is offered to agents. */
+/** Sampling requests whose prompt says 'busy' get one 503 first (the retry test). */
+const busyAnswered = new Set<string>();
+
 function script(request: RecordedRequest): ScriptOutcome {
+  const said = request.messages.map((message) => ('text' in message ? message.text : '')).join('\n');
+  if (request.system === SAMPLING_SYSTEM && said.includes('busy') && !busyAnswered.has(said)) {
+    busyAnswered.add(said);
+    return { error: { status: 503, message: 'overloaded', headers: { 'retry-after-ms': '0' } } };
+  }
   if (request.system === SAMPLING_SYSTEM) return { text: 'sampled hello', usage: { input: 12, output: 3 } };
   const offersImageTool = request.tools.some((tool) => tool.name === TINY_IMAGE_TOOL);
   if (offersImageTool && !request.messages.some((message) => message.role === 'tool')) return { toolCalls: [{ name: TINY_IMAGE_TOOL }] };
@@ -141,6 +150,22 @@ describe('sampling in runs', () => {
       { server: 'everything', provider: 'anthropic', model: 'claude-sampler', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, cachedInputTokens: 0 }, stopReason: 'endTurn', durationMs: expect.any(Number), text: 'sampled hello' },
     ]);
     expect(events.find((event) => event.type === 'sampling-finished')?.stageId).toBe('call@1');
+  });
+
+  it('records each retry of the model request, as an agent turn does', async () => {
+    const id = await startRun(toolWorkflow('mcp__everything__trigger-sampling-request', { prompt: 'busy now', maxTokens: 10 }));
+    const { run, events } = await finished(id);
+    expect(run.status).toBe('succeeded');
+    expect(stageOutput(events)).toContain('sampled hello');
+    expect(payloads(events, 'sampling-request-retried')).toEqual([
+      { server: 'everything', provider: 'anthropic', model: 'claude-sampler', attempt: 1, maxRetries: expect.any(Number), delayMs: 0, status: 503, error: expect.stringContaining('503') },
+    ]);
+    const order = events.map((event) => event.type).filter((type) => type.startsWith('sampling-'));
+    expect(order).toEqual(['sampling-requested', 'sampling-request-retried', 'sampling-finished']);
+    const retried = events.find((event) => event.type === 'sampling-request-retried')!;
+    expect(retried.stageId).toBe('call@1');
+    // `weft run` and `weft logs` show it as a line.
+    expect(eventLine(retried)).toMatch(/^ {2}↻ model request for everything's sampling failed \(503: overloaded\); retry 1 of \d+ in 0ms$/);
   });
 
   it('uses the model the run was created with', async () => {

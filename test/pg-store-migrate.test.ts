@@ -12,6 +12,7 @@ import { newId } from '../src/core/ids.js';
 import type { RunRecord } from '../src/runs/model/run-record.js';
 import { PostgresRunStore } from '../src/runs/store/postgres/postgres-run-store.js';
 import { SqliteRunStore } from '../src/runs/store/sqlite/sqlite-run-store.js';
+import { documentedFields, expectFields } from './helpers/cli-json-fields.js';
 import { testPostgres } from './helpers/postgres.js';
 import { allEvents } from './helpers/pg-workers.js';
 import { runCli } from './helpers/run-cli.js';
@@ -66,6 +67,7 @@ it('copies runs, their events, questions and the MCP catalogue, and verifies the
   expect(result.code, result.stderr).toBe(0);
   const report = JSON.parse(result.stdout) as Record<string, unknown>;
   expect(report).toMatchObject({ runs: 3, events: 13, questions: 1, mcpServers: 1, skipped: 0 });
+  expectFields(report, (await documentedFields()).get('store migrate'));
   expect(result.stdout + result.stderr).not.toContain(secretOf(url));
   expect(String(report.target)).toContain(':***@');
 

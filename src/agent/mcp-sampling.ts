@@ -3,10 +3,11 @@
  * `systemPrompt` and messages (text; images when the model's API takes them in messages,
  * else `[image content]`), its `maxTokens` as the output limit, and no tools. Model
  * preferences, temperature, stop sequences and `includeContext` are hints the MCP spec
- * lets a client ignore; weft ignores them. Who may sample, and events, are the caller's.
+ * lets a client ignore; weft ignores them. Who may sample, and events (retries are reported
+ * through `onRetry`), are the caller's.
  */
 import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessage, SamplingMessageContentBlock } from '@modelcontextprotocol/client';
-import type { ImageInput, ModelClient, ModelMessage, ModelUsage } from './model-client.js';
+import type { ImageInput, ModelClient, ModelMessage, ModelRetry, ModelUsage } from './model-client.js';
 
 export interface SamplingOutcome {
   result: CreateMessageResult;
@@ -61,19 +62,20 @@ export function samplingStopReason(finishReason: string): string {
 
 /**
  * One model call for a sampling request. Throws what the client throws (a `WeftError`
- * with a `MODEL_*` code when the provider fails).
+ * with a `MODEL_*` code when the provider fails); `onRetry` hears each retry of it.
  *
  * @example
  * const { result } = await sampleWithModel(client, { messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 50 }, signal);
  * result.content; // → { type: 'text', text: 'Hello!' }
  */
-export async function sampleWithModel(client: ModelClient, params: CreateMessageRequestParams, signal: AbortSignal): Promise<SamplingOutcome> {
+export async function sampleWithModel(client: ModelClient, params: CreateMessageRequestParams, signal: AbortSignal, onRetry?: (retry: ModelRetry) => Promise<void>): Promise<SamplingOutcome> {
   const turn = await client.generate({
     ...(params.systemPrompt === undefined || params.systemPrompt === '' ? {} : { system: params.systemPrompt }),
     messages: samplingMessages(params.messages, client.imageInput),
     tools: [],
     maxOutputTokens: params.maxTokens,
     signal,
+    ...(onRetry ? { onRetry } : {}),
   });
   return {
     result: { role: 'assistant', content: { type: 'text', text: turn.text }, model: client.modelId, stopReason: samplingStopReason(turn.finishReason) },

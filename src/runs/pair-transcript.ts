@@ -27,6 +27,12 @@ export const TRANSCRIPT_EVENT_TYPES: readonly string[] = [
   RUN_EVENT.pairEnded,
 ];
 
+/**
+ * Pieces of the model's text as it streams in, shown only to a reader that asks for them
+ * (a terminal showing the answer live); the turn's whole text still comes with its turn.
+ */
+export const STREAMED_TEXT_TYPE: string = AGENT_EVENT.modelTextStreamed;
+
 /** What the model says in one turn is kept up to this many characters; the full text stays in the event. */
 export const MODEL_TEXT_LIMIT = 4000;
 /** Tool arguments and results are abbreviated to this many characters. */
@@ -82,6 +88,8 @@ function describeEvent(event: RunEvent): string | undefined {
       const calls = toolNames(p.toolCalls);
       return `turn ${str(p.turn)}: ${said === '' ? '(no text)' : clip(said, MODEL_TEXT_LIMIT)}${calls.length > 0 ? ` → calls ${calls.join(', ')}` : ''}`;
     }
+    case AGENT_EVENT.modelTextStreamed:
+      return str(p.text);
     case RUN_EVENT.toolCallStarted:
       return `call ${str(p.tool)} ${oneLine(p.arguments, TOOL_TEXT_LIMIT)}`;
     case RUN_EVENT.toolCallFinished: {

@@ -78,4 +78,18 @@ describe('samplingHandler', () => {
     await expect(sample()).rejects.toThrow("sampling for MCP server 'docs' failed: overloaded");
     expect(events.at(-1)).toEqual({ type: 'sampling-finished', payload: { server: 'docs', provider: 'fake', model: 'm1', error: 'overloaded', durationMs: expect.any(Number) } });
   });
+
+  it('each retry of the model request is a sampling-request-retried event between requested and finished', async () => {
+    const retrying: ModelClient = {
+      ...client(),
+      generate: async (request) => {
+        await request.onRetry?.({ attempt: 1, maxRetries: 2, delayMs: 0, status: 503, error: '503: overloaded' });
+        return { text: 'summary', toolCalls: [], usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 }, finishReason: 'stop', messages: [] };
+      },
+    };
+    const { sample, events } = handler([{ pattern: '*', action: 'allow' }], { client: retrying });
+    await expect(sample()).resolves.toMatchObject({ content: { text: 'summary' } });
+    expect(events.map((event) => event.type)).toEqual(['sampling-requested', 'sampling-request-retried', 'sampling-finished']);
+    expect(events[1]!.payload).toEqual({ server: 'docs', provider: 'fake', model: 'm1', attempt: 1, maxRetries: 2, delayMs: 0, status: 503, error: '503: overloaded' });
+  });
 });

@@ -4,8 +4,9 @@
  * `mcp__<server>__sampling`: `allow`/`deny`/`ask` rules match it (so `mcp__<server>__*`
  * and `*` cover it too), and with no rule it follows `auto_approve` like any MCP tool.
  * `ask` goes to whoever the caller can reach (a run question, a terminal prompt). Runs
- * record `sampling-requested` and `sampling-finished` events: server, model, limits,
- * usage and a clipped answer, never the key or the full conversation.
+ * record `sampling-requested`, a `sampling-request-retried` per retry of the model request
+ * and `sampling-finished` events: server, model, limits, usage and a clipped answer, never
+ * the key or the full conversation.
  *
  * (Servers whose config leaves `sampling` off never get here: the hub refuses for them.)
  */
@@ -13,10 +14,10 @@ import { errorMessage, WeftError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { redactSecrets } from '../../core/redact.js';
 import { sampleWithModel, samplingMessageText } from '../../agent/mcp-sampling.js';
-import type { ModelClient } from '../../agent/model-client.js';
+import type { ModelClient, ModelRetry } from '../../agent/model-client.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import type { SamplingHandler, SamplingRequest } from '../../mcp/hub/types.js';
-import { SAMPLING_EVENT, type SamplingFinishedPayload, type SamplingRequestedPayload } from '../../runs/model/event-types.js';
+import { SAMPLING_EVENT, type SamplingFinishedPayload, type SamplingRequestedPayload, type SamplingRequestRetriedPayload } from '../../runs/model/event-types.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
 import { clipText } from '../../core/clip-text.js';
@@ -74,7 +75,8 @@ export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
     await record([{ type: SAMPLING_EVENT.requested, payload: { ...base, maxTokens: params.maxTokens, messages: params.messages.length, systemPrompt: params.systemPrompt !== undefined } satisfies SamplingRequestedPayload }]);
     const startedAt = performance.now();
     try {
-      const { result, usage } = await sampleWithModel(client, params, signal);
+      const onRetry = (retry: ModelRetry) => record([{ type: SAMPLING_EVENT.retried, payload: { ...base, ...retry } satisfies SamplingRequestRetriedPayload }]);
+      const { result, usage } = await sampleWithModel(client, params, signal, onRetry);
       const text = result.content.type === 'text' ? result.content.text : '';
       await record([
         {

@@ -20,7 +20,7 @@ import { STAGE_ID, type RunEvent } from '../../runs/model/run-event.js';
 import { pairStartRefusal } from '../../runs/model/project-run.js';
 import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
-import { TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from '../../runs/pair-transcript.js';
+import { STREAMED_TEXT_TYPE, TRANSCRIPT_EVENT_TYPES, transcriptEntry, type TranscriptEntry } from '../../runs/pair-transcript.js';
 import { activeAgentStages, foldStages, type ActiveAgentStage, type StageRecord } from '../../runs/stage-fold.js';
 import { eventsOf } from '../../runs/store/event-pages.js';
 import { EVENT_LIMITS, type RunStore } from '../../runs/store/run-store.js';
@@ -71,6 +71,8 @@ export interface TranscriptOptions {
   limit?: number;
   /** Only this stage's entries, plus the run's own (status changes, messages to the whole run). */
   stageId?: string;
+  /** Also the pieces of the model's text as it streams (`model-text-streamed` entries, the piece as their text), for a terminal that shows the answer live. */
+  streamedText?: boolean;
 }
 
 export interface PairTranscript {
@@ -180,7 +182,7 @@ export class PairService {
     // The summary is read first, so events appended while we read are left for the next call, never skipped.
     const run = await this.#deps.getRun(runId);
     const last = run.counts.events;
-    const events = sinceSeq > last ? [] : await this.#deps.store.listEvents(runId, { afterSeq: sinceSeq - 1, beforeSeq: last + 1, types: [...TRANSCRIPT_EVENT_TYPES], limit });
+    const events = sinceSeq > last ? [] : await this.#deps.store.listEvents(runId, { afterSeq: sinceSeq - 1, beforeSeq: last + 1, types: options.streamedText ? [...TRANSCRIPT_EVENT_TYPES, STREAMED_TEXT_TYPE] : [...TRANSCRIPT_EVENT_TYPES], limit });
     const shown = options.stageId === undefined ? events : events.filter((event) => event.stageId === undefined || event.stageId === options.stageId);
     const entries = shown.flatMap((event) => transcriptEntry(event) ?? []);
     const nextSeq = events.length === limit ? events.at(-1)!.seq + 1 : Math.max(sinceSeq, last + 1);

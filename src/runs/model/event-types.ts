@@ -291,6 +291,8 @@ export type MessageDeliveredPayload = {
 /** An MCP server's sampling request served by the run's model (see `app/mcp-host/sampling-handler.ts`). */
 export const SAMPLING_EVENT = {
   requested: 'sampling-requested',
+  /** A failed model request for it that weft sends again, as `model-request-retried` is for an agent's turn. */
+  retried: 'sampling-request-retried',
   finished: 'sampling-finished',
 } as const;
 
@@ -311,6 +313,18 @@ export type SamplingRequestedPayload = SamplingBase & {
   /** How many messages the server sent. */
   messages: number;
   systemPrompt: boolean;
+};
+
+export type SamplingRequestRetriedPayload = SamplingBase & {
+  /** 1 for the first retry. */
+  attempt: number;
+  maxRetries: number;
+  /** How long weft waits before sending the request again. */
+  delayMs: number;
+  /** The HTTP status the provider answered with; null for a connection reset or timeout. */
+  status: number | null;
+  /** What went wrong, secrets redacted. */
+  error: string;
 };
 
 /** Either the answer (`usage`, `stopReason`, clipped `text`) or the `error`. */
@@ -370,6 +384,7 @@ export interface EventPayloads {
   [AGENT_EVENT.modelTurnFinished]: ModelTurnFinishedPayload;
   [AGENT_EVENT.messageDelivered]: MessageDeliveredPayload;
   [SAMPLING_EVENT.requested]: SamplingRequestedPayload;
+  [SAMPLING_EVENT.retried]: SamplingRequestRetriedPayload;
   [SAMPLING_EVENT.finished]: SamplingFinishedPayload;
   [MCP_EVENT.serverAdded]: McpServerAddedPayload;
   [MCP_EVENT.serverRemoved]: McpServerRemovedPayload;

@@ -3,7 +3,7 @@
  * events` without `--json`. Events without a line of their own (internal bookkeeping)
  * return undefined.
  */
-import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON } from '../../runs/model/event-types.js';
+import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, SAMPLING_EVENT } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
 import { readTokenUsage } from '../../runs/model/token-usage.js';
@@ -20,6 +20,12 @@ export interface EventLineOptions {
   full?: boolean;
   /** The turn's text was streamed live already: its line leaves the text out (and is dropped when nothing else is left). */
   textShown?: boolean;
+}
+
+/** A retry of a model request (an agent's turn, or a sampling request): what failed and when it is sent again. */
+function retryLine(what: string, p: RunEvent['payload']): string {
+  const delay = typeof p.delayMs === 'number' ? formatDuration(p.delayMs) : '?';
+  return `  ↻ ${what} failed (${clip(p.error, 160)}); retry ${String(p.attempt)} of ${String(p.maxRetries)} in ${delay}`;
 }
 
 /** The line for `event`; `model-text-streamed` has none (the turn's line carries the text, or it was streamed live). */
@@ -62,10 +68,10 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       const text = typeof p.text === 'string' && p.text.trim() !== '' ? ` ${clip(p.text, 200)}` : '';
       return `  ◆ turn ${String(p.turn)}:${text}${callsNote}`;
     }
-    case AGENT_EVENT.modelRequestRetried: {
-      const delay = typeof p.delayMs === 'number' ? formatDuration(p.delayMs) : '?';
-      return `  ↻ model request failed (${clip(p.error, 160)}); retry ${String(p.attempt)} of ${String(p.maxRetries)} in ${delay}`;
-    }
+    case AGENT_EVENT.modelRequestRetried:
+      return retryLine('model request', p);
+    case SAMPLING_EVENT.retried:
+      return retryLine(`model request for ${String(p.server)}'s sampling`, p);
     case AGENT_EVENT.messageDelivered:
       return `  ✉ delivered to the agent: ${clip(p.text, 200)}`;
     case ENGINE_EVENT.childRunCreated:

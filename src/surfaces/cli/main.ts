@@ -83,8 +83,9 @@ function applyToTree(command: Command): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  // The stdio MCP server's transport handles its own closed stdout and shuts down in order.
-  if (!startsMcpServer(argv)) endQuietlyWhenOutputCloses();
+  // The stdio MCP server's transport handles its own closed stdout and shuts down in order;
+  // `mcp start --help` only prints, like any other command.
+  if (!startsMcpServer(argv) || argv.includes('--help') || argv.includes('-h')) endQuietlyWhenOutputCloses();
   const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);

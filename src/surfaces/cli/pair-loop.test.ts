@@ -95,4 +95,29 @@ describe('weft pair on a terminal', () => {
     await expect(loop.done).rejects.toMatchObject({ code: 'NO_ACTIVE_AGENT_STAGE' });
     expect(loop.messages).toEqual([]);
   });
+
+  it("shows the agent's answer as it streams; a line landing mid-answer cuts it, and its turn line shows it whole", async () => {
+    const terminal = startLoop();
+    // Once a typed line is sent the session is open: what the agent does next streams in.
+    const sent = terminal.nextSent();
+    terminal.input.write('Go on.\n');
+    await sent;
+    await append(
+      { type: 'model-text-streamed', stageId: 'plan@1', payload: { turn: 2, text: 'Adding ' } },
+      { type: 'model-text-streamed', stageId: 'plan@1', payload: { turn: 2, text: 'tests.' } },
+      { type: 'model-turn-finished', stageId: 'plan@1', payload: { turn: 2, text: 'Adding tests.', toolCalls: [] } },
+      { type: 'model-text-streamed', stageId: 'plan@1', payload: { turn: 3, text: 'Half' } },
+      { type: 'message-sent', stageId: 'plan@1', payload: { text: 'Faster please.' } },
+      { type: 'model-text-streamed', stageId: 'plan@1', payload: { turn: 3, text: 'way' } },
+      { type: 'model-turn-finished', stageId: 'plan@1', payload: { turn: 3, text: 'Halfway', toolCalls: [] } },
+      { type: 'stage-finished', stageId: 'plan@1', payload: { node: 'plan', status: 'succeeded' } },
+    );
+    await terminal.done;
+    // Each line as the terminal leaves it: what follows the last "clear the line".
+    const lines = terminal.printed().split('\n').map((line) => line.split('\r\u001b[2K').at(-1));
+    expect(lines).toContain('◆ Adding tests.');
+    expect(terminal.printed()).not.toContain('turn 2:');
+    expect(lines).toEqual(expect.arrayContaining(['◆ Half', '✉ message to plan@1: Faster please.', '◆ turn 3: Halfway']));
+    expect(terminal.printed()).not.toContain('way\n✉');
+  });
 });

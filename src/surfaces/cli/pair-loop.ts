@@ -3,7 +3,8 @@
  * transcript so far and then each new entry as it lands, and sends every line read from
  * the input as a message. It ends on `/end`, end of input (Ctrl-D), Ctrl-C (or the
  * abort signal), or by itself when the stage or the run finishes. On a terminal the input
- * line stays under the transcript; otherwise the output is plain lines.
+ * line stays under the transcript and the agent's answer shows as it streams; otherwise the
+ * output is plain lines.
  */
 import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, type PairEndReason } from '../../runs/model/event-types.js';
 import { createInterface, type Interface } from 'node:readline';
@@ -52,6 +53,53 @@ const MARK: Record<string, string> = {
   [RUN_EVENT.questionAsked]: '?',
 };
 
+/**
+ * On a terminal, the agent's answer as it streams in (`model-text-streamed` entries) after a
+ * `◆`. Another entry landing mid-turn ends the line and stops this turn's live text; its
+ * turn entry then shows the text whole, as it does when piped.
+ */
+class StreamedAnswer {
+  /** True while the cursor is at the end of streamed text (no newline yet). */
+  #open = false;
+  /** Some of the current turn's text is on screen. */
+  #shown = false;
+  /** The current turn's live text was cut by another line. */
+  #cut = false;
+
+  readonly #out: NodeJS.WritableStream;
+
+  constructor(out: NodeJS.WritableStream) {
+    this.#out = out;
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  take(text: string): void {
+    if (this.#cut) return;
+    if (!this.#open) this.#out.write('◆ ');
+    this.#open = this.#shown = true;
+    this.#out.write(text.replace(/\n/g, '\n  '));
+  }
+
+  /** Ends the line for another entry; the rest of this turn's text waits for its turn entry. */
+  cut(): void {
+    if (!this.#open) return;
+    this.#out.write('\n');
+    this.#open = false;
+    this.#cut = true;
+  }
+
+  /** At the turn's entry: true when its whole text was shown live (the entry is then left out). */
+  finishTurn(): boolean {
+    const whole = this.#shown && !this.#cut;
+    if (this.#open) this.#out.write('\n');
+    this.#open = this.#shown = this.#cut = false;
+    return whole;
+  }
+}
+
 /** One transcript entry as printed: a mark by type, then the text. */
 export function entryLine(entry: TranscriptEntry): string {
   return `${MARK[entry.type] ?? '·'} ${entry.text}`;
@@ -69,19 +117,30 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
   let nextSeq = 1;
   let sent = 0;
 
-  const write = (lines: string[]) => {
-    if (lines.length === 0) return;
-    if (rl && options.interactive) output.write('\r\x1b[2K');
-    output.write(`${lines.join('\n')}\n`);
-    if (rl && options.interactive) rl.prompt(true);
+  const live = new StreamedAnswer(output);
+  const write = (entries: TranscriptEntry[]) => {
+    if (entries.length === 0) return;
+    const redraw = rl !== undefined && options.interactive;
+    // The prompt line is cleared for what comes, and drawn again below it unless an answer is still streaming.
+    if (redraw && !live.open) output.write('\r\x1b[2K');
+    for (const entry of entries) {
+      if (options.json) output.write(`${JSON.stringify(entry)}\n`);
+      else if (entry.type === AGENT_EVENT.modelTextStreamed) live.take(entry.text);
+      else if (entry.type === AGENT_EVENT.modelTurnFinished && live.finishTurn()) continue;
+      else {
+        live.cut();
+        output.write(`${entryLine(entry)}\n`);
+      }
+    }
+    if (redraw && !live.open) rl!.prompt(true);
   };
   // One reader at a time, so the follow timer and a message never print an entry twice.
   let reading: Promise<boolean> = Promise.resolve(true);
   const pump = (): Promise<boolean> => {
     reading = reading.then(async () => {
       for (;;) {
-        const page = await pairing.transcript(runId, { sinceSeq: nextSeq, limit: 1000, stageId: session.stageId });
-        write(page.entries.map((entry) => (options.json ? JSON.stringify(entry) : entryLine(entry))));
+        const page = await pairing.transcript(runId, { sinceSeq: nextSeq, limit: 1000, stageId: session.stageId, streamedText: options.interactive });
+        write(page.entries);
         const more = page.nextSeq <= page.run.counts.events;
         nextSeq = page.nextSeq;
         if (!more) return page.session?.sessionId === session.sessionId;
@@ -116,6 +175,9 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
           // Ending by session id is idempotent: a session its stage closed reports why instead.
           const ended = await pairing.end(runId, session.sessionId);
           await pump();
+          live.cut();
+          // The closing note takes the prompt's line.
+          if (rl && options.interactive) output.write('\r\x1b[2K');
           rl?.close();
           if (failure !== undefined) throw failure;
           options.notes.write(ended.reason === PAIR_END_REASON.stageFinished ? `Pair session ended: ${session.stageId} finished.\n` : 'Pair session ended.\n');
@@ -162,7 +224,7 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
     rl.on('close', () => finish());
     if (options.interactive) {
       rl.on('SIGINT', () => finish());
-      rl.prompt();
+      if (!live.open) rl.prompt();
     }
     // A killed `weft pair` would leave its session open until the stage ends, refusing everyone else's.
     if (options.signal?.aborted) finish();

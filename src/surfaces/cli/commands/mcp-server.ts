@@ -95,7 +95,7 @@ export function registerMcpServerCommands(mcp: Command): void {
   mcp
     .command('config')
     .description("print the JSON entry an MCP client needs to launch 'weft mcp start'")
-    .option('--client <client>', 'claude, cursor or windsurf', 'claude')
+    .option('--client <client>', "claude, cursor, windsurf or codex (for codex: the fields of its [mcp_servers.weft] table, as JSON)", 'claude')
     .action(async (options: { client: string }, command: Command) => {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(options.client)) throw new WeftError('USAGE', `--client must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${options.client}'.`);

@@ -12,8 +12,8 @@ import { runPairLoop } from '../pair-loop.js';
 import { untilInterrupted } from '../interrupt.js';
 
 const HELP = `
-On a terminal: prints the stage's transcript so far, then each new entry as it lands;
-type a line and press Enter to send it (the agent reads it on its next turn); /end or
+On a terminal: prints the stage's transcript so far, then each new entry as it lands,
+and the agent's answer as it streams; type a line and press Enter to send it (the agent reads it on its next turn); /end or
 Ctrl-D ends the session. Otherwise each line of standard input is sent as a message, the
 transcript is printed as plain lines (JSON Lines with --json), and end of input ends the
 session. Either way it ends by itself when the stage or the run finishes.
