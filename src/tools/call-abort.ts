@@ -7,7 +7,7 @@
 
 import type { Logger } from '../core/logger.js';
 import type { FileReadTracker, ToolContext, ToolProgress } from './tool.js';
-import type { WorkspaceRealRoots } from './workspace-real-roots.js';
+import type { RealRoots } from './tool.js';
 
 /** The members of `AbortSignal` that code listening for an abort uses (an AbortSignal is one). */
 export interface AbortLike {
@@ -90,7 +90,7 @@ export class CallContext implements ToolContext {
   readonly readFiles: FileReadTracker;
   readonly logger: Logger;
   readonly onProgress: ((progress: ToolProgress) => void) | undefined;
-  readonly realRoots: WorkspaceRealRoots | undefined;
+  readonly realRoots: RealRoots | undefined;
 
   constructor(parts: {
     workspaceRoot: string;
@@ -98,7 +98,7 @@ export class CallContext implements ToolContext {
     readFiles: FileReadTracker;
     logger: Logger;
     onProgress?: ((progress: ToolProgress) => void) | undefined;
-    realRoots?: WorkspaceRealRoots;
+    realRoots?: RealRoots;
   }) {
     this.workspaceRoot = parts.workspaceRoot;
     this.realRoots = parts.realRoots;

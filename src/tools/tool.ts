@@ -5,7 +5,6 @@
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
 import type { AbortLike } from './call-abort.js';
-import type { WorkspaceRealRoots } from './workspace-real-roots.js';
 
 export type ToolSource = 'builtin' | 'mcp' | 'weft';
 
@@ -49,6 +48,11 @@ export interface FileReadTracker {
   hasRead(absolutePath: string): boolean;
 }
 
+/** The real path of a workspace root, resolved once and kept (`WorkspaceRealRoots`). */
+export interface RealRoots {
+  get(workspaceRoot: string): Promise<string>;
+}
+
 export interface ToolContext {
   /** The workspace root (the run's cwd); file tools never reach outside it. */
   workspaceRoot: string;
@@ -62,7 +66,7 @@ export interface ToolContext {
   logger: Logger;
   onProgress?: (progress: ToolProgress) => void;
   /** The realpath of `workspaceRoot`, remembered by whoever made the context (a run's toolbox); file tools resolve it themselves without. */
-  realRoots?: WorkspaceRealRoots;
+  realRoots?: RealRoots;
 }
 
 export interface Tool {

@@ -8,8 +8,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { RealRoots } from './tool.js';
 
-export class WorkspaceRealRoots {
+export class WorkspaceRealRoots implements RealRoots {
   readonly #roots = new Map<string, Promise<string>>();
 
   get(workspaceRoot: string): Promise<string> {

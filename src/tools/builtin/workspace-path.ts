@@ -6,7 +6,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { WeftError } from '../../core/errors.js';
-import type { WorkspaceRealRoots } from '../workspace-real-roots.js';
+import type { RealRoots } from '../tool.js';
 
 // Same bound as the kernel's, so a symlink cycle fails instead of recursing forever.
 const MAX_SYMLINK_HOPS = 40;
@@ -59,7 +59,7 @@ function outside(inputPath: string): WeftError {
 }
 
 /** The canonical absolute path of the workspace root (from `roots` when the caller keeps a memo). */
-export async function workspaceRealRoot(workspaceRoot: string, roots?: WorkspaceRealRoots): Promise<string> {
+export async function workspaceRealRoot(workspaceRoot: string, roots?: RealRoots): Promise<string> {
   return roots ? roots.get(workspaceRoot) : fs.realpath(path.resolve(workspaceRoot));
 }
 
@@ -67,7 +67,7 @@ export async function workspaceRealRoot(workspaceRoot: string, roots?: Workspace
  * Canonical absolute path of `inputPath` (relative to the root, or absolute), refused
  * with PATH_OUTSIDE_WORKSPACE when it or a symlink on the way leads outside the root.
  */
-export async function resolveInWorkspace(workspaceRoot: string, inputPath: string, roots?: WorkspaceRealRoots): Promise<string> {
+export async function resolveInWorkspace(workspaceRoot: string, inputPath: string, roots?: RealRoots): Promise<string> {
   const givenRoot = path.resolve(workspaceRoot);
   const realRoot = await workspaceRealRoot(workspaceRoot, roots);
   const lexical = path.resolve(givenRoot, inputPath);
