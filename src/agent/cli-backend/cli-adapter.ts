@@ -10,7 +10,8 @@
  *    config files to write first, from a normalised {@link CliStageSpec};
  * 3. how to read its stdout (`createParser`): one line at a time, into normalised
  *    {@link CliEvent}s, which weft turns into the agent's transcript events;
- * 4. optionally, how to hand it a message while it runs (`messageLine`, for `weft pair`).
+ * 4. whether it can resume a session an earlier attempt of the stage started (`resumes`);
+ * 5. optionally, how to hand it a message while it runs (`messageLine`, for `weft pair`).
  *
  * Adapters do no I/O and start nothing: they are pure functions of their input, so their
  * mapping is unit-testable without the CLI installed.
@@ -159,6 +160,12 @@ export interface CliAdapter {
   /** Argv, environment and files that start the CLI for `spec`. */
   invocation(spec: CliStageSpec): CliInvocation;
   createParser(): CliStreamParser;
+  /**
+   * Whether `invocation` resumes `spec.resumeSessionId` (a session the CLI saved in the
+   * stage's `stateDir`): then a new attempt after a crash or an interrupt carries on that
+   * session, else it starts afresh. A resume the CLI refuses starts afresh once.
+   */
+  readonly resumes: boolean;
   /** A person's message as one stdin line; undefined when the CLI cannot take messages while it runs (pair is refused). */
   messageLine?(text: string): string;
   /** Whether stderr (its last lines) and the exit code say the CLI needs a login. */

@@ -95,7 +95,7 @@ export class CliStageRunner {
     let keepState = false;
     try {
       const base = { adapter, binary: binary.path, stateDir, servers, runTools, rules: settings.approvalRules, plan };
-      const resumeSessionId = adapter.messageLine === undefined ? undefined : await earlierSession(stage, plan.cli);
+      const resumeSessionId = adapter.resumes ? await earlierSession(stage, plan.cli) : undefined;
       const first = await this.#attempt(stage, { ...base, resumeSessionId });
       // A session the CLI no longer has (or cannot resume) costs nothing: start afresh, once.
       const result = first.refusedResume ? await this.#attempt(stage, { ...base, resumeSessionId: undefined }) : first;

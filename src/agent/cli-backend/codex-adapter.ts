@@ -197,5 +197,6 @@ export const codexAdapter: CliAdapter = {
   bundledBinary: bundledCodexBinary,
   invocation,
   createParser: codexStreamParser,
+  resumes: true,
   loginRequired: (_exitCode, stderrTail) => codexLoginRequired(stderrTail),
 };

@@ -167,5 +167,6 @@ export const geminiAdapter: CliAdapter = {
   bundledBinary: bundledGeminiBinary,
   invocation,
   createParser: geminiStreamParser,
+  resumes: true,
   loginRequired: (exitCode, stderrTail) => exitCode === 41 || geminiLoginRequired(stderrTail),
 };
