@@ -171,6 +171,7 @@ export const claudeCodeAdapter: CliAdapter = {
   displayName: 'Claude Code',
   executable: 'claude',
   npmPackage: '@anthropic-ai/claude-code',
+  modelEnvironment: { keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'], endpoint: 'ANTHROPIC_BASE_URL' },
   bundledBinary: bundledClaudeBinary,
   invocation,
   createParser: claudeCodeStreamParser,

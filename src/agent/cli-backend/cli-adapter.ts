@@ -155,6 +155,12 @@ export interface CliAdapter {
   readonly executable: string;
   /** The npm package that installs the CLI, named in the "not found" error. */
   readonly npmPackage: string;
+  /**
+   * What the CLI reads from the environment to reach its model (the stage's config home is
+   * weft's, so a login the user made is not seen): a key — any one of `keys` — and the
+   * variable for another endpoint than the provider's. Named by `weft doctor`, never printed.
+   */
+  readonly modelEnvironment: { keys: readonly string[]; endpoint: string };
   /** A binary shipped in an installed npm package, when PATH has none; undefined when there is none. */
   bundledBinary?(): string | undefined;
   /** Argv, environment and files that start the CLI for `spec`. */

@@ -164,6 +164,7 @@ export const geminiAdapter: CliAdapter = {
   displayName: 'Gemini CLI',
   executable: 'gemini',
   npmPackage: '@google/gemini-cli',
+  modelEnvironment: { keys: ['GEMINI_API_KEY'], endpoint: 'GOOGLE_GEMINI_BASE_URL' },
   bundledBinary: bundledGeminiBinary,
   invocation,
   createParser: geminiStreamParser,
