@@ -17,11 +17,7 @@ import { groupAlive } from '../src/core/process-group.js';
 import { markedProcesses } from '../src/core/marked-processes.js';
 import { WEFT_BIN } from './helpers/run-cli.js';
 import { createSandbox, isAlive, readLines, stopProcesses, until, type Sandbox } from './fixtures/workflows-e2e/harness.js';
-import { CLAUDE_BINARY, claudeTestEnv } from './kits/cli-backend-kit.js';
-import { bundledCodexBinary } from '../src/agent/cli-backend/codex-adapter.js';
-import { bundledGeminiBinary } from '../src/agent/cli-backend/gemini-adapter.js';
-import type { CliName } from '../src/agent/cli-backend/cli-adapter.js';
-import type { ScriptedToolCall } from './fixtures/model-server/model-server.js';
+import { CLI_E2E_CASES, type CliE2eCase } from './kits/cli-e2e-cases.js';
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 import { CLI_RESUME_MESSAGE } from '../src/agent/cli-backend/cli-resume.js';
 
@@ -33,48 +29,6 @@ const MEMORY_SERVER = join(process.cwd(), 'node_modules/.bin/mcp-server-memory')
 const HOLD = 'echo started >> starts.txt; while [ ! -f release.marker ]; do sleep 0.1; done';
 
 const PROMPT = 'Hold on.';
-
-/** What differs between the CLIs: the binary, the endpoint, the shell tool call. */
-interface CrashCase {
-  cli: CliName;
-  displayName: string;
-  binary: string | undefined;
-  model: string;
-  env(server: ModelServer): Record<string, string>;
-  hold: ScriptedToolCall;
-  /** Whether the CLI runs its shell commands in a session of its own (out of its process group). */
-  shellInOwnSession: boolean;
-}
-
-const CASES: CrashCase[] = [
-  {
-    cli: 'claude',
-    displayName: 'Claude Code',
-    binary: CLAUDE_BINARY,
-    model: 'claude-sonnet-4-5',
-    env: claudeTestEnv,
-    hold: { name: 'Bash', arguments: { command: HOLD, description: 'Hold' } },
-    shellInOwnSession: true,
-  },
-  {
-    cli: 'codex',
-    displayName: 'Codex',
-    binary: bundledCodexBinary(),
-    model: 'gpt-test',
-    env: (model) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', OPENAI_BASE_URL: `${model.url}/v1`, OPENAI_API_KEY: 'test-openai-key-0123456789' }),
-    hold: { name: 'exec_command', arguments: { cmd: HOLD } },
-    shellInOwnSession: false,
-  },
-  {
-    cli: 'gemini',
-    displayName: 'Gemini CLI',
-    binary: bundledGeminiBinary(),
-    model: 'gemini-2.5-flash',
-    env: (model) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-gemini-key-0123456789' }),
-    hold: { name: 'run_shell_command', arguments: { command: HOLD } },
-    shellInOwnSession: false,
-  },
-];
 
 let box: Sandbox;
 let server: ModelServer | undefined;
@@ -97,12 +51,12 @@ beforeEach(async () => {
   server = undefined;
 });
 
-async function setUp(test: CrashCase): Promise<ModelServer> {
+async function setUp(test: CliE2eCase): Promise<ModelServer> {
   server = await startModelServer({
     script: (request) => {
       const resumed = request.messages.some((message) => message.role === 'user' && message.text.includes(CLI_RESUME_MESSAGE));
       if (resumed) return { text: 'done after the crash' };
-      return { toolCalls: [test.hold] };
+      return { toolCalls: [test.shellCall(HOLD)] };
     },
   });
   await mkdir(join(box.ws, '.weft'), { recursive: true });
@@ -124,7 +78,7 @@ afterEach(async () => {
   await box.dispose();
 });
 
-describe.each(CASES)('a $displayName stage whose runner is killed', (test) => {
+describe.each(CLI_E2E_CASES)('a $displayName stage whose runner is killed', (test) => {
   it('leaves no process behind, and the next runner resumes the session as a new attempt to the end', async () => {
     expect(test.binary !== undefined && existsSync(test.binary)).toBe(true);
     const server = await setUp(test);
