@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readlink, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { groupAlive } from '../src/core/process-group.js';
@@ -51,11 +51,15 @@ beforeEach(async () => {
   server = undefined;
 });
 
+/** The model: the first session holds in the shell; a resumed one finishes; a new session after that finishes too, saying so. */
 async function setUp(test: CliE2eCase): Promise<ModelServer> {
+  let held = false;
   server = await startModelServer({
     script: (request) => {
       const resumed = request.messages.some((message) => message.role === 'user' && message.text.includes(CLI_RESUME_MESSAGE));
       if (resumed) return { text: 'done after the crash' };
+      if (held) return { text: 'done afresh' };
+      held = true;
       return { toolCalls: [test.shellCall(HOLD)] };
     },
   });
@@ -78,35 +82,46 @@ afterEach(async () => {
   await box.dispose();
 });
 
+/** Starts the stage, waits for its shell command, SIGKILLs the runner; checks the CLI's group went with it. */
+async function crashDuringHold(test: CliE2eCase, server: ModelServer): Promise<{ id: string; env: Record<string, string> }> {
+  const env = { ...test.env(server), ...LEASE };
+  const detached = await box.cli(['run', 'cli.toml', '--detach', '--auto-approve'], env);
+  expect(detached.code, detached.stderr).toBe(0);
+  const id = detached.stdout.trim();
+  await until('the tool to start', async () => ((await readLines(join(box.ws, 'starts.txt'))).length === 1 ? true : undefined), 45_000);
+
+  const running = await box.inspect(id);
+  expect(running).toMatchObject({ status: 'running', currentStageId: 'code@1' });
+  const runner = Number(running.lease!.workerId.split('-')[0]);
+  const inWorkspace = await processesIn(box.ws);
+  // The CLI, the memory server, the tool's shell (and its sleep).
+  expect(inWorkspace.length).toBeGreaterThanOrEqual(3);
+
+  const cliGroup = Number((await box.events(id, '--json')).find((event) => event.type === 'stage-process-started')!.payload.pgid);
+  process.kill(runner, 'SIGKILL');
+  await until('the runner to die', async () => ((await isAlive(runner)) ? undefined : true));
+  // The runner's watchdog ends the CLI's group (with the MCP server it started) at once.
+  await until("the CLI's process group to be ended", async () => (groupAlive(cliGroup) ? undefined : true));
+  // Claude Code's shell, in a session of its own, is still there: only its marker finds it.
+  if (test.shellInOwnSession) expect((await markedProcesses(`${id}/code@1`)).length).toBeGreaterThan(0);
+  return { id, env };
+}
+
+/** A worker takes the run over; resolves once the run has succeeded, with the worker's exit to come. */
+async function takeOver(id: string, env: Record<string, string>): Promise<{ exited: Promise<number | null> }> {
+  worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...env }, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
+  const waited = await box.cli(['wait', id, '--timeout', '60']);
+  expect(waited.stdout).toBe(`${id}  succeeded\n`);
+  return { exited };
+}
+
 describe.each(CLI_E2E_CASES)('a $displayName stage whose runner is killed', (test) => {
   it('leaves no process behind, and the next runner resumes the session as a new attempt to the end', async () => {
     expect(test.binary !== undefined && existsSync(test.binary)).toBe(true);
     const server = await setUp(test);
-    const env = { ...test.env(server), ...LEASE };
-    const detached = await box.cli(['run', 'cli.toml', '--detach', '--auto-approve'], env);
-    expect(detached.code, detached.stderr).toBe(0);
-    const id = detached.stdout.trim();
-    await until('the tool to start', async () => ((await readLines(join(box.ws, 'starts.txt'))).length === 1 ? true : undefined), 45_000);
-
-    const running = await box.inspect(id);
-    expect(running).toMatchObject({ status: 'running', currentStageId: 'code@1' });
-    const runner = Number(running.lease!.workerId.split('-')[0]);
-    const inWorkspace = await processesIn(box.ws);
-    // The CLI, the memory server, the tool's shell (and its sleep).
-    expect(inWorkspace.length).toBeGreaterThanOrEqual(3);
-
-    const cliGroup = Number((await box.events(id, '--json')).find((event) => event.type === 'stage-process-started')!.payload.pgid);
-    process.kill(runner, 'SIGKILL');
-    await until('the runner to die', async () => ((await isAlive(runner)) ? undefined : true));
-    // The runner's watchdog ends the CLI's group (with the MCP server it started) at once.
-    await until("the CLI's process group to be ended", async () => (groupAlive(cliGroup) ? undefined : true));
-    // Claude Code's shell, in a session of its own, is still there: only its marker finds it.
-    if (test.shellInOwnSession) expect((await markedProcesses(`${id}/code@1`)).length).toBeGreaterThan(0);
-
-    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...env }, stdio: 'ignore' });
-    const workerExited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
-    const waited = await box.cli(['wait', id, '--timeout', '60']);
-    expect(waited.stdout).toBe(`${id}  succeeded\n`);
+    const { id, env } = await crashDuringHold(test, server);
+    const { exited: workerExited } = await takeOver(id, env);
 
     const events = await box.events(id, '--json');
     const stages = events.filter((event) => event.type === 'stage-finished').map((event) => [event.stageId, event.payload.status]);
@@ -131,5 +146,21 @@ describe.each(CLI_E2E_CASES)('a $displayName stage whose runner is killed', (tes
     expect(await markedProcesses(`${id}/code@1`)).toEqual([]);
     expect(await workerExited).toBe(0);
     await until('the worker and its watchdog to be gone', async () => ((await processesIn(box.ws)).length === 0 ? true : undefined));
+  });
+
+  it('starts a new session once, as the same attempt, when the CLI no longer has the earlier one', async () => {
+    const server = await setUp(test);
+    const { id, env } = await crashDuringHold(test, server);
+    // The stage's folder (the CLI's saved session with it) is gone before the run is taken over.
+    await rm(join(box.home, 'cli-stages', id), { recursive: true, force: true });
+    await writeFile(join(box.ws, 'release.marker'), '');
+    await takeOver(id, env);
+    const events = await box.events(id, '--json');
+    expect(events.filter((event) => event.type === 'stage-finished').map((event) => [event.stageId, event.payload.status, event.payload.output])).toEqual([
+      ['code@1', 'abandoned', null],
+      ['code@2', 'succeeded', 'done afresh'],
+    ]);
+    const sessions = events.filter((event) => event.type === 'agent-started').map((event) => event.payload.session);
+    expect(sessions.at(-1)).not.toBe(sessions[0]);
   });
 });
