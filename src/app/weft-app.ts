@@ -158,7 +158,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     readArtifact: async (ref) => (await opened.get()).readArtifact(ref),
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { runnerId }, { ModelStageRunner, CliStageRunner, cliAdapters }, { runToolboxFactory, loadRunMcpServers }, { runSettingsReader }, { newId }, { environmentFingerprint }] = await Promise.all([
+      const [{ Worker }, { runnerId }, { ModelStageRunner, CliStageRunner, cliAdapters }, { runToolboxFactory, loadRunMcpServers }, { runSettingsReader }, { newId }, { environmentFingerprint }, { withStoredAccessTokens }] = await Promise.all([
         import('../runs/engine/worker.js'),
         import('../runs/engine/runner-id.js'),
         import('../agent/index.js'),
@@ -166,6 +166,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         import('./run-settings.js'),
         import('../core/ids.js'),
         import('./environment-fingerprint.js'),
+        import('../mcp/oauth/stored-token-headers.js'),
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);
@@ -186,7 +187,9 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
           cli: new CliStageRunner({
             adapters: cliAdapters,
             settings: runSettings,
-            mcpServers: async (run, workflow) => (await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`))).filter((server) => server.enabled),
+            // The CLI connects to the servers itself: it gets the access tokens `weft mcp login` stored.
+            mcpServers: async (run, workflow) =>
+              withStoredAccessTokens((await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`))).filter((server) => server.enabled), storageDir, Date.now()),
             stateDir: join(storageDir, 'cli-stages'),
             env,
             logger,

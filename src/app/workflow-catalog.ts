@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { globby } from 'globby';
 import { WeftError } from '../core/errors.js';
 import { loadWorkflow } from '../runs/workflow/load-workflow.js';
-import type { WorkflowProblem } from '../runs/workflow/types.js';
+import type { Workflow, WorkflowProblem } from '../runs/workflow/types.js';
 import { validateWorkflowText } from '../runs/workflow/validate-workflow.js';
 
 /** A workspace is listed up to this many files deep into its tree; the rest is left out. */
@@ -43,18 +43,30 @@ function check(file: string, text: string): WorkflowCheck {
   return { valid: workflow !== undefined, name: workflow?.name ?? null, problems };
 }
 
-/** `*.toml` files under `root` with a `[nodes` table or `[[nodes` array — workflows, not settings — each checked. */
-export async function listWorkflows(root: string): Promise<WorkflowEntry[]> {
-  const files = (await globby('**/*.toml', { cwd: root, ignore: IGNORED, dot: false, followSymbolicLinks: false })).sort().slice(0, MAX_LISTED);
-  const entries = await Promise.all(
-    files.map(async (path): Promise<WorkflowEntry | undefined> => {
+/** `*.toml` files under `root` with a `[nodes` table or `[[nodes` array — workflows, not settings — with their text. */
+async function workflowFiles(root: string): Promise<{ path: string; file: string; text: string }[]> {
+  const paths = (await globby('**/*.toml', { cwd: root, ignore: IGNORED, dot: false, followSymbolicLinks: false })).sort().slice(0, MAX_LISTED);
+  const files = await Promise.all(
+    paths.map(async (path) => {
       const file = resolve(root, path);
       const text = await readFile(file, 'utf8').catch(() => undefined);
-      if (text === undefined || !/^\s*\[\[?nodes\b/m.test(text)) return undefined;
-      return { path, ...check(file, text) };
+      return text === undefined || !/^\s*\[\[?nodes\b/m.test(text) ? undefined : { path, file, text };
     }),
   );
-  return entries.filter((entry): entry is WorkflowEntry => entry !== undefined);
+  return files.filter((entry) => entry !== undefined);
+}
+
+/** The workflow files under `root`, each checked. */
+export async function listWorkflows(root: string): Promise<WorkflowEntry[]> {
+  return (await workflowFiles(root)).map(({ path, file, text }) => ({ path, ...check(file, text) }));
+}
+
+/** The valid workflows under `root` (invalid files are left out: `listWorkflows` reports them). */
+export async function loadWorkspaceWorkflows(root: string): Promise<{ path: string; workflow: Workflow }[]> {
+  return (await workflowFiles(root)).flatMap(({ path, file, text }) => {
+    const { workflow } = validateWorkflowText(file, text);
+    return workflow === undefined ? [] : [{ path, workflow }];
+  });
 }
 
 /** Checks a workflow file of the workspace, or workflow text (named `inline.toml` in problems). */

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../mcp/config/server-config.js';
 import type { CliStageSpec } from './cli-adapter.js';
-import { claudeCodeAdapter, claudeMcpEntry, claudePermissionLists, RESUME_MESSAGE } from './claude-code-adapter.js';
+import { claudeCodeAdapter, claudeMcpEntry, claudePermissionLists } from './claude-code-adapter.js';
+import { CLI_RESUME_MESSAGE } from './cli-resume.js';
 import { claudeCodeStreamParser } from './claude-code-stream.js';
 
 function server(fields: Partial<McpServerConfig> & Pick<McpServerConfig, 'name' | 'type'>): McpServerConfig {
@@ -53,7 +54,7 @@ describe('claudeCodeAdapter.invocation', () => {
   it('resumes an earlier session with a message that says so', () => {
     const invocation = claudeCodeAdapter.invocation({ ...SPEC, resumeSessionId: 'abc' });
     expect(invocation.args.slice(-2)).toEqual(['--resume', 'abc']);
-    expect(invocation.stdin).toEqual({ kind: 'messages', first: JSON.stringify({ type: 'user', message: { role: 'user', content: RESUME_MESSAGE } }) });
+    expect(invocation.stdin).toEqual({ kind: 'messages', first: JSON.stringify({ type: 'user', message: { role: 'user', content: CLI_RESUME_MESSAGE } }) });
   });
 });
 

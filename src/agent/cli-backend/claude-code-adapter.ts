@@ -17,6 +17,7 @@ import type { McpServerConfig } from '../../mcp/config/server-config.js';
 import type { ApprovalRule } from '../../tools/approval-policy.js';
 import type { CliAdapter, CliInvocation, CliStageSpec } from './cli-adapter.js';
 import { claudeCodeStreamParser } from './claude-code-stream.js';
+import { CLI_RESUME_MESSAGE } from './cli-resume.js';
 import { CLAUDE_TOOL_OF_WEFT_TOOL } from './cli-tool-names.js';
 
 /** Claude Code's native binary per platform package (`install.cjs` links it over `bin/claude.exe` on install). */
@@ -124,9 +125,6 @@ const QUIET_ENV: Record<string, string> = {
   MCP_TOOL_TIMEOUT: String(7 * 24 * 60 * 60 * 1000),
 };
 
-/** What a resumed attempt says first: the session already holds the task. */
-export const RESUME_MESSAGE = 'weft resumed this session after the previous attempt of the stage was interrupted. Carry on with the task from where it stopped, then give your final answer.';
-
 function invocation(spec: CliStageSpec): CliInvocation {
   const mcpFile = join(spec.stateDir, 'mcp-config.json');
   const servers: Record<string, unknown> = {};
@@ -156,7 +154,7 @@ function invocation(spec: CliStageSpec): CliInvocation {
     args,
     env: { ...QUIET_ENV, CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'), HOME: join(spec.stateDir, 'home'), CLAUDE_CODE_TMPDIR: join(spec.stateDir, 'tmp') },
     files: [{ path: mcpFile, text: `${JSON.stringify({ mcpServers: servers }, null, 2)}\n` }],
-    stdin: { kind: 'messages', first: userMessageLine(spec.resumeSessionId === undefined ? spec.prompt : RESUME_MESSAGE) },
+    stdin: { kind: 'messages', first: userMessageLine(spec.resumeSessionId === undefined ? spec.prompt : CLI_RESUME_MESSAGE) },
   };
 }
 
@@ -173,9 +171,11 @@ export const claudeCodeAdapter: CliAdapter = {
   displayName: 'Claude Code',
   executable: 'claude',
   npmPackage: '@anthropic-ai/claude-code',
+  modelEnvironment: { keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'], endpoint: 'ANTHROPIC_BASE_URL' },
   bundledBinary: bundledClaudeBinary,
   invocation,
   createParser: claudeCodeStreamParser,
+  resumes: true,
   messageLine: userMessageLine,
   loginRequired: (_exitCode, stderrTail) => /not logged in|please run \/login|invalid api key/i.test(stderrTail),
 };

@@ -10,7 +10,8 @@
  *    config files to write first, from a normalised {@link CliStageSpec};
  * 3. how to read its stdout (`createParser`): one line at a time, into normalised
  *    {@link CliEvent}s, which weft turns into the agent's transcript events;
- * 4. optionally, how to hand it a message while it runs (`messageLine`, for `weft pair`).
+ * 4. whether it can resume a session an earlier attempt of the stage started (`resumes`);
+ * 5. optionally, how to hand it a message while it runs (`messageLine`, for `weft pair`).
  *
  * Adapters do no I/O and start nothing: they are pure functions of their input, so their
  * mapping is unit-testable without the CLI installed.
@@ -154,11 +155,23 @@ export interface CliAdapter {
   readonly executable: string;
   /** The npm package that installs the CLI, named in the "not found" error. */
   readonly npmPackage: string;
+  /**
+   * What the CLI reads from the environment to reach its model (the stage's config home is
+   * weft's, so a login the user made is not seen): a key — any one of `keys` — and the
+   * variable for another endpoint than the provider's. Named by `weft doctor`, never printed.
+   */
+  readonly modelEnvironment: { keys: readonly string[]; endpoint: string };
   /** A binary shipped in an installed npm package, when PATH has none; undefined when there is none. */
   bundledBinary?(): string | undefined;
   /** Argv, environment and files that start the CLI for `spec`. */
   invocation(spec: CliStageSpec): CliInvocation;
   createParser(): CliStreamParser;
+  /**
+   * Whether `invocation` resumes `spec.resumeSessionId` (a session the CLI saved in the
+   * stage's `stateDir`): then a new attempt after a crash or an interrupt carries on that
+   * session, else it starts afresh. A resume the CLI refuses starts afresh once.
+   */
+  readonly resumes: boolean;
   /** A person's message as one stdin line; undefined when the CLI cannot take messages while it runs (pair is refused). */
   messageLine?(text: string): string;
   /** Whether stderr (its last lines) and the exit code say the CLI needs a login. */

@@ -93,9 +93,11 @@ export class CliStageRunner {
     const servers = await this.#options.mcpServers(stage.run, stage.workflow);
     const runTools = await this.#startRunTools(stage, settings.approvalRules);
     let keepState = false;
+    // The config files written for the CLI hold secrets (the run-tools token, MCP servers' headers): gone with the stage.
+    const written = new Set<string>();
     try {
-      const base = { adapter, binary: binary.path, stateDir, servers, runTools, rules: settings.approvalRules, plan };
-      const resumeSessionId = adapter.messageLine === undefined ? undefined : await earlierSession(stage, plan.cli);
+      const base = { adapter, binary: binary.path, stateDir, servers, runTools, rules: settings.approvalRules, plan, written };
+      const resumeSessionId = adapter.resumes ? await earlierSession(stage, plan.cli) : undefined;
       const first = await this.#attempt(stage, { ...base, resumeSessionId });
       // A session the CLI no longer has (or cannot resume) costs nothing: start afresh, once.
       const result = first.refusedResume ? await this.#attempt(stage, { ...base, resumeSessionId: undefined }) : first;
@@ -103,7 +105,8 @@ export class CliStageRunner {
       return result.result;
     } finally {
       await runTools.close();
-      await rm(keepState ? join(stateDir, 'mcp-config.json') : stateDir, { recursive: true, force: true }).catch(() => undefined);
+      // An interrupted stage keeps its folder (the CLI's session, for resuming) but not the config files weft wrote.
+      for (const path of keepState ? written : [stateDir]) await rm(path, { recursive: true, force: true }).catch(() => undefined);
       // The run's folder goes with its last stage's (another stage still running keeps it: not empty).
       if (!keepState) await rmdir(dirname(stateDir)).catch(() => undefined);
     }
@@ -130,7 +133,7 @@ export class CliStageRunner {
 
   async #attempt(
     stage: AgentStage,
-    params: { adapter: CliAdapter; binary: string; stateDir: string; servers: McpServerConfig[]; runTools: RunningRunToolsServer; rules: readonly ApprovalRule[]; plan: CliStagePlan; resumeSessionId: string | undefined },
+    params: { adapter: CliAdapter; binary: string; stateDir: string; servers: McpServerConfig[]; runTools: RunningRunToolsServer; rules: readonly ApprovalRule[]; plan: CliStagePlan; resumeSessionId: string | undefined; written: Set<string> },
   ): Promise<{ result: StageResult; refusedResume: boolean }> {
     const { adapter, plan } = params;
     const marker = `${stage.run.id}/${stage.stageId}`;
@@ -155,6 +158,7 @@ export class CliStageRunner {
     for (const file of invocation.files) {
       // Config homes (Codex's CODEX_HOME, Gemini CLI's .gemini) are folders inside the stage's directory.
       await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
+      params.written.add(file.path);
       await writeFile(file.path, file.text, { mode: 0o600 });
     }
     const transcript = new CliTranscript(this.#options.clock ?? Date.now);

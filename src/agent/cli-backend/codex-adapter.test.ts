@@ -28,6 +28,8 @@ describe('codexAdapter.invocation', () => {
   it('resumes the session an earlier attempt started', () => {
     const args = codexAdapter.invocation(stageSpec({ resumeSessionId: '01a221dd-c63c-78e3-9595-3c472b18e106' })).args;
     expect(args.slice(-3, -1)).toEqual(['resume', '01a221dd-c63c-78e3-9595-3c472b18e106']);
+    // The runner resumes only adapters that say so (codex exec resume <id> / gemini --resume <id>).
+    expect(codexAdapter.resumes).toBe(true);
     expect(args.at(-1)).toMatch(/^weft resumed this session/);
   });
 

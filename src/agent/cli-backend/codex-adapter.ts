@@ -194,8 +194,10 @@ export const codexAdapter: CliAdapter = {
   displayName: 'Codex',
   executable: 'codex',
   npmPackage: '@openai/codex',
+  modelEnvironment: { keys: ['OPENAI_API_KEY'], endpoint: 'OPENAI_BASE_URL' },
   bundledBinary: bundledCodexBinary,
   invocation,
   createParser: codexStreamParser,
+  resumes: true,
   loginRequired: (_exitCode, stderrTail) => codexLoginRequired(stderrTail),
 };

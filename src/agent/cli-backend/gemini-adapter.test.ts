@@ -35,6 +35,8 @@ describe('geminiAdapter.invocation', () => {
   it('resumes the session an earlier attempt started', () => {
     const args = geminiAdapter.invocation(stageSpec({ resumeSessionId: '3f1b7c2e-0d3a-4c55-9e2b-8a1f0c6d9e00' })).args;
     expect(args.slice(5, 7)).toEqual(['--resume', '3f1b7c2e-0d3a-4c55-9e2b-8a1f0c6d9e00']);
+    // The runner resumes only adapters that say so (codex exec resume <id> / gemini --resume <id>).
+    expect(geminiAdapter.resumes).toBe(true);
     expect(args.at(-1)).toMatch(/^weft resumed this session/);
   });
 

@@ -164,8 +164,10 @@ export const geminiAdapter: CliAdapter = {
   displayName: 'Gemini CLI',
   executable: 'gemini',
   npmPackage: '@google/gemini-cli',
+  modelEnvironment: { keys: ['GEMINI_API_KEY'], endpoint: 'GOOGLE_GEMINI_BASE_URL' },
   bundledBinary: bundledGeminiBinary,
   invocation,
   createParser: geminiStreamParser,
+  resumes: true,
   loginRequired: (exitCode, stderrTail) => exitCode === 41 || geminiLoginRequired(stderrTail),
 };

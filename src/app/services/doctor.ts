@@ -1,13 +1,15 @@
 /**
  * `weft doctor`: checks what a first run needs — Node, the storage dir and its store, every
- * MCP server (with the fix for each failure), the model configuration, and whether Claude
- * Code, Cursor and Codex have a `weft` entry. Each check is a value; none throws.
+ * MCP server (with the fix for each failure), the model configuration, the coding CLIs agent
+ * stages can run on (`doctor-cli-backends.ts`), and whether Claude Code, Cursor and Codex have
+ * a `weft` entry. Each check is a value; none throws.
  */
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../../core/errors.js';
 import type { WeftApp } from '../weft-app.js';
+import { cliBackendChecks } from './doctor-cli-backends.js';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 
@@ -45,6 +47,7 @@ export async function runDoctor(app: WeftApp, env: Record<string, string | undef
     checks.push({ name: 'mcp', level: 'fail', detail: errorMessage(error), fix: "fix the server configuration named above, then run 'weft mcp list'" });
   }
   checks.push(modelCheck(app, env));
+  checks.push(...(await cliBackendChecks(app.workspaceRoot, app.settings, env)));
   checks.push(...(await clientEntries(app.workspaceRoot, env)));
   return checks;
 }
