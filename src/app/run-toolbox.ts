@@ -20,7 +20,7 @@ import { builtinTools } from '../tools/builtin/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { ToolExecutor } from '../tools/tool-executor.js';
 import type { RunStore } from '../runs/store/run-store.js';
-import { runtimeServerConfig } from './mcp-registry.js';
+import { runtimeServerConfig } from './services/mcp-registry.js';
 import { runHubHandlers } from './mcp-host/run-bridges.js';
 import { followRuntimeServers } from './runtime-mcp-follower.js';
 import type { RunSettings } from './run-settings.js';

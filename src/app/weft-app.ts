@@ -11,9 +11,9 @@ import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
 import type { RunService } from './services/run-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
-import type { McpRegistry } from './mcp-registry.js';
+import type { McpRegistry } from './services/mcp-registry.js';
 import type { McpService } from './services/mcp-service.js';
-import type { MigrationReport } from './store-migration.js';
+import type { MigrationReport } from './services/store-migration.js';
 import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
 import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
 import type { ToolService } from './services/tool-service.js';
@@ -137,7 +137,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   };
 
   const mcpRegistry = once(async () => {
-    const [{ McpRegistry }, { homedir }] = await Promise.all([import('./mcp-registry.js'), import('node:os')]);
+    const [{ McpRegistry }, { homedir }] = await Promise.all([import('./services/mcp-registry.js'), import('node:os')]);
     return new McpRegistry({ store: await store.get(), mcp: await mcp.get(), mcpConfig: await mcpConfig(), workspaceRoot, homeDir: homedir(), env, logger });
   });
 
@@ -152,7 +152,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     mcpRegistry: mcpRegistry.get,
     runs: runs.get,
     migrateStore: async (url) => {
-      const { migrateStoreToPostgres } = await import('./store-migration.js');
+      const { migrateStoreToPostgres } = await import('./services/store-migration.js');
       return migrateStoreToPostgres({ storageDir, url, logger });
     },
     readArtifact: async (ref) => (await opened.get()).readArtifact(ref),

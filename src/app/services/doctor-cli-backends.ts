@@ -17,7 +17,7 @@ import { stageCli } from '../../agent/cli-backend/cli-stage-plan.js';
 import { withoutWeftSecrets } from '../../core/child-environment.js';
 import { errorMessage } from '../../core/errors.js';
 import type { Settings } from '../../core/settings/settings.js';
-import { loadWorkspaceWorkflows } from '../workflow-catalog.js';
+import { loadWorkspaceWorkflows } from './workflow-catalog.js';
 import type { DoctorCheck } from './doctor.js';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@
  * What the HTTP routes share: the application services they call (opened on first use)
  * and where the server works.
  */
-import type { McpRegistry } from '../../app/mcp-registry.js';
+import type { McpRegistry } from '../../app/services/mcp-registry.js';
 import type { RunService } from '../../app/services/run-service.js';
 
 export interface HttpDeps {

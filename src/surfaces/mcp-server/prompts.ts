@@ -10,7 +10,7 @@ import { completable, type GetPromptResult, type McpServer } from '@modelcontext
 import * as z from 'zod';
 import { completeRunId } from './complete-run-id.js';
 import { toProtocolError } from './error-codes.js';
-import { questionView, runSummary } from '../../app/run-view.js';
+import { questionView, runSummary } from '../../app/views/run-view.js';
 import type { McpServerDeps } from './tool-kit.js';
 
 async function workflowFiles(cwd: string, prefix: string): Promise<string[]> {

@@ -10,7 +10,7 @@ import { EVENT_LIMITS } from '../../runs/store/run-store.js';
 import { completeRunId } from './complete-run-id.js';
 import { toProtocolError } from './error-codes.js';
 import { parseRunResource, RUN_EVENTS_URI_TEMPLATE, RUN_URI_TEMPLATE, RUNS_URI, runUri, type RunResource } from './resource-uri.js';
-import { eventView, questionView, runPreview, runSummary } from '../../app/run-view.js';
+import { eventView, questionView, runPreview, runSummary } from '../../app/views/run-view.js';
 import { RECENT_RUNS } from './run-watcher.js';
 import type { McpServerDeps } from './tool-kit.js';
 

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { JsonValue } from '../../runs/model/json.js';
 import type { RunResults, StageRecord } from '../../runs/stage-fold.js';
-import { tokenUsageSchema, tokenUsageView } from '../../app/run-view.js';
+import { tokenUsageSchema, tokenUsageView } from '../../app/views/run-view.js';
 
 export const stageResultSchema = z.object({
   stage_id: z.string().describe('e.g. build@1'),

@@ -103,7 +103,7 @@ export function registerRunReadCommands(program: Command): void {
       await withApp(command, async (app) => {
         const runs = await app.runs();
         if (options.graph !== undefined) {
-          const [{ drawRunGraph }, { parseGraphFormat }] = await Promise.all([import('../../../app/run-graph.js'), import('../../../runs/workflow/render-graph.js')]);
+          const [{ drawRunGraph }, { parseGraphFormat }] = await Promise.all([import('../../../app/views/run-graph.js'), import('../../../runs/workflow/render-graph.js')]);
           return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
         }
         const run = await runs.get(id);

@@ -3,8 +3,8 @@
  * RunService call; the answer is the run afterwards (or the answered question).
  */
 import * as z from 'zod';
-import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/run-args.js';
-import { questionSchema, questionView, runSummary } from '../../../app/run-view.js';
+import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/views/run-args.js';
+import { questionSchema, questionView, runSummary } from '../../../app/views/run-view.js';
 import type { JsonValue } from '../../../runs/model/json.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../app/services/run-service.js';

@@ -7,8 +7,8 @@
  * other processes), not by polling, by one reader per run for all its streams.
  */
 import * as z from 'zod';
-import { eventSchema, eventView } from '../../../app/run-view.js';
-import { RunEventFanout } from '../../../app/run-event-fanout.js';
+import { eventSchema, eventView } from '../../../app/views/run-view.js';
+import { RunEventFanout } from '../../../app/services/run-event-fanout.js';
 import { createLogger, stderrSink } from '../../../core/logger.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';

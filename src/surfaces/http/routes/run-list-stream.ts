@@ -8,9 +8,9 @@
  * woken by the store's change notices, serves every stream (see `RunListFanout`).
  */
 import type { Context } from 'hono';
-import { listMembership, type ListMembership } from '../../../app/run-list-membership.js';
-import { RunListFanout } from '../../../app/run-list-fanout.js';
-import { runPreview } from '../../../app/run-view.js';
+import { listMembership, type ListMembership } from '../../../app/services/run-list-membership.js';
+import { RunListFanout } from '../../../app/services/run-list-fanout.js';
+import { runPreview } from '../../../app/views/run-view.js';
 import { createLogger, stderrSink } from '../../../core/logger.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunFilter } from '../../../runs/store/run-store.js';

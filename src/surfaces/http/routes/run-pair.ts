@@ -3,7 +3,7 @@
  * start a session, send it a message, end it; the same calls as `weft_run_pair`.
  */
 import * as z from 'zod';
-import { pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../../../app/views/run-view.js';
 import { STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH } from '../../../app/services/pair-service.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';

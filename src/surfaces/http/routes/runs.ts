@@ -5,12 +5,12 @@
  * the MCP tools' argument schemas; answers are the same views.
  */
 import * as z from 'zod';
-import { newRunFields, createRunRequest, labelsArg } from '../../../app/run-args.js';
-import { RunDetails, runDetailSchema } from '../../../app/run-detail.js';
-import { runSearchQuery } from '../../../app/run-search-query.js';
-import { searchRunsByText } from '../../../app/run-text-search.js';
-import { questionSchema, questionView, runPreview, runPreviewSchema, runSummary, runSummarySchema, runStatusSchema } from '../../../app/run-view.js';
-import { saveInlineWorkflow } from '../../../app/inline-workflow.js';
+import { newRunFields, createRunRequest, labelsArg } from '../../../app/views/run-args.js';
+import { RunDetails, runDetailSchema } from '../../../app/views/run-detail.js';
+import { runSearchQuery } from '../../../app/views/run-search-query.js';
+import { searchRunsByText } from '../../../app/services/run-text-search.js';
+import { questionSchema, questionView, runPreview, runPreviewSchema, runSummary, runSummarySchema, runStatusSchema } from '../../../app/views/run-view.js';
+import { saveInlineWorkflow } from '../../../app/services/inline-workflow.js';
 import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
 import { HttpFailure } from '../error-response.js';

@@ -4,8 +4,8 @@
  * and a run's graph coloured by stage state (the one `weft inspect --graph` draws).
  */
 import * as z from 'zod';
-import { drawWorkflow, listWorkflows, validateWorkflow } from '../../../app/workflow-catalog.js';
-import { drawRunGraph } from '../../../app/run-graph.js';
+import { drawWorkflow, listWorkflows, validateWorkflow } from '../../../app/services/workflow-catalog.js';
+import { drawRunGraph } from '../../../app/views/run-graph.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
 import { HttpFailure } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';

@@ -6,10 +6,10 @@
 import * as z from 'zod';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import { describeFailure, toFailure, type McpFailure } from '../error-codes.js';
-import { runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { runSummary, runSummarySchema } from '../../../app/views/run-view.js';
 import { attentionOf, runNextSteps } from '../next-steps.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
-import { createRunRequest, newRunSchema, workflowArg, type NewRunArgs } from '../../../app/run-args.js';
+import { createRunRequest, newRunSchema, workflowArg, type NewRunArgs } from '../../../app/views/run-args.js';
 
 export const MAX_RUNS_PER_CREATE = 50;
 

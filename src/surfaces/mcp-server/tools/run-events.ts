@@ -10,9 +10,9 @@ import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
-import { eventSchema, eventView } from '../../../app/run-view.js';
+import { eventSchema, eventView } from '../../../app/views/run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
-import { runIdArg } from '../../../app/run-args.js';
+import { runIdArg } from '../../../app/views/run-args.js';
 
 export const EVENT_ACTIONS = ['list', 'details', 'search'] as const;
 /** A search reads at most this many events per call, then hands back where to go on. */

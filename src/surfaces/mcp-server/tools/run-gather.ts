@@ -12,9 +12,9 @@ import { isTerminal } from '../../../runs/model/run-status.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { attentionOf, runNextSteps } from '../next-steps.js';
 import { readWholeOutputSteps, runResultsSchema, runResultsView } from '../run-results-view.js';
-import { questionSchema, questionView, runPreview, runPreviewSchema } from '../../../app/run-view.js';
+import { questionSchema, questionView, runPreview, runPreviewSchema } from '../../../app/views/run-view.js';
 import { defineTool } from '../tool-kit.js';
-import { runIdArg } from '../../../app/run-args.js';
+import { runIdArg } from '../../../app/views/run-args.js';
 
 export const MAX_GATHER_SECONDS = 3600;
 const HEARTBEAT_MS = 5000;

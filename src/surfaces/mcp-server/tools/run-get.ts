@@ -7,8 +7,8 @@ import * as z from 'zod';
 import { runNextSteps } from '../next-steps.js';
 import { readWholeOutputSteps, runResultsSchema, runResultsView } from '../run-results-view.js';
 import { defineTool } from '../tool-kit.js';
-import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
-import { runIdArg } from '../../../app/run-args.js';
+import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/views/run-view.js';
+import { runIdArg } from '../../../app/views/run-args.js';
 
 const input = z
   .object({

@@ -10,10 +10,10 @@ import type { QuestionRecord } from '../../../runs/model/question.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunService } from '../../../app/services/run-service.js';
 import { failure } from '../error-codes.js';
-import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { questionSchema, questionView, runSummary, runSummarySchema } from '../../../app/views/run-view.js';
 import { runNextSteps } from '../next-steps.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
-import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/run-args.js';
+import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/views/run-args.js';
 
 export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
 

@@ -10,9 +10,9 @@ import { PAIR_END_REASONS } from '../../../runs/model/event-types.js';
 import { STAGE_ID } from '../../../runs/model/run-event.js';
 import { MAX_PAIR_MESSAGE_LENGTH, TRANSCRIPT_LIMITS, type PairService } from '../../../app/services/pair-service.js';
 import { failure } from '../error-codes.js';
-import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../../../app/run-view.js';
+import { isoTime, pairSessionSchema, pairSessionView, runSummary, runSummarySchema } from '../../../app/views/run-view.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
-import { runIdArg } from '../../../app/run-args.js';
+import { runIdArg } from '../../../app/views/run-args.js';
 
 export const PAIR_ACTIONS = ['status', 'start', 'message', 'end', 'transcript'] as const;
 

@@ -4,13 +4,13 @@
  * the goal's first line, not the whole run; read one run with weft_run_get.
  */
 import * as z from 'zod';
-import { runSearchQuery } from '../../../app/run-search-query.js';
+import { runSearchQuery } from '../../../app/views/run-search-query.js';
 import { RUN_STATUSES } from '../../../runs/model/run-status.js';
 import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { failure } from '../error-codes.js';
-import { runPreview, runPreviewSchema, runStatusSchema } from '../../../app/run-view.js';
+import { runPreview, runPreviewSchema, runStatusSchema } from '../../../app/views/run-view.js';
 import { defineTool, ToolFailure } from '../tool-kit.js';
-import { labelsArg, runIdArg } from '../../../app/run-args.js';
+import { labelsArg, runIdArg } from '../../../app/views/run-args.js';
 
 const time = (what: string) => z.string().min(1).describe(`${what} (ISO 8601, e.g. 2025-06-01T12:00:00Z)`);
 

@@ -6,10 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { globby } from 'globby';
-import { WeftError } from '../core/errors.js';
-import { loadWorkflow } from '../runs/workflow/load-workflow.js';
-import type { Workflow, WorkflowProblem } from '../runs/workflow/types.js';
-import { validateWorkflowText } from '../runs/workflow/validate-workflow.js';
+import { WeftError } from '../../core/errors.js';
+import { loadWorkflow } from '../../runs/workflow/load-workflow.js';
+import type { Workflow, WorkflowProblem } from '../../runs/workflow/types.js';
+import { validateWorkflowText } from '../../runs/workflow/validate-workflow.js';
 
 /** A workspace is listed up to this many files deep into its tree; the rest is left out. */
 const MAX_LISTED = 200;
@@ -83,7 +83,7 @@ export async function validateWorkflow(root: string, source: { path: string } | 
 
 /** @example await drawWorkflow(root, 'ci.toml', 'svg') */
 export async function drawWorkflow(root: string, path: string, format: string): Promise<string> {
-  const { renderGraph, parseGraphFormat } = await import('../runs/workflow/render-graph.js');
+  const { renderGraph, parseGraphFormat } = await import('../../runs/workflow/render-graph.js');
   const parsed = parseGraphFormat(format, 'format');
   return renderGraph(await loadWorkflow(workspaceFile(root, path)), parsed);
 }

@@ -3,14 +3,14 @@
  * `weft inspect --graph` prints and the dashboard's run page shows. The states come from
  * the run's stage events, so they are right for parallel branches and retries alike.
  */
-import type { RunRecord } from '../runs/model/run-record.js';
-import { isTerminal } from '../runs/model/run-status.js';
-import type { RunService } from './services/run-service.js';
-import { foldStages, type StageRecord } from '../runs/stage-fold.js';
-import type { GraphFormat } from '../runs/workflow/render-graph.js';
-import type { NodeState } from '../runs/workflow/graph-model.js';
-import { loadWorkflow } from '../runs/workflow/index.js';
-import type { Workflow } from '../runs/workflow/types.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { isTerminal } from '../../runs/model/run-status.js';
+import type { RunService } from '../services/run-service.js';
+import { foldStages, type StageRecord } from '../../runs/stage-fold.js';
+import type { GraphFormat } from '../../runs/workflow/render-graph.js';
+import type { NodeState } from '../../runs/workflow/graph-model.js';
+import { loadWorkflow } from '../../runs/workflow/index.js';
+import type { Workflow } from '../../runs/workflow/types.js';
 
 /** How a stage that ended colours its node; `abandoned` and `interrupted` stages run again. */
 function finishedState(finished: string, runEnded: boolean): NodeState {
@@ -53,7 +53,7 @@ export async function drawRunGraph(runs: RunService, id: string, format: GraphFo
   const [workflow, stages, { renderGraph }] = await Promise.all([
     loadWorkflow(run.workflowPath),
     foldStages(runs.store, id, { countTurns: false }).then((fold) => [...fold.stages.values()]),
-    import('../runs/workflow/render-graph.js'),
+    import('../../runs/workflow/render-graph.js'),
   ]);
   return renderGraph(workflow, format, nodeStates(workflow, stages, run));
 }

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import type { CreateRunRequest } from './services/run-service.js';
+import type { CreateRunRequest } from '../services/run-service.js';
 
 /** A run id, a unique prefix of one or `@last`: RunService resolves it (INVALID_ID, RUN_NOT_FOUND otherwise). */
 export function runIdArg(description: string): z.ZodString {

@@ -1,6 +1,6 @@
 // A run's graph coloured by its stages, over runs the real engine executed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, type EngineKit } from '../../test/kits/engine-kit.js';
+import { createEngineKit, type EngineKit } from '../../../test/kits/engine-kit.js';
 import { drawRunGraph } from './run-graph.js';
 
 let kit: EngineKit;

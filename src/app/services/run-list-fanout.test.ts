@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../core/logger.js';
-import type { RunRecord } from '../runs/model/run-record.js';
-import { MemoryRunStore } from '../runs/store/memory/memory-run-store.js';
-import type { UpdatedCursor } from '../runs/store/run-store.js';
+import { createLogger } from '../../core/logger.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
+import type { UpdatedCursor } from '../../runs/store/run-store.js';
 import { RunListFanout, type ListFollower } from './run-list-fanout.js';
 
 const silent = createLogger(() => undefined);

@@ -1,12 +1,12 @@
 // A run read again folds on from where the last read stopped: the same stages and token totals as a fold of the whole log,
 // tokens never counted twice, no event read at all while the run is unchanged, and the oldest runs dropped past capacity.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AGENT_EVENT, ENGINE_EVENT } from '../runs/model/event-types.js';
-import { MemoryRunStore } from '../runs/store/memory/memory-run-store.js';
-import type { ListEventsOptions } from '../runs/store/run-store.js';
-import type { RunEvent } from '../runs/model/run-event.js';
+import { AGENT_EVENT, ENGINE_EVENT } from '../../runs/model/event-types.js';
+import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
+import type { ListEventsOptions } from '../../runs/store/run-store.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
 import { readRunDetail, RunDetails } from './run-detail.js';
-import { RunService } from './services/run-service.js';
+import { RunService } from '../services/run-service.js';
 
 /** A memory store that counts the times events are read. */
 class CountingStore extends MemoryRunStore {

@@ -8,13 +8,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { WeftError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { RunEvent } from '../runs/model/run-event.js';
-import type { RunRecord } from '../runs/model/run-record.js';
-import { eventsOf } from '../runs/store/event-pages.js';
-import { isPostgresUrl, maskDatabaseUrl } from '../runs/store/postgres/database-url.js';
-import type { RunStore } from '../runs/store/run-store.js';
+import { WeftError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { eventsOf } from '../../runs/store/event-pages.js';
+import { isPostgresUrl, maskDatabaseUrl } from '../../runs/store/postgres/database-url.js';
+import type { RunStore } from '../../runs/store/run-store.js';
 
 export interface MigrationReport {
   /** The target, masked. */
@@ -34,7 +34,7 @@ export async function migrateStoreToPostgres(params: { storageDir: string; url: 
   if (!isPostgresUrl(params.url)) throw new WeftError('USAGE', `--to must be a PostgreSQL URL such as postgres://weft@db.internal:5432/weft (got ${target}).`);
   const file = join(params.storageDir, 'weft.db');
   if (!existsSync(file)) throw new WeftError('USAGE', `There is no SQLite store to migrate: ${file} does not exist. Pass --storage-dir with the directory that holds weft.db.`);
-  const [{ SqliteRunStore }, { PostgresRunStore }] = await Promise.all([import('../runs/store/sqlite/sqlite-run-store.js'), import('../runs/store/postgres/postgres-run-store.js')]);
+  const [{ SqliteRunStore }, { PostgresRunStore }] = await Promise.all([import('../../runs/store/sqlite/sqlite-run-store.js'), import('../../runs/store/postgres/postgres-run-store.js')]);
   const source = await SqliteRunStore.open({ storageDir: params.storageDir, logger: params.logger });
   try {
     const runs = await allRuns(source);

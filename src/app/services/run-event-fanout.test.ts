@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../core/logger.js';
-import type { RunEvent } from '../runs/model/run-event.js';
-import { MemoryRunStore } from '../runs/store/memory/memory-run-store.js';
-import type { ListEventsOptions } from '../runs/store/run-store.js';
+import { createLogger } from '../../core/logger.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
+import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
+import type { ListEventsOptions } from '../../runs/store/run-store.js';
 import { RunEventFanout, type EventFollower } from './run-event-fanout.js';
 
 const silent = createLogger(() => undefined);

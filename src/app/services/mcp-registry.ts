@@ -6,14 +6,14 @@
  * (`runtime-mcp-follower.ts`) — and started at once in this process's hub, so its status
  * and tools show. The configured servers (settings, `.mcp.json`) are listed beside them.
  */
-import { WeftError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import { MCP_SERVER_NAME, resolveServerConfig, type McpServerConfig } from '../mcp/config/index.js';
-import type { McpServerStatus } from '../mcp/hub/index.js';
-import type { JsonObject } from '../runs/model/json.js';
-import type { RunStore } from '../runs/store/run-store.js';
-import type { McpConfigService } from './services/mcp-config-service.js';
-import type { McpService } from './services/mcp-service.js';
+import { WeftError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { MCP_SERVER_NAME, resolveServerConfig, type McpServerConfig } from '../../mcp/config/index.js';
+import type { McpServerStatus } from '../../mcp/hub/index.js';
+import type { JsonObject } from '../../runs/model/json.js';
+import type { RunStore } from '../../runs/store/run-store.js';
+import type { McpConfigService } from './mcp-config-service.js';
+import type { McpService } from './mcp-service.js';
 
 /** What a catalogue entry's problems and the hub's status name as the entry's source. */
 export const RUNTIME_SOURCE_LABEL = 'runtime registration';

@@ -5,11 +5,11 @@
  * its own cursor. A hundred browsers on one busy run cost one query per change, not a
  * hundred.
  */
-import { errorMessage } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { errorMessage } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import { takeBuffered, type FollowerBuffer } from './follower-buffer.js';
-import type { RunEvent } from '../runs/model/run-event.js';
-import { EVENT_LIMITS, type RunStore } from '../runs/store/run-store.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
+import { EVENT_LIMITS, type RunStore } from '../../runs/store/run-store.js';
 
 export interface EventFollower {
   /**

@@ -11,11 +11,11 @@
  * resumes from a time gets every run changed after that time less `overlapMs`: it may see
  * a run twice, never miss one. Runs are states, not deltas, so a repeat does no harm.
  */
-import { errorMessage } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { errorMessage } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import { takeBuffered, type FollowerBuffer } from './follower-buffer.js';
-import type { RunRecord } from '../runs/model/run-record.js';
-import { SEARCH_LIMITS, type Clock, type RunStore, type UpdatedCursor } from '../runs/store/run-store.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { SEARCH_LIMITS, type Clock, type RunStore, type UpdatedCursor } from '../../runs/store/run-store.js';
 
 /** How far each read looks back past the previous one; bounds the clock skew and commit delay tolerated. */
 export const LIST_OVERLAP_MS = 2000;

@@ -4,11 +4,11 @@
  * shared by the tools and the resources.
  */
 import * as z from 'zod';
-import type { QuestionRecord } from '../runs/model/question.js';
-import type { RunEvent } from '../runs/model/run-event.js';
-import type { PairSession, RunRecord } from '../runs/model/run-record.js';
-import type { TokenUsage } from '../runs/model/token-usage.js';
-import { isTerminal, RUN_STATUSES } from '../runs/model/run-status.js';
+import type { QuestionRecord } from '../../runs/model/question.js';
+import type { RunEvent } from '../../runs/model/run-event.js';
+import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
+import type { TokenUsage } from '../../runs/model/token-usage.js';
+import { isTerminal, RUN_STATUSES } from '../../runs/model/run-status.js';
 
 const iso = (at: number | undefined): string | null => (at === undefined ? null : isoTime(at));
 

@@ -5,9 +5,9 @@
  * parent) may have been in the list and is reported as gone; one that does not match them
  * never was.
  */
-import type { RunRecord } from '../runs/model/run-record.js';
-import type { RunFilter } from '../runs/store/run-store.js';
-import { normalizeFilter, runMatchesFilter } from '../runs/store/store-input.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import type { RunFilter } from '../../runs/store/run-store.js';
+import { normalizeFilter, runMatchesFilter } from '../../runs/store/store-input.js';
 import { runMatchesText } from './run-text-search.js';
 
 export type ListMembership = 'in' | 'left';

@@ -6,8 +6,8 @@
  * recently (`RunDetails`). Same snake_case view conventions as `run-view.ts`.
  */
 import * as z from 'zod';
-import type { RunService } from './services/run-service.js';
-import { StageFold, type StageRecord } from '../runs/stage-fold.js';
+import type { RunService } from '../services/run-service.js';
+import { StageFold, type StageRecord } from '../../runs/stage-fold.js';
 import { isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
 
 const OUTPUT_PREVIEW_LENGTH = 200;

@@ -4,10 +4,10 @@
  * here over the filtered pages, newest first, reading at most `MAX_SCANNED` runs per call
  * and handing back a cursor that goes on right after the last run looked at.
  */
-import type { RunRecord } from '../runs/model/run-record.js';
-import type { RunService } from './services/run-service.js';
-import { SEARCH_LIMITS, type RunFilter, type RunPage } from '../runs/store/run-store.js';
-import { encodeCursor } from '../runs/store/store-input.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import type { RunService } from './run-service.js';
+import { SEARCH_LIMITS, type RunFilter, type RunPage } from '../../runs/store/run-store.js';
+import { encodeCursor } from '../../runs/store/store-input.js';
 
 const MAX_SCANNED = 5000;
 

@@ -3,8 +3,8 @@
  * store's filter — one mapping for `weft_run_search` and `GET /api/v1/runs`. Each surface
  * passes how it reports a bad field, so each keeps its own error code.
  */
-import type { RunStatus } from '../runs/model/run-status.js';
-import type { RunFilter } from '../runs/store/run-store.js';
+import type { RunStatus } from '../../runs/model/run-status.js';
+import type { RunFilter } from '../../runs/store/run-store.js';
 
 export interface RunSearchArgs {
   ids?: string[] | undefined;

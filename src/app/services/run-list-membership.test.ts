@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRunStore } from '../runs/store/memory/memory-run-store.js';
+import { MemoryRunStore } from '../../runs/store/memory/memory-run-store.js';
 import { listMembership } from './run-list-membership.js';
 
 describe('listMembership', () => {

@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WeftError } from '../core/errors.js';
-import { formatProblems } from '../runs/workflow/load-workflow.js';
-import { validateWorkflowText } from '../runs/workflow/validate-workflow.js';
+import { WeftError } from '../../core/errors.js';
+import { formatProblems } from '../../runs/workflow/load-workflow.js';
+import { validateWorkflowText } from '../../runs/workflow/validate-workflow.js';
 
 export const INLINE_WORKFLOW_DIR = 'inline-workflows';
 
