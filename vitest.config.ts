@@ -12,6 +12,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most files wait on child processes, sockets and databases rather than compute, so two
+    // forks on two cores keep both busy (vitest's default here is one: cores − 1).
+    maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'weft', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: TIMED_ALONE, sequence: { groupOrder: 0 } } },
