@@ -43,7 +43,11 @@ function safeText(text: string): string {
  * @example const span = startSpan('execute_tool read_file', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.tool.name': 'read_file' } }, stage.traceContext);
  */
 export function startSpan(name: string, options: { kind?: SpanKind; attributes?: Attributes }, parent?: TraceContext): Span {
-  return tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: safeAttributes(options.attributes ?? {}) }, parent ?? context.active());
+  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL }, parent ?? context.active());
+  // Redacting costs a pass over every string: paid only by a span that is recorded (with no
+  // provider registered every span is a no-op, and a tool call must stay cheap).
+  if (options.attributes !== undefined && span.isRecording()) span.setAttributes(safeAttributes(options.attributes));
+  return span;
 }
 
 /** The context whose spans are children of `span`. */
