@@ -71,6 +71,28 @@ kind = "command"
 run = 'echo two >> trail.txt'
 `;
 
+/** Two workers on the HOLD workflow, its `hold` stage started on one of them (the holder). */
+async function holdOnOneOfTwoWorkers() {
+  cluster = await pgCluster(url, 1000);
+  const file = await cluster.workflow('hold', HOLD);
+  const id = await cluster.queue(file, 'hold');
+  const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name)));
+  const ws = cluster.ws;
+  const holdPid = await until('the hold stage to start', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 1 ? readPid(join(ws, 'hold.pid')) : undefined), 30_000);
+  const first = (await readLines(join(ws, 'hold-starts.txt')))[0]?.split(' ')[1];
+  return { id, ws, holdPid, holder: workers.find((worker) => worker.name === first)!, other: workers.find((worker) => worker.name !== first)! };
+}
+
+/** After a takeover: every stage ran once but `hold`, whose first attempt was abandoned; the log has no gap or duplicate. */
+async function expectHoldRanTwiceAfterTakeover(id: string, ws: string): Promise<void> {
+    expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe('one\nhold\ntwo\n');
+    const events = await allEvents(cluster!.store, id);
+    expectGapless(events);
+    expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
+    const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
+    expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+}
+
 describe('workers on several hosts sharing PostgreSQL', () => {
   it('4 workers drain 200 queued runs, each run executed exactly once', async () => {
     cluster = await pgCluster(url, 5000);
@@ -108,17 +130,8 @@ describe('workers on several hosts sharing PostgreSQL', () => {
   });
 
   it('a worker SIGKILLed mid-stage is replaced after its lease runs out: no gap, no duplicate, completed stages not run again', async () => {
-    cluster = await pgCluster(url, 1000);
-    const file = await cluster.workflow('hold', HOLD);
-    const id = await cluster.queue(file, 'hold');
-    const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name)));
-    const ws = cluster.ws;
-
-    const holdPid = await until('the hold stage to start', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 1 ? readPid(join(ws, 'hold.pid')) : undefined), 30_000);
-    const first = (await readLines(join(ws, 'hold-starts.txt')))[0]?.split(' ')[1];
-    const victim = workers.find((worker) => worker.name === first)!;
-    const survivor = workers.find((worker) => worker.name !== first)!;
-    expect((await cluster.store.getRun(id))?.lease?.workerId.split('-')[0]).toBe(String(victim.child.pid));
+    const { id, ws, holdPid, holder: victim, other: survivor } = await holdOnOneOfTwoWorkers();
+    expect((await cluster!.store.getRun(id))?.lease?.workerId.split('-')[0]).toBe(String(victim.child.pid));
 
     // The host dies: its worker and the stage's shell (a process group of its own) with it.
     victim.child.kill('SIGKILL');
@@ -134,32 +147,18 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     await until('the run to succeed', async () => ((await cluster!.store.getRun(id))?.status === 'succeeded' ? true : undefined), 30_000);
 
     expect(await readLines(join(ws, 'hold-starts.txt'))).toEqual([`start ${victim.name}`, `start ${survivor.name}`]);
-    expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe('one\nhold\ntwo\n');
-    const events = await allEvents(cluster.store, id);
-    expectGapless(events);
-    expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
-    const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
-    expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+    await expectHoldRanTwiceAfterTakeover(id, ws);
   });
 
   it('a worker paused mid-stage past its lease is fenced when it resumes: its late append is refused, the log has no gap or duplicate', async () => {
-    cluster = await pgCluster(url, 1000);
-    const file = await cluster.workflow('hold', HOLD);
-    const id = await cluster.queue(file, 'hold');
-    const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name)));
-    const ws = cluster.ws;
-
-    const holdPid = await until('the hold stage to start', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 1 ? readPid(join(ws, 'hold.pid')) : undefined), 30_000);
-    const first = (await readLines(join(ws, 'hold-starts.txt')))[0]?.split(' ')[1];
-    const paused = workers.find((worker) => worker.name === first)!;
-    const survivor = workers.find((worker) => worker.name !== first)!;
+    const { id, ws, holdPid, holder: paused, other: survivor } = await holdOnOneOfTwoWorkers();
 
     // The worker stops in its tracks (its stage's shell, a process group of its own, runs on).
     paused.child.kill('SIGSTOP');
     // Its lease runs out; the other worker takes the run over, ends the abandoned stage's shell and runs the stage again.
     await until('hold to start again on the other worker', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 2 ? true : undefined), 30_000);
     await until('the abandoned stage to be ended', async () => ((await isAlive(holdPid)) ? undefined : true));
-    const takenOver = (await cluster.store.getRun(id))?.lease?.workerId;
+    const takenOver = (await cluster!.store.getRun(id))?.lease?.workerId;
     expect(takenOver?.split('-')[0]).toBe(String(survivor.child.pid));
 
     // Resumed, it learns that its stage ended and tries to record that: the store refuses.
@@ -171,12 +170,7 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     await writeFile(join(ws, 'release.marker'), '');
     await until('the run to succeed', async () => ((await cluster!.store.getRun(id))?.status === 'succeeded' ? true : undefined), 30_000);
     expect(await readLines(join(ws, 'hold-starts.txt'))).toEqual([`start ${paused.name}`, `start ${survivor.name}`]);
-    expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe('one\nhold\ntwo\n');
-    const events = await allEvents(cluster.store, id);
-    expectGapless(events);
-    expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
-    const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
-    expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+    await expectHoldRanTwiceAfterTakeover(id, ws);
     expect(paused.child.exitCode).toBeNull();
   });
 });
