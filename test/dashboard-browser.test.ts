@@ -10,9 +10,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser, loggedOutPage } from './helpers/browser.js';
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 import { TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { REPO_ROOT } from './helpers/run-cli.js';
@@ -168,13 +168,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// One context for the file: the single-process Chromium does not survive closing one. Each
-// test starts logged out, on a page of its own.
-let context: BrowserContext;
+// Each test starts logged out, on a page of its own.
 beforeEach(async () => {
-  context ??= await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.clearCookies();
-  page = await context.newPage();
+  page = await loggedOutPage(browser);
 });
 afterEach(async () => {
   await page.close();

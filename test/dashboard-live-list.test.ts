@@ -6,17 +6,16 @@
  * Every wait is on a condition in the page, never on time.
  */
 import { writeFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { launchBrowser } from './helpers/browser.js';
+import { launchBrowser, loggedOutPage } from './helpers/browser.js';
 import { ASK_WORKFLOW, callApi, startServe, TEST_TOKEN, type Serve } from './helpers/serve-kit.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
 let serve: Serve;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -54,11 +53,9 @@ afterAll(async () => {
   await serve?.stop();
 });
 
-// One context for the file: the single-process Chromium does not survive closing one.
+// Each test starts logged out, on a page of its own.
 beforeEach(async () => {
-  context ??= await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.clearCookies();
-  page = await context.newPage();
+  page = await loggedOutPage(browser);
 });
 afterEach(async () => {
   await page.close();
