@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, WEFT_BIN } from './helpers/run-cli.js';
 
@@ -51,6 +52,11 @@ describe('weft mcp config / init', () => {
     expect(JSON.parse(claude.stdout)).toEqual({ mcpServers: { weft: expectedEntry(true) } });
     const cursor = await weft('mcp', 'config', '--client', 'cursor');
     expect(JSON.parse(cursor.stdout)).toEqual({ mcpServers: { weft: expectedEntry(false) } });
+    // Codex reads TOML: the table to paste into its config.toml.
+    const codex = await weft('mcp', 'config', '--client', 'codex');
+    expect(codex.code, codex.stderr).toBe(0);
+    expect(codex.stdout).toMatch(/^\[mcp_servers\.weft\]\n/);
+    expect(JSON.parse(JSON.stringify(parseToml(codex.stdout)))).toEqual({ mcp_servers: { weft: { command: process.execPath, args: [WEFT_BIN, '--storage-dir', storage, 'mcp', 'start'] } } });
     const bogus = await weft('mcp', 'config', '--client', 'vim');
     expect(bogus).toMatchObject({ code: 2, stderr: expect.stringContaining('--client must be one of claude, cursor, windsurf') });
 

@@ -27,12 +27,17 @@ function weftEntry(data: Record<string, unknown>): unknown {
   return servers !== null && typeof servers === 'object' ? (servers as Record<string, unknown>)[SERVER_NAME] : undefined;
 }
 
+/** The `[mcp_servers.weft]` table as Codex's config.toml holds it (what `weft mcp config --client codex` prints). */
+export function codexConfigBlock(entry: Record<string, unknown>): string {
+  return stringify({ mcp_servers: { [SERVER_NAME]: entry } }).trim();
+}
+
 export async function initCodexConfig(file: string, entry: Record<string, unknown>): Promise<InitResult> {
   const before = await readOptionalFile(file);
   const existing = before === undefined ? undefined : weftEntry(parseConfig(file, before));
   if (existing !== undefined && isDeepStrictEqual(plain(existing), plain(entry))) return { file, status: 'unchanged' };
   const kept = before === undefined ? '' : removeTables(before, ['mcp_servers', SERVER_NAME]).text;
-  const block = stringify({ mcp_servers: { [SERVER_NAME]: entry } }).trim();
+  const block = codexConfigBlock(entry);
   const text = kept.trim() === '' ? `${block}\n` : `${kept.replace(/\n*$/, '\n')}\n${block}\n`;
   // An inline or dotted-key weft entry cannot be replaced by removing its table: refuse instead of writing two.
   if (!isDeepStrictEqual(plain(weftEntry(parseConfig(file, text))), plain(entry))) {

@@ -94,13 +94,17 @@ export function registerMcpServerCommands(mcp: Command): void {
 
   mcp
     .command('config')
-    .description("print the JSON entry an MCP client needs to launch 'weft mcp start'")
-    .option('--client <client>', "claude, cursor, windsurf or codex (for codex: the fields of its [mcp_servers.weft] table, as JSON)", 'claude')
+    .description("print the entry an MCP client needs to launch 'weft mcp start' (JSON; for codex, the TOML table of its config.toml)")
+    .option('--client <client>', 'claude, cursor, windsurf or codex', 'claude')
     .action(async (options: { client: string }, command: Command) => {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(options.client)) throw new WeftError('USAGE', `--client must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${options.client}'.`);
       const { weftBinPath } = await import('../../../app/weft-bin.js');
       const entry = config.buildClientEntry(options.client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
+      if (options.client === 'codex') {
+        process.stdout.write(`${(await import('../../../app/services/codex-config.js')).codexConfigBlock(entry)}\n`);
+        return;
+      }
       printJson({ mcpServers: { [config.SERVER_NAME]: entry } });
     });
 
