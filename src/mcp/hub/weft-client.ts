@@ -76,7 +76,7 @@ export class WeftClient extends Client {
     if (!validator) return { ok: false, message: 'tools/call is not in the negotiated protocol version' };
     const outcome = validator['~standard'].validate(value);
     if (outcome instanceof Promise) return { ok: false, message: 'the result check is asynchronous' };
-    return outcome.issues ? { ok: false, message: outcome.issues.map((issue) => issue.message).join('; ') } : { ok: true, value: outcome.value };
+    return outcome.issues ? { ok: false, message: outcome.issues.map((issue) => issue.message).join(', ') } : { ok: true, value: outcome.value };
   }
 
   #validatorFor(method: string): StandardSchemaV1 | null {
