@@ -53,18 +53,19 @@ describe('MCP hub: its own tools/call path matches the SDK client (raw JSON-RPC 
     expect(line.message).toMatch(/id="(weft-\d+)" progressToken="\1"/);
   });
 
-  it('returns what the SDK accepts: text, structured content that fits its schema, annotated text and images', async () => {
+  it('returns what the SDK accepts: text, structured content that fits its schema, annotated text and images, _meta', async () => {
     expect(await hubCall('text')).toEqual({ content: [{ type: 'text', text: 'plain' }], isError: false });
     expect(await hubCall('good_structured')).toEqual({ content: [{ type: 'text', text: '{"count":3}' }], isError: false, structuredContent: { count: 3 } });
     expect((await hubCall('annotated')).content).toEqual([
       { type: 'text', text: 'noted' },
       { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
     ]);
-    // The SDK accepts the same three.
-    for (const name of ['text', 'good_structured', 'annotated']) await expect(sdk.callTool({ name, arguments: {} })).resolves.toBeDefined();
+    expect(await hubCall('with_meta')).toEqual({ content: [{ type: 'text', text: 'meta' }], isError: false });
+    // The SDK accepts the same four.
+    for (const name of ['text', 'good_structured', 'annotated', 'with_meta']) await expect(sdk.callTool({ name, arguments: {} })).resolves.toBeDefined();
   });
 
-  it.each(['bad_structured', 'no_structured', 'malformed', 'refused'])("refuses '%s' as TOOL_FAILED with the SDK's own message", async (name) => {
+  it.each(['bad_structured', 'no_structured', 'malformed', 'array_structured', 'string_is_error', 'refused'])("refuses '%s' as TOOL_FAILED with the SDK's own message", async (name) => {
     const expected = await sdkFailure(name);
     const failure = await hubCall(name).then(
       () => undefined,
