@@ -16,6 +16,12 @@
  * tool's output schema with the SDK's validator and the SDK's messages, and pending calls
  * failed when the connection closes. Only for the 2025 era: the 2026 era adds result
  * kinds (`input_required`), request envelopes and header mirroring, which stay the SDK's.
+ *
+ * Upstream, the SDK could make this unnecessary: check a result synchronously when the
+ * schema is synchronous (`validateStandardSchema` awaits even a sync validator), parse
+ * content blocks as a union discriminated on `type` instead of trying each branch, set no
+ * per-request timer when the caller keeps the time, and cache the output validator it
+ * compiles for a passed `toolDefinition`.
  */
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, type CallToolResult, type JSONRPCRequest, type Tool as McpToolDefinition } from '@modelcontextprotocol/client';
 import type { ToolContext } from '../../tools/tool.js';
