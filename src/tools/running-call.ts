@@ -9,6 +9,7 @@
  * removing a listener on an AbortSignal costs a few µs, paid per call before, and the
  * race itself needs one promise instead of a `Promise.race` over two.
  */
+import { formatDuration } from '../core/duration.js';
 import { WeftError } from '../core/errors.js';
 import { CallAbort } from './call-abort.js';
 import { errorResult, type ToolResult } from './tool.js';
@@ -38,21 +39,21 @@ export class RunningCall {
   #settled = false;
 
   /**
-   * `signal` (the session's) must not be aborted yet. A finite `timeout` ends the call
-   * with its message after `ms`; Infinity leaves the tool to keep its own time.
+   * `signal` (the session's) must not be aborted yet. A finite `timeoutMs` ends the call
+   * of `toolName` after that long; Infinity leaves the tool to keep its own time.
    */
-  constructor(signal: AbortSignal, timeout: { ms: number; message: () => string }) {
+  constructor(signal: AbortSignal, toolName: string, timeoutMs: number) {
     this.result = new Promise<ToolResult>((resolve) => {
       this.#resolve = resolve;
     });
     this.#running = runningUnder(signal);
     this.#running.add(this);
     // setTimeout would read Infinity as 1 ms.
-    if (Number.isFinite(timeout.ms)) {
+    if (Number.isFinite(timeoutMs)) {
       this.#timer = setTimeout(() => {
         this.abort.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
-        this.settle(errorResult(timeout.message()));
-      }, timeout.ms);
+        this.settle(errorResult(`Tool '${toolName}' timed out after ${formatDuration(timeoutMs)}.`));
+      }, timeoutMs);
     }
   }
 

@@ -4,7 +4,6 @@
  * an error result; nothing a tool does can throw through to the caller.
  */
 import { WeftError, errorMessage } from '../core/errors.js';
-import { formatDuration } from '../core/duration.js';
 import { checkAgainstSchema, compileSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
 import { redactSecrets } from '../core/redact.js';
@@ -148,7 +147,7 @@ export class ToolExecutor {
 
   #executeWithLimits(tool: Tool, args: Record<string, unknown>, call: ToolCall, session: ToolSession): Promise<ToolResult> {
     const timeoutMs = tool.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const running = new RunningCall(session.signal, { ms: timeoutMs, message: () => `Tool '${tool.name}' timed out after ${formatDuration(timeoutMs)}.` });
+    const running = new RunningCall(session.signal, tool.name, timeoutMs);
     const onProgress = session.onProgress;
     try {
       tool
