@@ -30,6 +30,14 @@ function formatKiB(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
+/** Whether the model may see all of `result`'s text (the common case, decided without a promise). */
+export function fitsOutputBudget(result: ToolResult, limitBytes: number): boolean {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short texts need no encoding pass.
+  let units = 0;
+  for (const part of result.content) if (part.type === 'text') units += part.text.length;
+  return units * 3 <= limitBytes || textBytes(result.content) <= limitBytes;
+}
+
 export async function applyOutputBudget(result: ToolResult, toolName: string, limitBytes: number, artifacts: ArtifactSink): Promise<ToolResult> {
   const total = textBytes(result.content);
   if (total <= limitBytes) return result;

@@ -3,18 +3,17 @@
  * timeout and abort → result normalisation and output budget. Every failure comes back as
  * an error result; nothing a tool does can throw through to the caller.
  */
-import { setMaxListeners } from 'node:events';
 import { WeftError, errorMessage } from '../core/errors.js';
-import { formatDuration } from '../core/duration.js';
-import { checkAgainstSchema } from '../core/json-schema.js';
+import { checkAgainstSchema, compileSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
 import { redactSecrets } from '../core/redact.js';
-import type { ApprovalMode, ApprovalPolicy } from './approval-policy.js';
+import type { ApprovalDecision, ApprovalMode, ApprovalPolicy } from './approval-policy.js';
 import type { ArtifactSink } from './artifact-sink.js';
-import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget } from './output-budget.js';
+import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget, fitsOutputBudget } from './output-budget.js';
 import type { ToolRegistry } from './registry.js';
 import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
-import { CallAbort, CallContext } from './call-abort.js';
+import { CallContext } from './call-abort.js';
+import { RunningCall } from './running-call.js';
 import { endToolCallSpan, startToolCallSpan } from './tool-call-span.js';
 import type { TraceContext } from '../core/telemetry/tracing.js';
 import { WorkspaceRealRoots } from './workspace-real-roots.js';
@@ -77,8 +76,6 @@ export class ToolExecutor {
    * hears each call as it ends (in the order they end) and is awaited before this returns.
    */
   executeAll(calls: readonly ToolCall[], session: ToolSession, onOutcome?: (outcome: ToolCallOutcome, index: number) => Promise<void>): Promise<ToolCallOutcome[]> {
-    // Every pending call listens on the session's signal; a wide turn is not a leak.
-    setMaxListeners(0, session.signal);
     return Promise.all(
       calls.map(async (call, index) => {
         const outcome = await this.execute(call, session);
@@ -90,38 +87,40 @@ export class ToolExecutor {
 
   async execute(call: ToolCall, session: ToolSession): Promise<ToolCallOutcome> {
     const startedAt = performance.now();
-    const span = startToolCallSpan(call.name, call.id, this.#options.registry.get(call.name), session.traceContext);
-    const result = await this.#run(call, session);
-    const budgeted = await this.#budget(result, call.name);
+    const tool = this.#options.registry.get(call.name);
+    const span = startToolCallSpan(call.name, call.id, tool, session.traceContext);
+    const result = await this.#run(call, tool, session);
+    // Budgeting is asynchronous only for a result over the limit (its full text is saved).
+    const budgeted = fitsOutputBudget(result, this.#outputLimit) ? result : await this.#budget(result, call.name);
     endToolCallSpan(span, budgeted);
     return { callId: call.id, name: call.name, result: budgeted, durationMs: performance.now() - startedAt };
   }
 
-  async #run(call: ToolCall, session: ToolSession): Promise<ToolResult> {
+  /** Everything before the tool runs is synchronous; only approval by a person and the tool itself wait. */
+  #run(call: ToolCall, tool: Tool | undefined, session: ToolSession): ToolResult | Promise<ToolResult> {
     if (session.signal.aborted) return errorResult('Cancelled');
-    const tool = this.#options.registry.get(call.name);
     if (!tool) return errorResult(`Unknown tool '${call.name}'. Available tools: ${this.#toolNames()}.`);
 
     const args = call.arguments ?? {};
-    const check = checkAgainstSchema(tool.inputSchema, args);
-    if (!check.ok) {
-      return errorResult(`Invalid arguments for '${tool.name}': ${check.problems.join('; ')}`);
+    // The compiled validator is cached per schema; problems are described only for a failure.
+    if (!compileSchema(tool.inputSchema)(args)) {
+      return errorResult(`Invalid arguments for '${tool.name}': ${checkAgainstSchema(tool.inputSchema, args).problems.join('; ')}`);
     }
 
-    const refusal = await this.#approve(call, tool, session.signal);
+    const decision = this.#options.policy.decide(tool, this.#options.approvalMode);
+    if (decision.action === 'allow') return this.#executeWithLimits(tool, args as Record<string, unknown>, call, session);
+    return this.#approveThenRun(decision, call, tool, args as Record<string, unknown>, session);
+  }
+
+  async #approveThenRun(decision: ApprovalDecision, call: ToolCall, tool: Tool, args: Record<string, unknown>, session: ToolSession): Promise<ToolResult> {
+    const refusal = await this.#approve(decision, call, tool, session.signal);
     if (refusal) return refusal;
     // An abort while approval was decided fired before the call listens for it.
     if (session.signal.aborted) return errorResult('Cancelled');
-
-    try {
-      return await this.#executeWithLimits(tool, args as Record<string, unknown>, call, session);
-    } catch (error) {
-      return this.#failure(tool, error);
-    }
+    return this.#executeWithLimits(tool, args, call, session);
   }
 
-  async #approve(call: ToolCall, tool: Tool, signal: AbortSignal): Promise<ToolResult | undefined> {
-    const decision = this.#options.policy.decide(tool, this.#options.approvalMode);
+  async #approve(decision: ApprovalDecision, call: ToolCall, tool: Tool, signal: AbortSignal): Promise<ToolResult | undefined> {
     switch (decision.action) {
       case 'allow':
         return undefined;
@@ -146,44 +145,32 @@ export class ToolExecutor {
     }
   }
 
-  async #executeWithLimits(tool: Tool, args: Record<string, unknown>, call: ToolCall, session: ToolSession): Promise<ToolResult> {
+  #executeWithLimits(tool: Tool, args: Record<string, unknown>, call: ToolCall, session: ToolSession): Promise<ToolResult> {
     const timeoutMs = tool.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const abort = new CallAbort();
-    let settle: ((result: ToolResult) => void) | undefined;
-    const stopped = new Promise<ToolResult>((resolve) => {
-      settle = resolve;
-    });
-    const onAbort = () => {
-      abort.abort(new WeftError('TOOL_CANCELLED', 'Cancelled'));
-      settle?.(errorResult('Cancelled'));
-    };
-    session.signal.addEventListener('abort', onAbort, { once: true });
-    // Infinity: the tool keeps its own time (setTimeout would read it as 1 ms).
-    const timer = Number.isFinite(timeoutMs)
-      ? setTimeout(() => {
-          abort.abort(new WeftError('TOOL_TIMEOUT', 'timeout'));
-          settle?.(errorResult(`Tool '${tool.name}' timed out after ${formatDuration(timeoutMs)}.`));
-        }, timeoutMs)
-      : undefined;
+    const running = new RunningCall(session.signal, tool.name, timeoutMs);
+    const onProgress = session.onProgress;
     try {
-      const running = tool.execute(
-        args,
-        new CallContext({
-          workspaceRoot: session.workspaceRoot,
-          cancellation: abort,
-          readFiles: session.readFiles,
-          logger: this.#toolLogger(tool.name),
-          onProgress: session.onProgress ? (progress) => session.onProgress?.(call.id, progress) : undefined,
-          realRoots: this.#realRoots,
-        }),
-      );
-      // A tool that ignores its signal must not hold the turn: whichever settles first wins.
-      running.catch(() => {});
-      return await Promise.race([running, stopped]);
-    } finally {
-      clearTimeout(timer);
-      session.signal.removeEventListener('abort', onAbort);
+      tool
+        .execute(
+          args,
+          new CallContext({
+            workspaceRoot: session.workspaceRoot,
+            cancellation: running.abort,
+            readFiles: session.readFiles,
+            logger: this.#toolLogger(tool.name),
+            onProgress: onProgress ? (progress) => onProgress(call.id, progress) : undefined,
+            realRoots: this.#realRoots,
+          }),
+        )
+        .then(
+          (result) => running.settle(result),
+          (error: unknown) => running.settle(this.#failure(tool, error)),
+        );
+    } catch (error) {
+      // A tool that throws before returning its promise.
+      running.settle(this.#failure(tool, error));
     }
+    return running.result;
   }
 
   #toolLogger(name: string): Logger {
@@ -201,10 +188,13 @@ export class ToolExecutor {
     return errorResult(redactSecrets(errorMessage(error)));
   }
 
+  get #outputLimit(): number {
+    return this.#options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
+  }
+
   async #budget(result: ToolResult, toolName: string): Promise<ToolResult> {
-    const limit = this.#options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
     try {
-      return await applyOutputBudget(result, toolName, limit, this.#options.artifacts);
+      return await applyOutputBudget(result, toolName, this.#outputLimit, this.#options.artifacts);
     } catch (error) {
       return errorResult(`Could not keep the full output of '${toolName}': ${errorMessage(error)}`);
     }

@@ -20,15 +20,25 @@ function schemaFor(value: object): StandardSchemaV1Sync {
   return 'error' in value ? ERROR : RESULT;
 }
 
-/** The message on `line`, or undefined when it is not JSON or not JSON-RPC. */
-export function parseJsonRpcLine(line: string): JSONRPCMessage | undefined {
+/** The JSON object on `line`, or undefined when it is not JSON or not an object. */
+export function parseJsonObjectLine(line: string): object | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+/** `value` as a JSON-RPC message, or undefined when it is not one. */
+export function asJsonRpcMessage(value: object): JSONRPCMessage | undefined {
   const outcome = schemaFor(value)['~standard'].validate(value);
   return outcome.issues ? undefined : (outcome.value as JSONRPCMessage);
+}
+
+/** The message on `line`, or undefined when it is not JSON or not JSON-RPC. */
+export function parseJsonRpcLine(line: string): JSONRPCMessage | undefined {
+  const value = parseJsonObjectLine(line);
+  return value === undefined ? undefined : asJsonRpcMessage(value);
 }

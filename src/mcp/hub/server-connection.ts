@@ -120,7 +120,11 @@ export class ServerConnection {
     const signal = new CallSignal(this.#clock, { idleMs: toolTimeoutMs, maxMs: maxToolTimeoutMs }, context.cancellation ?? context.signal, originalName, this.#timeoutReason);
     signal.start();
     try {
-      return convertToolResult(await session.client.callTool({ name: originalName, arguments: args }, toolCallOptions(signal, context, session.built.kind, definition)));
+      const direct = session.directCalls;
+      const result = direct
+        ? await direct.call(originalName, args, signal, context, definition ?? session.discovery.tools.find((tool) => tool.name === originalName))
+        : await session.client.callTool({ name: originalName, arguments: args }, toolCallOptions(signal, context, session.built.kind, definition));
+      return convertToolResult(result);
     } catch (error) {
       throw this.#requestFailure(error, session, toolWhat(originalName), signal);
     } finally {

@@ -8,10 +8,12 @@ import type { Client, Implementation } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { createClient, type ClientEvents } from './client-factory.js';
+import { DirectToolCalls } from './direct-tool-calls.js';
 import { discover, type Discovery } from './discovery.js';
 import { StartupTimeout, describeStartupFailure } from './startup-failure.js';
 import { createTransport, localProcess, type BuiltTransport, type TransportDeps } from './transport-factory.js';
 import type { McpHubHandlers } from './types.js';
+import { WeftClient } from './weft-client.js';
 
 export interface SessionParts {
   client: Client;
@@ -24,6 +26,8 @@ export interface Session extends SessionParts {
   discovery: Discovery;
   serverInfo?: Implementation;
   protocolVersion?: string;
+  /** The hub's own `tools/call` path, on a stdio server that speaks the 2025 era (`direct-tool-calls.ts`). */
+  directCalls?: DirectToolCalls;
 }
 
 export class ConnectFailure extends Error {
@@ -86,7 +90,8 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     const discovery = await discover(client, { timeout: timeoutMs }, deps.logger, config.name);
     const serverInfo = client.getServerVersion();
     const protocolVersion = client.getNegotiatedProtocolVersion();
-    return { generation, client, built, discovery, ...(serverInfo ? { serverInfo } : {}), ...(protocolVersion ? { protocolVersion } : {}) };
+    const directCalls = built.kind === 'stdio' && client instanceof WeftClient && DirectToolCalls.serves(client) ? new DirectToolCalls(built.transport, client) : undefined;
+    return { generation, client, built, discovery, ...(serverInfo ? { serverInfo } : {}), ...(protocolVersion ? { protocolVersion } : {}), ...(directCalls ? { directCalls } : {}) };
   })();
   handshake.catch(() => {});
   try {

@@ -10,7 +10,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import { BatchedWriter } from './batched-writer.js';
-import { parseJsonRpcLine } from './json-rpc-message.js';
+import { asJsonRpcMessage, parseJsonObjectLine } from './json-rpc-message.js';
 import { reapGroup, spawnGroupChild, type StdioLaunch } from './group-child.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
@@ -32,10 +32,21 @@ export interface StdioTransportOptions {
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 const SHOWN_GARBAGE_CHARS = 200;
 
+/**
+ * Sees every message from the server before the SDK does and takes the ones it owns (the
+ * hub's own `tools/call` traffic, `direct-tool-calls.ts`); told when the connection closes.
+ */
+export interface InboundClaim {
+  /** `message` is a JSON object read from the server; true: it was this claim's, the SDK never sees it. */
+  claim(message: object): boolean;
+  closed(): void;
+}
+
 export class StdioProcessTransport implements Transport {
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
   onmessage?: Transport['onmessage'];
+  claims?: InboundClaim;
 
   /** The last 50 stderr lines, for error reports. */
   readonly stderrTail = new LineTail(50);
@@ -129,7 +140,9 @@ export class StdioProcessTransport implements Transport {
 
   #onStdoutLine(line: string): void {
     if (line.trim() === '') return;
-    const message = parseJsonRpcLine(line);
+    const value = parseJsonObjectLine(line);
+    if (value !== undefined && this.claims?.claim(value)) return;
+    const message = value === undefined ? undefined : asJsonRpcMessage(value);
     if (!message) {
       const shown = line.length > SHOWN_GARBAGE_CHARS ? `${line.slice(0, SHOWN_GARBAGE_CHARS)}…` : line;
       this.#options.logger.debug(`MCP [${this.#options.server}] stdout: skipped a line that is not JSON-RPC: ${shown}`);
@@ -163,6 +176,7 @@ export class StdioProcessTransport implements Transport {
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.claims?.closed();
     if (this.#started) this.onclose?.();
   }
 }
