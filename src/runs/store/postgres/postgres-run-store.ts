@@ -47,6 +47,12 @@ const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_O
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
 const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
+/**
+ * A run's updated_at is the latest time among its events, so the runs changed at or after a
+ * time are those with an event of that time or later (events_by_at): runs keeps no index
+ * on updated_at, whose change with every append would keep its updates from being HOT.
+ */
+const UPDATED_AFTER = `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE id IN (SELECT run_id FROM events WHERE at >= $1) AND (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`;
 
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
@@ -122,7 +128,7 @@ export class PostgresRunStore implements RunStore {
     const pageSize = normalizeUpdatedQuery(after, limit);
     const rows = await this.#sql.rows<RunRow & { updated_at: string | number; id: string }>(
       'list changed runs',
-      `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`,
+      UPDATED_AFTER,
       [after.updatedAt, after.id, pageSize + 1],
     );
     return updatedPage(rows, pageSize, recordOf, (row) => ({ updatedAt: Number(row.updated_at), id: row.id }));
