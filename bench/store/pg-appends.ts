@@ -9,6 +9,9 @@
  *   node --import tsx bench/store/pg-appends.ts [checkout…]     (default: this checkout)
  *   BENCH_RUNS=100000 BENCH_ROUNDS=5 node --import tsx bench/store/pg-appends.ts /work/main .
  *
+ * A checkout may carry store options and SQL run after the load, for trying variants:
+ * `.##{"inFlight":2}` (the store's `appendBatches`), `.@@DROP INDEX …; VACUUM runs`.
+ *
  * Not a `*.bench.ts`: `bench/run.ts store` runs the full benchmark, which has these rows too.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -159,11 +162,12 @@ async function main(): Promise<void> {
   const contenders: Contender[] = [];
   try {
     for (const [index, argument] of checkouts.entries()) {
-      const [checkout = '.', afterLoad] = argument.split('@@');
-      const label = `${index}-${basename(resolve(checkout))}`;
+      const [head = '.', afterLoad] = argument.split('@@');
+      const [checkout = '.', options] = head.split('##');
+      const label = `${index}-${basename(resolve(checkout))}${options === undefined ? '' : options.replace(/[^a-zA-Z0-9:,]/g, '')}`;
       const PostgresRunStore = await loadStore(resolve(checkout), label);
       const url = await server.createDatabase();
-      const store = await PostgresRunStore.open({ url, newId: monotonicFactory() });
+      const store = await PostgresRunStore.open({ url, newId: monotonicFactory(), ...(options === undefined ? {} : { appendBatches: JSON.parse(options) as object }) });
       const ids: string[] = [];
       await store.importRuns(generateRuns(RUNS, 10, mulberry32(7), ids));
       if (afterLoad !== undefined) {

@@ -24,7 +24,7 @@ import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
 import { migratePostgres } from './migrations.js';
 import { toPgStoreError } from './pg-errors.js';
-import { PgGroupAppend } from './pg-group-append.js';
+import { PgGroupAppend, DEFAULT_GROUP_APPEND_LIMITS, type GroupAppendLimits } from './pg-group-append.js';
 import { claimRun, releaseLease, renewLease } from './pg-leases.js';
 import { PgNewRuns } from './pg-new-runs.js';
 import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
@@ -39,6 +39,8 @@ export interface PostgresRunStoreOptions extends RunStoreOptions {
   logger?: Logger;
   /** How often watchers are told regardless, in case a notice was lost (default 1000 ms). */
   safetyTickMs?: number;
+  /** Append batches written at once, and how they share the waiting runs (default 4, at least 16 runs a batch); `inFlight` must stay below `poolSize`. */
+  appendBatches?: Partial<GroupAppendLimits>;
 }
 
 const INT8_OID = 20;
@@ -64,13 +66,13 @@ export class PostgresRunStore implements RunStore {
   readonly #appends: PgGroupAppend;
   readonly #newRuns: PgNewRuns;
 
-  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator) {
+  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator, appendBatches: GroupAppendLimits) {
     this.#sql = sql;
     this.#changes = changes;
     this.database = database;
     this.#clock = clock;
     this.#newId = newId;
-    this.#appends = new PgGroupAppend(sql, clock, database);
+    this.#appends = new PgGroupAppend(sql, clock, database, appendBatches);
     this.#newRuns = new PgNewRuns(sql, this.#appends, clock, newId);
   }
 
@@ -91,7 +93,7 @@ export class PostgresRunStore implements RunStore {
         client.release();
       }
       const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, options.safetyTickMs);
-      return new PostgresRunStore(new PgStatements(pool, database), changes, database, clock, options.newId ?? defaultNewId);
+      return new PostgresRunStore(new PgStatements(pool, database), changes, database, clock, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
