@@ -40,6 +40,8 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2_000);
 const BATCH = 100;
 /** BENCH_PROFILE=1: CPU-profile this process over the 64-writer rounds and print where the time went. */
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** BENCH_PG_STATEMENTS=1: load pg_stat_statements and print each statement's calls, planning and execution time over the 64-writer rounds. */
+const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
 
 interface Contender {
   label: string;
@@ -59,20 +61,24 @@ async function loadStore(checkout: string, label: string): Promise<typeof Postgr
   return ((await import(pathToFileURL(outfile).href)) as { PostgresRunStore: typeof PostgresRunStoreType }).PostgresRunStore;
 }
 
-/** CPU seconds (user + system) of every process of the server `admin` is connected to: backends, WAL writer, checkpointer. */
+/**
+ * CPU seconds (user + system) of the server `admin` is connected to: its postmaster, every
+ * live child (backends, WAL writer, checkpointer, autovacuum) and the children that ended.
+ */
 async function serverCpuSeconds(admin: pg.Client): Promise<number> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
-  const ticks = 100;
-  let total = 0;
-  for (const { pid } of rows) {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const stat = (pid: number | string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const postmaster = Number(stat(rows[0]?.pid ?? 0)[1]);
+  const ticks = (fields: string[], from: number, count: number) => fields.slice(from, from + count).reduce((sum, field) => sum + Number(field), 0);
+  let total = ticks(stat(postmaster), 11, 4);
+  for (const child of readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      total += (Number(fields[11]) + Number(fields[12])) / ticks;
+      total += ticks(stat(child), 11, 2);
     } catch {
-      // A backend that ended between the query and the read.
+      // A child that ended between the listing and the read (its time moves to the postmaster's).
     }
   }
-  return total;
+  return total / 100;
 }
 
 const event = (turn: number): NewRunEvent => ({ type: 'model-turn-finished', stageId: 'implement@1', payload: { turn, inputTokens: 1200, outputTokens: 340, stopReason: 'tool_use' } });
@@ -100,6 +106,14 @@ async function measured(events: number, work: () => Promise<void>, cpu?: { conte
     cpu.contender.benchCpuPerEvent.push((used.user + used.system) / 1e6 / events);
   }
   return events / seconds;
+}
+
+async function printStatements(admin: pg.Client, label: string): Promise<void> {
+  const { rows } = await admin.query<{ calls: string; plans: string; plan_ms: number; exec_ms: number; rows: string; query: string }>(
+    "SELECT calls, plans, mean_plan_time AS plan_ms, mean_exec_time AS exec_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS query FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 6",
+  );
+  console.log(`statements, ${label}:`);
+  for (const row of rows) console.log(`  ${row.calls} calls, ${row.plans} plans (${row.plan_ms.toFixed(3)} ms each), exec ${row.exec_ms.toFixed(3)} ms each, ${row.rows} rows: ${row.query}`);
 }
 
 const profiles = new Map<string, string[]>();
@@ -158,7 +172,7 @@ async function hotUpdates(url: string): Promise<string> {
 async function main(): Promise<void> {
   const checkouts = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['.'];
   console.log(`load average before: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
-  const server = await benchPostgres();
+  const server = await benchPostgres(STATEMENTS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : undefined);
   const contenders: Contender[] = [];
   try {
     for (const [index, argument] of checkouts.entries()) {
@@ -184,11 +198,14 @@ async function main(): Promise<void> {
     }
     const admin = new pg.Client({ connectionString: contenders[0]?.url });
     await admin.connect();
+    if (STATEMENTS) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     try {
       for (const contender of contenders) await concurrentRound(contender, APPENDS / 4);
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
+          if (STATEMENTS) await admin.query('SELECT pg_stat_statements_reset()');
           contender.concurrent.push(await measured(APPENDS, () => profiled(contender.label, () => concurrentRound(contender, APPENDS)), { contender, admin }));
+          if (STATEMENTS) await printStatements(admin, contender.label);
           const random = mulberry32(round);
           contender.sequential.push(
             await measured(SEQUENTIAL, async () => {

@@ -23,6 +23,7 @@ import type { RunState } from '../../model/run-record.js';
 import type { Clock } from '../run-store.js';
 import { questionFromRow, stateColumns } from '../sqlite/run-rows.js';
 import { checkFence, runNotFound, statusChangeEndsLease } from '../store-input.js';
+import { scalarArray, textArray } from './pg-array-literal.js';
 import { pgStoreFailed } from './pg-errors.js';
 import type { PgStatements } from './pg-statements.js';
 import { APPEND_BATCH } from './pg-write-sql.js';
@@ -271,8 +272,11 @@ function isUnreachable(error: unknown): boolean {
   return reason === 'unavailable' || reason === 'closed';
 }
 
+/** Which columns of APPEND_BATCH's runs ($1–$10), events ($11–$16) and questions ($17–$21) are text; the others are numbers or booleans. */
+const TEXT_COLUMNS = { runs: [0, 2, 4, 6, 9], events: [0, 3, 4, 5], questions: [0, 1, 2, 4] };
+
 /** The parameters of APPEND_BATCH: one row per run, its chained events, its questions once each (the last record wins). */
-function batchParams(writes: readonly RunWrite[]): unknown[] {
+function batchParams(writes: readonly RunWrite[]): string[] {
   const runs: unknown[][] = Array.from({ length: 10 }, () => []);
   const events: unknown[][] = Array.from({ length: 6 }, () => []);
   const push = (columns: unknown[][], values: unknown[]) => values.forEach((value, index) => columns[index]?.push(value));
@@ -289,7 +293,9 @@ function batchParams(writes: readonly RunWrite[]): unknown[] {
   }
   const questionColumns: unknown[][] = Array.from({ length: 5 }, () => []);
   for (const values of questions.values()) push(questionColumns, values);
-  return [...runs, ...events, ...questionColumns];
+  const literals = (columns: unknown[][], text: number[]) =>
+    columns.map((values, index) => (text.includes(index) ? textArray(values as (string | null)[]) : scalarArray(values as (number | boolean | null)[])));
+  return [...literals(runs, TEXT_COLUMNS.runs), ...literals(events, TEXT_COLUMNS.events), ...literals(questionColumns, TEXT_COLUMNS.questions)];
 }
 
 /** The question ids a batch asks or answers. */

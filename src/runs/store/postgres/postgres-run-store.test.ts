@@ -131,6 +131,22 @@ describe('PostgresRunStore', () => {
     }
   });
 
+  it('deletes a run\'s events with it (events have no foreign key since schema 3) and only that run\'s', async () => {
+    const store = await PostgresRunStore.open({ url });
+    try {
+      const [gone, kept] = [await store.createRun(params), await store.createRun(params)];
+      for (const run of [gone, kept]) await store.appendEvents(run.id, [{ type: 'log-written', payload: { text: 'hello' } }, { type: 'run-status-changed', payload: { to: 'cancelled', reason: 'user' } }]);
+      await store.deleteRun(gone.id);
+      const counts = await sql<{ run_id: string; n: number }>('SELECT run_id, count(*)::int AS n FROM events WHERE run_id = ANY($1::text[]) GROUP BY run_id', [[gone.id, kept.id]]);
+      expect(counts).toEqual([{ run_id: kept.id, n: 3 }]);
+      // The id is free again: a run copied in under it starts a fresh log.
+      await store.copyRun(gone.id, [{ type: 'run-created', payload: { ...params, goal: '', inputs: {}, labels: {}, autoApprove: false, dryRun: false } }]);
+      expect((await store.listEvents(gone.id)).map((event) => event.seq)).toEqual([1]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('masks the password in every failure that names the server', async () => {
     const port = new URL(url).port;
     const error = await PostgresRunStore.open({ url: `postgres://postgres:hunter2-secret@127.0.0.1:${port}/no_such_db_here` }).catch((failure: unknown) => failure);

@@ -234,7 +234,12 @@ export class PostgresRunStore implements RunStore {
     for (const child of await this.#sql.rows<{ id: string }>('delete a run', 'SELECT id FROM runs WHERE parent_id = $1', [id])) {
       await this.#appends.append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
     }
-    await this.#sql.rows('delete a run', "DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id]);
+    // Events have no foreign key (schema 3): they go in a second statement, which sees every append that committed
+    // before the run's row went; none can follow, as an append writes only to a run whose row it updates.
+    await this.#sql.transaction('delete a run', async (query) => {
+      const deleted = (await query("DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id])) as { rowCount: number | null };
+      if (deleted.rowCount === 1) await query('DELETE FROM events WHERE run_id = $1', [id]);
+    });
     this.#sql.notifyChanges();
     this.#appends.forget(id);
   }
