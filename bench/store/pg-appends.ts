@@ -40,7 +40,7 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2_000);
 const BATCH = 100;
 /** BENCH_PROFILE=1: CPU-profile this process over the 64-writer rounds and print where the time went. */
 const PROFILE = process.env.BENCH_PROFILE === '1';
-/** BENCH_PG_STATEMENTS=1: load pg_stat_statements and print each statement's calls, planning and execution time over the 64-writer rounds. */
+/** BENCH_PG_STATEMENTS=1: load pg_stat_statements and print each statement's calls, planning and execution time over the 64-writer and the one-writer rounds. */
 const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
 
 interface Contender {
@@ -207,11 +207,13 @@ async function main(): Promise<void> {
           contender.concurrent.push(await measured(APPENDS, () => profiled(contender.label, () => concurrentRound(contender, APPENDS)), { contender, admin }));
           if (STATEMENTS) await printStatements(admin, contender.label);
           const random = mulberry32(round);
+          if (STATEMENTS) await admin.query('SELECT pg_stat_statements_reset()');
           contender.sequential.push(
             await measured(SEQUENTIAL, async () => {
               for (let index = 0; index < SEQUENTIAL; index += 1) await contender.store.appendEvents(contender.ids[Math.floor(random() * contender.ids.length)] as string, [event(index)]);
             }),
           );
+          if (STATEMENTS) await printStatements(admin, `${contender.label}, one writer`);
           contender.batched.push(
             await measured(APPENDS, async () => {
               for (let index = 0; index < APPENDS / BATCH; index += 1) await contender.store.appendEvents(contender.ids[Math.floor(random() * contender.ids.length)] as string, Array.from({ length: BATCH }, (_, offset) => event(offset)));

@@ -167,6 +167,7 @@ export class PgGroupAppend {
       return [];
     }
     const rows = writes.filter((write) => write.planned.some(({ plan }) => plan.events.length > 0));
+    const sent = new Set(rows);
     let written: Set<string>;
     try {
       written = rows.length === 0 ? new Set() : new Set((await this.#sql.rows<{ id: string }>('append events', APPEND_BATCH, batchParams(rows))).map((row) => row.id));
@@ -185,9 +186,9 @@ export class PgGroupAppend {
     if (written.size > 0) this.#sql.notifyChanges();
     const retry: AppendRequest[] = [];
     for (const write of writes) {
-      const moved = rows.includes(write) && !written.has(write.id);
+      const moved = sent.has(write) && !written.has(write.id);
       if (!moved) {
-        if (rows.includes(write)) this.#states.set(write.id, write.state);
+        if (sent.has(write)) this.#states.set(write.id, write.state);
         for (const { request, plan } of write.planned) request.resolve(plan.events);
         continue;
       }
