@@ -39,7 +39,7 @@ export interface PostgresRunStoreOptions extends RunStoreOptions {
   logger?: Logger;
   /** How often watchers are told regardless, in case a notice was lost (default 1000 ms). */
   safetyTickMs?: number;
-  /** Append batches written at once, and how they share the waiting runs (default 4, at least 16 runs a batch); `inFlight` must stay below `poolSize`. */
+  /** Append batches written at once, and how they share the waiting runs (default 2, split only into batches of at least 64 runs); keep `inFlight` below `poolSize`. */
   appendBatches?: Partial<GroupAppendLimits>;
 }
 
