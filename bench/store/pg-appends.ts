@@ -51,6 +51,8 @@ interface Contender {
   concurrent: number[];
   sequential: number[];
   batched: number[];
+  /** listRunsUpdatedAfter of the last 2 s, p50 ms per round. */
+  live: number[];
   serverCpuPerEvent: number[];
   benchCpuPerEvent: number[];
 }
@@ -193,7 +195,7 @@ async function main(): Promise<void> {
           await client.end();
         }
       }
-      contenders.push({ label, store, url, ids, concurrent: [], sequential: [], batched: [], serverCpuPerEvent: [], benchCpuPerEvent: [] });
+      contenders.push({ label, store, url, ids, concurrent: [], sequential: [], batched: [], live: [], serverCpuPerEvent: [], benchCpuPerEvent: [] });
       console.log(`${label}: loaded ${RUNS} runs`);
     }
     const admin = new pg.Client({ connectionString: contenders[0]?.url });
@@ -219,6 +221,14 @@ async function main(): Promise<void> {
               for (let index = 0; index < APPENDS / BATCH; index += 1) await contender.store.appendEvents(contender.ids[Math.floor(random() * contender.ids.length)] as string, Array.from({ length: BATCH }, (_, offset) => event(offset)));
             }),
           );
+          const from = Date.now() - 2000;
+          const reads: number[] = [];
+          for (let index = 0; index < 200; index += 1) {
+            const started = now();
+            await contender.store.listRunsUpdatedAfter({ updatedAt: from, id: '' }, 200);
+            reads.push(now() - started);
+          }
+          contender.live.push(median(reads));
           console.log(`round ${round + 1} ${contender.label}: ${WRITERS} writers ${Math.round(contender.concurrent.at(-1) ?? 0)} events/s, one writer ${Math.round(contender.sequential.at(-1) ?? 0)} events/s, ${BATCH} per call ${Math.round(contender.batched.at(-1) ?? 0)} events/s (load ${loadavg()[0]?.toFixed(2)})`);
         }
       }
@@ -229,7 +239,7 @@ async function main(): Promise<void> {
     for (const contender of contenders) {
       const perEvent = (values: number[]) => `${(median(values) * 1e6).toFixed(0)} µs`;
       console.log(
-        `${contender.label}: ${WRITERS} writers ${Math.round(median(contender.concurrent))} events/s [${contender.concurrent.map(Math.round).join(', ')}], one writer ${Math.round(median(contender.sequential))} events/s, ${BATCH} per call ${Math.round(median(contender.batched))} events/s; CPU per event (writers rows) server ${perEvent(contender.serverCpuPerEvent)}, bench ${perEvent(contender.benchCpuPerEvent)}; HOT run updates ${await hotUpdates(contender.url)}`,
+        `${contender.label}: ${WRITERS} writers ${Math.round(median(contender.concurrent))} events/s [${contender.concurrent.map(Math.round).join(', ')}], one writer ${Math.round(median(contender.sequential))} events/s, ${BATCH} per call ${Math.round(median(contender.batched))} events/s, live list read p50 ${median(contender.live).toFixed(2)} ms; CPU per event (writers rows) server ${perEvent(contender.serverCpuPerEvent)}, bench ${perEvent(contender.benchCpuPerEvent)}; HOT run updates ${await hotUpdates(contender.url)}`,
       );
     }
     printProfiles();

@@ -8,7 +8,7 @@ import { WeftError } from '../../../core/errors.js';
 import { nextNotice } from '../../../../test/contract/run-store-changes.contract.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
 import { testPostgres } from '../../../../test/helpers/postgres.js';
-import { PG_SCHEMA_VERSION } from './migrations.js';
+import { migratePostgres, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
 import { PostgresRunStore } from './postgres-run-store.js';
 import { SqliteRunStore, type ImportedRun } from '../sqlite/sqlite-run-store.js';
 
@@ -31,7 +31,7 @@ async function sql<Row extends pg.QueryResultRow>(text: string, params: unknown[
 // Each contract test starts from an empty store, as it would with a fresh SQLite file.
 beforeEach(async () => {
   const tables = await sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'runs'");
-  if (tables[0]?.n === 1) await sql('TRUNCATE runs, events, questions, mcp_servers, artifacts');
+  if (tables[0]?.n === 1) await sql('TRUNCATE runs, run_changes, events, questions, mcp_servers, artifacts');
 });
 
 runRunStoreContract('postgres', ({ clock, newId }) => PostgresRunStore.open({ url, clock, newId }));
@@ -142,6 +142,31 @@ describe('PostgresRunStore', () => {
       // The id is free again: a run copied in under it starts a fresh log.
       await store.copyRun(gone.id, [{ type: 'run-created', payload: { ...params, goal: '', inputs: {}, labels: {}, autoApprove: false, dryRun: false } }]);
       expect((await store.listEvents(gone.id)).map((event) => event.seq)).toEqual([1]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('lists the runs a schema-2 database held as changed after migrating to schema 3 (their change times moved to run_changes)', async () => {
+    const fresh = await (await testPostgres()).createDatabase();
+    const client = new pg.Client({ connectionString: fresh });
+    await client.connect();
+    try {
+      await migratePostgres(client, fresh, 1000, PG_MIGRATIONS.slice(0, 2));
+      const run = (id: string, updatedAt: number) => [id, 'build', 'succeeded', 1000, updatedAt, 1, JSON.stringify({ id }), JSON.stringify({ status: 'succeeded', updatedAt })];
+      for (const values of [run('01J0000000000000000000000A', 5000), run('01J0000000000000000000000B', 3000), run('01J0000000000000000000000C', 1000)]) {
+        await client.query('INSERT INTO runs (id, workflow, status, created_at, updated_at, head_seq, spec, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', values);
+      }
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresRunStore.open({ url: fresh });
+    try {
+      const page = await store.listRunsUpdatedAfter({ updatedAt: 2000, id: '' });
+      expect(page.runs.map((listed) => [listed.id, listed.updatedAt])).toEqual([
+        ['01J0000000000000000000000B', 3000],
+        ['01J0000000000000000000000A', 5000],
+      ]);
     } finally {
       await store.close();
     }

@@ -49,12 +49,8 @@ const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_O
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
 const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
-/**
- * A run's updated_at is the latest time among its events, so the runs changed at or after a
- * time are those with an event of that time or later (events_by_at): runs keeps no index
- * on updated_at, whose change with every append would keep its updates from being HOT.
- */
-const UPDATED_AFTER = `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE id IN (SELECT run_id FROM events WHERE at >= $1) AND (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`;
+/** The runs changed after a cursor, by the narrow run_changes table (runs keeps no index on its own updated_at: see migration 3). */
+const UPDATED_AFTER = `SELECT ${RUN_COLUMNS}, c.updated_at, c.run_id AS id FROM run_changes c JOIN runs r ON r.id = c.run_id WHERE (c.updated_at, c.run_id) > ($1, $2) ORDER BY c.updated_at, c.run_id LIMIT $3`;
 
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
