@@ -2,8 +2,8 @@
  * The writes that carry plans of the shared planner, each one statement so it commits
  * atomically without an explicit transaction. APPEND_BATCH updates many runs' rows, each
  * only if its head is still the one planned on (and, fenced, the lease still the
- * runner's), then their change times and the events and questions of exactly the runs it
- * updated; CREATE inserts a new run with its change time and first events.
+ * runner's), then inserts the events and questions of exactly the runs it updated; CREATE
+ * inserts a new run with its first events.
  */
 import type { AppendPlan } from '../../model/plan-append.js';
 
@@ -11,13 +11,11 @@ const EVENTS_OF = (source: string) =>
   `INSERT INTO events (run_id, seq, at, type, stage_id, payload) SELECT ${source}.id, e.seq, e.at, e.type, e.stage_id, e.payload FROM ${source}, unnest($11::int[], $12::bigint[], $13::text[], $14::text[], $15::text[]) AS e(seq, at, type, stage_id, payload)`;
 const QUESTIONS_OF = (source: string) =>
   `INSERT INTO questions (id, run_id, status, asked_at, record) SELECT q.id, ${source}.id, q.status, q.asked_at, q.record FROM ${source}, unnest($16::text[], $17::text[], $18::bigint[], $19::text[]) AS q(id, status, asked_at, record) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record`;
-/** Where the live runs list finds each new run's change time. */
-const CHANGES_OF = (source: string) => `INSERT INTO run_changes (run_id, updated_at) SELECT id, updated_at FROM ${source}`;
 /** $1 id, $2 workflow, $3 created, $4 labels, $5 spec, $6 status, $7 archived, $8 parent, $9 updated, $10 state, $11–$19 events and questions, $20 head seq. */
 export const CREATE = `WITH r AS (
   INSERT INTO runs (id, workflow, created_at, labels, spec, status, archived, parent_id, updated_at, state, head_seq)
-  VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $20) RETURNING id, updated_at
-), c AS (${CHANGES_OF('r')}), e AS (${EVENTS_OF('r')}), q AS (${QUESTIONS_OF('r')}) SELECT count(*)::int AS n FROM r`;
+  VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $20) RETURNING id
+), e AS (${EVENTS_OF('r')}), q AS (${QUESTIONS_OF('r')}) SELECT count(*)::int AS n FROM r`;
 
 /**
  * Runs ($1–$10: id, head planned on, new status, archived, parent, updated, state, head
@@ -31,9 +29,7 @@ export const APPEND_BATCH = `WITH p AS (
   UPDATE runs SET status = p.status, archived = p.archived, parent_id = p.parent_id, updated_at = p.updated_at, state = p.state, head_seq = p.head_seq,
     lease_owner = CASE WHEN p.ends_lease THEN NULL ELSE runs.lease_owner END, lease_expires_at = CASE WHEN p.ends_lease THEN 0 ELSE runs.lease_expires_at END
   FROM p WHERE runs.id = p.id AND runs.head_seq = p.head
-    AND (p.fence IS NULL OR runs.lease_owner = p.fence OR (runs.lease_owner IS NULL AND runs.status NOT IN ('succeeded', 'failed', 'cancelled'))) RETURNING runs.id, runs.updated_at
-), c AS (
-  UPDATE run_changes SET updated_at = r.updated_at FROM r WHERE run_changes.run_id = r.id
+    AND (p.fence IS NULL OR runs.lease_owner = p.fence OR (runs.lease_owner IS NULL AND runs.status NOT IN ('succeeded', 'failed', 'cancelled'))) RETURNING runs.id
 ), e AS (
   INSERT INTO events (run_id, seq, at, type, stage_id, payload)
   SELECT e.run_id, e.seq, e.at, e.type, e.stage_id, e.payload FROM unnest($11::text[], $12::int[], $13::bigint[], $14::text[], $15::text[], $16::text[]) AS e(run_id, seq, at, type, stage_id, payload)
@@ -61,8 +57,8 @@ export function writeParams(plan: AppendPlan): unknown[] {
 }
 
 /** Many runs at once (imports): three statements over column arrays, in one transaction. */
-export const BULK_RUNS = `WITH r AS (INSERT INTO runs (id, workflow, created_at, labels, spec, status, archived, parent_id, updated_at, state, head_seq)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::jsonb[], $5::text[], $6::text[], $7::smallint[], $8::text[], $9::bigint[], $10::text[], $11::int[]) RETURNING id, updated_at) ${CHANGES_OF('r')}`;
+export const BULK_RUNS = `INSERT INTO runs (id, workflow, created_at, labels, spec, status, archived, parent_id, updated_at, state, head_seq)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::jsonb[], $5::text[], $6::text[], $7::smallint[], $8::text[], $9::bigint[], $10::text[], $11::int[])`;
 export const BULK_EVENTS = `INSERT INTO events (run_id, seq, at, type, stage_id, payload) SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::text[])`;
 export const BULK_QUESTIONS = `INSERT INTO questions (id, run_id, status, asked_at, record) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])`;
 

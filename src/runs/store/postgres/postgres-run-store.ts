@@ -22,7 +22,7 @@ import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
 import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
 import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
-import { migratePostgres } from './migrations.js';
+import { CHANGE_SPAN_MS, migratePostgres } from './migrations.js';
 import { toPgStoreError } from './pg-errors.js';
 import { PgGroupAppend, DEFAULT_GROUP_APPEND_LIMITS, type GroupAppendLimits } from './pg-group-append.js';
 import { claimRun, releaseLease, renewLease } from './pg-leases.js';
@@ -49,8 +49,11 @@ const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_O
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
 const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
-/** The runs changed after a cursor, by the narrow run_changes table (runs keeps no index on its own updated_at: see migration 3). */
-const UPDATED_AFTER = `SELECT ${RUN_COLUMNS}, c.updated_at, c.run_id AS id FROM run_changes c JOIN runs r ON r.id = c.run_id WHERE (c.updated_at, c.run_id) > ($1, $2) ORDER BY c.updated_at, c.run_id LIMIT $3`;
+/**
+ * The runs changed after a cursor: those of its change span and later (runs keeps no index
+ * on updated_at itself, which would stop its updates being HOT: see migration 3), in order.
+ */
+const UPDATED_AFTER = `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE change_span >= $1::bigint / ${CHANGE_SPAN_MS} AND (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`;
 
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
