@@ -9,7 +9,7 @@
  *   node --import tsx bench/store/store.bench.ts      (BENCH_RUNS=10000 for a quick pass)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monotonicFactory } from 'ulid';
@@ -160,6 +160,8 @@ async function measure(store: BenchStore, size: () => number): Promise<Measured>
   return { rows, data: { runs, events, samples: { get: GET_SAMPLES, search: SEARCH_SAMPLES, appends: APPENDS, live: LIVE_SAMPLES }, get, searched, searchedNoLabel, live, liveRuns: changed } };
 }
 
+const loadBefore = loadavg();
+
 async function main(): Promise<void> {
   const { SqliteRunStore, PostgresRunStore } = await loadStores();
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-store-'));
@@ -207,6 +209,7 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     '',
     `${formatNumber(RUNS)} runs and ${formatNumber(RUNS * EVENTS_PER_RUN)} events in each store; Node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.date}.`,
     `PostgreSQL: ${server}, on the same machine (its server processes share the same cores with the benchmark).`,
+    `Load average (1, 5, 15 min) before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadavg().map((value) => value.toFixed(2)).join(' ')}.`,
     '',
     table,
     '',
@@ -216,7 +219,7 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     'event-loop turn in one transaction; PostgreSQL writes them with one statement (each run checked against its head and lease).',
     '',
   ].join('\n');
-  const written = writeResults('store', { benchmark: 'store', machine, server, sqlite: { rows: sqlite.rows, ...sqlite.data }, postgres: { rows: postgres.rows, ...postgres.data } }, markdown);
+  const written = writeResults('store', { benchmark: 'store', machine, server, loadBefore, loadAfter: loadavg(), sqlite: { rows: sqlite.rows, ...sqlite.data }, postgres: { rows: postgres.rows, ...postgres.data } }, markdown);
   console.log(markdown);
   console.error(`wrote ${written.json} and ${written.markdown}`);
 }
