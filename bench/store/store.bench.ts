@@ -1,14 +1,15 @@
 /**
  * Run-store benchmark (spec §8), SQLite and PostgreSQL side by side: generates 100k runs
  * and 1M events into a temporary store of each kind, then measures `getRun` and a filtered `searchRuns` (status + label + created
- * range) p50/p99, and event append throughput: one event per call in a loop, one event
- * per call from 64 concurrent writers (group commit), and 100 events per call. Writes
+ * range) p50/p99, event append throughput: one event per call in a loop, one event
+ * per call from 64 concurrent writers (group commit), and 100 events per call; then the
+ * live runs list's read (`listRunsUpdatedAfter`, the runs changed in the last 2 s). Writes
  * `bench/results/store.json` and `bench/results/store.md`. PostgreSQL: see bench/lib/postgres.ts.
  *
  *   node --import tsx bench/store/store.bench.ts      (BENCH_RUNS=10000 for a quick pass)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monotonicFactory } from 'ulid';
@@ -33,6 +34,7 @@ const SEARCH_SAMPLES = 1_000;
 const APPENDS = 20_000;
 const WRITERS = 64;
 const BATCH = 100;
+const LIVE_SAMPLES = 500;
 
 interface Row {
   metric: string;
@@ -132,6 +134,13 @@ async function measure(store: BenchStore, size: () => number): Promise<Measured>
     for (let index = 0; index < APPENDS / BATCH; index += 1) await store.appendEvents(pick(), Array.from({ length: BATCH }, (_, offset) => event(offset)));
   });
 
+  // The live runs list's read on each change notice: the runs changed in the last 2 s (the appends above, the newest first in time).
+  const listedFrom = Date.now() - 2000;
+  let changed = 0;
+  const live = await timeEach(LIVE_SAMPLES, async () => {
+    changed = (await store.listRunsUpdatedAfter({ updatedAt: listedFrom, id: '' }, 200)).runs.length;
+  });
+
   const rows: Row[] = [
     { metric: `generate ${formatNumber(runs)} runs + ${formatNumber(events)} events (bulk import)`, value: loadSeconds, unit: 's', digits: 1 },
     { metric: 'database size', value: size() / 1024 / 1024, unit: 'MiB', digits: 0 },
@@ -144,9 +153,14 @@ async function measure(store: BenchStore, size: () => number): Promise<Measured>
     { metric: `append, 1 event per call, ${WRITERS} concurrent writers`, value: concurrent, unit: 'events/s', digits: 0, target: { text: '> 20,000', pass: concurrent > 20_000 } },
     { metric: `append, ${BATCH} events per call`, value: batched, unit: 'events/s', digits: 0, target: { text: '> 20,000', pass: batched > 20_000 } },
     { metric: 'append, 1 event per call, one writer awaiting each (one commit per event)', value: sequential, unit: 'events/s', digits: 0 },
+    { metric: 'runs changed in the last 2 s (live list read), p50', value: live.p50, unit: 'ms', digits: 3 },
+    { metric: 'runs changed in the last 2 s (live list read), p99', value: live.p99, unit: 'ms', digits: 3 },
+    { metric: 'runs in that read (up to 200)', value: changed, unit: '', digits: 0 },
   ];
-  return { rows, data: { runs, events, samples: { get: GET_SAMPLES, search: SEARCH_SAMPLES, appends: APPENDS }, get, searched, searchedNoLabel } };
+  return { rows, data: { runs, events, samples: { get: GET_SAMPLES, search: SEARCH_SAMPLES, appends: APPENDS, live: LIVE_SAMPLES }, get, searched, searchedNoLabel, live, liveRuns: changed } };
 }
+
+const loadBefore = loadavg();
 
 async function main(): Promise<void> {
   const { SqliteRunStore, PostgresRunStore } = await loadStores();
@@ -195,6 +209,7 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     '',
     `${formatNumber(RUNS)} runs and ${formatNumber(RUNS * EVENTS_PER_RUN)} events in each store; Node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.date}.`,
     `PostgreSQL: ${server}, on the same machine (its server processes share the same cores with the benchmark).`,
+    `Load average (1, 5, 15 min) before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadavg().map((value) => value.toFixed(2)).join(' ')}.`,
     '',
     table,
     '',
@@ -204,7 +219,7 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     'event-loop turn in one transaction; PostgreSQL writes them with one statement (each run checked against its head and lease).',
     '',
   ].join('\n');
-  const written = writeResults('store', { benchmark: 'store', machine, server, sqlite: { rows: sqlite.rows, ...sqlite.data }, postgres: { rows: postgres.rows, ...postgres.data } }, markdown);
+  const written = writeResults('store', { benchmark: 'store', machine, server, loadBefore, loadAfter: loadavg(), sqlite: { rows: sqlite.rows, ...sqlite.data }, postgres: { rows: postgres.rows, ...postgres.data } }, markdown);
   console.log(markdown);
   console.error(`wrote ${written.json} and ${written.markdown}`);
 }

@@ -44,7 +44,7 @@ export async function freePort(): Promise<number> {
  * (`async-commit`: a crash of the server may lose the last moments of commits, never
  * consistency — the class of SQLite's WAL with synchronous=NORMAL).
  */
-export async function startEmbeddedPostgres(options: { durability?: 'none' | 'async-commit' | 'full' } = {}): Promise<TestPostgres> {
+export async function startEmbeddedPostgres(options: { durability?: 'none' | 'async-commit' | 'full'; settings?: Record<string, string> } = {}): Promise<TestPostgres> {
   const durability = options.durability ?? 'none';
   const root = await mkdtemp(join(tmpdir(), 'weft-pg-'));
   const dataDir = join(root, 'data');
@@ -67,6 +67,7 @@ export async function startEmbeddedPostgres(options: { durability?: 'none' | 'as
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
       ...(durability === 'none' ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
       ...(durability === 'full' ? [] : ['-c', 'synchronous_commit=off']),
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: () => {},
     onError: () => {},

@@ -16,6 +16,8 @@ export interface PgMigration {
 }
 
 export const CHANGE_CHANNEL = 'weft_changes';
+/** The span of `runs.change_span` (schema 3): a run's row moves in its index at most once per span. Never change it: it is in the schema. */
+export const CHANGE_SPAN_MS = 1_000;
 /** Any 64-bit number unique to weft's schema; the lock is scoped to the migrating transaction. */
 const MIGRATION_LOCK = 0x77656674_0001;
 
@@ -86,6 +88,27 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 2,
     name: 'runs by update time',
     sql: 'CREATE INDEX runs_by_updated ON runs (updated_at, id)',
+  },
+  {
+    // Every append rewrites its run's row. Indexing updated_at (version 2) made each such
+    // update write a new entry into every index of runs (eight, one a GIN); with no indexed
+    // column changing and room left on the page, PostgreSQL updates the row in place (HOT)
+    // and touches no index. So the live runs list finds changed runs by a coarse change
+    // time, the one-second span of updated_at, which a run's appends change once per span;
+    // the list then reads the few runs of the spans it needs. Pages keep a fifth free for
+    // the in-place updates (the new column rewrites the table, so all of them at once).
+    // Events lose their foreign key: its check, one query per inserted event, was a quarter
+    // of an append's time in the database. Every write inserts events only for the runs the
+    // same statement inserted or updated, and deleting a run deletes its events after it.
+    version: 3,
+    name: 'runs updated in place: changed runs found by their one-second change span; events without a per-row key check',
+    sql: `
+      DROP INDEX runs_by_updated;
+      ALTER TABLE runs SET (fillfactor = 80);
+      ALTER TABLE runs ADD COLUMN change_span BIGINT GENERATED ALWAYS AS (updated_at / ${CHANGE_SPAN_MS}) STORED;
+      CREATE INDEX runs_by_change_span ON runs (change_span);
+      ALTER TABLE events DROP CONSTRAINT events_run_id_fkey;
+    `,
   },
 ];
 

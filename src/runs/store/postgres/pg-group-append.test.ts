@@ -8,6 +8,8 @@ import { PostgresRunStore } from './postgres-run-store.js';
 
 let url: string;
 let admin: pg.Client;
+/** An event whose payload says `hold` waits in its statement until the test lets go of this advisory lock. */
+const HOLD_LOCK = 4242;
 beforeAll(async () => {
   url = await (await testPostgres()).createDatabase();
   await (await PostgresRunStore.open({ url })).close();
@@ -21,6 +23,8 @@ beforeAll(async () => {
     CREATE TRIGGER events_counted AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION count_event_statement();
     CREATE FUNCTION refuse_poison() RETURNS trigger AS $$ BEGIN IF NEW.payload LIKE '%poison%' THEN RAISE EXCEPTION 'poisoned payload'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql;
     CREATE TRIGGER events_poison BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_poison();
+    CREATE FUNCTION wait_on_hold() RETURNS trigger AS $$ BEGIN IF NEW.payload LIKE '%hold%' THEN PERFORM pg_advisory_lock_shared(${HOLD_LOCK}); PERFORM pg_advisory_unlock_shared(${HOLD_LOCK}); END IF; RETURN NEW; END $$ LANGUAGE plpgsql;
+    CREATE TRIGGER events_held BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION wait_on_hold();
   `);
 });
 afterAll(async () => {
@@ -33,6 +37,27 @@ const log = (text: string): NewRunEvent => ({ type: 'log-written', payload: { te
 
 async function eventStatements(): Promise<number> {
   return (await admin.query<{ n: number }>('SELECT n FROM event_statements')).rows[0]?.n ?? 0;
+}
+
+/**
+ * Starts `append` (its events say `hold`) with the hold lock taken, and resolves once its
+ * statement waits on the lock; `release` lets it finish.
+ */
+async function heldInFlight<T>(append: () => Promise<T>): Promise<{ written: Promise<T>; settled: () => boolean; release: () => Promise<T> }> {
+  await admin.query('SELECT pg_advisory_lock($1)', [HOLD_LOCK]);
+  let done = false;
+  const written = append().finally(() => (done = true));
+  written.catch(() => undefined);
+  const waiting = async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted", [HOLD_LOCK])).rows[0]?.n ?? 0;
+  while ((await waiting()) === 0) await new Promise((resolve) => setImmediate(resolve));
+  return {
+    written,
+    settled: () => done,
+    release: async () => {
+      await admin.query('SELECT pg_advisory_unlock($1)', [HOLD_LOCK]);
+      return written;
+    },
+  };
 }
 
 async function texts(store: PostgresRunStore, id: string): Promise<unknown[]> {
@@ -96,5 +121,67 @@ describe('PostgreSQL group commit', () => {
     } finally {
       await Promise.all([runner.close(), other.close()]);
     }
+  });
+
+  describe('with batches in flight side by side', () => {
+    const sideBySide = { appendBatches: { inFlight: 3, minRunsToSplit: 1 } };
+
+    it('writes other runs while a batch waits, and holds the later appends of the waiting run until it is written, in order', async () => {
+      const store = await PostgresRunStore.open({ url, ...sideBySide });
+      try {
+        const [a, b] = [await store.createRun(params), await store.createRun(params)];
+        const held = await heldInFlight(() => store.appendEvents(a.id, [log('hold')]));
+        let laterDone = false;
+        const later = store.appendEvents(a.id, [log('a after')]).finally(() => (laterDone = true));
+        // b's append is written while a's batch still waits on the lock (one batch in flight would queue it behind).
+        expect((await store.appendEvents(b.id, [log('b1')])).map((event) => event.seq)).toEqual([b.counts.events + 1]);
+        expect(await texts(store, b.id)).toEqual(['b1']);
+        expect([held.settled(), laterDone]).toEqual([false, false]);
+        await held.release();
+        expect((await later).map((event) => event.seq)).toEqual([a.counts.events + 2]);
+        expect(await texts(store, a.id)).toEqual(['hold', 'a after']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('fails only the requests of a statement that fails: the batch in flight beside it and the other runs are written', async () => {
+      const store = await PostgresRunStore.open({ url, ...sideBySide });
+      try {
+        const [a, b, c] = [await store.createRun(params), await store.createRun(params), await store.createRun(params)];
+        const held = await heldInFlight(() => store.appendEvents(a.id, [log('hold')]));
+        const outcomes = await Promise.allSettled([store.appendEvents(b.id, [log('poison')]), store.appendEvents(c.id, [log('c1')]), store.appendEvents(b.id, [log('b2')])]);
+        expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+        expect(held.settled()).toBe(false);
+        expect((await held.release()).map((event) => event.seq)).toEqual([a.counts.events + 1]);
+        expect(await texts(store, a.id)).toEqual(['hold']);
+        expect(await texts(store, b.id)).toEqual(['b2']);
+        expect(await texts(store, c.id)).toEqual(['c1']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('refuses a fenced-out runner in one batch while its lease-holding appends are written in another', async () => {
+      const runner = await PostgresRunStore.open({ url, clock: () => 1_000, ...sideBySide });
+      const other = await PostgresRunStore.open({ url, clock: () => 100_000 });
+      try {
+        const lost = await runner.createRun({ ...params, initialStatus: 'queued' });
+        const kept = await runner.createRun({ ...params, initialStatus: 'queued' });
+        expect((await runner.claimRun('runner-a', 5_000))?.id).toBe(lost.id);
+        expect((await other.claimRun('runner-b', 5_000))?.id).toBe(lost.id);
+        expect((await runner.claimRun('runner-a', 500_000))?.id).toBe(kept.id);
+        const held = await heldInFlight(() => runner.appendEvents(kept.id, [log('hold')], { leaseOwner: 'runner-a' }));
+        const late = runner.appendEvents(lost.id, [log('late')], { leaseOwner: 'runner-a' });
+        await expect(late).rejects.toSatisfy((error: unknown) => WeftError.is(error, 'RUN_LEASE_LOST'));
+        const mine = runner.appendEvents(kept.id, [log('mine')], { leaseOwner: 'runner-a' });
+        await held.release();
+        expect((await mine).map((event) => event.seq)).toEqual([kept.counts.events + 2]);
+        expect(await texts(other, kept.id)).toEqual(['hold', 'mine']);
+        expect(await texts(other, lost.id)).toEqual([]);
+      } finally {
+        await Promise.all([runner.close(), other.close()]);
+      }
+    });
   });
 });

@@ -8,7 +8,7 @@ import { WeftError } from '../../../core/errors.js';
 import { nextNotice } from '../../../../test/contract/run-store-changes.contract.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
 import { testPostgres } from '../../../../test/helpers/postgres.js';
-import { PG_SCHEMA_VERSION } from './migrations.js';
+import { migratePostgres, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
 import { PostgresRunStore } from './postgres-run-store.js';
 import { SqliteRunStore, type ImportedRun } from '../sqlite/sqlite-run-store.js';
 
@@ -59,7 +59,7 @@ describe('PostgresRunStore', () => {
     await client.end();
     const error = await PostgresRunStore.open({ url: fresh }).catch((failure: unknown) => failure);
     expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
-    expect((error as Error).message).toMatch(/schema version 99.*knows up to version 2.*Upgrade weft/);
+    expect((error as Error).message).toMatch(/schema version 99.*knows up to version 3.*Upgrade weft/);
   });
 
   it('refuses the append of a runner whose lease another runner took over (fencing), from another store too', async () => {
@@ -128,6 +128,47 @@ describe('PostgresRunStore', () => {
       await appended;
     } finally {
       await Promise.all([writer.close(), watcher.close()]);
+    }
+  });
+
+  it('deletes a run\'s events with it (events have no foreign key since schema 3) and only that run\'s', async () => {
+    const store = await PostgresRunStore.open({ url });
+    try {
+      const [gone, kept] = [await store.createRun(params), await store.createRun(params)];
+      for (const run of [gone, kept]) await store.appendEvents(run.id, [{ type: 'log-written', payload: { text: 'hello' } }, { type: 'run-status-changed', payload: { to: 'cancelled', reason: 'user' } }]);
+      await store.deleteRun(gone.id);
+      const counts = await sql<{ run_id: string; n: number }>('SELECT run_id, count(*)::int AS n FROM events WHERE run_id = ANY($1::text[]) GROUP BY run_id', [[gone.id, kept.id]]);
+      expect(counts).toEqual([{ run_id: kept.id, n: 3 }]);
+      // The id is free again: a run copied in under it starts a fresh log.
+      await store.copyRun(gone.id, [{ type: 'run-created', payload: { ...params, goal: '', inputs: {}, labels: {}, autoApprove: false, dryRun: false } }]);
+      expect((await store.listEvents(gone.id)).map((event) => event.seq)).toEqual([1]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('lists the runs a schema-2 database held as changed after migrating to schema 3 (found by their change span)', async () => {
+    const fresh = await (await testPostgres()).createDatabase();
+    const client = new pg.Client({ connectionString: fresh });
+    await client.connect();
+    try {
+      await migratePostgres(client, fresh, 1000, PG_MIGRATIONS.slice(0, 2));
+      const run = (id: string, updatedAt: number) => [id, 'build', 'succeeded', 1000, updatedAt, 1, JSON.stringify({ id }), JSON.stringify({ status: 'succeeded', updatedAt })];
+      for (const values of [run('01J0000000000000000000000A', 5000), run('01J0000000000000000000000B', 3000), run('01J0000000000000000000000C', 1000)]) {
+        await client.query('INSERT INTO runs (id, workflow, status, created_at, updated_at, head_seq, spec, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', values);
+      }
+    } finally {
+      await client.end();
+    }
+    const store = await PostgresRunStore.open({ url: fresh });
+    try {
+      const page = await store.listRunsUpdatedAfter({ updatedAt: 2000, id: '' });
+      expect(page.runs.map((listed) => [listed.id, listed.updatedAt])).toEqual([
+        ['01J0000000000000000000000B', 3000],
+        ['01J0000000000000000000000A', 5000],
+      ]);
+    } finally {
+      await store.close();
     }
   });
 

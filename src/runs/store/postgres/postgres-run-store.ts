@@ -22,9 +22,9 @@ import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
 import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
 import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
-import { migratePostgres } from './migrations.js';
+import { CHANGE_SPAN_MS, migratePostgres } from './migrations.js';
 import { toPgStoreError } from './pg-errors.js';
-import { PgGroupAppend } from './pg-group-append.js';
+import { PgGroupAppend, DEFAULT_GROUP_APPEND_LIMITS, type GroupAppendLimits } from './pg-group-append.js';
 import { claimRun, releaseLease, renewLease } from './pg-leases.js';
 import { PgNewRuns } from './pg-new-runs.js';
 import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
@@ -39,6 +39,8 @@ export interface PostgresRunStoreOptions extends RunStoreOptions {
   logger?: Logger;
   /** How often watchers are told regardless, in case a notice was lost (default 1000 ms). */
   safetyTickMs?: number;
+  /** Append batches written at once, and how they share the waiting runs (default 2, split only into batches of at least 64 runs); keep `inFlight` below `poolSize`. */
+  appendBatches?: Partial<GroupAppendLimits>;
 }
 
 const INT8_OID = 20;
@@ -47,6 +49,11 @@ const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_O
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
 const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
+/**
+ * The runs changed after a cursor: those of its change span and later (runs keeps no index
+ * on updated_at itself, which would stop its updates being HOT: see migration 3), in order.
+ */
+const UPDATED_AFTER = `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE change_span >= $1::bigint / ${CHANGE_SPAN_MS} AND (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`;
 
 export class PostgresRunStore implements RunStore {
   /** The URL with its password masked: the only form of it in messages. */
@@ -58,13 +65,13 @@ export class PostgresRunStore implements RunStore {
   readonly #appends: PgGroupAppend;
   readonly #newRuns: PgNewRuns;
 
-  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator) {
+  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator, appendBatches: GroupAppendLimits) {
     this.#sql = sql;
     this.#changes = changes;
     this.database = database;
     this.#clock = clock;
     this.#newId = newId;
-    this.#appends = new PgGroupAppend(sql, clock, database);
+    this.#appends = new PgGroupAppend(sql, clock, database, appendBatches);
     this.#newRuns = new PgNewRuns(sql, this.#appends, clock, newId);
   }
 
@@ -85,7 +92,7 @@ export class PostgresRunStore implements RunStore {
         client.release();
       }
       const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, options.safetyTickMs);
-      return new PostgresRunStore(new PgStatements(pool, database), changes, database, clock, options.newId ?? defaultNewId);
+      return new PostgresRunStore(new PgStatements(pool, database), changes, database, clock, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
@@ -122,7 +129,7 @@ export class PostgresRunStore implements RunStore {
     const pageSize = normalizeUpdatedQuery(after, limit);
     const rows = await this.#sql.rows<RunRow & { updated_at: string | number; id: string }>(
       'list changed runs',
-      `SELECT ${RUN_COLUMNS}, updated_at, id FROM runs WHERE (updated_at, id) > ($1, $2) ORDER BY updated_at, id LIMIT $3`,
+      UPDATED_AFTER,
       [after.updatedAt, after.id, pageSize + 1],
     );
     return updatedPage(rows, pageSize, recordOf, (row) => ({ updatedAt: Number(row.updated_at), id: row.id }));
@@ -226,7 +233,12 @@ export class PostgresRunStore implements RunStore {
     for (const child of await this.#sql.rows<{ id: string }>('delete a run', 'SELECT id FROM runs WHERE parent_id = $1', [id])) {
       await this.#appends.append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
     }
-    await this.#sql.rows('delete a run', "DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id]);
+    // Events have no foreign key (schema 3): they go in a second statement, which sees every append that committed
+    // before the run's row went; none can follow, as an append writes only to a run whose row it updates.
+    await this.#sql.transaction('delete a run', async (query) => {
+      const deleted = (await query("DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id])) as { rowCount: number | null };
+      if (deleted.rowCount === 1) await query('DELETE FROM events WHERE run_id = $1', [id]);
+    });
     this.#sql.notifyChanges();
     this.#appends.forget(id);
   }
