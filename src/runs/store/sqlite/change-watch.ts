@@ -10,7 +10,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StoreChangeListener } from '../run-store.js';
+import { ChangeListeners, UNKNOWN_CHANGE, type StoreChangeListener } from '../store-change.js';
 
 export interface ChangeWatchOptions {
   /** The safety poll: how often the version is read when no file event came (default 1000 ms). */
@@ -27,10 +27,6 @@ export interface ChangeWatchOptions {
 const SETTLE_CHECKS_MS = [2, 20, 200] as const;
 const DEFAULT_POLL_MS = 1000;
 
-interface Watcher {
-  listener: StoreChangeListener;
-}
-
 /**
  * @example
  * const changes = new SqliteChangeWatch('/home/me/.weft/weft.db');
@@ -40,9 +36,8 @@ export class SqliteChangeWatch {
   readonly #file: string;
   readonly #pollMs: number;
   readonly #watchFiles: boolean;
-  readonly #watchers = new Set<Watcher>();
+  readonly #watchers = new ChangeListeners();
   #active: Active | undefined;
-  #closed = false;
 
   constructor(file: string, options: ChangeWatchOptions = {}) {
     this.#file = file;
@@ -56,26 +51,23 @@ export class SqliteChangeWatch {
   }
 
   add(listener: StoreChangeListener): () => void {
-    if (this.#closed) return () => {};
-    const watcher = { listener };
-    this.#watchers.add(watcher);
-    this.#active ??= new Active(this.#file, this.#pollMs, this.#watchFiles, () => this.#notify());
-    return () => {
-      if (!this.#watchers.delete(watcher) || this.#watchers.size > 0) return;
+    const stop = this.#watchers.add(listener, () => {
       this.#active?.close();
       this.#active = undefined;
-    };
+    });
+    if (this.#watchers.size > 0) this.#active ??= new Active(this.#file, this.#pollMs, this.#watchFiles, () => this.#notify());
+    return stop;
   }
 
   close(): void {
-    this.#closed = true;
-    this.#watchers.clear();
+    this.#watchers.close();
     this.#active?.close();
     this.#active = undefined;
   }
 
+  /** A commit seen through the file carries no detail: which runs it wrote, and whose, is unknown. */
   #notify(): void {
-    for (const watcher of [...this.#watchers]) if (this.#watchers.has(watcher)) watcher.listener();
+    this.#watchers.tell(UNKNOWN_CHANGE);
   }
 }
 
