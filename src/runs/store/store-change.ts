@@ -125,6 +125,8 @@ export class ChangeCollector {
  */
 export class ChangeListeners {
   readonly #entries = new Set<{ listener: StoreChangeListener }>();
+  readonly #soon = new ChangeCollector();
+  #telling = false;
   #closed = false;
 
   get size(): number {
@@ -142,6 +144,19 @@ export class ChangeListeners {
 
   tell(change: StoreChange): void {
     for (const entry of [...this.#entries]) if (this.#entries.has(entry)) entry.listener(change);
+  }
+
+  /** Tells `change` after this turn of the event loop, as one notice with the others told meanwhile. */
+  tellSoon(change: StoreChange): void {
+    if (this.#entries.size === 0) return;
+    this.#soon.merge(change);
+    if (this.#telling) return;
+    this.#telling = true;
+    setImmediate(() => {
+      this.#telling = false;
+      const told = this.#soon.take();
+      if (told !== undefined) this.tell(told);
+    });
   }
 
   close(): void {

@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import type { Logger } from '../../../core/logger.js';
-import { ChangeCollector, ChangeListeners, type StoreChange, type StoreChangeListener } from '../store-change.js';
+import { ChangeListeners, UNKNOWN_CHANGE, type StoreChange, type StoreChangeListener } from '../store-change.js';
 import { CHANGE_CHANNEL } from './migrations.js';
 import { decodeNotice } from './notice-payload.js';
 
@@ -24,12 +24,10 @@ export class PgChangeListener {
   readonly #logger: Logger;
   /** This store's id in the notices it sends. */
   readonly source: string;
-  readonly #pending = new ChangeCollector();
   #client: pg.Client | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
   #delay = RECONNECT_MS.first;
-  #telling = false;
   #tick: NodeJS.Timeout | undefined;
 
   readonly #tickMs: number;
@@ -127,15 +125,7 @@ export class PgChangeListener {
    * Notices that arrive together (one read from the socket, the writes of one turn) become
    * one; no change given means anything may have changed.
    */
-  #tell(change?: StoreChange): void {
-    if (change === undefined) this.#pending.unknown();
-    else this.#pending.merge(change);
-    if (this.#telling) return;
-    this.#telling = true;
-    setImmediate(() => {
-      this.#telling = false;
-      const told = this.#pending.take();
-      if (told !== undefined) this.#listeners.tell(told);
-    });
+  #tell(change: StoreChange = UNKNOWN_CHANGE): void {
+    this.#listeners.tellSoon(change);
   }
 }

@@ -15,7 +15,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ChangeCollector, ChangeListeners, UNKNOWN_CHANGE, type StoreChange, type StoreChangeListener } from '../store-change.js';
+import { ChangeListeners, UNKNOWN_CHANGE, type StoreChange, type StoreChangeListener } from '../store-change.js';
 
 export interface ChangeWatchOptions {
   /** The safety poll: how often the version is read when no file event came (default 1000 ms). */
@@ -45,9 +45,7 @@ export class SqliteChangeWatch {
   readonly #watchFiles: boolean;
   readonly #watchers = new ChangeListeners();
   readonly #ownVersion: (() => number) | undefined;
-  readonly #own = new ChangeCollector();
   #ownSeen = Number.NaN;
-  #telling = false;
   #active: Active | undefined;
 
   constructor(file: string, options: ChangeWatchOptions = {}) {
@@ -76,15 +74,7 @@ export class SqliteChangeWatch {
 
   /** Tells the watchers about the store's own writes that just committed (soon, with the others of this turn). */
   own(change: StoreChange | undefined): void {
-    if (change === undefined || this.#watchers.size === 0) return;
-    this.#own.merge(change);
-    if (this.#telling) return;
-    this.#telling = true;
-    setImmediate(() => {
-      this.#telling = false;
-      const told = this.#own.take();
-      if (told !== undefined) this.#watchers.tell(told);
-    });
+    if (change !== undefined) this.#watchers.tellSoon(change);
   }
 
   close(): void {

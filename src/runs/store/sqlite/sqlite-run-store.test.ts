@@ -6,10 +6,10 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';
 import { createLogger } from '../../../core/logger.js';
+import { noticesUntil } from '../../../../test/contract/run-store-changes.contract.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
 import { projectRun } from '../../model/project-run.js';
 import type { RunRecord } from '../../model/run-record.js';
-import type { StoreChange } from '../store-change.js';
 import { SqliteRunStore, type ImportedRun } from './sqlite-run-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-sqlite-store-'));
@@ -24,19 +24,6 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 runRunStoreContract('sqlite', ({ clock, newId }) => SqliteRunStore.open({ storageDir: freshDir(), clock, newId }));
 
 const params = { workflow: 'build', workflowPath: 'build.toml', cwd: '/work' };
-
-/** Every notice from this call on, up to the first that `done` accepts. */
-function noticesUntil(store: SqliteRunStore, done: (change: StoreChange) => boolean): Promise<StoreChange[]> {
-  const heard: StoreChange[] = [];
-  return new Promise((resolve) => {
-    const stop = store.watchChanges((change) => {
-      heard.push(change);
-      if (!done(change)) return;
-      stop();
-      resolve(heard);
-    });
-  });
-}
 
 describe('SqliteRunStore', () => {
   it("names its own writes in its notices, and tells another connection's commits as unknown", async () => {
