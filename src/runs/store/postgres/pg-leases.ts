@@ -5,8 +5,8 @@
  */
 import type { RunRecord } from '../../model/run-record.js';
 import type { ClaimFilter } from '../run-store.js';
-import { checkLease, claimFingerprint, runId } from '../store-input.js';
-import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
+import { checkLease, claimFingerprint, runId, runNotFound } from '../store-input.js';
+import { recordOf, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
 import type { PgStatements } from './pg-statements.js';
 
 /**
@@ -39,21 +39,27 @@ export async function claimRun(sql: PgStatements, workerId: string, leaseMs: num
 export async function renewLease(sql: PgStatements, id: string, workerId: string, leaseMs: number, now: number): Promise<boolean> {
   runId(id);
   checkLease(workerId, leaseMs);
-  return leaseUpdate(sql, id, 'renew a lease', 'UPDATE runs SET lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2', [id, workerId, now + leaseMs], false);
+  return leaseUpdate(sql, id, 'renew a lease', 'lease_expires_at = $3', [id, workerId, now + leaseMs], false);
 }
 
 export async function releaseLease(sql: PgStatements, id: string, workerId: string): Promise<boolean> {
   runId(id);
   checkLease(workerId, 1);
-  return leaseUpdate(sql, id, 'release a lease', 'UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = $1 AND lease_owner = $2', [id, workerId], true);
+  return leaseUpdate(sql, id, 'release a lease', 'lease_owner = NULL, lease_expires_at = 0', [id, workerId], true);
 }
 
-/** `frees`: the update lets the run be claimed again (when its status allows). */
-async function leaseUpdate(sql: PgStatements, id: string, action: string, query: string, params: unknown[], frees: boolean): Promise<boolean> {
-  if ((await sql.count(action, query, params)) === 1) {
+/**
+ * Sets `set` on run `$1` if `$2` holds its lease, and says in the same round trip whether
+ * the run exists (a lease the run's end already let go is no error). `frees`: the update
+ * lets the run be claimed again (when its status allows).
+ */
+async function leaseUpdate(sql: PgStatements, id: string, action: string, set: string, params: unknown[], frees: boolean): Promise<boolean> {
+  const query = `WITH updated AS (UPDATE runs SET ${set} WHERE id = $1 AND lease_owner = $2 RETURNING id) SELECT EXISTS (SELECT 1 FROM updated) AS held, EXISTS (SELECT 1 FROM runs WHERE id = $1) AS found`;
+  const [row] = await sql.rows<{ held: boolean; found: boolean }>(action, query, params);
+  if (row?.held === true) {
     sql.notifyChanges([{ id }], frees);
     return true;
   }
-  await requireHead(sql, id);
+  if (row?.found !== true) throw runNotFound(id);
   return false;
 }
