@@ -113,6 +113,16 @@ describe('RunControl on change notices', () => {
     expect(control.interruptRequested).toBe(true);
   });
 
+  it('started on the log the runner read, still finds a cancel written before it watched (its notice unheard)', async () => {
+    const read = await store.listEvents(run.id);
+    await store.appendEvents(run.id, [{ type: ENGINE_EVENT.cancelRequested, payload: { reason: 'early' } }]);
+    const late = new RunControl(store, run.id, 0, 60_000);
+    late.start(read);
+    await late.catchUp();
+    late.stop();
+    expect(late.cancelReason).toBe('early');
+  });
+
   it('reads on an unknown notice, since anything may have changed', async () => {
     expect(await tell({ kind: 'unknown' })).toBe(1);
     // Nothing new was found, and nothing new was noticed: the run loop's next catch-up reads nothing.

@@ -57,16 +57,14 @@ export class RunControl {
 
   /**
    * Starts watching. `read`: the run's log from its start as the runner just read it, taken
-   * as scanned, so the first look costs no read. A write that lands before the watch is
-   * in place is not missed: the runner's next append then does not follow the scanned log
-   * directly, so its notice makes the watcher read (and the store's safety tick would too).
+   * as scanned, so only the head is read once more (a write may have landed before the
+   * watch was in place, its notice unheard), and no log scan unless it moved.
    */
   start(read?: readonly RunEvent[]): void {
     const last = read?.at(-1);
     if (read !== undefined && last !== undefined && last.seq === read.length) {
       for (const event of read) if (event.seq > this.#afterSeq && WATCHED_TYPES.has(event.type)) this.#take(event);
       this.#scannedTo = last.seq;
-      this.#stale = false;
     }
     // Answers, cancels and messages come from other processes: read them when the store
     // says this run changed. The store tells `unknown` on its own safety tick, for notices
@@ -74,6 +72,7 @@ export class RunControl {
     this.#stopWatching = this.#store.watchChanges((change) => this.#noticed(change));
     this.#timer = setInterval(() => void this.catchUp(), this.#pollMs);
     this.#timer.unref();
+    if (this.#scannedTo > 0) void this.poll();
   }
 
   stop(): void {
