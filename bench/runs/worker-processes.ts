@@ -46,12 +46,24 @@ async function stop(children: ChildProcess[]): Promise<void> {
 
 /**
  * Queues `count` runs of `workflow` and waits for `workers` worker processes to finish them.
- * `home(index)` is worker index's storage dir; `env` points the workers at the store.
+ * `home(index)` is worker index's storage dir; `env` points the workers at the store. With
+ * `ready`, the clock starts once it resolves (every worker started and listening), so the
+ * rate is the queue's alone; without, it includes the workers' start.
  */
-export async function drain(params: { store: RunStore; workflow: string; dir: string; count: number; workers: number; home: (index: number) => string; env: Record<string, string> }): Promise<DrainResult> {
+export async function drain(params: {
+  store: RunStore;
+  workflow: string;
+  dir: string;
+  count: number;
+  workers: number;
+  home: (index: number) => string;
+  env: Record<string, string>;
+  ready?: (workers: number) => Promise<void>;
+}): Promise<DrainResult> {
   const { store, workflow, dir, count, workers } = params;
   const children = Array.from({ length: workers }, (_, index) => startWorker(dir, params.home(index), params.env));
   try {
+    await params.ready?.(workers);
     const runs = new RunService({ store, clock: Date.now, wakeRunners: () => {} });
     const started = now();
     const ids = await Promise.all(Array.from({ length: count }, async () => (await runs.create({ workflow, cwd: dir, autoApprove: true })).id));

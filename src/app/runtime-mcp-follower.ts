@@ -4,7 +4,7 @@
  * `weft serve` process, while this run executes in a runner — are connected here, and
  * removed ones disconnected, so an agent stage that is already running sees the tools on
  * its next turn (the loop reads the registry every turn). The catalogue is re-read on the
- * store's change notices, never by polling; each change is recorded as an event in the run.
+ * store's change notices that may concern it (`unknown` ones), never by polling; each change is recorded as an event in the run.
  */
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -80,7 +80,10 @@ export function followRuntimeServers(params: FollowParams): RuntimeMcpFollower {
       .catch((error: unknown) => logger.warn(`runtime MCP servers of run ${runId}: ${errorMessage(error)}`));
     return chain;
   };
-  const stopWatching = store.watchChanges(() => void schedule());
+  // A catalogue change is always told as `unknown`: a notice naming runs is only about runs.
+  const stopWatching = store.watchChanges((change) => {
+    if (change.kind === 'unknown') void schedule();
+  });
   return {
     synced: schedule(),
     stop: () => {

@@ -164,6 +164,7 @@ export class Weft {
         if (events.length === EVENT_PAGE) continue;
         if (options.signal?.aborted) return;
         const run = await this.#runs.get(id);
+        changes.follow([run.id]);
         if (isTerminal(run.status) && run.counts.events <= afterSeq) return;
         this.#runs.ensureRunner(run);
         await changes.next(FOLLOW_RECHECK_MS, options.signal);

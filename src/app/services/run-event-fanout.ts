@@ -1,6 +1,6 @@
 /**
  * Live events of runs for many followers at once (the HTTP API's SSE streams, the
- * dashboard): one reader per run, woken by the store's change notices, reads what was
+ * dashboard): one reader per run, woken by the store's change notices that may concern it, reads what was
  * appended since the follower furthest behind and hands each follower the events after
  * its own cursor. A hundred browsers on one busy run cost one query per change, not a
  * hundred.
@@ -10,6 +10,7 @@ import type { Logger } from '../../core/logger.js';
 import { takeBuffered, type FollowerBuffer } from './follower-buffer.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
 import { EVENT_LIMITS, type RunStore } from '../../runs/store/run-store.js';
+import { mayConcernRun } from '../../runs/store/store-change.js';
 
 export interface EventFollower {
   /**
@@ -52,8 +53,8 @@ export class RunEventFanout {
       this.#feeds.set(runId, feed);
     }
     feed.followers.add(follower);
-    this.#stopWatching ??= this.#store.watchChanges(() => {
-      for (const each of this.#feeds.values()) void this.#read(each);
+    this.#stopWatching ??= this.#store.watchChanges((change) => {
+      for (const each of this.#feeds.values()) if (mayConcernRun(change, each.runId)) void this.#read(each);
     });
     void this.#read(feed);
     const current = feed;

@@ -22,7 +22,7 @@ import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { foldStages, runResults, type RunResults, type StageRecord } from '../../runs/stage-fold.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
-import type { ListEventsOptions, RunFilter, RunPage, RunStore } from '../../runs/store/run-store.js';
+import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 
@@ -117,7 +117,7 @@ export class RunService {
    * Calls `listener` after every change to the store, other processes' writes included, so a
    * reader (resource subscriptions) can look again without a timer. Returns the function that stops it.
    */
-  watchChanges(listener: () => void): () => void {
+  watchChanges(listener: StoreChangeListener): () => void {
     return this.#deps.store.watchChanges(listener);
   }
 
@@ -258,11 +258,15 @@ export class RunService {
     const deadline = this.#deps.clock() + timeoutMs;
     // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
     const changes = this.changes();
+    // A wait that reports nothing along the way needs to look again only when a run may have moved to another status (or lost its runner).
+    const statuses = onChange === undefined && returnEarly === undefined ? new Map<string, RunStatus>() : undefined;
     try {
       let ids = refs;
       let previous = '';
       for (;;) {
         const runs = await Promise.all(ids.map((id) => this.get(id)));
+        for (const run of runs) statuses?.set(run.id, run.status);
+        if (ids === refs) changes.follow(runs.map((run) => run.id), statuses);
         ids = runs.map((run) => run.id);
         const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
         if (key !== previous) onChange?.(runs);
@@ -281,10 +285,11 @@ export class RunService {
 
   /**
    * A latch on the store's change notices for a loop that reads, then waits (following a
-   * run). Create it before the first read; close it when done.
+   * run). Create it before the first read; close it when done. With `runIds` (whole ids;
+   * or later, `follow`), it wakes only for notices that may concern those runs.
    */
-  changes(): ChangeLatch {
-    return new ChangeLatch(this.#deps.store);
+  changes(runIds?: readonly string[]): ChangeLatch {
+    return new ChangeLatch(this.#deps.store, runIds);
   }
 
   /** Milliseconds until one of `runs` may need a runner although nothing was written: the earliest lease to run out. */

@@ -2,12 +2,16 @@
  * What other processes tell a running run: cancel, interrupt, resume, answers, messages
  * and signals arrive as events in the store. One watcher per run reads new events of
  * those types and wakes whoever waits on them; a runner never has to re-read the log.
+ * It reads only when the store may hold something it has not seen: a change notice that
+ * names this run past the part of the log already read (or cannot say), so notices about
+ * other runs — and about this runner's own appends — cost nothing.
  */
 import { ENGINE_EVENT, RUN_EVENT } from '../model/event-types.js';
 import { WeftError } from '../../core/errors.js';
 import type { JsonValue } from '../model/json.js';
 import { type RunEvent } from '../model/run-event.js';
 import type { RunStore } from '../store/run-store.js';
+import { noticedHead, type StoreChange } from '../store/store-change.js';
 
 const WATCHED = [
   ENGINE_EVENT.cancelRequested,
@@ -32,8 +36,11 @@ export class RunControl {
   #stopWatching: (() => void) | undefined;
   /** The run's log has been read up to this seq: a notice about another run's write costs one row read, not a scan. */
   #scannedTo = 0;
-  #polling = false;
+  /** The read on its way, if any. */
+  #reading: Promise<void> | undefined;
   #again = false;
+  /** The store may hold events past `#scannedTo` (nothing has been read yet, or a notice said so). */
+  #stale = true;
   cancelReason: string | undefined;
   cancelRequested = false;
   interruptRequested = false;
@@ -48,12 +55,24 @@ export class RunControl {
     this.#pollMs = pollMs;
   }
 
-  start(): void {
+  /**
+   * Starts watching. `read`: the run's log from its start as the runner just read it, taken
+   * as scanned, so only the head is read once more (a write may have landed before the
+   * watch was in place, its notice unheard), and no log scan unless it moved.
+   */
+  start(read?: readonly RunEvent[]): void {
+    const last = read?.at(-1);
+    if (read !== undefined && last !== undefined && last.seq === read.length) {
+      for (const event of read) if (event.seq > this.#afterSeq && WATCHED_TYPES.has(event.type)) this.#take(event);
+      this.#scannedTo = last.seq;
+    }
     // Answers, cancels and messages come from other processes: read them when the store
-    // changes; the timer stays as a safety net for notices that never come.
-    this.#stopWatching = this.#store.watchChanges(() => void this.poll());
-    this.#timer = setInterval(() => void this.poll(), this.#pollMs);
+    // says this run changed. The store tells `unknown` on its own safety tick, for notices
+    // that never come; the timer retries a read that failed.
+    this.#stopWatching = this.#store.watchChanges((change) => this.#noticed(change));
+    this.#timer = setInterval(() => void this.catchUp(), this.#pollMs);
     this.#timer.unref();
+    if (this.#scannedTo > 0) void this.poll();
   }
 
   stop(): void {
@@ -62,17 +81,39 @@ export class RunControl {
     this.#listeners.clear();
   }
 
-  /** Reads new control events now (also called on a timer). */
-  async poll(): Promise<void> {
+  #noticed(change: StoreChange): void {
+    const head = noticedHead(change, this.#runId);
+    if (head === undefined || (head !== 'unknown' && head <= this.#scannedTo)) return;
+    this.#stale = true;
+    void this.poll();
+  }
+
+  /**
+   * Reads new control events if a change notice (or the start, or a failed read) said
+   * there may be some, or waits for the read a notice started: the run loop calls it
+   * before every stage, the timer now and then.
+   */
+  async catchUp(): Promise<void> {
+    if (this.#stale) await this.poll();
+    else await this.#reading;
+  }
+
+  /** Reads new control events now (or, when a read is on its way, once more after it). */
+  poll(): Promise<void> {
     // A notice during a read may be about a write the read missed: read once more after it.
-    if (this.#polling) {
+    if (this.#reading !== undefined) {
       this.#again = true;
-      return;
+      return this.#reading;
     }
-    this.#polling = true;
+    this.#reading = this.#read().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  async #read(): Promise<void> {
     try {
       do {
         this.#again = false;
+        this.#stale = false;
         const head = (await this.#store.headSeq(this.#runId)) ?? 0;
         if (head <= this.#scannedTo) continue;
         for (;;) {
@@ -84,8 +125,7 @@ export class RunControl {
       } while (this.#again);
     } catch {
       // A transient store error: the next tick tries again.
-    } finally {
-      this.#polling = false;
+      this.#stale = true;
     }
   }
 

@@ -274,7 +274,7 @@ args = { file_path = "out/note.txt" }
     expect(run.counts.toolCalls).toBe(2);
   });
 
-  it("appends a tool stage's start with its call's start and the call's end with the stage's, a branch's start with its finish", async () => {
+  it("appends a tool stage that only reads in one commit, a writing tool's start before it runs, a branch's start with its finish", async () => {
     const appends: string[][] = [];
     const append = kit.store.appendEvents.bind(kit.store);
     kit.store.appendEvents = async (runId, events, options) => {
@@ -291,8 +291,13 @@ next = "route"
 [nodes.route]
 kind = "branch"
 [[nodes.route.edges]]
-to = "done"
+to = "write"
 when = 'stages.read.status == "succeeded"'
+[nodes.write]
+kind = "tool"
+tool = "write_file"
+args = { file_path = "out/note.txt", content = "written" }
+next = "done"
 [nodes.done]
 kind = "command"
 run = "true"
@@ -300,9 +305,12 @@ run = "true"
     expect(run.status).toBe('succeeded');
     const stageAppends = appends.filter((types) => types.some((type) => type.includes('@')));
     expect(stageAppends).toEqual([
-      ['stage-started read@1', 'tool-call-started read@1'],
-      ['tool-call-finished read@1', 'stage-finished read@1'],
+      // read_file changes nothing: a runner lost while it reads leaves nothing a new attempt would need.
+      ['stage-started read@1', 'tool-call-started read@1', 'tool-call-finished read@1', 'stage-finished read@1'],
       ['stage-started route@1', 'stage-finished route@1'],
+      // write_file changes the workspace: the log says it started before it does.
+      ['stage-started write@1', 'tool-call-started write@1'],
+      ['tool-call-finished write@1', 'stage-finished write@1'],
       // A command stage's start is its own append: it spawns a process next.
       ['stage-started done@1'],
       ['stage-process-started done@1'],
@@ -311,8 +319,10 @@ run = "true"
     expect(finishedStages(events)).toEqual([
       ['read@1', 'succeeded'],
       ['route@1', 'succeeded'],
+      ['write@1', 'succeeded'],
       ['done@1', 'succeeded'],
     ]);
+    expect(appends[0]).toEqual(['run-status-changed', 'run-status-changed']);
   });
 
   it('fails agent stages clearly when no model is configured', async () => {

@@ -88,14 +88,14 @@ export class RunExecutor {
     this.#state = replay(events, this.#workflow.start);
     // Control requests count from the start of this attempt: a cancel before a retry is history.
     this.#control = new RunControl(this.#deps.store, this.#run.id, this.#state.attemptStartSeq, this.#deps.pollMs);
-    this.#control.start();
+    this.#control.start(events);
     try {
       const traceparent = this.#tracing.newTraceparent;
       if (traceparent !== undefined) await this.#append([{ type: ENGINE_EVENT.traceStarted, payload: { traceparent } }]);
       // A new run goes queued → starting → running; a resumed one carries on from where it was
       // (a blocked stage blocks the run again itself; a paused run waits for resume).
-      await this.#moveTo('starting');
-      if (this.#status === 'starting' || this.#status === 'blocked') await this.#moveTo('running');
+      if (this.#status === 'queued') await this.#moveThrough(['starting', 'running']);
+      else if (this.#status === 'starting' || this.#status === 'blocked') await this.#moveTo('running');
       await this.#loop();
     } finally {
       this.#control.stop();
@@ -109,7 +109,7 @@ export class RunExecutor {
     await this.#resumeInflight();
     for (;;) {
       if (this.#deps.leaseLost.aborted) return;
-      await this.#control.poll();
+      await this.#control.catchUp();
       if (this.#control.cancelRequested) return this.#stop('cancel');
       if (this.#control.interruptRequested && this.#status !== 'paused') {
         await this.#stop('interrupt');
@@ -276,6 +276,7 @@ export class RunExecutor {
       control: this.#control,
       services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
       emit: (events) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }))),
+      hold: (events) => this.#heldStarts.holdAlong(stage.stageId, events),
       whileBlocked: (work) => this.#whileBlocked(work),
       traceContext: this.#tracing.contextOf(stage.stageId),
       resume: {
@@ -388,6 +389,18 @@ export class RunExecutor {
     if (to === 'starting' && this.#status !== 'queued') return;
     await this.#append([{ type: RUN_EVENT.runStatusChanged, payload: { from: this.#status, to, ...(reason ? { reason } : {}) } }]);
     this.#status = to;
+  }
+
+  /** Moves on through `path` in one commit (nothing happens between these moves). */
+  async #moveThrough(path: RunStatus[]): Promise<void> {
+    let from = this.#status;
+    const events: NewRunEvent[] = [];
+    for (const to of path) {
+      events.push({ type: RUN_EVENT.runStatusChanged, payload: { from, to } });
+      from = to;
+    }
+    await this.#append(events);
+    this.#status = from;
   }
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {

@@ -73,6 +73,11 @@ export interface StageRun {
   services: EngineServices;
   /** Appends events for this stage (stageId filled in). */
   emit(events: NewRunEvent[]): Promise<RunEvent[]>;
+  /**
+   * Keeps events for this stage to go with its next append (one commit fewer): only for
+   * steps with no effect outside the log, whose loss with the runner a new attempt repairs.
+   */
+  hold(events: NewRunEvent[]): void;
   /** Marks the run waiting for a person while `work` runs (blocked), then running again. */
   whileBlocked<T>(work: () => Promise<T>): Promise<T>;
   /** The stage's span: what the stage traces (agent, model turns, tool calls) goes under it. */

@@ -10,6 +10,7 @@ import { errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
+import { mayBeClaimable } from '../store/store-change.js';
 import { releaseDeadLeases } from './dead-leases.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunExecutor } from './run-executor.js';
@@ -62,10 +63,12 @@ export class Worker {
     const { store } = this.#options;
     const stopping = new AbortController();
     signal.addEventListener('abort', () => stopping.abort(), { once: true });
-    // A run queued by another process shows as a change in the store: claim it then, not at
-    // the next poll (which stays, for leases that run out without anyone writing).
-    const stopWatching = store.watchChanges(() => {
-      if (this.#active.size < this.#options.maxParallel) this.wake();
+    // A run queued (or let go) by another process shows as a change in the store: claim it
+    // then, not at the next poll (which stays, for leases that run out without anyone
+    // writing). Notices of writes that leave nothing to claim (the appends of running runs,
+    // here and on every other host) are passed over.
+    const stopWatching = store.watchChanges((change) => {
+      if (this.#active.size < this.#options.maxParallel && mayBeClaimable(change)) this.wake();
     });
     try {
       await this.#claimLoop(stopping);

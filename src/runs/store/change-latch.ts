@@ -5,13 +5,15 @@
  * once.
  */
 import type { RunStore } from './run-store.js';
+import type { RunStatus } from '../model/run-status.js';
+import type { StoreChange } from './store-change.js';
 
 /** setTimeout's largest delay; longer waits are cut to it (the caller loops anyway). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * @example
- * const changes = new ChangeLatch(store);
+ * const changes = new ChangeLatch(store, [id]);
  * try {
  *   for (;;) {
  *     if (isTerminal((await store.getRun(id))!.status)) break;
@@ -24,13 +26,36 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class ChangeLatch {
   readonly #stop: () => void;
   #changed = false;
+  #ids: ReadonlySet<string> | undefined;
+  #statuses: ReadonlyMap<string, RunStatus> | undefined;
   #wake: (() => void) | undefined;
 
-  constructor(store: RunStore) {
-    this.#stop = store.watchChanges(() => {
+  /** With `runIds`, only notices that may concern one of those runs count as changes. */
+  constructor(store: Pick<RunStore, 'watchChanges'>, runIds?: Iterable<string>) {
+    this.#ids = runIds === undefined ? undefined : new Set(runIds);
+    this.#stop = store.watchChanges((change) => {
+      if (!this.#counts(change)) return;
       this.#changed = true;
       this.#wake?.();
     });
+  }
+
+  /**
+   * From now on, count only notices that may concern one of `runIds` (a waiter that has
+   * resolved its run refs). With `statuses` (each run's status as last read, kept up to
+   * date by the caller), only notices that may have moved one of them on to another status
+   * or let it be claimed: for a waiter that cares about nothing else.
+   */
+  follow(runIds: Iterable<string>, statuses?: ReadonlyMap<string, RunStatus>): void {
+    this.#ids = new Set(runIds);
+    this.#statuses = statuses;
+  }
+
+  #counts(change: StoreChange): boolean {
+    const ids = this.#ids;
+    if (ids === undefined || change.kind === 'unknown') return true;
+    const statuses = this.#statuses;
+    return change.runs.some((run) => ids.has(run.id) && (statuses === undefined || change.claimable || run.status === undefined || run.status !== statuses.get(run.id)));
   }
 
   /**

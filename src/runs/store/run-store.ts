@@ -10,6 +10,7 @@ import type { QuestionRecord } from '../model/question.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStatus } from '../model/run-status.js';
+import type { StoreChangeListener } from './store-change.js';
 
 /** Epoch milliseconds; injected so tests can expire leases without waiting. */
 export type Clock = () => number;
@@ -115,8 +116,7 @@ export interface AppendOptions {
   leaseOwner?: string;
 }
 
-/** Told that the store may have changed; see {@link RunStore.watchChanges}. */
-export type StoreChangeListener = () => void;
+export type { RunChange, StoreChange, StoreChangeListener } from './store-change.js';
 
 export const SEARCH_LIMITS = { default: 50, max: 500 } as const;
 export const EVENT_LIMITS = { default: 100, max: 1000 } as const;
@@ -186,13 +186,19 @@ export interface RunStore {
   /**
    * Calls `listener` soon after a write to the store becomes readable — a write by this
    * process or by any other one sharing the store (runners execute runs elsewhere) — so
-   * whoever waits for a run re-reads it then instead of polling. Notices carry no detail
-   * and may come when nothing the listener cares about changed; several writes may share
-   * one notice. Never called synchronously from `watchChanges` or from a write call.
-   * Returns the function that stops the notices; `close()` stops them all.
+   * whoever waits for a run re-reads it then instead of polling. A notice names the runs
+   * written (with the head seq each reached, when known) and says whether a run may have
+   * become claimable (created or moved to `queued`, a lease released or ended), so a
+   * listener re-reads only for the runs it follows; or it says `unknown`, and anything may
+   * have changed (the store's safety tick, a reconnect, writes it cannot attribute, any
+   * change to the MCP server catalogue). An `unknown` notice may come at any time; several
+   * writes may share one notice. Never called synchronously from `watchChanges` or from a
+   * write call. Returns the function that stops the notices; `close()` stops them all.
    *
    * @example
-   * const stop = store.watchChanges(() => void recheck());
+   * const stop = store.watchChanges((change) => {
+   *   if (mayConcernRun(change, runId)) void recheck();
+   * });
    * // … later
    * stop();
    */

@@ -81,6 +81,7 @@ export async function followRun(runs: RunService, runId: string, options: Follow
       afterSeq = events.at(-1)?.seq ?? afterSeq;
       if (events.length === 500) continue;
       const run = await runs.get(runId);
+      changes.follow([run.id]);
       if (isTerminal(run.status) && run.counts.events <= afterSeq) {
         text.endLine();
         clearStatus();

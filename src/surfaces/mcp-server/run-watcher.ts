@@ -2,12 +2,13 @@
  * Resource subscriptions: tells listeners when a subscribed `weft://runs…` resource
  * changes. Runs are executed by other processes, so the store is the only place a change
  * can be seen: while anyone is subscribed, the watcher follows the store's change notices
- * (`RunService.watchChanges`) and, on each, reads the subscribed runs' event counts (one
+ * (`RunService.watchChanges`) and, on each that may concern a subscription, reads the subscribed runs' event counts (one
  * indexed lookup each) to find which resources moved. No timer runs.
  */
 import { WeftError } from '../../core/errors.js';
 import type { RunService } from '../../app/services/run-service.js';
 import type { RunResource } from './resource-uri.js';
+import { mayConcernRun, type StoreChange } from '../../runs/store/store-change.js';
 
 export type ChangeListener = (uri: string) => void;
 
@@ -46,7 +47,9 @@ export class RunWatcher {
     const key = keyOf(resource);
     const runs = await this.#runs();
     // Notices first, then the first reading: a change in between is noticed and compared.
-    this.#stopNotices ??= runs.watchChanges(() => void this.#check());
+    this.#stopNotices ??= runs.watchChanges((change) => {
+      if (this.#concerns(change)) void this.#check();
+    });
     if (!this.#seen.has(key)) this.#seen.set(key, await this.#fingerprint(resource));
     const watch: Watch = { uri, resource, listener };
     this.#watches.add(watch);
@@ -60,6 +63,12 @@ export class RunWatcher {
   close(): void {
     this.#stopNotices?.();
     this.#stopNotices = undefined;
+  }
+
+  /** `weft://runs` (the recent runs) may move with any run's write; a run's own resource only with its own. */
+  #concerns(change: StoreChange): boolean {
+    if (change.kind === 'unknown') return true;
+    return [...this.#watches].some(({ resource }) => resource.kind === 'runs' || mayConcernRun(change, resource.runId));
   }
 
   async #check(): Promise<void> {

@@ -4,7 +4,7 @@
  * stage output.
  */
 import { RUN_EVENT, type ToolCallFinishedPayload, type ToolCallStartedPayload } from '../../model/event-types.js';
-import { createFileReadTracker, resultText } from '../../../tools/tool.js';
+import { createFileReadTracker, resultText, type Tool } from '../../../tools/tool.js';
 import type { JsonObject, JsonValue } from '../../model/json.js';
 import { resolveArgs, type ToolNode } from '../../workflow/index.js';
 import type { NodeExecutor } from '../stage-context.js';
@@ -13,7 +13,10 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const { node, context } = stage;
   const args = resolveArgs(node.args, context) as JsonObject;
   const toolbox = await stage.services.toolbox();
-  await stage.emit([{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } satisfies ToolCallStartedPayload }]);
+  const started = [{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } satisfies ToolCallStartedPayload }];
+  // A built-in that only reads the workspace (and is quick) changes nothing a lost runner leaves behind: its start goes with its end.
+  if (readsWorkspaceOnly(toolbox.registry.get(node.tool))) stage.hold(started);
+  else await stage.emit(started);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
     { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext },
@@ -30,3 +33,8 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   if (stage.signal.aborted) return { status: 'cancelled', output, error: 'Cancelled', finalEvents };
   return outcome.result.isError ? { status: 'failed', output, error: text.slice(0, 4000), finalEvents } : { status: 'succeeded', output, finalEvents };
 };
+
+/** weft's own read-only tools that stay on this machine (read_file, grep, glob, list_dir; not web_fetch). */
+function readsWorkspaceOnly(tool: Tool | undefined): boolean {
+  return tool?.source === 'builtin' && tool.annotations?.readOnlyHint === true && tool.annotations.openWorldHint !== true;
+}

@@ -2,7 +2,7 @@
  * The in-memory `RunStore`, for engine unit tests: same rules as the SQLite store (the
  * shared planner and input checks), no persistence. Every result is a copy, so callers
  * cannot change stored state by mutating what they got. Change notices are direct: every
- * write queues one (coalesced per microtask) for the watchers.
+ * write queues one (coalesced per microtask) for the watchers, naming the runs written.
  */
 import { RUN_EVENT } from '../../model/event-types.js';
 import { WeftError } from '../../../core/errors.js';
@@ -12,8 +12,9 @@ import { planAppend } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
-import { isTerminal } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import { isTerminal, type RunStatus } from '../../model/run-status.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import { becameClaimable, ChangeCollector, ChangeListeners, type StoreChangeListener } from '../store-change.js';
 import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, runMatchesFilter, statusChangeEndsLease, updatedPage } from '../store-input.js';
 
 interface StoredRun {
@@ -31,8 +32,8 @@ export class MemoryRunStore implements RunStore {
   private readonly servers = new Map<string, McpServerEntry>();
   private readonly clock: Clock;
   private readonly newId: IdGenerator;
-  private readonly watchers = new Set<{ listener: StoreChangeListener }>();
-  private noticeQueued = false;
+  private readonly watchers = new ChangeListeners();
+  private readonly pending = new ChangeCollector();
   private closed = false;
 
   constructor(options: RunStoreOptions = {}) {
@@ -49,7 +50,7 @@ export class MemoryRunStore implements RunStore {
     const plan = planAppend(undefined, events, this.context(id, true));
     if (plan.spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     this.runs.set(id, { spec: plan.spec, state: plan.state, events: [] });
-    this.commit(id, plan.state, plan.events, plan.questions);
+    this.commit(id, plan.state, plan.events, plan.questions, undefined);
     return this.record(id);
   }
 
@@ -146,7 +147,7 @@ export class MemoryRunStore implements RunStore {
     const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored)).sort(byAge)[0];
     if (claimed === undefined) return undefined;
     claimed.lease = { workerId, expiresAt: now + leaseMs };
-    this.changed();
+    this.changed(claimed.spec.id);
     return this.record(claimed.spec.id);
   }
 
@@ -156,7 +157,7 @@ export class MemoryRunStore implements RunStore {
     const stored = this.require(runId(id));
     if (stored.lease?.workerId !== workerId) return false;
     stored.lease = { workerId, expiresAt: this.clock() + leaseMs };
-    this.changed();
+    this.changed(id);
     return true;
   }
 
@@ -166,7 +167,7 @@ export class MemoryRunStore implements RunStore {
     const stored = this.require(runId(id));
     if (stored.lease?.workerId !== workerId) return false;
     delete stored.lease;
-    this.changed();
+    this.changed(id, true);
     return true;
   }
 
@@ -174,14 +175,14 @@ export class MemoryRunStore implements RunStore {
     this.open();
     const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`).value, updatedAt: this.clock() };
     this.servers.set(name, entry);
-    this.changed();
+    this.changed(undefined);
     return structuredClone(entry);
   }
 
   async deleteMcpServer(name: string): Promise<boolean> {
     this.open();
     const deleted = this.servers.delete(mcpServerName(name));
-    if (deleted) this.changed();
+    if (deleted) this.changed(undefined);
     return deleted;
   }
 
@@ -201,44 +202,50 @@ export class MemoryRunStore implements RunStore {
     }
     for (const question of this.questions.values()) if (question.runId === id) this.questions.delete(question.id);
     this.runs.delete(id);
-    this.changed();
+    this.changed(id);
   }
 
   watchChanges(listener: StoreChangeListener): () => void {
-    // One entry per call, so the same function watching twice is told twice and stops once per stop.
-    const watcher = { listener };
-    if (!this.closed) this.watchers.add(watcher);
-    return () => void this.watchers.delete(watcher);
+    return this.watchers.add(listener);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.watchers.clear();
+    this.watchers.close();
   }
 
   private append(id: string, events: NewRunEvent[], allowReserved: boolean): RunEvent[] {
     const stored = this.require(id);
     const plan = planAppend(stored.state, events, this.context(id, allowReserved));
     if (statusChangeEndsLease(stored.state.status, plan.state.status)) delete stored.lease;
-    this.commit(id, plan.state, plan.events, plan.questions);
+    this.commit(id, plan.state, plan.events, plan.questions, stored.state.status);
     return plan.events;
   }
 
-  private commit(id: string, state: RunState, events: RunEvent[], questions: QuestionRecord[]): void {
+  private commit(id: string, state: RunState, events: RunEvent[], questions: QuestionRecord[], from: RunStatus | undefined): void {
     const stored = this.require(id);
     stored.events.push(...events);
     stored.state = state;
     for (const question of questions) this.questions.set(question.id, question);
-    this.changed();
+    this.changed(id, becameClaimable(from, state.status));
   }
 
-  /** Queues one notice for the watchers; the writes of one synchronous stretch share it. */
-  private changed(): void {
-    if (this.noticeQueued || this.watchers.size === 0) return;
-    this.noticeQueued = true;
+  /**
+   * Queues one notice for the watchers naming run `id` (no id: the MCP catalogue, told as
+   * unknown); the writes of one synchronous stretch share it.
+   */
+  private changed(id: string | undefined, claimable = false): void {
+    if (this.watchers.size === 0) return;
+    const first = this.pending.empty;
+    if (id === undefined) this.pending.unknown();
+    else {
+      const stored = this.runs.get(id);
+      this.pending.run({ id, ...(stored ? { headSeq: stored.events.at(-1)?.seq ?? 0, status: stored.state.status } : {}) }, claimable);
+    }
+    if (!first) return;
     queueMicrotask(() => {
-      this.noticeQueued = false;
-      for (const watcher of [...this.watchers]) if (this.watchers.has(watcher)) watcher.listener();
+      const change = this.pending.take();
+      if (change !== undefined) this.watchers.tell(change);
     });
   }
 

@@ -1,63 +1,69 @@
 /**
  * Change notices across hosts: one connection per store LISTENs on the channel every
- * write to `runs` and `mcp_servers` notifies (see migrations.ts). When that connection
- * drops (server restart, network cut) it reconnects with a growing delay and then tells
- * every listener once, since writes may have happened while it was away. A notice is sent
- * after its write commits, so a writer that dies in between loses it: a safety tick tells
- * the listeners once a second all the same (as the SQLite watch's safety poll does).
+ * write to `runs` and `mcp_servers` notifies (see migrations.ts). A notice names the runs
+ * written (notice-payload.ts); the store's own writes are told to its listeners as they
+ * commit (`local`), and their echo from the server is skipped. When that connection drops
+ * (server restart, network cut) it reconnects with a growing delay and then tells every
+ * listener once that anything may have changed, since writes may have happened while it
+ * was away. A notice is sent after its write commits, so a writer that dies in between
+ * loses it: a safety tick tells the listeners `unknown` once a second all the same (as
+ * the SQLite watch's safety poll does).
  */
 import pg from 'pg';
 import type { Logger } from '../../../core/logger.js';
-import type { StoreChangeListener } from '../run-store.js';
+import { ChangeListeners, UNKNOWN_CHANGE, type StoreChange, type StoreChangeListener } from '../store-change.js';
 import { CHANGE_CHANNEL } from './migrations.js';
+import { decodeNotice } from './notice-payload.js';
 
 const RECONNECT_MS = { first: 100, max: 2000 };
 const SAFETY_TICK_MS = 1000;
 
 export class PgChangeListener {
-  readonly #listeners = new Set<StoreChangeListener>();
+  readonly #listeners = new ChangeListeners();
   readonly #config: pg.ClientConfig;
   readonly #logger: Logger;
+  /** This store's id in the notices it sends. */
+  readonly source: string;
   #client: pg.Client | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
   #delay = RECONNECT_MS.first;
-  #telling = false;
   #tick: NodeJS.Timeout | undefined;
 
   readonly #tickMs: number;
 
-  private constructor(config: pg.ClientConfig, logger: Logger, tickMs: number) {
+  private constructor(config: pg.ClientConfig, logger: Logger, tickMs: number, source: string) {
     this.#config = config;
     this.#logger = logger;
     this.#tickMs = tickMs;
+    this.source = source;
   }
 
   /** Resolves once LISTEN is in place, so no write after `open` goes unnoticed. */
-  static async open(config: pg.ClientConfig, logger: Logger, tickMs = SAFETY_TICK_MS): Promise<PgChangeListener> {
-    const listener = new PgChangeListener(config, logger, tickMs);
+  static async open(config: pg.ClientConfig, logger: Logger, source: string, tickMs = SAFETY_TICK_MS): Promise<PgChangeListener> {
+    const listener = new PgChangeListener(config, logger, tickMs, source);
     await listener.#connect();
     return listener;
   }
 
   add(listener: StoreChangeListener): () => void {
-    if (this.#closed) return () => {};
-    // Each registration is its own entry, so one function watched twice is told twice.
-    const entry: StoreChangeListener = () => listener();
-    this.#listeners.add(entry);
-    if (this.#tick === undefined) {
+    const stop = this.#listeners.add(listener, () => this.#stopTick());
+    if (this.#listeners.size > 0 && this.#tick === undefined) {
       this.#tick = setInterval(() => this.#tell(), this.#tickMs);
       this.#tick.unref();
     }
-    return () => {
-      this.#listeners.delete(entry);
-      if (this.#listeners.size === 0) this.#stopTick();
-    };
+    return stop;
+  }
+
+  /** Tells this store's listeners about a write of its own that committed. */
+  local(change: StoreChange): void {
+    if (this.#listeners.size === 0) return;
+    this.#tell(change);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#listeners.clear();
+    this.#listeners.close();
     this.#stopTick();
     clearTimeout(this.#retry);
     const client = this.#client;
@@ -69,7 +75,12 @@ export class PgChangeListener {
     const client = new pg.Client(this.#config);
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
-    client.on('notification', () => this.#tell());
+    const own = `${this.source} `;
+    client.on('notification', (message) => {
+      // This store's own notices come back too: its listeners were told at commit.
+      if (this.#listeners.size === 0 || message.payload?.startsWith(own) === true) return;
+      this.#tell(decodeNotice(message.payload).change);
+    });
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
@@ -110,13 +121,11 @@ export class PgChangeListener {
     this.#tick = undefined;
   }
 
-  /** Notices that arrive together (one read from the socket) become one: every runner re-reads on each. */
-  #tell(): void {
-    if (this.#telling) return;
-    this.#telling = true;
-    setImmediate(() => {
-      this.#telling = false;
-      for (const listener of [...this.#listeners]) listener();
-    });
+  /**
+   * Notices that arrive together (one read from the socket, the writes of one turn) become
+   * one; no change given means anything may have changed.
+   */
+  #tell(change: StoreChange = UNKNOWN_CHANGE): void {
+    this.#listeners.tellSoon(change);
   }
 }

@@ -187,7 +187,10 @@ export class PgGroupAppend {
       }
       return again;
     }
-    if (written.size > 0) this.#sql.notifyChanges();
+    if (written.size > 0) {
+      const done = rows.filter((write) => written.has(write.id));
+      this.#sql.notifyChanges(done.map(({ id, state }) => ({ id, headSeq: state.counts.events, status: state.status })), done.some((write) => write.state.status === 'queued'));
+    }
     const retry: AppendRequest[] = [];
     for (const write of writes) {
       const moved = sent.has(write) && !written.has(write.id);

@@ -5,54 +5,61 @@
  */
 import type { RunRecord } from '../../model/run-record.js';
 import type { ClaimFilter } from '../run-store.js';
-import { checkLease, claimFingerprint, runId } from '../store-input.js';
-import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
+import { checkLease, claimFingerprint, runId, runNotFound } from '../store-input.js';
+import { recordOf, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
 import type { PgStatements } from './pg-statements.js';
 
-const CLAIM = (pick: string) => `UPDATE runs SET lease_owner = $1, lease_expires_at = $2 WHERE id = (${pick} FOR UPDATE SKIP LOCKED) RETURNING ${RUN_COLUMNS}`;
 /**
- * A run whose runner died (its lease ran out), oldest lease first; then the oldest queued run.
- * A runner started for a creator also matches the environment fingerprint in the run's spec.
+ * A run whose runner died (its lease ran out), oldest lease first; else the oldest queued
+ * run — in one statement (one round trip): the second update runs only when the first took
+ * nothing. A runner started for a creator also matches the environment fingerprint in the
+ * run's spec.
  */
-const claimQueries = (sameEnvironment: boolean): [orphan: string, queued: string] => {
+const claimQuery = (sameEnvironment: boolean): string => {
   const match = sameEnvironment ? " AND (spec::jsonb ->> 'envFingerprint') = $4" : '';
-  return [
-    CLAIM(`SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= $3${match} ORDER BY lease_expires_at, created_at, id LIMIT 1`),
-    CLAIM(`SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= $3${match} ORDER BY created_at, id LIMIT 1`),
-  ];
+  const take = (pick: string) => `UPDATE runs SET lease_owner = $1, lease_expires_at = $2 WHERE id = (${pick} FOR UPDATE SKIP LOCKED) RETURNING ${RUN_COLUMNS}`;
+  const orphan = take(`SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= $3${match} ORDER BY lease_expires_at, created_at, id LIMIT 1`);
+  const queued = take(`SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= $3${match} AND NOT EXISTS (SELECT 1 FROM orphan) ORDER BY created_at, id LIMIT 1`);
+  return `WITH orphan AS (${orphan}), queued AS (${queued}) SELECT * FROM orphan UNION ALL SELECT * FROM queued`;
 };
-const CLAIM_ANY = claimQueries(false);
-const CLAIM_SAME_ENVIRONMENT = claimQueries(true);
+const CLAIM_ANY = claimQuery(false);
+const CLAIM_SAME_ENVIRONMENT = claimQuery(true);
 
 export async function claimRun(sql: PgStatements, workerId: string, leaseMs: number, now: number, filter?: ClaimFilter): Promise<RunRecord | undefined> {
   checkLease(workerId, leaseMs);
   const fingerprint = claimFingerprint(filter);
-  for (const query of fingerprint === undefined ? CLAIM_ANY : CLAIM_SAME_ENVIRONMENT) {
-    const [row] = await sql.rows<RunRow>('claim a run', query, fingerprint === undefined ? [workerId, now + leaseMs, now] : [workerId, now + leaseMs, now, fingerprint]);
-    if (row === undefined) continue;
-    sql.notifyChanges();
-    return recordOf(row);
-  }
-  return undefined;
+  const query = fingerprint === undefined ? CLAIM_ANY : CLAIM_SAME_ENVIRONMENT;
+  const [row] = await sql.rows<RunRow>('claim a run', query, fingerprint === undefined ? [workerId, now + leaseMs, now] : [workerId, now + leaseMs, now, fingerprint]);
+  if (row === undefined) return undefined;
+  const run = recordOf(row);
+  sql.notifyChanges([{ id: run.id, headSeq: run.counts.events, status: run.status }]);
+  return run;
 }
 
 export async function renewLease(sql: PgStatements, id: string, workerId: string, leaseMs: number, now: number): Promise<boolean> {
   runId(id);
   checkLease(workerId, leaseMs);
-  return leaseUpdate(sql, id, 'renew a lease', 'UPDATE runs SET lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2', [id, workerId, now + leaseMs]);
+  return leaseUpdate(sql, id, 'renew a lease', 'lease_expires_at = $3', [id, workerId, now + leaseMs], false);
 }
 
 export async function releaseLease(sql: PgStatements, id: string, workerId: string): Promise<boolean> {
   runId(id);
   checkLease(workerId, 1);
-  return leaseUpdate(sql, id, 'release a lease', 'UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = $1 AND lease_owner = $2', [id, workerId]);
+  return leaseUpdate(sql, id, 'release a lease', 'lease_owner = NULL, lease_expires_at = 0', [id, workerId], true);
 }
 
-async function leaseUpdate(sql: PgStatements, id: string, action: string, query: string, params: unknown[]): Promise<boolean> {
-  if ((await sql.count(action, query, params)) === 1) {
-    sql.notifyChanges();
+/**
+ * Sets `set` on run `$1` if `$2` holds its lease, and says in the same round trip whether
+ * the run exists (a lease the run's end already let go is no error). `frees`: the update
+ * lets the run be claimed again (when its status allows).
+ */
+async function leaseUpdate(sql: PgStatements, id: string, action: string, set: string, params: unknown[], frees: boolean): Promise<boolean> {
+  const query = `WITH updated AS (UPDATE runs SET ${set} WHERE id = $1 AND lease_owner = $2 RETURNING id) SELECT EXISTS (SELECT 1 FROM updated) AS held, EXISTS (SELECT 1 FROM runs WHERE id = $1) AS found`;
+  const [row] = await sql.rows<{ held: boolean; found: boolean }>(action, query, params);
+  if (row?.held === true) {
+    sql.notifyChanges([{ id }], frees);
     return true;
   }
-  await requireHead(sql, id);
+  if (row?.found !== true) throw runNotFound(id);
   return false;
 }

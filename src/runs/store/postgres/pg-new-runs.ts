@@ -8,12 +8,14 @@ import type { IdGenerator } from '../../../core/ids.js';
 import { planAppend, type AppendPlan } from '../../model/plan-append.js';
 import { RESERVED_EVENT_TYPES } from '../../model/event-types.js';
 import type { NewRunEvent } from '../../model/run-event.js';
+import type { RunRecord } from '../../model/run-record.js';
 import type { Clock } from '../run-store.js';
 import { stateColumns } from '../sqlite/run-rows.js';
 import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
 import { createRunEvents, runId, runNotFound } from '../store-input.js';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.js';
 import type { PgGroupAppend } from './pg-group-append.js';
+import { recordOf } from './pg-run-rows.js';
 import type { PgStatements } from './pg-statements.js';
 import { BULK_EVENTS, BULK_QUESTIONS, BULK_RUNS, bulkParams, CREATE, writeParams } from './pg-write-sql.js';
 
@@ -30,22 +32,22 @@ export class PgNewRuns {
     this.#newId = newId;
   }
 
-  /** Creates a run (its id given or new); returns the id. */
-  async insert(item: ImportedRun): Promise<string> {
+  /** Creates a run (its id given or new). */
+  async insert(item: ImportedRun): Promise<RunRecord> {
     const id = runId(item.run?.id ?? this.#newId());
-    await this.insertPlanned(id, importedEvents(item));
-    return id;
+    return this.insertPlanned(id, importedEvents(item));
   }
 
-  /** Writes a new run whose whole log is `events`, `run-created` first. */
-  async insertPlanned(id: string, events: readonly NewRunEvent[]): Promise<void> {
+  /** Writes a new run whose whole log is `events`, `run-created` first; returns it as written (no read back). */
+  async insertPlanned(id: string, events: readonly NewRunEvent[]): Promise<RunRecord> {
     const plan = this.#planNew(id, events);
     const { spec, state } = plan as Required<AppendPlan>;
     const columns = stateColumns(state);
-    const params = [id, spec.workflow, spec.createdAt, JSON.stringify(spec.labels), JSON.stringify(spec), columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, ...writeParams(plan), state.counts.events];
+    const specText = JSON.stringify(spec);
+    const params = [id, spec.workflow, spec.createdAt, JSON.stringify(spec.labels), specText, columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, ...writeParams(plan), state.counts.events];
     try {
       await this.#sql.rows('create a run', CREATE, params);
-      this.#sql.notifyChanges();
+      this.#sql.notifyChanges([{ id, headSeq: state.counts.events, status: state.status }], state.status === 'queued');
     } catch (error) {
       const cause = WeftError.is(error) ? error.cause : error;
       if (isUniqueViolation(cause)) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
@@ -53,6 +55,7 @@ export class PgNewRuns {
       throw error;
     }
     this.#appends.remember(id, state);
+    return recordOf({ spec: specText, state: columns.state, lease_owner: null, lease_expires_at: 0 });
   }
 
   /**
@@ -69,7 +72,10 @@ export class PgNewRuns {
         await query(BULK_EVENTS, events);
         if (questions[0]?.length) await query(BULK_QUESTIONS, questions);
       });
-      this.#sql.notifyChanges();
+      this.#sql.notifyChanges(
+        batch.map(({ id, plan }) => ({ id, headSeq: plan.state.counts.events, status: plan.state.status })),
+        batch.some(({ plan }) => plan.state.status === 'queued'),
+      );
       count += batch.length;
       batch = [];
     };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';
-import { nextNotice } from '../../../../test/contract/run-store-changes.contract.js';
+import type { StoreChange } from '../run-store.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
 import { testPostgres } from '../../../../test/helpers/postgres.js';
 import { migratePostgres, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
@@ -37,6 +37,16 @@ beforeEach(async () => {
 runRunStoreContract('postgres', ({ clock, newId }) => PostgresRunStore.open({ url, clock, newId }));
 
 const params = { workflow: 'build', workflowPath: 'build.toml', cwd: '/work' };
+
+/** The store's next change notice from this call on. */
+function nextChange(store: PostgresRunStore): Promise<StoreChange> {
+  return new Promise((resolve) => {
+    const stop = store.watchChanges((change) => {
+      stop();
+      resolve(change);
+    });
+  });
+}
 
 describe('PostgresRunStore', () => {
   it('migrates once when ten stores open at once, and records the version', async () => {
@@ -112,20 +122,26 @@ describe('PostgresRunStore', () => {
     }
   });
 
-  it('tells a store on another connection about writes through NOTIFY (no safety tick in this test)', async () => {
+  it('tells a store on another connection which runs were written, through NOTIFY (no safety tick in this test)', async () => {
     const quiet = { safetyTickMs: 10 * 60_000 };
     const writer = await PostgresRunStore.open({ url, ...quiet });
     const watcher = await PostgresRunStore.open({ url, ...quiet });
     try {
-      const created = nextNotice(watcher);
+      const created = nextChange(watcher);
       const run = await writer.createRun({ ...params, initialStatus: 'queued' });
-      await created;
-      const claimed = nextNotice(watcher);
+      expect(await created).toEqual({ kind: 'runs', runs: [{ id: run.id, headSeq: 2, status: 'queued' }], claimable: true });
+      const claimed = nextChange(watcher);
       await writer.claimRun('runner-a', 1000);
-      await claimed;
-      const appended = nextNotice(watcher);
-      await writer.appendEvents(run.id, [{ type: 'log-written', payload: {} }]);
-      await appended;
+      expect(await claimed).toEqual({ kind: 'runs', runs: [{ id: run.id, headSeq: 2, status: 'queued' }], claimable: false });
+      const appended = nextChange(watcher);
+      await writer.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }]);
+      expect(await appended).toEqual({ kind: 'runs', runs: [{ id: run.id, headSeq: 3, status: 'starting' }], claimable: false });
+      const released = nextChange(watcher);
+      await writer.releaseLease(run.id, 'runner-a');
+      expect(await released).toEqual({ kind: 'runs', runs: [{ id: run.id }], claimable: true });
+      const catalogue = nextChange(watcher);
+      await writer.putMcpServer('docs', { command: 'docs-server' });
+      expect(await catalogue).toEqual({ kind: 'unknown' });
     } finally {
       await Promise.all([writer.close(), watcher.close()]);
     }
@@ -169,6 +185,26 @@ describe('PostgresRunStore', () => {
       ]);
     } finally {
       await store.close();
+    }
+  });
+
+  it("tells its own listeners of its writes once, at commit, not again when the server echoes the NOTIFY", async () => {
+    const store = await PostgresRunStore.open({ url, safetyTickMs: 10 * 60_000 });
+    const other = await PostgresRunStore.open({ url, safetyTickMs: 10 * 60_000 });
+    try {
+      const heard: StoreChange[] = [];
+      const stop = store.watchChanges((change) => heard.push(change));
+      const created = nextChange(store);
+      const run = await store.createRun({ ...params, initialStatus: 'queued' });
+      await created;
+      // The other store's write comes after the echo of this one's (one NOTIFY at a time, in order on the server).
+      const echoedBefore = nextChange(store);
+      await other.putMcpServer('docs', { command: 'docs-server' });
+      await echoedBefore;
+      stop();
+      expect(heard).toEqual([{ kind: 'runs', runs: [{ id: run.id, headSeq: 2, status: 'queued' }], claimable: true }, { kind: 'unknown' }]);
+    } finally {
+      await Promise.all([store.close(), other.close()]);
     }
   });
 

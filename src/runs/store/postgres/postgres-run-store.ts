@@ -4,7 +4,7 @@
  * commit (pg-group-append.ts: one statement per event-loop turn, checked per run against
  * the head planned on and the lease), new runs through pg-new-runs.ts, and leases (claims
  * with `FOR UPDATE SKIP LOCKED`) through pg-leases.ts. Every change is announced by NOTIFY
- * (see change-listener.ts). The `runs` row always holds the full projected state.
+ * naming the runs written (see change-listener.ts). The `runs` row always holds the full projected state.
  */
 import pg from 'pg';
 import { WeftError } from '../../../core/errors.js';
@@ -16,10 +16,11 @@ import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
 import { eventFromRow, mcpServerFromRow, questionFromRow, type EventRow, type McpServerRow } from '../sqlite/run-rows.js';
 import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
 import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
+import type { StoreChangeListener } from '../store-change.js';
 import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
 import { CHANGE_SPAN_MS, migratePostgres } from './migrations.js';
@@ -91,8 +92,8 @@ export class PostgresRunStore implements RunStore {
       } finally {
         client.release();
       }
-      const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, options.safetyTickMs);
-      return new PostgresRunStore(new PgStatements(pool, database), changes, database, clock, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
+      const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, defaultNewId(), options.safetyTickMs);
+      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, clock, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
@@ -100,8 +101,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
-    const id = await this.#newRuns.insert({ run: params });
-    return (await this.getRun(id)) as RunRecord;
+    return this.#newRuns.insert({ run: params });
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -239,7 +239,7 @@ export class PostgresRunStore implements RunStore {
       const deleted = (await query("DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id])) as { rowCount: number | null };
       if (deleted.rowCount === 1) await query('DELETE FROM events WHERE run_id = $1', [id]);
     });
-    this.#sql.notifyChanges();
+    this.#sql.notifyChanges([{ id }]);
     this.#appends.forget(id);
   }
 

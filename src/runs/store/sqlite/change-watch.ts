@@ -6,17 +6,24 @@
  * this process's store included), and only a moved version notifies. A slow poll of the
  * same check covers watches that miss events (network file systems, exhausted inotify
  * watches). Everything runs only while someone watches.
+ *
+ * The store's own writes are told as they commit, naming their runs (`own`). A commit seen
+ * through the file names nothing, so it is told as `unknown` — unless the store's own
+ * connection's `data_version`, which moves only with other connections' commits, has not
+ * moved: then every commit since the last look was the store's own, already told.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StoreChangeListener } from '../run-store.js';
+import { ChangeListeners, UNKNOWN_CHANGE, type StoreChange, type StoreChangeListener } from '../store-change.js';
 
 export interface ChangeWatchOptions {
   /** The safety poll: how often the version is read when no file event came (default 1000 ms). */
   pollMs?: number;
   /** Watch the files (default true); tests turn it off to prove the poll alone suffices. */
   watchFiles?: boolean;
+  /** `PRAGMA data_version` of the store's own connection (moves only with other connections' commits); without it every commit seen is unknown. */
+  ownVersion?: () => number;
 }
 
 /**
@@ -27,10 +34,6 @@ export interface ChangeWatchOptions {
 const SETTLE_CHECKS_MS = [2, 20, 200] as const;
 const DEFAULT_POLL_MS = 1000;
 
-interface Watcher {
-  listener: StoreChangeListener;
-}
-
 /**
  * @example
  * const changes = new SqliteChangeWatch('/home/me/.weft/weft.db');
@@ -40,14 +43,16 @@ export class SqliteChangeWatch {
   readonly #file: string;
   readonly #pollMs: number;
   readonly #watchFiles: boolean;
-  readonly #watchers = new Set<Watcher>();
+  readonly #watchers = new ChangeListeners();
+  readonly #ownVersion: (() => number) | undefined;
+  #ownSeen = Number.NaN;
   #active: Active | undefined;
-  #closed = false;
 
   constructor(file: string, options: ChangeWatchOptions = {}) {
     this.#file = file;
     this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.#watchFiles = options.watchFiles ?? true;
+    this.#ownVersion = options.ownVersion;
   }
 
   /** True while someone watches (the connection, the file watch and the poll are open). */
@@ -56,26 +61,42 @@ export class SqliteChangeWatch {
   }
 
   add(listener: StoreChangeListener): () => void {
-    if (this.#closed) return () => {};
-    const watcher = { listener };
-    this.#watchers.add(watcher);
-    this.#active ??= new Active(this.#file, this.#pollMs, this.#watchFiles, () => this.#notify());
-    return () => {
-      if (!this.#watchers.delete(watcher) || this.#watchers.size > 0) return;
+    const stop = this.#watchers.add(listener, () => {
       this.#active?.close();
       this.#active = undefined;
-    };
+    });
+    if (this.#watchers.size > 0 && this.#active === undefined) {
+      this.#ownSeen = this.#readOwnVersion();
+      this.#active = new Active(this.#file, this.#pollMs, this.#watchFiles, () => this.#notify());
+    }
+    return stop;
+  }
+
+  /** Tells the watchers about the store's own writes that just committed (soon, with the others of this turn). */
+  own(change: StoreChange | undefined): void {
+    if (change !== undefined) this.#watchers.tellSoon(change);
   }
 
   close(): void {
-    this.#closed = true;
-    this.#watchers.clear();
+    this.#watchers.close();
     this.#active?.close();
     this.#active = undefined;
   }
 
+  /** Commits seen through the file carry no detail: unknown, unless they were all this store's own (told already). */
   #notify(): void {
-    for (const watcher of [...this.#watchers]) if (this.#watchers.has(watcher)) watcher.listener();
+    const own = this.#readOwnVersion();
+    const othersCommitted = Number.isNaN(own) || own !== this.#ownSeen;
+    this.#ownSeen = own;
+    if (othersCommitted) this.#watchers.tell(UNKNOWN_CHANGE);
+  }
+
+  #readOwnVersion(): number {
+    try {
+      return this.#ownVersion?.() ?? Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../core/errors.js';
 import { createLogger } from '../../../core/logger.js';
+import { noticesUntil } from '../../../../test/contract/run-store-changes.contract.js';
 import { runRunStoreContract } from '../../../../test/contract/run-store.contract.js';
 import { projectRun } from '../../model/project-run.js';
 import type { RunRecord } from '../../model/run-record.js';
@@ -25,6 +26,24 @@ runRunStoreContract('sqlite', ({ clock, newId }) => SqliteRunStore.open({ storag
 const params = { workflow: 'build', workflowPath: 'build.toml', cwd: '/work' };
 
 describe('SqliteRunStore', () => {
+  it("names its own writes in its notices, and tells another connection's commits as unknown", async () => {
+    const dir = freshDir();
+    const store = await SqliteRunStore.open({ storageDir: dir });
+    const other = await SqliteRunStore.open({ storageDir: dir });
+    try {
+      const run = await store.createRun({ ...params, initialStatus: 'queued' });
+      const own = noticesUntil(store, (change) => change.kind === 'runs' && change.runs.some((each) => each.id === run.id && each.headSeq === 3));
+      await store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }]);
+      // The file watch sees that commit too, but the store's own connection shows no other writer: no unknown notice for it.
+      expect(await own).toEqual([{ kind: 'runs', runs: [{ id: run.id, headSeq: 3, status: 'starting' }], claimable: false }]);
+      const foreign = noticesUntil(store, (change) => change.kind === 'unknown');
+      await other.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'running' } }]);
+      expect((await foreign).every((change) => change.kind === 'unknown')).toBe(true);
+    } finally {
+      await Promise.all([store.close(), other.close()]);
+    }
+  });
+
   it('keeps one WAL database file in the storage dir, migrated and recorded in schema_version, across reopen', async () => {
     const dir = freshDir();
     const store = await SqliteRunStore.open({ storageDir: dir, clock: () => 1000 });

@@ -21,6 +21,7 @@ import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOpti
 import { checkFence, checkLease, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage, type NormalizedFilter } from '../store-input.js';
 import { claimQueries } from './claim-queries.js';
 import { SqliteChangeWatch } from './change-watch.js';
+import { ChangeCollector } from '../store-change.js';
 import { GroupCommit } from './group-commit.js';
 import { openDatabase } from './open-database.js';
 import { EVENT_HEAD_COLUMNS, GET_HEAD, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
@@ -62,6 +63,8 @@ export class SqliteRunStore implements RunStore {
   private readonly changes: SqliteChangeWatch;
   private readonly states = new RunStateCache();
   private readonly runWrites: SqliteRunWrites;
+  /** What the write transactions of this turn wrote, told to the watchers once they commit. */
+  private readonly written = new ChangeCollector();
 
   private constructor(
     private readonly db: Database,
@@ -79,8 +82,8 @@ export class SqliteRunStore implements RunStore {
       onBegin: () => this.states.checkVersion(dataVersion.get()?.data_version ?? Number.NaN),
       onRollback: () => this.states.clear(),
     });
-    this.changes = new SqliteChangeWatch(this.file);
-    this.runWrites = new SqliteRunWrites((sql) => this.stmt(sql), this.states, clock, newId);
+    this.changes = new SqliteChangeWatch(this.file, { ownVersion: () => dataVersion.get()?.data_version ?? Number.NaN });
+    this.runWrites = new SqliteRunWrites((sql) => this.stmt(sql), this.states, clock, newId, this.written);
   }
 
   /** @example const store = await SqliteRunStore.open({ storageDir: '/home/me/.weft' }); */
@@ -201,7 +204,9 @@ export class SqliteRunStore implements RunStore {
       const id = pick();
       if (id === undefined) return undefined;
       this.stmt('UPDATE runs SET lease_owner = ?, lease_expires_at = ? WHERE id = ?').run(workerId, now + leaseMs, id);
-      return this.requireRun(id);
+      const run = this.requireRun(id);
+      this.written.run({ id, headSeq: run.counts.events, status: run.status });
+      return run;
     });
   }
 
@@ -210,6 +215,7 @@ export class SqliteRunStore implements RunStore {
     checkLease(workerId, leaseMs);
     return this.execute('renew a lease', 'write', () => {
       this.requireExists(id);
+      this.written.run({ id });
       return this.stmt('UPDATE runs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ?').run(this.clock() + leaseMs, id, workerId).changes === 1;
     });
   }
@@ -219,21 +225,26 @@ export class SqliteRunStore implements RunStore {
     checkLease(workerId, 1);
     return this.execute('release a lease', 'write', () => {
       this.requireExists(id);
+      this.written.run({ id }, true);
       return this.stmt('UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = ? AND lease_owner = ?').run(id, workerId).changes === 1;
     });
   }
 
   async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
     const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`), updatedAt: this.clock() };
-    await this.execute('save an MCP server', 'write', () =>
-      this.stmt('INSERT INTO mcp_servers (name, config, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at').run(entry.name, entry.config.text, entry.updatedAt),
-    );
+    await this.execute('save an MCP server', 'write', () => {
+      this.written.unknown();
+      this.stmt('INSERT INTO mcp_servers (name, config, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at').run(entry.name, entry.config.text, entry.updatedAt);
+    });
     return { name: entry.name, config: entry.config.value, updatedAt: entry.updatedAt };
   }
 
   async deleteMcpServer(name: string): Promise<boolean> {
     mcpServerName(name);
-    return this.execute('delete an MCP server', 'write', () => this.stmt('DELETE FROM mcp_servers WHERE name = ?').run(name).changes === 1);
+    return this.execute('delete an MCP server', 'write', () => {
+      this.written.unknown();
+      return this.stmt('DELETE FROM mcp_servers WHERE name = ?').run(name).changes === 1;
+    });
   }
 
   async listMcpServers(): Promise<McpServerEntry[]> {
@@ -252,6 +263,7 @@ export class SqliteRunStore implements RunStore {
       }
       this.stmt('DELETE FROM runs WHERE id = ?').run(id);
       this.states.delete(id);
+      this.written.run({ id });
     });
   }
 
@@ -292,7 +304,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   private async execute<T>(action: string, mode: 'read' | 'snapshot' | 'write', body: () => T): Promise<T> {
-    if (mode === 'write') return this.writes.run(action, body);
+    if (mode === 'write') {
+      try {
+        return await this.writes.run(action, body);
+      } finally {
+        // A write that rolled back may have been noted too: a notice too many costs a read, never a miss.
+        this.changes.own(this.written.take());
+      }
+    }
     try {
       return await retryWhileLocked({ attempts: WRITE_ATTEMPTS, delayMs: RETRY_DELAY_MS }, () => {
         if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');

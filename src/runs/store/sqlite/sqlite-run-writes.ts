@@ -13,6 +13,7 @@ import { RESERVED_EVENT_TYPES } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunState } from '../../model/run-record.js';
 import type { Clock } from '../run-store.js';
+import { becameClaimable, type ChangeCollector } from '../store-change.js';
 import { createRunEvents, runId, runNotFound, statusChangeEndsLease } from '../store-input.js';
 import { GET_HEAD, questionFromRow, stateAtHead, stateColumns, type EventHead } from './run-rows.js';
 import type { ImportedRun } from './sqlite-run-store.js';
@@ -28,12 +29,15 @@ export class SqliteRunWrites {
   readonly #states: RunStateCache;
   readonly #clock: Clock;
   readonly #newId: IdGenerator;
+  /** What this store wrote, for its change notices (told once the transaction commits). */
+  readonly #written: ChangeCollector;
 
-  constructor(stmt: <Row = unknown>(sql: string) => Database.Statement<Row>, states: RunStateCache, clock: Clock, newId: IdGenerator) {
+  constructor(stmt: <Row = unknown>(sql: string) => Database.Statement<Row>, states: RunStateCache, clock: Clock, newId: IdGenerator, written: ChangeCollector) {
     this.#stmt = stmt;
     this.#states = states;
     this.#clock = clock;
     this.#newId = newId;
+    this.#written = written;
   }
 
   lookupQuestion(id: string): QuestionRecord | undefined {
@@ -72,6 +76,7 @@ export class SqliteRunWrites {
     const label = this.#stmt('INSERT INTO run_labels (key, value, created_at, run_id) VALUES (?, ?, ?, ?)');
     for (const [key, value] of Object.entries(spec.labels)) label.run(key, value, spec.createdAt, id);
     this.#writeEvents(events, payloadTexts, questions);
+    this.#written.run({ id, headSeq: state.counts.events, status: state.status }, becameClaimable(undefined, state.status));
     return { spec: specText, state: columns.state };
   }
 
@@ -82,6 +87,7 @@ export class SqliteRunWrites {
     if (last === undefined) return [];
     this.#writeEvents(plan.events, plan.payloadTexts, plan.questions);
     this.#states.set(id, plan.state);
+    this.#written.run({ id, headSeq: last.seq, status: plan.state.status }, becameClaimable(before.status, plan.state.status));
     if (last.at === plan.state.updatedAt && onlyCountAndTimeChanged(before, plan.state)) return plan.events;
     const after = stateColumns(plan.state);
     if (before.status === after.status && before.archived === plan.state.archived && (before.parentId ?? null) === after.parentId) {

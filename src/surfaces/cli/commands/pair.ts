@@ -81,7 +81,7 @@ export function registerPairCommand(program: Command): void {
               notes: interactive ? process.stdout : process.stderr,
               interactive,
               json: options.json === true,
-              changes: () => runs.changes(),
+              changes: () => runs.changes([id]),
               signal,
             }),
           ['SIGINT', 'SIGTERM'],
