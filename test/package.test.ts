@@ -52,6 +52,7 @@ const PUBLIC_DECLARATIONS = [
   'runs/model/run-record.d.ts',
   'runs/model/run-status.d.ts',
   'runs/store/run-store.d.ts',
+  'runs/store/store-change.d.ts',
   'runs/workflow/condition.d.ts',
   'runs/workflow/definition.d.ts',
   'runs/workflow/graph-model.d.ts',
