@@ -94,7 +94,11 @@ export class RunExecutor {
       if (traceparent !== undefined) await this.#append([{ type: ENGINE_EVENT.traceStarted, payload: { traceparent } }]);
       // A new run goes queued → starting → running; a resumed one carries on from where it was
       // (a blocked stage blocks the run again itself; a paused run waits for resume).
-      if (this.#status === 'queued') await this.#moveThrough(['starting', 'running']);
+      if (this.#status === 'queued') {
+        // Both moves in one commit: nothing happens between them.
+        await this.#append([{ type: RUN_EVENT.runStatusChanged, payload: { from: 'queued', to: 'starting' } }, { type: RUN_EVENT.runStatusChanged, payload: { from: 'starting', to: 'running' } }]);
+        this.#status = 'running';
+      }
       else if (this.#status === 'starting' || this.#status === 'blocked') await this.#moveTo('running');
       await this.#loop();
     } finally {
@@ -389,18 +393,6 @@ export class RunExecutor {
     if (to === 'starting' && this.#status !== 'queued') return;
     await this.#append([{ type: RUN_EVENT.runStatusChanged, payload: { from: this.#status, to, ...(reason ? { reason } : {}) } }]);
     this.#status = to;
-  }
-
-  /** Moves on through `path` in one commit (nothing happens between these moves). */
-  async #moveThrough(path: RunStatus[]): Promise<void> {
-    let from = this.#status;
-    const events: NewRunEvent[] = [];
-    for (const to of path) {
-      events.push({ type: RUN_EVENT.runStatusChanged, payload: { from, to } });
-      from = to;
-    }
-    await this.#append(events);
-    this.#status = from;
   }
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
