@@ -9,20 +9,13 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from './helpers/run-cli.js';
-import { createSandbox, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-let box: Sandbox;
-
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
+const box = sandboxPerTest();
 
 describe('the docs agree with behaviour', () => {
   it('an edge that matches no outcome fails the run; the stage stays succeeded (workflow-format.md)', async () => {

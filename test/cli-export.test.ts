@@ -1,15 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, jsonLines, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { describe, expect, it } from 'vitest';
+import { jsonLines, sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
-let box: Sandbox;
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
+const box = sandboxPerTest();
 
 describe('weft export', () => {
   it("writes the run, its whole event log in order and its artifacts' paths as JSON Lines, to stdout or -o", async () => {

@@ -1,15 +1,9 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
-let box: Sandbox;
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
+const box = sandboxPerTest();
 
 async function runIds(): Promise<string[]> {
   const listed = await box.cli(['ps', '--all', '--json']);

@@ -8,21 +8,14 @@ import { spawn } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WEFT_BIN } from './helpers/run-cli.js';
-import { createSandbox, isAlive, jsonLines, readPid, until, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { isAlive, jsonLines, readPid, until, type EventJson, type RunJson, sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
 vi.setConfig({ testTimeout: 60_000 });
 
-let box: Sandbox;
-
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
+const box = sandboxPerTest();
 
 /** A ULID that no run or question has. */
 const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';

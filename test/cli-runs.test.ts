@@ -8,21 +8,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
-import { createSandbox, jsonLines, readLines, type EventJson, type RunJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { jsonLines, readLines, type EventJson, type RunJson, sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
 // Real processes on a possibly busy machine: more time than the default 30 s.
 vi.setConfig({ testTimeout: 60_000 });
 
-let box: Sandbox;
-
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
+const box = sandboxPerTest();
 
 const ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -3,20 +3,12 @@
  * signal sent before the stage starts waiting still counts; a name no stage awaits is
  * refused with the names that are, and bad `--data` is a usage error.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, until, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { until, sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-let box: Sandbox;
-
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
-
+const box = sandboxPerTest();
 
 describe('weft signal', () => {
   it("releases the wait stage with the event's data, even when sent before the stage waits; refuses events not awaited", async () => {

@@ -6,21 +6,14 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, until, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { until, sandboxPerTest } from './fixtures/workflows-e2e/harness.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
 const SECRET = 'e2e-secret-value-4242';
 
-let box: Sandbox;
-
-beforeEach(async () => {
-  box = await createSandbox();
-});
-afterEach(async () => {
-  await box.dispose();
-});
+const box = sandboxPerTest();
 
 async function storeBytes(): Promise<string> {
   const files = (await readdir(box.home)).filter((name) => name.startsWith('weft.db'));
