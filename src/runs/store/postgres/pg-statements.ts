@@ -9,7 +9,7 @@
  * one after another.
  */
 import type pg from 'pg';
-import { ChangeCollector, type RunChange, type StoreChange } from '../store-change.js';
+import { ChangeCollector, UNKNOWN_CHANGE, type RunChange, type StoreChange } from '../store-change.js';
 import type { PgChangeListener } from './change-listener.js';
 import { CHANGE_CHANNEL } from './migrations.js';
 import { encodeNotice } from './notice-payload.js';
@@ -48,7 +48,7 @@ export class PgStatements {
    */
   notifyChanges(runs?: readonly RunChange[], claimable = false): void {
     if (this.#closed) return;
-    const change: StoreChange = runs === undefined ? { kind: 'unknown' } : { kind: 'runs', runs, claimable };
+    const change: StoreChange = runs === undefined ? UNKNOWN_CHANGE : { kind: 'runs', runs, claimable };
     this.#changes.local(change);
     this.#unsent.merge(change);
     if (this.#notifying) return;
