@@ -57,12 +57,18 @@ async function answerQuestions(runId: string, answers: JsonValue[]): Promise<Que
 
 async function pendingQuestion(runId: string, seen: readonly QuestionRecord[]): Promise<QuestionRecord> {
   const deadline = Date.now() + 30_000;
-  for (;;) {
-    const pending = (await context.kit.service.questions(runId, true)).find((question) => !seen.some((old) => old.id === question.id));
-    if (pending) return pending;
-    const run = await context.kit.service.get(runId);
-    if (['succeeded', 'failed', 'cancelled'].includes(run.status) || Date.now() > deadline) throw new Error(`no question came; the run is ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  // Watching starts before the first read, so a question asked in between wakes the wait.
+  const changes = context.kit.service.changes([runId]);
+  try {
+    for (;;) {
+      const pending = (await context.kit.service.questions(runId, true)).find((question) => !seen.some((old) => old.id === question.id));
+      if (pending) return pending;
+      const run = await context.kit.service.get(runId);
+      if (['succeeded', 'failed', 'cancelled'].includes(run.status) || Date.now() > deadline) throw new Error(`no question came; the run is ${run.status}`);
+      await changes.next(deadline - Date.now());
+    }
+  } finally {
+    changes.close();
   }
 }
 
