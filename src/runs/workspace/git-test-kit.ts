@@ -27,6 +27,11 @@ export function gitSync(cwd: string, args: readonly string[], input?: string): s
   });
 }
 
+/** The bytes of a blob (`<commit>:<path>`). */
+export function blobBytes(repo: string, spec: string): Buffer {
+  return execFileSync('git', ['cat-file', 'blob', spec], { cwd: repo, env: gitEnvironment(), maxBuffer: 256 * 1024 * 1024 });
+}
+
 /** A temporary folder (real path) removed by `cleanup`. */
 export interface TempDirs {
   make(prefix: string): string;
