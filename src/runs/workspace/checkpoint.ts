@@ -1,9 +1,9 @@
 /**
  * A checkpoint per stage: after a stage, commit what it changed in the run's working copy
- * on the run branch, descending from the previous checkpoint. The common case costs one
- * `git status` when nothing changed, and status + add + write-tree + commit-tree +
- * update-ref + diff-tree when something did. A stage that moved HEAD or the branch is
- * folded in when its commits descend from the last checkpoint; otherwise the stage fails
+ * on the run branch, descending from the previous checkpoint. A stage that changed nothing
+ * costs one `git status`; one that did costs six git processes (status, update-index of the
+ * reported paths, write-tree, diff-tree, commit-tree, update-ref), and the spawns dominate.
+ * A stage that moved HEAD or the branch is folded in when its commits descend from the last checkpoint; otherwise the stage fails
  * with `WORKSPACE_HISTORY_REWRITTEN`, its files kept under a `refs/weft/rescued/…` ref.
  */
 import { WeftError } from '../../core/errors.js';
@@ -79,12 +79,15 @@ export async function checkpoint(opened: OpenedWorkspace, options: CheckpointOpt
   }
   let tree: string;
   if (state.paths.length > 0) {
-    await git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd: topDir, env: { GIT_LITERAL_PATHSPECS: '1' }, input: state.paths.join('\0') });
+    // The paths status reported, and only those: no second walk of the tree, no pathspec magic.
+    await git(['update-index', '--add', '--remove', '-z', '--stdin'], { cwd: topDir, input: `${state.paths.join('\0')}\0` });
     tree = await gitLine(['write-tree'], { cwd: topDir });
   } else {
     tree = await gitLine(['rev-parse', `${state.headCommit}^{tree}`], { cwd: topDir });
   }
-  if (state.headCommit === expected && tree === (await gitLine(['rev-parse', `${expected}^{tree}`], { cwd: topDir }))) {
+  // Against the previous checkpoint: the stage's own commits count as its change too.
+  const files = await changedFiles(topDir, expected, tree);
+  if (state.headCommit === expected && files.length === 0) {
     if (!onBranch) await git(['symbolic-ref', 'HEAD', branchRef], { cwd: topDir });
     return null;
   }
@@ -97,7 +100,6 @@ export async function checkpoint(opened: OpenedWorkspace, options: CheckpointOpt
   const commit = await commitTree({ cwd: topDir, tree, parents: [state.headCommit], message, identity: options.identity, date: options.date });
   await git(['update-ref', '-m', `weft: checkpoint ${options.stageId}@${options.attempt}`, branchRef, commit, branchTip ?? ''], { cwd: topDir });
   if (!onBranch) await git(['symbolic-ref', 'HEAD', branchRef], { cwd: topDir });
-  const files = await changedFiles(topDir, expected, commit);
   opened.head = commit;
   return { commit, parent: expected, ...totals(files), files };
 }
