@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
 import { filesOf, gitSync, initBare, initRepo, tempDirs, writeFiles } from './git-test-kit.js';
+import { rewindRunBranch } from './history.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';
 import { pushRunBranch } from './push.js';
@@ -159,6 +160,22 @@ describe('pushRunBranch', () => {
     expect(error.message).toContain('Nothing is lost');
     expect(filesOf(repo, workspace.branch).get('work.txt')).toBe('valuable\n');
     expect(gitSync(repo, ['rev-parse', workspace.branch]).trim()).toBe(made?.commit);
+  });
+
+  it('after a rewind, pushes the branch back and the abandoned tip along with it', async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const remote = initBare(join(dirs.make('remote'), 'shared.git'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } });
+    const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
+    const start = ws.head;
+    writeFiles(ws.topDir, { 'x.txt': 'x\n' });
+    const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
+    await pushRunBranch({ runId: 'run1', workspace, repoDir: ws.repoDir });
+    await rewindRunBranch(ws.repoDir, 'run1', workspace, start);
+    await pushRunBranch({ runId: 'run1', workspace, repoDir: ws.repoDir });
+    expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(start);
+    expect(gitSync(remote, ['rev-parse', 'refs/weft/abandoned/run1/1']).trim()).toBe(made?.commit);
   });
 
   it('credentials in a remote URL never reach the error', async () => {
