@@ -142,6 +142,35 @@ describe('openWorkspace', () => {
     expect((await checkpoint(ws, { stageId: 's', attempt: 1 }))?.files.map((file) => file.path)).toEqual(['lib.txt']);
     expect(gitSync(origin, ['for-each-ref', 'refs/heads/weft'])).toBe('');
   });
+
+  it('clone mode with a remote: a runner on another host continues from the pushed checkpoint', async () => {
+    const origin = dirs.make('origin');
+    initRepo(origin, { 'lib.txt': 'lib\n' });
+    const remote = initBare(join(dirs.make('remote'), 'runs.git'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: dirs.make('cwd'), spec: { mode: 'clone', repo: origin, remote } });
+    const hostA = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('hostA') });
+    writeFiles(hostA.topDir, { 'lib.txt': 'stage one\n' });
+    const made = await checkpoint(hostA, { stageId: 'one', attempt: 1 });
+    await pushRunBranch({ runId: 'run1', workspace, repoDir: hostA.repoDir });
+    const hostB = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('hostB') });
+    expect(hostB.head).toBe(made?.commit);
+    expect(treeOf(hostB.topDir)).toEqual(new Map([['lib.txt', 'stage one\n']]));
+  });
+
+  it('a repository with a submodule: the worktree opens, the (unpopulated) submodule is no change, edits beside it are checkpointed', async () => {
+    const library = dirs.make('library');
+    initRepo(library, { 'lib.txt': 'lib\n' });
+    const repo = dirs.make('super');
+    initRepo(repo, { 'main.txt': 'main\n' });
+    gitSync(repo, ['submodule', '--quiet', 'add', library, 'vendor/lib']);
+    gitSync(repo, ['commit', '--quiet', '-m', 'add submodule']);
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
+    expect(await checkpoint(ws, { stageId: 'noop', attempt: 1 })).toBeNull();
+    writeFiles(ws.topDir, { 'main.txt': 'edited\n' });
+    expect((await checkpoint(ws, { stageId: 'edit', attempt: 1 }))?.files.map((file) => file.path)).toEqual(['main.txt']);
+    expect(gitSync(repo, ['ls-tree', workspace.branch, 'vendor/lib']).split(/\s/)[1]).toBe('commit');
+  });
 });
 
 describe('pushRunBranch', () => {

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, realpath, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { WeftError } from '../../core/errors.js';
-import { git, gitLine, isAncestor, readRef, redactGitText } from './git.js';
+import { git, gitLine, isAncestor, readRef, redactGitText, stderrTail } from './git.js';
 import { checkedRunId, type OpenedWorkspace, type RunWorkspace } from './workspace-spec.js';
 
 export interface OpenOptions {
@@ -60,14 +60,41 @@ async function isWorkingCopyOf(dir: string, commonDir: string | undefined): Prom
   return commonDir === undefined || (await realpath(common).catch(() => '')) === commonDir;
 }
 
+/** Worktree changes of one repository, one at a time in this process: `git worktree add` reads the other entries while a concurrent one is half-written. */
+const worktreeQueues = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = worktreeQueues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  worktreeQueues.set(key, settled);
+  void settled.then(() => {
+    if (worktreeQueues.get(key) === settled) worktreeQueues.delete(key);
+  });
+  return next;
+}
+
+/** Another process adding a worktree at the same moment: its half-written entry is read as broken. */
+const CONCURRENT_ADD = /failed to read .*worktrees\/|worktrees\/[^ ]+ (?:does not exist|is not a directory)/;
+
 async function ensureWorktree(repo: string, dir: string, workspace: RunWorkspace): Promise<void> {
   const commonDir = await realpath(await gitLine(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo }));
   if (await isWorkingCopyOf(dir, commonDir)) return;
-  await removeLeftover(dir);
-  await git(['worktree', 'prune'], { cwd: repo });
-  await git(['worktree', 'add', '--no-checkout', '--', dir, workspace.branch], {
-    cwd: repo,
-    failure: { code: 'WORKSPACE_GIT_FAILED', what: `Could not add a worktree for ${workspace.branch} at ${dir}`, hint: "Check the disk and 'git worktree list' in the repository." },
+  await oneAtATime(commonDir, async () => {
+    await removeLeftover(dir);
+    await git(['worktree', 'prune'], { cwd: repo });
+    for (let attempt = 1; ; attempt += 1) {
+      const { code, stderr } = await git(['worktree', 'add', '--no-checkout', '--', dir, workspace.branch], { cwd: repo, okCodes: [128, 255] });
+      if (code === 0) return;
+      if (attempt >= 5 || !CONCURRENT_ADD.test(stderr)) {
+        throw new WeftError('WORKSPACE_GIT_FAILED', `Could not add a worktree for ${workspace.branch} at ${dir} (in ${repo}): ${stderrTail(stderr)}. Check the disk and 'git -C ${repo} worktree list'.`, {
+          data: { repo, dir, branch: workspace.branch },
+        });
+      }
+      await removeLeftover(dir);
+      // Give the other process's `worktree add` time to finish writing its entry.
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
   });
 }
 
