@@ -79,6 +79,20 @@ describe('openWorkspace', () => {
     expect(readFileSync(join(again.topDir, 'cache/dep.bin'), 'utf8')).toBe('kept\n');
   });
 
+  it("a lock left by a stage's git that was killed does not stop the resume", async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const root = dirs.make('root');
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    const first = await openWorkspace({ runId: 'run1', workspace, root });
+    writeFileSync(gitSync(first.topDir, ['rev-parse', '--path-format=absolute', '--git-path', 'index.lock']).trim(), '');
+    writeFiles(first.topDir, { 'README.md': 'dead attempt\n' });
+    const again = await openWorkspace({ runId: 'run1', workspace, root });
+    expect(readFileSync(join(again.topDir, 'README.md'), 'utf8')).toBe('hello\n');
+    writeFiles(again.topDir, { 'README.md': 'next attempt\n' });
+    expect((await checkpoint(again, { stageId: 's', attempt: 2 }))?.filesChanged).toBe(1);
+  });
+
   it('a half-made working copy (a crash during worktree add) is replaced', async () => {
     const repo = dirs.make('repo');
     initRepo(repo);

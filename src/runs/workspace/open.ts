@@ -182,6 +182,9 @@ async function pickTip(repoDir: string, workspace: RunWorkspace, runId: string, 
  * caches, local secrets), and removing them would make every resume reinstall them.
  */
 async function resetTo(topDir: string, branch: string, tip: string): Promise<void> {
+  // A stage's git killed mid-command leaves its lock; nothing else works in this copy now.
+  const lock = await gitLine(['rev-parse', '--path-format=absolute', '--git-path', 'index.lock'], { cwd: topDir });
+  await rm(lock, { force: true });
   const current = await git(['symbolic-ref', '--quiet', 'HEAD'], { cwd: topDir, okCodes: [1, 128] });
   if (current.stdout.trim() !== `refs/heads/${branch}`) await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: topDir });
   await git(['reset', '--hard', '--quiet', tip], { cwd: topDir });
