@@ -10,6 +10,7 @@ import { mkdir, realpath, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { git, gitLine, isAncestor, readRef, redactGitText, stderrTail } from './git.js';
+import { rememberTree } from './known-trees.js';
 import { checkedRunId, type OpenedWorkspace, type RunWorkspace } from './workspace-spec.js';
 
 export interface OpenOptions {
@@ -41,7 +42,9 @@ export async function openWorkspace(options: OpenOptions): Promise<OpenedWorkspa
   else await ensureClone(topDir, workspace, runId);
   const head = await syncFromRemote(repoDir, workspace, runId);
   await resetTo(topDir, workspace.branch, head);
-  return { runId, workspace, topDir, workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')), repoDir, head };
+  const opened: OpenedWorkspace = { runId, workspace, topDir, workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')), repoDir, head };
+  rememberTree(opened, head, await gitLine(['rev-parse', `${head}^{tree}`], { cwd: topDir }));
+  return opened;
 }
 
 /** Whether `repo` exists here and is the run's source (its run branch, or its base when a remote holds the branch). */
