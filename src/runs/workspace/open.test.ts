@@ -221,6 +221,25 @@ describe('pushRunBranch', () => {
     expect(gitSync(remote, ['rev-parse', 'refs/weft/abandoned/run1/1']).trim()).toBe(made?.commit);
   });
 
+  it("a runner that lost the run to another host cannot overwrite that host's checkpoints on the remote", async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const remote = initBare(join(dirs.make('remote'), 'shared.git'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } });
+    const hostA = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('hostA') });
+    const elsewhere = { ...workspace, sourceRepo: '/not/on/this/host' };
+    const hostB = await openWorkspace({ runId: 'run1', workspace: elsewhere, root: dirs.make('hostB') });
+    writeFiles(hostB.topDir, { 'b.txt': 'host B took over\n' });
+    const fromB = await checkpoint(hostB, { stageId: 'two', attempt: 2 });
+    await pushRunBranch({ runId: 'run1', workspace: elsewhere, repoDir: hostB.repoDir });
+    writeFiles(hostA.topDir, { 'a.txt': 'host A, too late\n' });
+    const fromA = await checkpoint(hostA, { stageId: 'two', attempt: 1 });
+    const error = await failure(pushRunBranch({ runId: 'run1', workspace, repoDir: hostA.repoDir }));
+    expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
+    expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(fromB?.commit);
+    expect(gitSync(repo, ['rev-parse', 'weft/runs/run1']).trim()).toBe(fromA?.commit);
+  });
+
   it('credentials in a remote URL never reach the error', async () => {
     const repo = dirs.make('repo');
     initRepo(repo);

@@ -11,6 +11,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { git, gitLine, isAncestor, readRef, redactGitText, stderrTail } from './git.js';
 import { rememberTree } from './known-trees.js';
+import { remoteTrackingRef } from './push.js';
 import { checkedRunId, type OpenedWorkspace, type RunWorkspace } from './workspace-spec.js';
 
 export interface OpenOptions {
@@ -140,12 +141,13 @@ async function removeLeftover(dir: string): Promise<void> {
  */
 async function syncFromRemote(repoDir: string, workspace: RunWorkspace, runId: string): Promise<string> {
   const branchRef = `refs/heads/${workspace.branch}`;
-  const trackingRef = `refs/weft/remote/${runId}`;
+  const trackingRef = remoteTrackingRef(runId);
   let remoteTip: string | undefined;
   const fetchFrom = workspace.remoteUrl;
   if (fetchFrom !== undefined) {
     const { code, stderr } = await git(['fetch', '--no-tags', '--quiet', '--', fetchFrom, `+${branchRef}:${trackingRef}`], { cwd: repoDir, okCodes: [1, 128] });
     if (code === 0) remoteTip = await readRef(repoDir, trackingRef);
+    else if (/couldn't find remote ref/i.test(stderr)) await git(['update-ref', '-d', trackingRef], { cwd: repoDir });
     else if (!/couldn't find remote ref|not our ref|no such ref/i.test(stderr)) {
       throw new WeftError('WORKSPACE_FETCH_FAILED', `Could not fetch ${workspace.branch} of run ${runId} from ${redactGitText(fetchFrom)}: ${redactGitText(stderr.trim())}. Check the remote is reachable from this host, then resume the run.`, {
         data: { runId, remote: redactGitText(fetchFrom) },
