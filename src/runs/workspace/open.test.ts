@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
@@ -101,6 +101,33 @@ describe('openWorkspace', () => {
     writeFiles(join(root, 'run1'), { 'stray.txt': 'left by a crash\n' });
     const ws = await openWorkspace({ runId: 'run1', workspace, root });
     expect([...treeOf(ws.topDir).keys()]).toEqual(['README.md']);
+  });
+
+  it('a link planted where the working copy goes is removed, not followed', async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const root = dirs.make('root');
+    const victim = dirs.make('victim');
+    writeFiles(victim, { 'precious.txt': 'keep me\n' });
+    symlinkSync(victim, join(root, 'run1'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    const ws = await openWorkspace({ runId: 'run1', workspace, root });
+    expect(lstatSync(ws.topDir).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(victim, 'precious.txt'), 'utf8')).toBe('keep me\n');
+  });
+
+  it("a link to another git repository is not taken for a clone run's working copy", async () => {
+    const origin = dirs.make('origin');
+    initRepo(origin);
+    const victim = dirs.make('victim');
+    initRepo(victim, { 'tracked.txt': 'v\n' });
+    writeFiles(victim, { 'tracked.txt': 'uncommitted work\n', 'untracked.txt': 'also\n' });
+    const root = dirs.make('root');
+    symlinkSync(victim, join(root, 'run1'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: dirs.make('cwd'), spec: { mode: 'clone', repo: origin } });
+    await openWorkspace({ runId: 'run1', workspace, root });
+    expect(readFileSync(join(victim, 'tracked.txt'), 'utf8')).toBe('uncommitted work\n');
+    expect(readFileSync(join(victim, 'untracked.txt'), 'utf8')).toBe('also\n');
   });
 
   it('on another host (a second root, no source repository) clones the remote and sees exactly the checkpointed files', async () => {

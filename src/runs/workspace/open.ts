@@ -6,7 +6,7 @@
  * the files of an attempt that died.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { git, gitLine, isAncestor, readRef, redactGitText, stderrTail } from './git.js';
@@ -56,7 +56,7 @@ async function holdsBranch(repo: string, workspace: RunWorkspace): Promise<boole
 }
 
 async function isWorkingCopyOf(dir: string, commonDir: string | undefined): Promise<boolean> {
-  if (!existsSync(join(dir, '.git'))) return false;
+  if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true || !existsSync(join(dir, '.git'))) return false;
   const { code, stdout } = await git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], { cwd: dir, okCodes: [128] });
   if (code !== 0) return false;
   const [common = '', top = ''] = stdout.split('\n');
@@ -127,7 +127,10 @@ async function ensureClone(dir: string, workspace: RunWorkspace, runId: string):
 
 /** A half-made working copy (a crash during clone or worktree add) is weft's own; it goes. */
 async function removeLeftover(dir: string): Promise<void> {
-  if (!existsSync(dir)) return;
+  const entry = await lstat(dir).catch(() => undefined);
+  if (entry === undefined) return;
+  // A link planted where the working copy goes: remove the link, never what it points at.
+  if (!entry.isDirectory()) return void (await rm(dir, { force: true }));
   const parent = await realpath(resolve(dir, '..'));
   const real = await realpath(dir);
   if (relative(parent, real).includes(sep) || real === parent) throw new WeftError('WORKSPACE_INVALID', `Refusing to remove ${real}: it is not a folder directly under ${parent}.`);
