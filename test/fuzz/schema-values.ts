@@ -26,7 +26,7 @@ export type JsonSchema = {
 };
 
 /** Numbers no schema means: the edges of IEEE doubles and of safe integers. */
-const ODD_NUMBERS = [1e308, -1e308, 9007199254740993, -9007199254740993, 5e-324, -0, 0.5, -1, 2 ** 53, 1e21];
+const ODD_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 53 + 2), 5e-324, -0, 0.5, -1, 2 ** 53, 1e21];
 
 /** Raw JSON number texts `JSON.stringify` never writes (so the frame builder splices them in). */
 export const RAW_NUMBER_TEXTS = ['1e999', '-1e999', '123456789012345678901234567890', '0.0000000000000000000000000001e-400', '1E+400'];
