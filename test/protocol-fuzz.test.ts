@@ -4,7 +4,7 @@
  * corpus from its own schemas plus hostile mutations. WEFT_FUZZ_SEED replays another seed;
  * `npm run fuzz -- --minutes N` is the long run.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,4 +79,21 @@ describe('HTTP API fuzzer', () => {
       await serve.stop();
     }
   }, 120_000);
+});
+
+describe('defects the fuzzers found', () => {
+  it('refuses a NUL byte in a run path with a 400 naming it, not a 500 internal error (the run service every surface shares)', async () => {
+    const serve = await startServe();
+    try {
+      writeFileSync(join(serve.dir, 'quick.toml'), '[nodes.hello]\nkind = "command"\nrun = "echo hi"\n');
+      for (const body of [{ workflow: 'a\u0000.toml' }, { workflow: 'quick.toml', cwd: 'x/\u0000' }, { workflow: 'quick.toml', goal_file: 'g\u0000' }]) {
+        const answer = await fetch(`${serve.url}/api/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const json = (await answer.json()) as { error: { code: string; message: string } };
+        expect([answer.status, json.error.code], JSON.stringify(json)).toEqual([400, 'RUN_INVALID_PARAMS']);
+        expect(json.error.message).toMatch(/contains a NUL byte/);
+      }
+    } finally {
+      await serve.stop();
+    }
+  });
 });

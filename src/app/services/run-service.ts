@@ -18,7 +18,7 @@ import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
 import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
-import { realPathInRunDir } from '../../runs/run-dir-path.js';
+import { realPathInRunDir, refuseNulInPath } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { foldStages, runResults, type RunResults, type StageRecord } from '../../runs/stage-fold.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
@@ -67,6 +67,8 @@ export class RunService {
   }
 
   async create(request: CreateRunRequest): Promise<RunRecord> {
+    refuseNulInPath(request.cwd, "the run's directory (cwd)");
+    refuseNulInPath(request.workflow, 'workflow');
     const cwd = resolve(request.cwd);
     const workflowPath = request.workflowInsideCwd ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow);
     const workflow = await loadWorkflow(workflowPath);
