@@ -20,6 +20,7 @@ import { isAlive, readLines, stopProcesses, until } from './fixtures/workflows-e
 import { allEvents, expectGapless } from './helpers/pg-workers.js';
 import { canCreateNamespaces, createTestNet, type TestNet } from './helpers/netns.js';
 import { REPO_ROOT, WEFT_BIN } from './helpers/run-cli.js';
+import { runNode } from './helpers/run-node.js';
 import { TEST_TOKEN } from './helpers/serve-kit.js';
 
 const HOLD = `
@@ -52,6 +53,15 @@ let store: PostgresRunStore | undefined;
 let api: { child: ChildProcess; url: string; output: () => string } | undefined;
 let base = '';
 let workers: { name: string; child: ChildProcess; stderr: () => string }[] = [];
+
+/** Tells the PostgreSQL host to `stop` or `start` its server; resolves once it has. */
+async function pgControl(command: 'stop' | 'start'): Promise<void> {
+  const lines = createInterface({ input: pgHost!.stdout! });
+  const done = new Promise<void>((resolve) => lines.on('line', (line) => line === `${command === 'stop' ? 'stopped' : 'started'}` && resolve()));
+  pgHost!.stdin!.write(`${command}\n`);
+  await done;
+  lines.close();
+}
 
 async function startPgHost(address: string): Promise<string> {
   const child = net!.spawnIn('pg', process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, 'test/fixtures/chaos/pg-host.ts'), address], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -93,6 +103,18 @@ async function sessions(): Promise<string> {
     return String(error);
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/** How many sessions from `address` are listening for the store's change notices. */
+async function listeners(address: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND host(client_addr) = $1 AND query LIKE 'LISTEN%'", [address]);
+    return (rows[0] as { n: number }).n;
+  } finally {
+    await client.end();
   }
 }
 
@@ -245,5 +267,39 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe(`one\nhold ${first!.worker}\ntwo\n`);
     expectSoundLog(await allEvents(store!, id), ['one@1 succeeded', 'hold@1 succeeded', 'two@1 succeeded']);
     console.log(`partition of ${holder} for ${leaseMs / 4} ms (lease ${leaseMs} ms): ridden out, lease renewed ${renewedMs} ms after the link returned`);
+  }, 240_000);
+
+  it('scenario 3: PostgreSQL restarted under load: workers, a waiter and logs --follow on the client host recover without a restart', async () => {
+    const leaseMs = 10_000;
+    const { ws } = await setUp(leaseMs);
+    const ids = [await createRun(), await createRun()];
+    await waitFor('both hold stages to start', async () => ((await holdStarts(ws)).length === 2 ? true : undefined), 60_000);
+    // The client host: a waiter and a follower, as a script or a person at a terminal would run them.
+    const client = { WEFT_HOME: join(base, 'host-client'), WEFT_DATABASE_URL: url };
+    const listening = await listeners(net!.rootAddress);
+    const waiter = runNode([WEFT_BIN, '--cwd', ws, 'wait', ...ids], { cwd: ws, env: { ...process.env, ...client } });
+    const follower = runNode([WEFT_BIN, '--cwd', ws, 'logs', '--follow', '--json', ids[0]!], { cwd: ws, env: { ...process.env, ...client } });
+
+    await waitFor('the waiter and the follower to listen for changes', async () => ((await listeners(net!.rootAddress)) >= listening + 2 ? true : undefined), 30_000);
+    await pgControl('stop');
+    // Down for a while (the fault's length, shorter than the lease), then back.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await pgControl('start');
+    const back = Date.now();
+    await writeFile(join(ws, 'release.marker'), '');
+
+    const waited = await waiter;
+    const waitRecoveredMs = Date.now() - back;
+    expect(waited.code, waited.stderr).toBe(0);
+    const followed = await follower;
+    expect(followed.code, followed.stderr).toBe(0);
+    for (const id of ids) {
+      expect((await store!.getRun(id))?.status).toBe('succeeded');
+      expectSoundLog(await allEvents(store!, id), ['one@1 succeeded', 'hold@1 succeeded', 'two@1 succeeded']);
+    }
+    // The follower saw every event of its run, none twice, none missing, across the restart.
+    const seqs = followed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { seq: number }).seq);
+    expect(seqs).toEqual((await allEvents(store!, ids[0]!)).map((event) => event.seq));
+    console.log(`PostgreSQL down 3000 ms under ${ids.length} running runs: the waiter learned both ended ${waitRecoveredMs} ms after the server was back (stages released at that moment)`);
   }, 240_000);
 });
