@@ -256,7 +256,8 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     await net!.heal(holder);
     const renewed = await waitFor('the holder to renew its lease after the cut', async () => {
       const now = (await store!.getRun(id))?.lease;
-      return now && now.workerId === lease!.workerId && now.expiresAt > healed ? true : undefined;
+      // A renewal from before the cut expires by cut + lease = healed + ¾ lease at the latest: later means renewed since.
+      return now && now.workerId === lease!.workerId && now.expiresAt > healed + (leaseMs * 3) / 4 ? true : undefined;
     }, 30_000);
     const renewedMs = Date.now() - healed;
     expect(renewed).toBe(true);
