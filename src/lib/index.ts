@@ -9,6 +9,7 @@
  */
 import { createWeftApp, type WeftApp } from '../app/weft-app.js';
 import type { RunService } from '../app/services/run-service.js';
+import { isStoreOutage, OUTAGE_RETRY_MS } from '../app/services/store-outage.js';
 import type { CreateRunRequest } from '../runs/model/create-run-request.js';
 import { isTerminal } from '../runs/model/run-status.js';
 import type { JsonValue } from '../runs/model/json.js';
@@ -156,14 +157,23 @@ export class Weft {
     const changes = this.#runs.changes();
     try {
       for (;;) {
-        const events = await this.#runs.events(id, { afterSeq, limit: EVENT_PAGE });
-        for (const event of events) {
-          afterSeq = event.seq;
-          yield event;
+        let events: RunEvent[];
+        let run: RunRecord;
+        try {
+          events = await this.#runs.events(id, { afterSeq, limit: EVENT_PAGE });
+          for (const event of events) {
+            afterSeq = event.seq;
+            yield event;
+          }
+          if (events.length === EVENT_PAGE) continue;
+          if (options.signal?.aborted) return;
+          run = await this.#runs.get(id);
+        } catch (error) {
+          // The store is coming back (PostgreSQL restarting, a network cut): go on from the last event yielded.
+          if (!isStoreOutage(error) || options.signal?.aborted) throw error;
+          await changes.next(OUTAGE_RETRY_MS, options.signal);
+          continue;
         }
-        if (events.length === EVENT_PAGE) continue;
-        if (options.signal?.aborted) return;
-        const run = await this.#runs.get(id);
         changes.follow([run.id]);
         if (isTerminal(run.status) && run.counts.events <= afterSeq) return;
         this.#runs.ensureRunner(run);

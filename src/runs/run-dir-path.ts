@@ -7,12 +7,23 @@ import { WeftError } from '../core/errors.js';
 import { resolveInWorkspace } from '../tools/builtin/workspace-path.js';
 
 /**
+ * Refuses a path with a NUL byte, which no file name holds and node's file functions reject
+ * with a TypeError (that would surface as an internal error instead of the caller's mistake).
+ */
+export function refuseNulInPath(path: string, what: string): void {
+  if (!path.includes('\0')) return;
+  throw new WeftError('RUN_INVALID_PARAMS', `${what} ${JSON.stringify(path.slice(0, 200))} contains a NUL byte, which no path can hold; give a real path.`, { data: { path: path.slice(0, 200) } });
+}
+
+/**
  * The real path of `file` (relative to `cwd`, or absolute inside it), refused with
  * RUN_INVALID_PARAMS when it, or a symlink on the way, leads out of `cwd`.
  *
  * @example await realPathInRunDir('/work/app', 'plans/goal.md', 'goal file') // '/work/app/plans/goal.md'
  */
 export async function realPathInRunDir(cwd: string, file: string, what: string): Promise<string> {
+  refuseNulInPath(cwd, "the run's directory");
+  refuseNulInPath(file, what);
   try {
     return await resolveInWorkspace(cwd, file);
   } catch (error) {

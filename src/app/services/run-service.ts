@@ -18,10 +18,11 @@ import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
 import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
-import { realPathInRunDir } from '../../runs/run-dir-path.js';
+import { realPathInRunDir, refuseNulInPath } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { foldStages, runResults, type RunResults, type StageRecord } from '../../runs/stage-fold.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
+import { isStoreOutage, OUTAGE_RETRY_MS } from './store-outage.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
@@ -67,6 +68,8 @@ export class RunService {
   }
 
   async create(request: CreateRunRequest): Promise<RunRecord> {
+    refuseNulInPath(request.cwd, "the run's directory (cwd)");
+    refuseNulInPath(request.workflow, 'workflow');
     const cwd = resolve(request.cwd);
     const workflowPath = request.workflowInsideCwd ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow);
     const workflow = await loadWorkflow(workflowPath);
@@ -264,7 +267,16 @@ export class RunService {
       let ids = refs;
       let previous = '';
       for (;;) {
-        const runs = await Promise.all(ids.map((id) => this.get(id)));
+        let runs: RunRecord[];
+        try {
+          runs = await Promise.all(ids.map((id) => this.get(id)));
+        } catch (error) {
+          // The store is coming back (a restart, a network cut): a waiter keeps waiting until its deadline.
+          const left = deadline - this.#deps.clock();
+          if (!isStoreOutage(error) || left <= 0 || signal?.aborted) throw error;
+          await changes.next(Math.min(left, OUTAGE_RETRY_MS), signal);
+          continue;
+        }
         for (const run of runs) statuses?.set(run.id, run.status);
         if (ids === refs) changes.follow(runs.map((run) => run.id), statuses);
         ids = runs.map((run) => run.id);

@@ -11,6 +11,7 @@ import type { RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
 import type { RunService } from '../../app/services/run-service.js';
+import { isStoreOutage, OUTAGE_RETRY_MS } from '../../app/services/store-outage.js';
 import { eventLine } from './event-lines.js';
 import { LiveText } from './live-text.js';
 
@@ -76,11 +77,20 @@ export async function followRun(runs: RunService, runId: string, options: Follow
   const changes = runs.changes();
   try {
     for (;;) {
-      const events = await runs.events(runId, { afterSeq, limit: 500 });
-      for (const event of events) print(event);
-      afterSeq = events.at(-1)?.seq ?? afterSeq;
-      if (events.length === 500) continue;
-      const run = await runs.get(runId);
+      let events: RunEvent[];
+      let run: RunRecord;
+      try {
+        events = await runs.events(runId, { afterSeq, limit: 500 });
+        for (const event of events) print(event);
+        afterSeq = events.at(-1)?.seq ?? afterSeq;
+        if (events.length === 500) continue;
+        run = await runs.get(runId);
+      } catch (error) {
+        // The store is coming back (PostgreSQL restarting, a network cut): keep following from the last event printed.
+        if (!isStoreOutage(error) || options.signal?.aborted) throw error;
+        await changes.next(OUTAGE_RETRY_MS, options.signal);
+        continue;
+      }
       changes.follow([run.id]);
       if (isTerminal(run.status) && run.counts.events <= afterSeq) {
         text.endLine();

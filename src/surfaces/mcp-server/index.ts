@@ -11,6 +11,7 @@ import { RunWatcher } from './run-watcher.js';
 import { ListenWatches } from './listen-watches.js';
 import { createWeftMcpServer, type McpEra, type WeftMcpServer } from './server.js';
 import { ListenCheckingTransport } from './stdio-listen.js';
+import { MAX_FRAME_BYTES, StdioFrameLimit } from './stdio-frame-limit.js';
 import type { McpServerDeps } from './tool-kit.js';
 import type { McpEndpoint } from './http-transport.js';
 
@@ -76,6 +77,12 @@ export function createMcpServerInstance(options: Pick<McpServeOptions, 'runs' | 
   };
 }
 
+/** stdin with the same bound on one message as an HTTP body (stdio-frame-limit.ts says why). */
+function boundedStdin(): StdioFrameLimit {
+  const limit = new StdioFrameLimit(MAX_FRAME_BYTES, (answer) => void process.stdout.write(`${JSON.stringify(answer)}\n`));
+  return process.stdin.pipe(limit);
+}
+
 /** Serves until stdin closes (stdio) or `signal` aborts; resolves once everything is closed. */
 export async function serveMcp(options: McpServeOptions): Promise<void> {
   const watcher = new RunWatcher(options.runs);
@@ -110,7 +117,7 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
         if (era === 'modern') pinned = instance;
         return instance.server;
       },
-      { onerror: options.onError, transport: new ListenCheckingTransport(new StdioServerTransport(), listens) },
+      { onerror: options.onError, transport: new ListenCheckingTransport(new StdioServerTransport(boundedStdin(), process.stdout), listens) },
     );
     await ended;
     await handle.close();
