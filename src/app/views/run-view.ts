@@ -94,7 +94,7 @@ export const questionSchema = z.object({
   kind: z.enum(['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation']),
   prompt: z.string(),
   options: z.array(z.string()).nullable(),
-  status: z.enum(['pending', 'answered']),
+  status: z.enum(['pending', 'answered', 'withdrawn']).describe('withdrawn: its stage attempt or run ended before an answer came'),
   answer: z.unknown().describe('The answer, once given'),
   answer_hint: z.string().describe('What the answer must be'),
   asked_at: timestamp,
