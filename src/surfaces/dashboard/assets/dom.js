@@ -38,30 +38,47 @@ export function clip(value, max = 120) {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** `3 min ago` for an ISO time or epoch ms; the exact time is the element's tooltip. */
+/** `3 min ago` for an ISO time or epoch ms; the exact time is the element's tooltip. `tickTimes` keeps it current. */
 export function when(time) {
   if (time === null || time === undefined) return h('span', {}, '–');
   const at = new Date(time);
+  return h('time', { datetime: at.toISOString(), title: at.toLocaleString(), 'data-relative': true }, relative(at));
+}
+
+function relative(at) {
   const seconds = Math.round((Date.now() - at.getTime()) / 1000);
-  const text = seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : at.toLocaleDateString();
-  return h('time', { datetime: at.toISOString(), title: at.toLocaleString() }, text);
+  return seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : at.toLocaleDateString();
 }
 
-export function duration(ms) {
-  if (typeof ms !== 'number') return '–';
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+/** Brings every relative time under `root` up to date (text written only where it changed). */
+export function tickTimes(root) {
+  for (const element of root.querySelectorAll('time[data-relative]')) {
+    const text = relative(new Date(element.dateTime));
+    if (element.textContent !== text) element.textContent = text;
+  }
 }
 
-/** A status word in its colour (`data-status` picks the colour in app.css). */
-export function badge(status) {
-  return h('span', { class: 'badge', 'data-status': status }, status);
-}
-
-/** A message line under a form or at the top of a page; empty text hides it. */
-export function notice(element, text, kind = 'error') {
-  element.className = `notice ${kind}`;
-  element.hidden = !text;
-  element.textContent = text ?? '';
+/** Replaces the rows of `body` by `items`, keyed by `key(item)`: a row whose data did not change stays (with its focus), others are built by `build(item)`. */
+export function syncRows(body, items, key, build) {
+  const existing = new Map([...body.children].map((row) => [row.dataset.key, row]));
+  const kept = new Set();
+  const rows = items.map((item) => {
+    const id = key(item);
+    const data = JSON.stringify(item);
+    const old = existing.get(id);
+    if (old !== undefined && old.dataset.data === data) {
+      kept.add(old);
+      return old;
+    }
+    const row = build(item);
+    row.dataset.key = id;
+    row.dataset.data = data;
+    return row;
+  });
+  for (const row of existing.values()) if (!kept.has(row)) row.remove();
+  let at = body.firstElementChild;
+  for (const row of rows) {
+    if (row === at) at = at.nextElementSibling;
+    else body.insertBefore(row, at);
+  }
 }

@@ -26,6 +26,8 @@ function eventLine(event) {
       return `? ${clip(p.prompt, 200)} [${p.kind}${Array.isArray(p.options) ? `: ${p.options.join(' | ')}` : ''}]`;
     case 'question-answered':
       return `  answered: ${clip(p.answer)}`;
+    case 'question-withdrawn':
+      return `  question withdrawn: ${p.reason === 'run-ended' ? 'the run ended' : `${event.stage_id} ended`} before an answer`;
     case 'agent-started':
       return `◆ ${p.provider}:${p.model} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools`;
     case 'model-turn-finished':
