@@ -82,3 +82,22 @@ export function syncRows(body, items, key, build) {
     else body.insertBefore(row, at);
   }
 }
+
+export function duration(ms) {
+  if (typeof ms !== 'number') return '–';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** A status word in its colour (`data-status` picks the colour in app.css). */
+export function badge(status) {
+  return h('span', { class: 'badge', 'data-status': status }, status);
+}
+
+/** A message line under a form or at the top of a page; empty text hides it. */
+export function notice(element, text, kind = 'error') {
+  element.className = `notice ${kind}`;
+  element.hidden = !text;
+  element.textContent = text ?? '';
+}
