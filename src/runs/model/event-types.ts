@@ -250,6 +250,13 @@ export type ModelTurnFinishedPayload = {
   finishReason: string;
 };
 
+/**
+ * Output of a stage while it runs, for those following it live: a command's stdout and
+ * stderr in pieces (`stream` + `text`, batched, up to a cap per stage), or a CLI agent's
+ * progress line (`progress`). The stage's whole output is in its `stage-finished`.
+ */
+export type StageOutputPayload = { stream: 'stdout' | 'stderr'; text: string } | { progress: string };
+
 export type ModelTextStreamedPayload = {
   /** The turn this text belongs to (1-based, as in `model-turn-finished`). */
   turn: number;
@@ -386,8 +393,7 @@ export interface EventPayloads {
   [ENGINE_EVENT.resumeRequested]: EmptyPayload;
   [ENGINE_EVENT.messageSent]: MessageSentPayload;
   [ENGINE_EVENT.signalSent]: SignalSentPayload;
-  /** Nothing writes it today. */
-  [ENGINE_EVENT.stageOutput]: JsonObject;
+  [ENGINE_EVENT.stageOutput]: StageOutputPayload;
   [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
   [ENGINE_EVENT.traceStarted]: RunTraceStartedPayload;
   [AGENT_EVENT.agentStarted]: AgentStartedPayload;

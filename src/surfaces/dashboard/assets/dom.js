@@ -58,24 +58,24 @@ export function tickTimes(root) {
   }
 }
 
+/** What `syncRows` last built in each body: key → { row, data }. */
+const builtRows = new WeakMap();
+
 /** Replaces the rows of `body` by `items`, keyed by `key(item)`: a row whose data did not change stays (with its focus), others are built by `build(item)`. */
 export function syncRows(body, items, key, build) {
-  const existing = new Map([...body.children].map((row) => [row.dataset.key, row]));
-  const kept = new Set();
+  const before = builtRows.get(body) ?? new Map();
+  const after = new Map();
   const rows = items.map((item) => {
     const id = key(item);
     const data = JSON.stringify(item);
-    const old = existing.get(id);
-    if (old !== undefined && old.dataset.data === data) {
-      kept.add(old);
-      return old;
-    }
-    const row = build(item);
-    row.dataset.key = id;
-    row.dataset.data = data;
+    const old = before.get(id);
+    const row = old !== undefined && old.data === data ? old.row : build(item);
+    after.set(id, { row, data });
     return row;
   });
-  for (const row of existing.values()) if (!kept.has(row)) row.remove();
+  builtRows.set(body, after);
+  const kept = new Set(rows);
+  for (const row of [...body.children]) if (!kept.has(row)) row.remove();
   let at = body.firstElementChild;
   for (const row of rows) {
     if (row === at) at = at.nextElementSibling;

@@ -154,7 +154,12 @@ export async function renderRun(root, signal, runId) {
 
   function renderDetail() {
     const stage = shownStage();
+    // Live output follows its tail unless the person scrolled up in it.
+    const before = detail.querySelector('.live-output');
+    const follow = before === null || before.scrollHeight - before.scrollTop - before.clientHeight < 24;
     fill(detail, stage ? stageDetail(stage, events) : null);
+    const after = detail.querySelector('.live-output');
+    if (after !== null) after.scrollTop = follow ? after.scrollHeight : before.scrollTop;
   }
 
   function selectNode(node) {

@@ -107,7 +107,7 @@ export async function renderRuns(root, signal) {
         const during = duringLoad;
         duringLoad = undefined;
         for (const [kind, run] of during) apply(kind, run, false);
-        draw();
+        drawNow();
         if (first) performance.mark('weft:runs-first-page');
         first = false;
       } catch (error) {
@@ -143,7 +143,14 @@ export async function renderRuns(root, signal) {
     });
     return loading;
   }
+  // Changes that come within one frame are drawn together, once.
+  let frame;
   function draw() {
+    frame ??= requestAnimationFrame(drawNow);
+  }
+  function drawNow() {
+    cancelAnimationFrame(frame);
+    frame = undefined;
     // Only rows whose run changed are rebuilt, so focus stays and 200 rows cost no more than the change.
     syncRows(rows, shownRuns, (run) => run.id, runRow);
     empty.hidden = shownRuns.length > 0;
@@ -203,7 +210,7 @@ export async function renderRuns(root, signal) {
 
   await load();
   follow();
-  signal.addEventListener('abort', () => clearInterval(timer));
+  signal.addEventListener('abort', () => (clearInterval(timer), cancelAnimationFrame(frame)));
 }
 
 function runRow(run) {
