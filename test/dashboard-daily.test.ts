@@ -6,7 +6,7 @@
  * workflow's `[inputs]`, Run again, the run page at phone width and on a desktop without
  * clipped parts, the MCP form's outcomes, focus kept through live updates, dashboard-worded
  * errors, the deep link kept through login, the message box only where an agent reads it,
- * exit codes, blocked nodes and the legend. Every wait is on a condition, never on time.
+ * exit codes, blocked nodes and the legend, and a running command's output streamed live. Every wait is on a condition, never on time.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +73,7 @@ beforeAll(async () => {
   const write = (name: string, text: string) => writeFileSync(join(serve.dir, name), text);
   write('review.toml', '[nodes.review]\nkind = "human"\nquestion = "Publish these notes?"\ntype = "yes_no"\nnext = "publish"\n\n[nodes.publish]\nkind = "command"\nrun = "echo published"\n');
   write('gate.toml', '[nodes.build]\nkind = "command"\nrun = "while [ ! -f go.gate ]; do sleep 0.05; done; echo built"\n');
+  write('stream.toml', '[nodes.build]\nkind = "command"\nrun = "echo compiling part one; echo a warning >&2; while [ ! -f stream.gate ]; do sleep 0.05; done; echo linked"\n');
   write('hold.toml', '[nodes.hold]\nkind = "command"\nrun = "while [ ! -f hold.gate ]; do sleep 0.05; done"\n');
   write('quick.toml', '[nodes.hello]\nkind = "command"\nrun = "echo hello"\n');
   write('exit.toml', '[nodes.check]\nkind = "command"\nrun = "exit 3"\n');
@@ -241,6 +242,20 @@ describe('dashboard: the run page', () => {
     expect(await page.locator('#run-message').isVisible()).toBe(false);
     await api('POST', `/runs/${gated.id}/cancel`, {});
     await badge('cancelled').waitFor();
+  });
+
+  it("streams a running command's output into its stage panel, then shows the whole output", async () => {
+    await logIn();
+    const run = await createRun('stream.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    const live = page.locator('.stage-detail pre.live-output');
+    await expect.poll(() => live.textContent()).toBe('compiling part one\na warning\n');
+    expect(await live.locator('.stderr').textContent()).toBe('a warning\n');
+    expect(await badge('running').count()).toBe(1);
+    writeFileSync(join(serve.dir, 'stream.gate'), '');
+    await badge('succeeded').waitFor();
+    expect(await page.locator('.stage-detail pre.output').textContent()).toBe('compiling part one\nlinked');
+    expect(await live.count()).toBe(0);
   });
 
   it('fits a phone with long output, and shows the whole graph and stages table on a desktop', async () => {
