@@ -6,7 +6,8 @@
  * workflow's `[inputs]`, Run again, the run page at phone width and on a desktop without
  * clipped parts, the MCP form's outcomes, focus kept through live updates, dashboard-worded
  * errors, the deep link kept through login, the message box only where an agent reads it,
- * exit codes, blocked nodes and the legend, and a running command's output streamed live. Every wait is on a condition, never on time.
+ * exit codes, blocked nodes and the legend, a running command's output streamed live, the
+ * stages' timeline and the links between parent and child runs. Every wait is on a condition, never on time.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,6 +75,7 @@ beforeAll(async () => {
   write('review.toml', '[nodes.review]\nkind = "human"\nquestion = "Publish these notes?"\ntype = "yes_no"\nnext = "publish"\n\n[nodes.publish]\nkind = "command"\nrun = "echo published"\n');
   write('gate.toml', '[nodes.build]\nkind = "command"\nrun = "while [ ! -f go.gate ]; do sleep 0.05; done; echo built"\n');
   write('stream.toml', '[nodes.build]\nkind = "command"\nrun = "echo compiling part one; echo a warning >&2; while [ ! -f stream.gate ]; do sleep 0.05; done; echo linked"\n');
+  write('family.toml', '[nodes.fan]\nkind = "parallel"\nbranches = ["lint", "test"]\njoin = "gather"\n\n[nodes.lint]\nkind = "command"\nrun = "sleep 0.3"\nnext = "gather"\n\n[nodes.test]\nkind = "command"\nrun = "sleep 0.3"\nnext = "gather"\n\n[nodes.gather]\nkind = "join"\nnext = "spawn"\n\n[nodes.spawn]\nkind = "child"\nworkflow = "quick.toml"\n');
   write('hold.toml', '[nodes.hold]\nkind = "command"\nrun = "while [ ! -f hold.gate ]; do sleep 0.05; done"\n');
   write('quick.toml', '[nodes.hello]\nkind = "command"\nrun = "echo hello"\n');
   write('exit.toml', '[nodes.check]\nkind = "command"\nrun = "exit 3"\n');
@@ -256,6 +258,29 @@ describe('dashboard: the run page', () => {
     await badge('succeeded').waitFor();
     expect(await page.locator('.stage-detail pre.output').textContent()).toBe('compiling part one\nlinked');
     expect(await live.count()).toBe(0);
+  });
+
+  it('draws a timeline of the stages, parallel branches side by side, and links parent and child', async () => {
+    await logIn();
+    const run = await createRun('family.toml', { auto_approve: true });
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    await badge('succeeded').waitFor();
+    const rows = page.locator('.timeline-rows li');
+    await expect.poll(() => rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-stage')))).toEqual(['waiting', 'fan@1', 'lint@1', 'test@1', 'gather@1', 'spawn@1']);
+    const span = (stage: string) =>
+      page.locator(`.timeline-rows li[data-stage="${stage}"] .timeline-bar`).evaluate((bar) => {
+        const style = (bar as unknown as { style: { left: string; width: string } }).style;
+        return [parseFloat(style.left), parseFloat(style.left) + parseFloat(style.width)];
+      });
+    const [lint, test] = [await span('lint@1'), await span('test@1')];
+    expect(lint[0]! < test[1]! && test[0]! < lint[1]!).toBe(true);
+
+    const child = page.locator('.family li[data-child] a');
+    await child.waitFor();
+    await child.click();
+    await page.locator(`.family a[data-parent="${run.id}"]`).waitFor();
+    await badge('succeeded').waitFor();
+    expect(await page.locator('.run-head h1').textContent()).toContain('quick');
   });
 
   it('fits a phone with long output, and shows the whole graph and stages table on a desktop', async () => {

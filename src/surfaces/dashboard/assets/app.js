@@ -6,6 +6,9 @@ import { renderLogin } from './login-page.js';
 import { renderMcp } from './mcp-page.js';
 import { renderRun } from './run-page.js';
 import { renderRuns } from './runs-page.js';
+// Run page panels register themselves (run-panels.js); features add theirs with one line here.
+import './run-timeline.js';
+import './run-family.js';
 
 const main = document.getElementById('main');
 const logout = document.getElementById('logout');
