@@ -72,15 +72,15 @@ export interface McpCallToolOptions {
   signal?: AbortSignal;
 }
 
+/** The signal of a call given none: never aborted, made once rather than per call. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /**
  * @example
  * const mcp = await connectMcp({ servers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
  * const result = await mcp.callTool('mcp__memory__read_graph', {});
  * await mcp.close();
  */
-/** The signal of a call given none: never aborted, made once rather than per call. */
-const NEVER_ABORTED = new AbortController().signal;
-
 export class McpClient {
   readonly #toolbox: McpToolbox;
   readonly #cwd: string;
