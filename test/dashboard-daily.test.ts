@@ -201,6 +201,34 @@ describe('dashboard: runs', () => {
     expect((await api<{ run: RunView }>('GET', `/runs/${second}`)).run.inputs).toEqual({ version: '1.4.0', count: 3, dry: true });
   });
 
+  it('cancels, archives and deletes selected runs at once', async () => {
+    const [one, two] = [await createRun('quick.toml', { start: false, labels: { batch: 'bulk' } }), await createRun('quick.toml', { start: false, labels: { batch: 'bulk' } })];
+    await logIn();
+    await page.goto(`${serve.url}/#/runs?label=batch%3Dbulk`);
+    await page.locator(`tr[data-run="${two.id}"]`).waitFor();
+    const select = async () => {
+      for (const run of [one, two]) await page.check(`input[data-select="${run.id}"]`);
+      expect(await page.locator('.bulk .muted').textContent()).toBe('2 selected');
+    };
+    await select();
+    await page.click('button[data-bulk="cancel"]');
+    await expect.poll(() => page.locator('main [role=status]').textContent()).toBe('2 cancelled.');
+    await page.locator(`tr[data-run="${one.id}"] .badge[data-status="cancelled"]`).waitFor();
+    await page.locator(`tr[data-run="${two.id}"] .badge[data-status="cancelled"]`).waitFor();
+
+    await select();
+    await page.click('button[data-bulk="archive"]');
+    await page.locator(`tr[data-run="${one.id}"]`).waitFor({ state: 'detached' });
+    await page.check('#run-archived');
+    await page.locator(`tr[data-run="${one.id}"]`).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.check(`input[data-select="${one.id}"]`);
+    await page.click('button[data-bulk="delete"]');
+    await page.locator(`tr[data-run="${one.id}"]`).waitFor({ state: 'detached' });
+    expect((await callApi(serve, 'GET', `/runs/${one.id}`)).status).toBe(404);
+    expect((await api<{ run: { archived: boolean } }>('GET', `/runs/${two.id}`)).run.archived).toBe(true);
+  });
+
   it('keeps focus on a row link while other runs change', async () => {
     const mine = await createRun('quick.toml', { start: false, goal: 'the one in focus' });
     await logIn();

@@ -4,6 +4,7 @@
 // while that stream is down — by asking again every few seconds); and a form to start a run.
 import { api, errorText, followRunList } from './api.js';
 import { badge, clip, duration, h, notice, syncRows, when } from './dom.js';
+import { bulkBar } from './bulk-actions.js';
 import { newRunForm } from './new-run-form.js';
 
 const STATUSES = ['submitted', 'pending', 'queued', 'running', 'blocked', 'paused', 'succeeded', 'failed', 'cancelled'];
@@ -37,6 +38,11 @@ export async function renderRuns(root, signal) {
   const label = input('run-label', 'Label (key=value)', filter.label, { placeholder: 'label key=value' });
   const after = input('run-after', 'Created after', filter.after, { type: 'date', onchange: refilter });
   const archived = h('input', { id: 'run-archived', type: 'checkbox', checked: filter.archived === 'any', onchange: refilter });
+  const selected = new Set();
+  const bulk = bulkBar(selected, () => {
+    for (const box of rows.querySelectorAll('input[data-select]')) box.checked = selected.has(box.dataset.select);
+    return load();
+  });
   const chips = STATUSES.map((status) =>
     h('button', { type: 'button', class: 'chip', 'data-status': status, 'aria-pressed': String(filter.statuses.has(status)), onclick: (event) => toggle(event.currentTarget, status) }, status),
   );
@@ -46,7 +52,8 @@ export async function renderRuns(root, signal) {
     h('div', { class: 'filters', role: 'group', 'aria-label': 'Filter by status' }, chips),
     h('div', { class: 'filters', role: 'group', 'aria-label': 'Filter runs' }, search, workflow, label, after, h('label', { class: 'inline' }, archived, ' Show archived')),
     message,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'runs' }, h('thead', {}, h('tr', {}, ['Run', 'Status', 'Stage', 'Goal', 'Took', 'Created'].map((name) => h('th', { scope: 'col' }, name)))), rows)),
+    bulk.element,
+    h('div', { class: 'table-wrap' }, h('table', { class: 'runs' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Select')), ['Run', 'Status', 'Stage', 'Goal', 'Took', 'Created'].map((name) => h('th', { scope: 'col' }, name)))), rows)),
     empty,
     more,
     newRunForm(),
@@ -152,7 +159,7 @@ export async function renderRuns(root, signal) {
     cancelAnimationFrame(frame);
     frame = undefined;
     // Only rows whose run changed are rebuilt, so focus stays and 200 rows cost no more than the change.
-    syncRows(rows, shownRuns, (run) => run.id, runRow);
+    syncRows(rows, shownRuns, (run) => run.id, (run) => runRow(run, selected, bulk.update));
     empty.hidden = shownRuns.length > 0;
     more.hidden = !cursor;
   }
@@ -213,12 +220,18 @@ export async function renderRuns(root, signal) {
   signal.addEventListener('abort', () => (clearInterval(timer), cancelAnimationFrame(frame)));
 }
 
-function runRow(run) {
+function runRow(run, selected, changed) {
   const link = h('a', { href: `#/runs/${run.id}` }, run.workflow);
   const labels = Object.entries(run.labels ?? {});
+  const toggle = (event) => {
+    if (event.currentTarget.checked) selected.add(run.id);
+    else selected.delete(run.id);
+    changed();
+  };
   return h(
     'tr',
     { 'data-run': run.id },
+    h('td', { class: 'select' }, h('input', { type: 'checkbox', 'data-select': run.id, 'aria-label': `Select ${run.workflow} ${run.id}`, checked: selected.has(run.id), onchange: toggle })),
     h('td', { 'data-label': 'Run' }, link, h('div', { class: 'muted mono' }, run.id), run.parent_id ? h('div', { class: 'muted' }, 'child of ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono' }, run.parent_id.slice(-8))) : null),
     h('td', { 'data-label': 'Status' }, badge(run.status), run.archived ? h('span', { class: 'muted' }, ' archived') : null, run.questions_pending > 0 ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`) : null),
     h('td', { 'data-label': 'Stage', class: 'mono' }, run.current_stage_id ?? '–'),
