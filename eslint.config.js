@@ -22,7 +22,7 @@ export default tseslint.config(
     files: ['src/surfaces/dashboard/assets/**/*.js'],
     languageOptions: {
       sourceType: 'module',
-      globals: { document: 'readonly', window: 'readonly', location: 'readonly', performance: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly', Node: 'readonly', TextDecoderStream: 'readonly' },
+      globals: { document: 'readonly', window: 'readonly', location: 'readonly', performance: 'readonly', FormData: 'readonly', URLSearchParams: 'readonly', Node: 'readonly', TextDecoderStream: 'readonly', sessionStorage: 'readonly', history: 'readonly', requestAnimationFrame: 'readonly', cancelAnimationFrame: 'readonly' },
     },
   },
   {

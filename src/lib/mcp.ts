@@ -72,6 +72,9 @@ export interface McpCallToolOptions {
   signal?: AbortSignal;
 }
 
+/** The signal of a call given none: never aborted, made once rather than per call. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /**
  * @example
  * const mcp = await connectMcp({ servers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } });
@@ -81,6 +84,8 @@ export interface McpCallToolOptions {
 export class McpClient {
   readonly #toolbox: McpToolbox;
   readonly #cwd: string;
+  /** One per client, as one per agent session: the per-call cost stays at the hub's. */
+  readonly #readFiles = createFileReadTracker();
   #calls = 0;
 
   private constructor(toolbox: McpToolbox, cwd: string) {
@@ -124,7 +129,7 @@ export class McpClient {
    */
   async callTool(name: string, args: unknown, options: McpCallToolOptions = {}): Promise<ToolResult> {
     const call = { id: `call-${++this.#calls}`, name, arguments: args };
-    const outcome = await this.#toolbox.executor.execute(call, { workspaceRoot: this.#cwd, readFiles: createFileReadTracker(), signal: options.signal ?? new AbortController().signal });
+    const outcome = await this.#toolbox.executor.execute(call, { workspaceRoot: this.#cwd, readFiles: this.#readFiles, signal: options.signal ?? NEVER_ABORTED });
     return outcome.result;
   }
 

@@ -28,6 +28,8 @@ export interface StageRecord {
   /** Seq of the stage-finished event (read the whole output from it). */
   finishedSeq?: number;
   durationMs?: number;
+  /** A command stage's exit code, once it finished. */
+  exitCode?: number;
   output?: JsonValue;
   error?: string;
   /** Model turns finished so far (counted only when turns are folded). */
@@ -96,6 +98,8 @@ export class StageFold {
     stage.finishedSeq = event.seq;
     const durationMs = number(payload.durationMs);
     if (durationMs !== undefined) stage.durationMs = durationMs;
+    const exitCode = number(payload.exitCode);
+    if (exitCode !== undefined) stage.exitCode = exitCode;
     if (payload.output !== undefined && payload.output !== null) stage.output = payload.output;
     const error = text(payload.error);
     if (error !== undefined && error !== '') stage.error = error;

@@ -164,5 +164,30 @@ export function eventsContract(ctx: ContractContext): void {
       await ctx.store.appendEvents(run.id, [{ type: 'question-answered', payload: { questionId: id, answer: true } }]);
       await rejection(ctx.store.listQuestions(newId()), 'RUN_NOT_FOUND');
     });
+
+    it("withdraws a question when its stage attempt ends, and every pending one when the run ends, in the same append", async () => {
+      const run = await ctx.createIn('running');
+      const [first, second, third] = [newId(), newId(), newId()];
+      const ask = (stageId: string, questionId: string) => ({ type: 'question-asked', stageId, payload: { questionId, kind: 'yes_no', prompt: 'Ok?' } });
+      await ctx.store.appendEvents(run.id, [ask('review@1', first), ask('lint@1', second)]);
+      const ended = await ctx.store.appendEvents(run.id, [{ type: 'stage-finished', stageId: 'review@1', payload: { node: 'review', status: 'cancelled' } }]);
+      expect(ended.map((event) => [event.type, event.stageId, event.payload])).toEqual([
+        ['stage-finished', 'review@1', { node: 'review', status: 'cancelled' }],
+        ['question-withdrawn', 'review@1', { questionId: first, reason: 'stage-ended' }],
+      ]);
+      expect(await ctx.store.getRun(run.id)).toMatchObject({ pendingQuestionIds: [second], counts: { questionsPending: 1 } });
+      expect(await ctx.store.getQuestion(first)).toMatchObject({ status: 'withdrawn', stageId: 'review@1' });
+      await rejection(ctx.store.appendEvents(run.id, [{ type: 'question-answered', payload: { questionId: first, answer: true } }]), 'QUESTION_NOT_PENDING');
+      await rejection(ctx.store.appendEvents(run.id, [{ type: 'question-withdrawn', stageId: 'lint@1', payload: { questionId: second, reason: 'stage-ended' } }]), 'RUN_INVALID_PARAMS');
+
+      await ctx.store.appendEvents(run.id, [ask('review@2', third), { type: 'run-status-changed', payload: { to: 'cancelled' } }]);
+      expect(await ctx.store.getRun(run.id)).toMatchObject({ status: 'cancelled', pendingQuestionIds: [], counts: { questionsPending: 0 } });
+      expect((await ctx.store.listQuestions(run.id)).map((question) => [question.id, question.status])).toEqual([
+        [first, 'withdrawn'],
+        [second, 'withdrawn'],
+        [third, 'withdrawn'],
+      ]);
+      expect(await ctx.store.listQuestions(run.id, { pending: true })).toEqual([]);
+    });
   });
 }

@@ -22,6 +22,19 @@ export interface WorkflowEntry {
   name: string | null;
   valid: boolean;
   problems: WorkflowProblem[];
+  /** Its `[inputs]`, in declaration order, so a form can ask for them (empty when invalid). */
+  inputs: WorkflowInputEntry[];
+  /** Its `[run]` goal, the default of a run's goal. */
+  goal: string | null;
+}
+
+/** One declared input as a form shows it. */
+export interface WorkflowInputEntry {
+  name: string;
+  type: string | null;
+  description: string | null;
+  required: boolean;
+  default: unknown;
 }
 
 export interface WorkflowCheck {
@@ -58,7 +71,11 @@ async function workflowFiles(root: string): Promise<{ path: string; file: string
 
 /** The workflow files under `root`, each checked. */
 export async function listWorkflows(root: string): Promise<WorkflowEntry[]> {
-  return (await workflowFiles(root)).map(({ path, file, text }) => ({ path, ...check(file, text) }));
+  return (await workflowFiles(root)).map(({ path, file, text }) => {
+    const { workflow, problems } = validateWorkflowText(file, text);
+    const inputs = Object.values(workflow?.inputs ?? {}).map((input) => ({ name: input.name, type: input.type ?? null, description: input.description ?? null, required: input.required, default: input.default ?? null }));
+    return { path, valid: workflow !== undefined, name: workflow?.name ?? null, problems, inputs, goal: workflow?.run.goal ?? null };
+  });
 }
 
 /** The valid workflows under `root` (invalid files are left out: `listWorkflows` reports them). */

@@ -83,6 +83,7 @@ export const runPreviewSchema = z.object({
   questions_pending: z.number().int(),
   created_at: timestamp,
   updated_at: timestamp,
+  started_at: optionalTimestamp.describe('When it first ran; from created to started it was waiting (pending, queued)'),
   finished_at: optionalTimestamp,
 });
 export type RunPreview = z.infer<typeof runPreviewSchema>;
@@ -94,7 +95,7 @@ export const questionSchema = z.object({
   kind: z.enum(['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation']),
   prompt: z.string(),
   options: z.array(z.string()).nullable(),
-  status: z.enum(['pending', 'answered']),
+  status: z.enum(['pending', 'answered', 'withdrawn']).describe('withdrawn: its stage attempt or run ended before an answer came'),
   answer: z.unknown().describe('The answer, once given'),
   answer_hint: z.string().describe('What the answer must be'),
   asked_at: timestamp,
@@ -166,6 +167,7 @@ export function runPreview(run: RunRecord): RunPreview {
     questions_pending: run.counts.questionsPending,
     created_at: new Date(run.createdAt).toISOString(),
     updated_at: new Date(run.updatedAt).toISOString(),
+    started_at: iso(run.startedAt),
     finished_at: iso(run.finishedAt),
   };
 }

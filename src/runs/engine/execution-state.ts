@@ -121,6 +121,10 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
           if (entry.questionId === event.payload.questionId) entry.answer = event.payload.answer ?? null;
         }
         break;
+      case RUN_EVENT.questionWithdrawn:
+        // A stage resumed in place after its run ended (a cancel with no runner) asks anew.
+        if (event.stageId && state.questions.get(event.stageId)?.questionId === event.payload.questionId) state.questions.delete(event.stageId);
+        break;
       case RUN_EVENT.runStatusChanged:
         // A retry (failed|cancelled → queued) puts the stages that stopped the run back in line.
         if (event.payload.to === 'queued' && (event.payload.from === 'failed' || event.payload.from === 'cancelled')) {

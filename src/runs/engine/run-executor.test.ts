@@ -234,6 +234,69 @@ run = "echo holding"
     expect(finishedStages(events).map(([id]) => id)).toEqual(['ask@1', 'route@1', 'ship@1']);
   });
 
+  it('a question ends with its stage attempt: cancel then retry leaves only the new attempt pending', async () => {
+    const file = await kit.write('wf.toml', `
+[nodes.review]
+kind = "human"
+question = "Publish these notes?"
+type = "yes_no"
+next = "done"
+[nodes.done]
+kind = "command"
+run = "echo done"
+`);
+    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
+    const worker = kit.startWorker();
+    try {
+      await kit.until(created.id, (run) => run.status === 'blocked', 'blocked');
+      const [first] = await kit.service.questions(created.id, true);
+      await kit.service.cancel(created.id, 'not now');
+      const cancelled = await kit.until(created.id, (run) => run.status === 'cancelled', 'cancelled');
+      expect(cancelled.pendingQuestionIds).toEqual([]);
+      expect(await kit.service.questions(created.id, true)).toEqual([]);
+      await kit.service.retry(created.id);
+      const blocked = await kit.until(created.id, (run) => run.status === 'blocked' && run.attempt === 2, 'blocked again');
+      const pending = await kit.service.questions(created.id, true);
+      expect(pending.map((question) => question.stageId)).toEqual(['review@2']);
+      expect(blocked.pendingQuestionIds).toEqual([pending[0]!.id]);
+      expect((await kit.service.questions(created.id)).find((question) => question.id === first!.id)).toMatchObject({ status: 'withdrawn', stageId: 'review@1' });
+      await expect(kit.service.answer(created.id, first!.id, true)).rejects.toThrow(`Question ${first!.id} of run ${created.id} was withdrawn: its stage review@1 ended before an answer came.`);
+      await kit.service.answer(created.id, pending[0]!.id, true);
+      await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
+      const events = await kit.events(created.id);
+      expect(events.filter((event) => event.type === 'question-withdrawn').map((event) => [event.stageId, event.payload])).toEqual([['review@1', { questionId: first!.id, reason: 'stage-ended' }]]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a run cancelled with no runner withdraws its question; the retried stage asks anew', async () => {
+    const file = await kit.write('wf.toml', `
+[nodes.review]
+kind = "human"
+question = "Publish these notes?"
+type = "yes_no"
+`);
+    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
+    const worker = kit.startWorker();
+    await kit.until(created.id, (run) => run.status === 'blocked', 'blocked');
+    await worker.stop();
+    const [first] = await kit.service.questions(created.id, true);
+    await kit.store.appendEvents(created.id, [{ type: 'run-status-changed', payload: { to: 'cancelled', reason: 'runner gone' } }]);
+    expect((await kit.service.get(created.id)).pendingQuestionIds).toEqual([]);
+    expect((await kit.events(created.id)).at(-1)).toMatchObject({ type: 'question-withdrawn', stageId: 'review@1', payload: { questionId: first!.id, reason: 'run-ended' } });
+    await kit.service.retry(created.id);
+    const again = kit.startWorker();
+    try {
+      const blocked = await kit.until(created.id, (run) => run.status === 'blocked' && run.pendingQuestionIds.length === 1, 'blocked again');
+      expect(blocked.pendingQuestionIds).not.toContain(first!.id);
+      await kit.service.answer(created.id, blocked.pendingQuestionIds[0]!, true);
+      await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
+    } finally {
+      await again.stop();
+    }
+  });
+
   it('creates a child run, waits for it, and links it to its parent', async () => {
     await kit.write('child.toml', `
 [inputs.n]

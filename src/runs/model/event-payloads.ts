@@ -10,6 +10,7 @@ import {
   type PairStartedPayload,
   type QuestionAnsweredPayload,
   type QuestionAskedPayload,
+  type QuestionWithdrawnPayload,
   type RunCreatedPayload,
   type RunParentChangedPayload,
   type RunStatusChangedPayload,
@@ -146,6 +147,14 @@ export function readQuestionAnswered(payload: JsonObject): QuestionAnsweredPaylo
   const answer = payload.answer;
   if (answer === undefined) throw invalid(type, `'answer' is required.`);
   return { questionId, answer };
+}
+
+export function readQuestionWithdrawn(payload: JsonObject): QuestionWithdrawnPayload {
+  const type = RUN_EVENT.questionWithdrawn;
+  const questionId = assertUlid(text(payload, type, 'questionId') as string, 'question id');
+  const reason = payload.reason;
+  if (reason !== 'stage-ended' && reason !== 'run-ended') throw invalid(type, `'reason' must be 'stage-ended' or 'run-ended', got ${JSON.stringify(reason ?? null)}.`);
+  return { questionId, reason };
 }
 
 /** Who opened a pair session: free text, kept short. */

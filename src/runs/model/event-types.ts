@@ -21,13 +21,14 @@ export const RUN_EVENT = {
   toolCallFinished: 'tool-call-finished',
   questionAsked: 'question-asked',
   questionAnswered: 'question-answered',
+  questionWithdrawn: 'question-withdrawn',
   artifactSaved: 'artifact-saved',
   pairStarted: 'pair-started',
   pairEnded: 'pair-ended',
 } as const;
 
 /** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
-export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged]);
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged, RUN_EVENT.questionWithdrawn]);
 
 export interface RunCreatedPayload {
   workflow: string;
@@ -69,6 +70,16 @@ export interface QuestionAskedPayload {
 export interface QuestionAnsweredPayload {
   questionId: string;
   answer: JsonValue;
+}
+
+/**
+ * A question ended unanswered because its stage attempt ended (`stage-ended`) or its run did
+ * (`run-ended`). The store writes it in the same append as the event that ended them, so no
+ * dead attempt's question stays pending; the event's `stageId` is the question's stage.
+ */
+export interface QuestionWithdrawnPayload {
+  questionId: string;
+  reason: 'stage-ended' | 'run-ended';
 }
 
 /** A person or client opened a pair session with a running agent stage (the event's `stageId` is that stage too). */
@@ -239,6 +250,13 @@ export type ModelTurnFinishedPayload = {
   finishReason: string;
 };
 
+/**
+ * Output of a stage while it runs, for those following it live: a command's stdout and
+ * stderr in pieces (`stream` + `text`, batched, up to a cap per stage), or a CLI agent's
+ * progress line (`progress`). The stage's whole output is in its `stage-finished`.
+ */
+export type StageOutputPayload = { stream: 'stdout' | 'stderr'; text: string } | { progress: string };
+
 export type ModelTextStreamedPayload = {
   /** The turn this text belongs to (1-based, as in `model-turn-finished`). */
   turn: number;
@@ -364,6 +382,7 @@ export interface EventPayloads {
   [RUN_EVENT.toolCallFinished]: ToolCallFinishedPayload;
   [RUN_EVENT.questionAsked]: QuestionAskedPayload;
   [RUN_EVENT.questionAnswered]: QuestionAnsweredPayload;
+  [RUN_EVENT.questionWithdrawn]: QuestionWithdrawnPayload;
   /** Nothing writes it today; the projection counts it. */
   [RUN_EVENT.artifactSaved]: JsonObject;
   [RUN_EVENT.pairStarted]: PairStartedPayload;
@@ -374,8 +393,7 @@ export interface EventPayloads {
   [ENGINE_EVENT.resumeRequested]: EmptyPayload;
   [ENGINE_EVENT.messageSent]: MessageSentPayload;
   [ENGINE_EVENT.signalSent]: SignalSentPayload;
-  /** Nothing writes it today. */
-  [ENGINE_EVENT.stageOutput]: JsonObject;
+  [ENGINE_EVENT.stageOutput]: StageOutputPayload;
   [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
   [ENGINE_EVENT.traceStarted]: RunTraceStartedPayload;
   [AGENT_EVENT.agentStarted]: AgentStartedPayload;

@@ -1,7 +1,9 @@
 /**
  * Turns a batch of new events into what a store must write, atomically: the numbered
  * events, the projected state (and the spec, when the batch creates the run) and the
- * questions they create or answer. Pure apart from
+ * questions they create, answer or withdraw (a question ends with its stage attempt: a
+ * `stage-finished` or a run's end withdraws what is still pending there, by a
+ * `question-withdrawn` event in the same batch). Pure apart from
  * the question lookup the store passes in; both store implementations use it, so they
  * cannot disagree about the rules. Every payload is redacted here, the one door into a
  * store, so no secret reaches an event, a goal or a stored state.
@@ -12,7 +14,8 @@ import { redactJson, redactSecrets } from '../../core/redact.js';
 import { readQuestionAnswered, readQuestionAsked, readStatusChanged } from './event-payloads.js';
 import { normalizeJsonObject, type JsonObject } from './json.js';
 import { createdRun, projectState } from './project-run.js';
-import { answerQuestion, questionFromAsked, type QuestionRecord } from './question.js';
+import { answerQuestion, questionFromAsked, withdrawQuestion, type QuestionRecord } from './question.js';
+import { isTerminal } from './run-status.js';
 import { EVENT_TYPE, MAX_EVENT_TYPE_LENGTH, STAGE_ID, type NewRunEvent, type RunEvent } from './run-event.js';
 import { splitRun, type RunSpec, type RunState } from './run-record.js';
 
@@ -23,7 +26,7 @@ export interface AppendPlan {
   events: RunEvent[];
   /** Each event's payload as JSON text (what normalising it produced), in event order. */
   payloadTexts: string[];
-  /** Questions created or answered by the batch, in their final state. */
+  /** Questions created, answered or withdrawn by the batch, in their final state. */
   questions: QuestionRecord[];
 }
 
@@ -78,9 +81,29 @@ export function planAppend(current: RunState | undefined, inputs: readonly NewRu
     }
     events.push(event);
     payloadTexts.push(text);
+    for (const { question, withdrawn } of withdrawals(run, event, (id) => touched.get(id) ?? context.lookupQuestion(id))) {
+      run = projectState(run, withdrawn);
+      touched.set(question.id, withdrawQuestion(question, withdrawn));
+      events.push(withdrawn);
+      payloadTexts.push(JSON.stringify(withdrawn.payload));
+    }
   });
   if (run === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Run ${context.runId} cannot be created without a run-created event.`);
   return { ...(spec === undefined ? {} : { spec }), state: run, events, payloadTexts, questions: [...touched.values()] };
+}
+
+/** The `question-withdrawn` events `event` calls for: the pending questions of the stage it finished, or all of them when the run ended. */
+function withdrawals(run: RunState, event: RunEvent, lookup: (id: string) => QuestionRecord | undefined): { question: QuestionRecord; withdrawn: RunEvent }[] {
+  if (run.pendingQuestionIds.length === 0) return [];
+  let reason: 'stage-ended' | 'run-ended';
+  if (event.type === RUN_EVENT.stageFinished && event.stageId !== undefined) reason = 'stage-ended';
+  else if (event.type === RUN_EVENT.runStatusChanged && isTerminal(run.status)) reason = 'run-ended';
+  else return [];
+  const ended = run.pendingQuestionIds.map((id) => lookup(id)).filter((question): question is QuestionRecord => question !== undefined && (reason === 'run-ended' || question.stageId === event.stageId));
+  return ended.map((question, index) => ({
+    question,
+    withdrawn: { runId: event.runId, seq: event.seq + index + 1, at: event.at, type: RUN_EVENT.questionWithdrawn, stageId: question.stageId, payload: { questionId: question.id, reason } },
+  }));
 }
 
 function toEvent(input: NewRunEvent, index: number, seq: number, context: AppendContext): { event: RunEvent; payloadText: string } {

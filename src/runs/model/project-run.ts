@@ -6,7 +6,7 @@
  */
 import { RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
-import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readRunCreated, readStatusChanged } from './event-payloads.js';
+import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readQuestionWithdrawn, readRunCreated, readStatusChanged } from './event-payloads.js';
 import { type RunEvent } from './run-event.js';
 import { splitRun, type PairSession, type RunRecord, type RunState } from './run-record.js';
 import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
@@ -90,8 +90,9 @@ export function projectState(state: RunState, event: RunEvent): RunState {
       next.pendingQuestionIds.push(questionId);
       return { ...next, counts: { ...next.counts, questionsPending: next.pendingQuestionIds.length } };
     }
-    case RUN_EVENT.questionAnswered: {
-      const { questionId } = readQuestionAnswered(event.payload);
+    case RUN_EVENT.questionAnswered:
+    case RUN_EVENT.questionWithdrawn: {
+      const { questionId } = event.type === RUN_EVENT.questionAnswered ? readQuestionAnswered(event.payload) : readQuestionWithdrawn(event.payload);
       const index = next.pendingQuestionIds.indexOf(questionId);
       if (index < 0) throw new WeftError('QUESTION_NOT_PENDING', `Question ${questionId} is not pending in run ${id}.`, { data: { runId: id, questionId } });
       next.pendingQuestionIds.splice(index, 1);

@@ -13,8 +13,8 @@ export type QuestionKind = 'yes_no' | 'choice' | 'multi_select' | 'freeform' | '
 
 export const QUESTION_KINDS: readonly QuestionKind[] = ['yes_no', 'choice', 'multi_select', 'freeform', 'confirmation'];
 
-/** Whether a question still waits for its answer. */
-export type QuestionStatus = 'pending' | 'answered';
+/** Whether a question still waits for its answer; `withdrawn`: its stage attempt (or run) ended first. */
+export type QuestionStatus = 'pending' | 'answered' | 'withdrawn';
 
 /** A question a run asked a person (a `human` stage or an agent), with its answer once given. */
 export interface QuestionRecord {
@@ -33,6 +33,8 @@ export interface QuestionRecord {
   answer?: JsonValue;
   askedAt: number;
   answeredAt?: number;
+  /** When its stage attempt or run ended without an answer. */
+  withdrawnAt?: number;
 }
 
 /** The record a `question-asked` event creates. */
@@ -61,6 +63,11 @@ export function questionFromAsked(event: RunEvent, payload: QuestionAskedPayload
  * @example answerQuestion(choiceQuestion, event, { questionId, answer: 'b' }).status // → 'answered'
  */
 export function answerQuestion(question: QuestionRecord, event: RunEvent, payload: QuestionAnsweredPayload): QuestionRecord {
+  if (question.status === 'withdrawn') {
+    throw new WeftError('QUESTION_NOT_PENDING', `Question ${question.id} of run ${question.runId} was withdrawn: its stage ${question.stageId} ended before an answer came. Answer the run's pending questions instead.`, {
+      data: { questionId: question.id, runId: question.runId, status: question.status },
+    });
+  }
   if (question.status !== 'pending') {
     throw new WeftError('QUESTION_NOT_PENDING', `Question ${question.id} of run ${question.runId} was already answered; an answer cannot be changed.`, {
       data: { questionId: question.id, runId: question.runId },
@@ -68,6 +75,11 @@ export function answerQuestion(question: QuestionRecord, event: RunEvent, payloa
   }
   checkAnswer(question, payload.answer);
   return { ...question, status: 'answered', answer: payload.answer, answeredAt: event.at };
+}
+
+/** The record after a `question-withdrawn` event: it will never be answered. */
+export function withdrawQuestion(question: QuestionRecord, event: RunEvent): QuestionRecord {
+  return { ...question, status: 'withdrawn', withdrawnAt: event.at };
 }
 
 function checkAnswer(question: QuestionRecord, answer: JsonValue): void {

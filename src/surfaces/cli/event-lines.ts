@@ -55,6 +55,8 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       return `? ${clip(p.prompt, 200)} [${String(p.kind)}${Array.isArray(p.options) ? `: ${p.options.join(' | ')}` : ''}] — answer with: weft answer ${event.runId} ${String(p.questionId)} <answer>`;
     case RUN_EVENT.questionAnswered:
       return `  answered ${String(p.questionId)}: ${clip(p.answer)}`;
+    case RUN_EVENT.questionWithdrawn:
+      return `  withdrawn ${String(p.questionId)}: ${p.reason === 'run-ended' ? 'the run ended' : `stage ${event.stageId} ended`} before an answer`;
     case RUN_EVENT.toolCallStarted:
       return `  ⚙ ${String(p.tool)} ${clip(p.arguments, 100)}`;
     case RUN_EVENT.toolCallFinished:

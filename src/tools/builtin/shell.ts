@@ -128,6 +128,8 @@ export interface RunOptions {
    * it rejects, the command never runs and `runCommand` rejects with its error.
    */
   beforeStart?: (group: ProcessIdentity) => Promise<void>;
+  /** Called with each piece of output as it arrives (live views); the outcome still holds all of it. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 // Waits for `go` on fd 3 and then becomes the command (same pid, same group). If weft dies
@@ -182,8 +184,9 @@ export async function openGate(child: ChildProcess, pgid: number, beforeStart: (
 async function superviseCommand(child: ChildProcess, options: RunOptions, openGate: (() => Promise<void>) | undefined): Promise<ShellOutcome> {
   const stdout = new StreamCapture(options.maxCaptureBytes);
   const stderr = new StreamCapture(options.maxCaptureBytes);
-  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const { onOutput } = options;
+  child.stdout?.on('data', (chunk: Buffer) => (stdout.push(chunk), onOutput?.('stdout', chunk)));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr.push(chunk), onOutput?.('stderr', chunk)));
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));

@@ -1,6 +1,6 @@
 /**
  * `command` stages: a shell script in the workspace. Exit code 0 succeeds; stdout is the
- * output. Cancellation and timeouts kill the whole process group (see `runCommand`), and
+ * output, streamed while it runs as `stage-output` events (`live-output.ts`). Cancellation and timeouts kill the whole process group (see `runCommand`), and
  * so does the death of the runner (the process watchdog). The group is recorded in the
  * log before the script runs, so a runner that takes the run over can end it first.
  */
@@ -10,6 +10,7 @@ import { runCommand } from '../../../tools/builtin/shell.js';
 import { renderTemplate, type CommandNode } from '../../workflow/index.js';
 import { ENGINE_EVENT, type StageProcessStartedPayload } from '../../model/event-types.js';
 import type { NodeExecutor } from '../stage-context.js';
+import { liveOutput } from './live-output.js';
 
 const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
 const MAX_OUTPUT_CHARS = 64 * 1024;
@@ -23,6 +24,7 @@ export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
   const script = renderTemplate(node.run, context);
   const env = Object.fromEntries(Object.entries(node.env ?? {}).map(([key, value]) => [key, renderTemplate(value, context)]));
   const timeoutMs = node.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const live = liveOutput((events) => stage.emit(events));
   const outcome = await runCommand(script, {
     cwd: resolve(run.cwd, node.cwd ?? '.'),
     env,
@@ -34,7 +36,8 @@ export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
       const payload: StageProcessStartedPayload = { pgid: group.pid, host: group.host, start: group.start };
       await stage.emit([{ type: ENGINE_EVENT.stageProcessStarted, payload }]);
     },
-  });
+    onOutput: live.push,
+  }).finally(() => live.close());
   const stdout = cap(outcome.stdout.replace(/\n$/, ''));
   if (outcome.cancelled) return { status: 'cancelled', output: stdout, exitCode: outcome.exitCode, error: 'Cancelled' };
   if (outcome.timedOut) return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: `Command timed out after ${formatDuration(timeoutMs)}` };

@@ -221,7 +221,9 @@ export class PgGroupAppend {
     const byRun = new Map<string, AppendRequest[]>();
     for (const request of requests) byRun.set(request.id, [...(byRun.get(request.id) ?? []), request]);
     const heads = await this.#readHeads([...byRun.keys()].filter((id) => !this.#states.has(id)));
-    const questions = await this.#lookupQuestions(requests);
+    // A stage's end or the run's end withdraws the questions still pending there, so the planner needs those too.
+    const pending = [...byRun.keys()].flatMap((id) => (this.#states.get(id) ?? heads.get(id)?.state)?.pendingQuestionIds ?? []);
+    const questions = await this.#lookupQuestions(requests, pending);
     const writes: RunWrite[] = [];
     for (const [id, queued] of byRun) {
       const cached = this.#states.get(id);
@@ -266,9 +268,9 @@ export class PgGroupAppend {
     return new Map(rows.map((row) => [row.id, { state: JSON.parse(row.state) as RunState, leaseOwner: row.lease_owner }]));
   }
 
-  /** The questions the requests ask or answer, so the planner can look them up without a query of its own. */
-  async #lookupQuestions(requests: AppendRequest[]): Promise<Map<string, QuestionRecord>> {
-    const ids = [...new Set(requests.flatMap((request) => referencedQuestions(request.events)))];
+  /** The questions the requests ask or answer and those pending on their runs, so the planner can look them up without a query of its own. */
+  async #lookupQuestions(requests: AppendRequest[], pending: readonly string[]): Promise<Map<string, QuestionRecord>> {
+    const ids = [...new Set([...requests.flatMap((request) => referencedQuestions(request.events)), ...pending])];
     if (ids.length === 0) return new Map();
     const rows = await this.#sql.rows<{ record: string }>('append events', 'SELECT record FROM questions WHERE id = ANY($1::text[])', [ids]);
     return new Map(rows.map((row) => questionFromRow(row)).map((question) => [question.id, question]));

@@ -34,11 +34,16 @@ export async function api(method, path, body) {
   return (response.headers.get('content-type') ?? '').includes('json') ? response.json() : response.text();
 }
 
-/** The text of an error for a person: message, then the hint. */
+/** The text of an error for a person using the dashboard: message, then the hint (hints that speak API or CLI are left out). */
 export function errorText(error) {
-  if (error instanceof ApiError) return error.hint ? `${error.message} ${error.hint}` : error.message;
+  if (error instanceof ApiError) return error.hint && !SPEAKS_API.test(error.hint) ? `${error.message} ${error.hint}` : error.message;
+  // fetch rejects with a TypeError when no answer came at all.
+  if (error instanceof TypeError) return 'The weft server did not answer. Check that weft serve is still running, then try again.';
   return String(error?.message ?? error);
 }
+
+/** Hints written for scripts and terminals (API paths, CLI flags), which a dashboard user cannot follow. */
+const SPEAKS_API = /\/api\/v1|openapi\.json|\b(GET|POST|DELETE|PUT) \/|--[a-z]|'weft [a-z]/;
 
 /** Splits SSE text into messages; returns the unfinished rest. */
 function parseSse(buffer, onMessage) {

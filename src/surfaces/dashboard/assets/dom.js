@@ -38,13 +38,49 @@ export function clip(value, max = 120) {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** `3 min ago` for an ISO time or epoch ms; the exact time is the element's tooltip. */
+/** `3 min ago` for an ISO time or epoch ms; the exact time is the element's tooltip. `tickTimes` keeps it current. */
 export function when(time) {
   if (time === null || time === undefined) return h('span', {}, '–');
   const at = new Date(time);
+  return h('time', { datetime: at.toISOString(), title: at.toLocaleString(), 'data-relative': true }, relative(at));
+}
+
+function relative(at) {
   const seconds = Math.round((Date.now() - at.getTime()) / 1000);
-  const text = seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : at.toLocaleDateString();
-  return h('time', { datetime: at.toISOString(), title: at.toLocaleString() }, text);
+  return seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : at.toLocaleDateString();
+}
+
+/** Brings every relative time under `root` up to date (text written only where it changed). */
+export function tickTimes(root) {
+  for (const element of root.querySelectorAll('time[data-relative]')) {
+    const text = relative(new Date(element.dateTime));
+    if (element.textContent !== text) element.textContent = text;
+  }
+}
+
+/** What `syncRows` last built in each body: key → { row, data }. */
+const builtRows = new WeakMap();
+
+/** Replaces the rows of `body` by `items`, keyed by `key(item)`: a row whose data did not change stays (with its focus), others are built by `build(item)`. */
+export function syncRows(body, items, key, build) {
+  const before = builtRows.get(body) ?? new Map();
+  const after = new Map();
+  const rows = items.map((item) => {
+    const id = key(item);
+    const data = JSON.stringify(item);
+    const old = before.get(id);
+    const row = old !== undefined && old.data === data ? old.row : build(item);
+    after.set(id, { row, data });
+    return row;
+  });
+  builtRows.set(body, after);
+  const kept = new Set(rows);
+  for (const row of [...body.children]) if (!kept.has(row)) row.remove();
+  let at = body.firstElementChild;
+  for (const row of rows) {
+    if (row === at) at = at.nextElementSibling;
+    else body.insertBefore(row, at);
+  }
 }
 
 export function duration(ms) {

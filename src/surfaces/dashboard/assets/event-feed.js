@@ -26,6 +26,8 @@ function eventLine(event) {
       return `? ${clip(p.prompt, 200)} [${p.kind}${Array.isArray(p.options) ? `: ${p.options.join(' | ')}` : ''}]`;
     case 'question-answered':
       return `  answered: ${clip(p.answer)}`;
+    case 'question-withdrawn':
+      return `  question withdrawn: ${p.reason === 'run-ended' ? 'the run ended' : `${event.stage_id} ended`} before an answer`;
     case 'agent-started':
       return `◆ ${p.provider}:${p.model} with ${Array.isArray(p.tools) ? p.tools.length : 0} tools`;
     case 'model-turn-finished':
@@ -60,7 +62,14 @@ export function createEventFeed() {
   const openCalls = new Map();
   const key = (event) => event.payload?.callId ?? `${event.stage_id}:${event.payload?.tool}`;
 
+  /** Follows the tail, as a CI log does, unless the person scrolled up to read. */
   function add(event) {
+    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+    addLine(event);
+    if (atEnd) list.scrollTop = list.scrollHeight;
+  }
+
+  function addLine(event) {
     if (event.type === 'tool-call-started') {
       const summary = h('summary', {}, `⚙ ${event.payload.tool} `, h('span', { class: 'muted' }, 'running…'));
       const details = h('details', {}, summary, h('pre', {}, text(event.payload.arguments)));
@@ -86,11 +95,32 @@ export function createEventFeed() {
   return { element: list, add };
 }
 
-/** What `stage` left: its output (or error) and, for agent stages, the transcript. */
+/**
+ * What a running stage has written so far: a command's stdout and stderr (`stage-output`),
+ * an agent's text of the turn under way (`model-text-streamed`) and its tool calls.
+ */
+function liveOutput(own) {
+  const pieces = [];
+  let turn;
+  for (const event of own) {
+    const p = event.payload ?? {};
+    if (event.type === 'stage-output' && typeof p.text === 'string') pieces.push(p.stream === 'stderr' ? h('span', { class: 'stderr' }, p.text) : p.text);
+    else if (event.type === 'stage-output' && typeof p.progress === 'string') pieces.push(`${p.progress}\n`);
+    else if (event.type === 'model-text-streamed' && typeof p.text === 'string') {
+      if (turn !== undefined && turn !== p.turn) pieces.push('\n');
+      turn = p.turn;
+      pieces.push(p.text);
+    } else if (event.type === 'tool-call-started') pieces.push(h('span', { class: 'muted' }, `\n⚙ ${p.tool} ${clip(p.arguments, 120)}\n`));
+  }
+  return pieces;
+}
+
+/** What `stage` left: its output (or error) and, for agent stages, the transcript; while it runs, its live output. */
 export function stageDetail(stage, events) {
   const own = events.filter((event) => event.stage_id === stage.stage_id);
   const finished = own.find((event) => event.type === 'stage-finished');
   const output = finished ? text(finished.payload.output) : '';
+  const live = finished ? [] : liveOutput(own);
   const transcript = own.flatMap((event) => {
     const p = event.payload ?? {};
     if (event.type === 'model-turn-finished') return [h('li', { class: 'turn' }, h('strong', {}, `Turn ${p.turn}`), h('p', {}, p.text || '(no text)'), (p.toolCalls ?? []).map((call) => h('div', { class: 'mono muted' }, `⚙ ${call.tool} ${clip(call.arguments, 160)}`)))];
@@ -104,7 +134,7 @@ export function stageDetail(stage, events) {
     h('h2', {}, `${stage.stage_id} `, h('span', { class: 'muted' }, `(${stage.kind})`)),
     stage.error ? h('p', { class: 'error' }, stage.error) : null,
     h('h3', {}, 'Output'),
-    output ? h('pre', { class: 'output' }, output) : h('p', { class: 'muted' }, stage.status === 'running' ? 'Still running…' : 'No output.'),
+    output ? h('pre', { class: 'output' }, output) : live.length > 0 ? h('pre', { class: 'output live-output', 'aria-live': 'off' }, live) : h('p', { class: 'muted' }, stage.status === 'running' ? 'Still running…' : 'No output.'),
     transcript.length > 0 ? [h('h3', {}, 'Transcript'), h('ol', { class: 'transcript' }, transcript)] : null,
   );
 }

@@ -25,7 +25,9 @@ export async function renderLogin(root) {
     try {
       await api('POST', '/login', { token: token.value.trim() });
       token.value = '';
-      location.hash = '#/runs';
+      const wanted = sessionStorage.getItem('weft:after-login');
+      sessionStorage.removeItem('weft:after-login');
+      location.hash = wanted && wanted.startsWith('#/') && wanted !== '#/login' ? wanted : '#/runs';
     } catch (error) {
       notice(message, error.status === 401 ? 'That token is not right. Check it and try again.' : errorText(error));
       token.select();

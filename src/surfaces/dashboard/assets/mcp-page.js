@@ -59,7 +59,8 @@ function serverRow(server, remove, openTools) {
     h('td', { 'data-label': 'Status' }, badge(server.status)),
     h('td', { 'data-label': 'Transport' }, server.transport),
     h('td', { 'data-label': 'Tools' }, tools.length === 0 ? String(server.tools ?? 0) : h('details', { open: openTools.has(server.name), ontoggle: (event) => (event.currentTarget.open ? openTools.add(server.name) : openTools.delete(server.name)) }, h('summary', {}, `${tools.length} tools`), h('ul', { class: 'mono' }, tools.map((tool) => h('li', {}, tool))))),
-    h('td', {}, h('button', { type: 'button', 'aria-label': `Remove ${server.name}`, onclick: () => remove(server.name) }, 'Remove')),
+    // Only servers added here can be removed here; the others live in a config file.
+    h('td', {}, /runtime/.test(server.source ?? '') ? h('button', { type: 'button', 'aria-label': `Remove ${server.name}`, onclick: () => remove(server.name) }, 'Remove') : h('span', { class: 'muted' }, `Edit ${server.source} to remove`)),
   );
 }
 
@@ -78,7 +79,7 @@ function pairs(textValue, separator) {
 function addForm(added) {
   const message = h('p', { role: 'alert', hidden: true });
   const field = (id, label, control, hint) => h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { class: 'muted' }, hint) : null);
-  const name = h('input', { id: 'mcp-name', required: true, pattern: '[A-Za-z0-9_-]+', autocomplete: 'off' });
+  const name = h('input', { id: 'mcp-name', required: true, pattern: '[A-Za-z0-9_\\-]+', title: "Letters, digits, '_' and '-'", autocomplete: 'off' });
   const kind = h('select', { id: 'mcp-kind', onchange: () => show() }, h('option', { value: 'command' }, 'command (stdio)'), h('option', { value: 'url' }, 'URL (HTTP)'));
   const command = h('input', { id: 'mcp-command', autocomplete: 'off' });
   const args = h('textarea', { id: 'mcp-args', rows: 2 });
@@ -96,22 +97,35 @@ function addForm(added) {
   async function submit(event) {
     event.preventDefault();
     notice(message, '');
+    // Starting a server can take seconds: the form says so and takes no second submit meanwhile.
+    submitButton.disabled = true;
+    submitButton.textContent = 'Adding…';
+    form.setAttribute('aria-busy', 'true');
     try {
       const body =
         kind.value === 'command'
           ? { name: name.value.trim(), command: command.value.trim(), args: args.value.split('\n').map((line) => line.trim()).filter(Boolean), env: pairs(env.value, '=') }
           : { name: name.value.trim(), url: url.value.trim(), headers: pairs(headers.value, ':') };
       if (persist.checked) body.persist = true;
-      await api('POST', '/mcp/servers', body);
-      notice(message, `Added ${body.name}.`, 'ok');
-      for (const input of [name, command, args, env, url, headers]) input.value = '';
+      const { server } = await api('POST', '/mcp/servers', body);
+      // Added but not started: say why, and keep the fields so the mistake can be fixed.
+      if (server.status === 'failed' || server.error) notice(message, `${body.name} was added but did not start: ${server.error ?? server.status}. Fix the command or URL, remove it, and add it again.`);
+      else {
+        notice(message, `Added ${body.name} (${server.status}, ${server.tools} tools).`, 'ok');
+        for (const input of [name, command, args, env, url, headers]) input.value = '';
+      }
       await added();
     } catch (error) {
       notice(message, errorText(error));
+    } finally {
+      submitButton.disabled = false;
+      submitButton.textContent = 'Add server';
+      form.removeAttribute('aria-busy');
     }
   }
 
-  return h(
+  const submitButton = h('button', { type: 'submit', class: 'primary' }, 'Add server');
+  const form = h(
     'form',
     { class: 'card add-server', onsubmit: submit, 'aria-label': 'Add an MCP server' },
     h('h2', {}, 'Add a server'),
@@ -121,6 +135,7 @@ function addForm(added) {
     httpFields,
     h('label', { class: 'inline' }, persist, ' Also save it to .mcp.json'),
     message,
-    h('button', { type: 'submit', class: 'primary' }, 'Add server'),
+    submitButton,
   );
+  return form;
 }

@@ -1,14 +1,19 @@
 // One run, live: its summary, the buttons that steer it, pending questions, the workflow
 // graph coloured by stage state (drawn by the server), the stages with their output and
-// transcript, and the event feed. The event stream drives every refresh.
+// transcript, the panels features add (run-panels.js), and the event feed. The event stream
+// drives every refresh; parts are redrawn only where their data changed, so focus stays put.
 import { api, errorText, followEvents } from './api.js';
-import { badge, clip, duration, fill, h, notice, when } from './dom.js';
+import { badge, clip, duration, fill, h, notice, syncRows, when } from './dom.js';
 import { createEventFeed, stageDetail } from './event-feed.js';
 import { questionForm } from './question-form.js';
-import { actionBar, messageBox } from './run-actions.js';
+import { actionBar, actionKey, messageBox } from './run-actions.js';
+import { runPanels } from './run-panels.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
-const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
+const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'question-withdrawn', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
+
+/** The graph's states, as the legend names them (the colours are the server's, see render-svg.ts). */
+const GRAPH_STATES = ['pending', 'running', 'blocked', 'succeeded', 'failed', 'skipped'];
 
 export async function renderRun(root, signal, runId) {
   const events = [];
@@ -16,7 +21,8 @@ export async function renderRun(root, signal, runId) {
   const message = h('p', { role: 'alert', hidden: true });
   const head = h('div', { class: 'run-head' });
   const actions = h('div');
-  const messages = messageBox(() => current, () => refresh());
+  const messages = messageBox(() => current, () => refresh(), () => graph.querySelector('[data-kind="agent"]') !== null);
+  const panels = h('div', { class: 'run-panels' });
   const questions = h('div', { class: 'questions', 'aria-live': 'polite' });
   const graph = h('div', { class: 'graph', id: 'run-graph', onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node) });
   const stageRows = h('tbody');
@@ -24,6 +30,7 @@ export async function renderRun(root, signal, runId) {
   const live = h('span', { class: 'live', id: 'events-live' }, 'connecting');
   let current;
   let chosenStage;
+  let shownActions;
 
   root.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/runs' }, '← Runs')),
@@ -40,8 +47,9 @@ export async function renderRun(root, signal, runId) {
         questions,
         h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
         detail,
+        panels,
       ),
-      h('section', { class: 'card run-graph', 'aria-label': 'Workflow graph' }, h('h2', {}, 'Graph'), graph),
+      h('section', { class: 'card run-graph', 'aria-label': 'Workflow graph' }, h('h2', {}, 'Graph'), graph, legend()),
     ),
     h('section', { class: 'card', 'aria-label': 'Events' }, h('h2', {}, 'Events ', live), feed.element),
   );
@@ -64,7 +72,10 @@ export async function renderRun(root, signal, runId) {
   async function loadGraph() {
     try {
       const svg = await api('GET', `/runs/${runId}/graph?format=svg`);
-      if (!signal.aborted) graph.innerHTML = svg;
+      if (signal.aborted) return;
+      graph.innerHTML = svg;
+      markBlocked();
+      if (current) messages.update();
     } catch (error) {
       if (!signal.aborted) fill(graph, h('p', { class: 'muted' }, `No graph: ${errorText(error)}`));
     }
@@ -89,21 +100,48 @@ export async function renderRun(root, signal, runId) {
         meta('Tool calls', run.counts.tool_calls),
       ),
     );
-    fill(actions, actionBar(current, refresh));
+    // The buttons are rebuilt only when the set offered changes, so a focused one keeps its focus.
+    const key = actionKey(current);
+    if (key !== shownActions) fill(actions, actionBar(current, refresh));
+    shownActions = key;
     messages.update();
     // A form stays while its question is pending, so what a person has typed or ticked survives updates.
     const shown = new Map([...questions.children].map((form) => [form.dataset.question, form]));
-    fill(questions, pending.map((question) => shown.get(question.id) ?? questionForm(run.id, question, refresh)));
-    fill(stageRows, stages.map(stageRow));
+    const forms = pending.map((question) => shown.get(question.id) ?? questionForm(run.id, question, refresh));
+    if (forms.length !== questions.children.length || forms.some((form, index) => questions.children[index] !== form)) fill(questions, forms);
+    const waiting = new Set(pending.map((question) => question.stage_id));
+    const selected = shownStage()?.stage_id;
+    syncRows(stageRows, stages.map((stage) => ({ ...stage, waiting: waiting.has(stage.stage_id), selected: stage.stage_id === selected })), (stage) => stage.stage_id, stageRow);
+    markBlocked();
     renderDetail();
+    renderPanels();
+  }
+
+  function renderPanels() {
+    fill(panels, runPanels().map((panel) => {
+      try {
+        return panel.render(current, { events, signal });
+      } catch (error) {
+        return h('p', { class: 'error' }, `The ${panel.id} panel failed: ${errorText(error)}`);
+      }
+    }));
+  }
+
+  /** A stage waiting for an answer is drawn as blocked, as the run is, not as running. */
+  function markBlocked() {
+    const waiting = new Set((current?.pending_questions ?? []).map((question) => question.stage_id.replace(/@\d+$/, '')));
+    for (const node of graph.querySelectorAll('[data-node]')) {
+      if (waiting.has(node.dataset.node) && node.dataset.state === 'running') node.dataset.state = 'blocked';
+    }
   }
 
   function stageRow(stage) {
+    const status = stage.waiting && stage.status === 'running' ? 'blocked' : stage.status;
     return h(
       'tr',
-      { 'data-stage': stage.stage_id, 'aria-selected': String(stage.stage_id === shownStage()?.stage_id) },
+      { 'data-stage': stage.stage_id, 'aria-selected': String(stage.selected) },
       h('td', { 'data-label': 'Stage' }, h('button', { type: 'button', class: 'link mono', onclick: () => ((chosenStage = stage.stage_id), renderSummary()) }, stage.stage_id)),
-      h('td', { 'data-label': 'Status' }, badge(stage.status)),
+      h('td', { 'data-label': 'Status' }, badge(status), stage.exit_code === null || stage.exit_code === undefined ? null : h('span', { class: 'exit mono', title: 'Exit code' }, ` exit ${stage.exit_code}`)),
       h('td', { 'data-label': 'Took' }, duration(stage.duration_ms)),
       h('td', { 'data-label': 'Output' }, clip(stage.output_preview ?? stage.error ?? '', 60)),
     );
@@ -116,7 +154,12 @@ export async function renderRun(root, signal, runId) {
 
   function renderDetail() {
     const stage = shownStage();
+    // Live output follows its tail unless the person scrolled up in it.
+    const before = detail.querySelector('.live-output');
+    const follow = before === null || before.scrollHeight - before.scrollTop - before.clientHeight < 24;
     fill(detail, stage ? stageDetail(stage, events) : null);
+    const after = detail.querySelector('.live-output');
+    if (after !== null) after.scrollTop = follow ? after.scrollHeight : before.scrollTop;
   }
 
   function selectNode(node) {
@@ -137,6 +180,10 @@ export async function renderRun(root, signal, runId) {
       else if (event.stage_id !== undefined && event.stage_id === shownStage()?.stage_id) renderDetail();
     },
   });
+}
+
+function legend() {
+  return h('ul', { class: 'legend', 'aria-label': 'Graph legend' }, GRAPH_STATES.map((state) => h('li', { 'data-state': state }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), state)));
 }
 
 function meta(name, value) {

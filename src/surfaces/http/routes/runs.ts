@@ -31,6 +31,7 @@ const listQuery = z
     status: commaList(runStatusSchema).optional().describe('Comma-separated states, e.g. running,blocked'),
     label: z.union([z.string(), z.array(z.string())]).optional().describe('key=value; repeat for several (all must match)'),
     workflow: z.string().min(1).optional().describe('Workflow name'),
+    parent_id: z.string().min(1).optional().describe("Only the children of this run (its id or a unique prefix)"),
     created_after: z.string().min(1).optional().describe('ISO 8601 time'),
     created_before: z.string().min(1).optional().describe('ISO 8601 time'),
     text: z.string().max(200).optional().describe('Text in the id, workflow, goal or labels (case-insensitive)'),

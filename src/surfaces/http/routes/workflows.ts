@@ -11,6 +11,7 @@ import { HttpFailure } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
 
 const problemSchema = z.object({ file: z.string(), line: z.number().int(), message: z.string() });
+const inputSchema = z.object({ name: z.string(), type: z.string().nullable(), description: z.string().nullable(), required: z.boolean(), default: z.unknown().describe('null when none') });
 const checkSchema = z.object({ valid: z.boolean(), name: z.string().nullable(), problems: z.array(problemSchema) });
 
 const graphQuery = z.object({ format: z.enum(['mermaid', 'dot', 'svg']) }).strict();
@@ -24,7 +25,7 @@ export function workflowRoutes(deps: HttpDeps): ApiRoute[] {
       method: 'get',
       path: '/workflows',
       summary: 'The workflow files under the workspace, each checked',
-      response: z.object({ workflows: z.array(checkSchema.extend({ path: z.string().describe('Relative to the workspace') })) }),
+      response: z.object({ workflows: z.array(checkSchema.extend({ path: z.string().describe('Relative to the workspace'), inputs: z.array(inputSchema).describe("Its [inputs], in declaration order"), goal: z.string().nullable().describe("Its [run] goal") })) }),
       async handle() {
         return { json: { workflows: await listWorkflows(deps.workspaceRoot) } };
       },
