@@ -29,13 +29,7 @@ export function clipJson(value: unknown): JsonValue {
 }
 
 function usagePayload(usage: ModelUsage): TokenUsagePayload {
-  return {
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    totalTokens: usage.totalTokens,
-    ...(usage.cachedInputTokens === undefined ? {} : { cachedInputTokens: usage.cachedInputTokens }),
-    ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
-  };
+  return { ...usage };
 }
 
 export function agentStartedEvent(payload: AgentStartedPayload): NewRunEvent {

@@ -227,8 +227,18 @@ export type TokenUsagePayload = {
   cachedInputTokens?: number;
   /** Output tokens spent on reasoning (part of `outputTokens`). */
   reasoningTokens?: number;
-  /** US dollars, when the backend reports a cost (CLI stages); a stage's turns add up to what the CLI reported. */
-  costUsd?: number;
+  /** Input tokens written to the provider's prompt cache (part of `inputTokens`), where reported. */
+  cacheWriteTokens?: number;
+  /**
+   * US dollars the provider or CLI backend reported for these turns (Claude Code's
+   * `total_cost_usd`); a stage's turns add up to what the CLI reported. Logs before 0.x
+   * named it `costUsd`, read as the same.
+   */
+  reportedCostUsd?: number;
+  /** US dollars estimated from the price table (`[llm.prices]`, else the bundled one) for the turns nobody reported a cost for. */
+  estimatedCostUsd?: number;
+  /** Turns whose model has no known price: their cost is in neither figure. */
+  unpricedTurns?: number;
 };
 
 export type ModelTurnFinishedPayload = {

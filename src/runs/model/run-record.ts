@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
+import type { TokenUsage } from './token-usage.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -75,6 +76,8 @@ export interface RunState {
   pendingQuestionIds: string[];
   /** The open pair session, if any; closed by `pair-ended`, by its stage finishing, or by the run ending. */
   pairSession?: PairSession;
+  /** Model tokens and cost of every turn so far (`model-turn-finished`); absent until the first turn. */
+  usage?: TokenUsage;
 }
 
 /** A run as stored: what was asked for (workflow, inputs, goal, labels) and where it is now (status, stages, result). */

@@ -13,7 +13,7 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../exit-codes.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect, parseLabels, parseSeconds } from '../options.js';
 import { followRun, type FollowOptions } from '../run-follow.js';
-import { stageLines, tokensLine } from '../stage-lines.js';
+import { costCell, costLine, stageLines, tokensLine } from '../stage-lines.js';
 import { addTokenUsage, NO_TOKENS } from '../../../runs/model/token-usage.js';
 import type { RunService } from '../../../app/services/run-service.js';
 
@@ -40,10 +40,10 @@ async function followToEnd(runs: RunService, id: string, options: Omit<FollowOpt
   if (stopped) process.exitCode = EXIT_INTERRUPTED;
 }
 
-const PS_COLUMNS = ['ID', 'STATUS', 'WORKFLOW', 'AGE', 'GOAL'] as const;
+const PS_COLUMNS = ['ID', 'STATUS', 'WORKFLOW', 'AGE', 'COST', 'GOAL'] as const;
 
-function psRow(id: string, status: string, workflow: string, age: string, goal: string): string {
-  return `${id.padEnd(26)}  ${status.padEnd(9)}  ${workflow.padEnd(16)}  ${age.padEnd(10)}${goal ? `  ${goal}` : ''}`.trimEnd();
+function psRow(id: string, status: string, workflow: string, age: string, cost: string, goal: string): string {
+  return `${id.padEnd(26)}  ${status.padEnd(9)}  ${workflow.padEnd(16)}  ${age.padEnd(10)}  ${cost.padEnd(9)}${goal ? `  ${goal}` : ''}`.trimEnd();
 }
 
 /** The filters given to `ps`, as typed, for "no runs match …". */
@@ -89,7 +89,7 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(`No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`);
         }
         process.stdout.write(`${psRow(...PS_COLUMNS)}\n`);
-        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '')}\n`);
+        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '')}\n`);
       });
     });
 
@@ -119,6 +119,7 @@ export function registerRunReadCommands(program: Command): void {
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
           ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
+          ...(usage.totalTokens > 0 ? [costLine(usage)].filter((line) => line !== undefined) : []),
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
