@@ -160,7 +160,7 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
     text = turn.text;
     messages.push(...turn.messages);
     const planned = planCalls(turn, tools);
-    await emit([modelTurnEvent(progress.turns, turn, planned)]);
+    await emit([modelTurnEvent(progress.turns, turn, planned, `${client.provider}:${client.modelId}`)]);
 
     if (planned.length === 0) {
       if (turn.finishReason !== 'length' || tokenLimitReached(progress, limits) === undefined) {

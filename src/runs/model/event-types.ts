@@ -247,6 +247,8 @@ export type ModelTurnFinishedPayload = {
   toolCalls: { callId: string; tool: string; arguments: JsonValue }[];
   usage: TokenUsagePayload;
   finishReason: string;
+  /** `provider:model` the turn went to, for spend by model; absent in CLI stages and older logs. */
+  model?: string;
 };
 
 export type ModelTextStreamedPayload = {

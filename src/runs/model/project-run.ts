@@ -87,7 +87,10 @@ export function projectState(state: RunState, event: RunEvent): RunState {
     case AGENT_EVENT.modelTurnFinished: {
       // The run's spend is read from its log, so a runner that takes the run over knows it.
       const usage = withPayloadUsage(next.usage, event.payload);
-      return usage === undefined ? next : { ...next, usage };
+      if (usage === undefined) return next;
+      const model = typeof event.payload.model === 'string' ? event.payload.model : 'unknown';
+      const byModel = withPayloadUsage(next.usageByModel?.[model], event.payload)!;
+      return { ...next, usage, usageByModel: { ...next.usageByModel, [model]: byModel } };
     }
     case RUN_EVENT.toolCallStarted:
       return { ...next, counts: { ...next.counts, toolCalls: next.counts.toolCalls + 1 } };

@@ -78,6 +78,8 @@ export interface RunState {
   pairSession?: PairSession;
   /** Model tokens and cost of every turn so far (`model-turn-finished`); absent until the first turn. */
   usage?: TokenUsage;
+  /** The same by `provider:model` (`unknown` for turns that did not say, such as CLI stages'). */
+  usageByModel?: Record<string, TokenUsage>;
 }
 
 /** A run as stored: what was asked for (workflow, inputs, goal, labels) and where it is now (status, stages, result). */
