@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
-import type { TokenUsage } from './token-usage.js';
+import type { TokenUsagePayload as TokenUsage } from './event-types.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
