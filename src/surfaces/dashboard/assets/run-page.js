@@ -6,6 +6,7 @@ import { badge, clip, duration, fill, h, notice, when } from './dom.js';
 import { createEventFeed, stageDetail } from './event-feed.js';
 import { questionForm } from './question-form.js';
 import { actionBar, messageBox } from './run-actions.js';
+import { costText, costTitle } from './spend.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
 const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
@@ -71,7 +72,7 @@ export async function renderRun(root, signal, runId) {
   }
 
   function renderSummary() {
-    const { run, stages, pending_questions: pending, tokens } = current;
+    const { run, stages, pending_questions: pending, tokens, cost } = current;
     document.title = `${run.workflow} · ${run.status} · weft`;
     fill(
       head,
@@ -86,6 +87,7 @@ export async function renderRun(root, signal, runId) {
         meta('Finished', when(run.finished_at)),
         meta('Attempt', run.attempt),
         meta('Tokens', tokens ? tokens.total : '–'),
+        meta('Cost', h('span', { title: costTitle(cost) }, costText(cost))),
         meta('Tool calls', run.counts.tool_calls),
       ),
     );
@@ -104,7 +106,7 @@ export async function renderRun(root, signal, runId) {
       { 'data-stage': stage.stage_id, 'aria-selected': String(stage.stage_id === shownStage()?.stage_id) },
       h('td', { 'data-label': 'Stage' }, h('button', { type: 'button', class: 'link mono', onclick: () => ((chosenStage = stage.stage_id), renderSummary()) }, stage.stage_id)),
       h('td', { 'data-label': 'Status' }, badge(stage.status)),
-      h('td', { 'data-label': 'Took' }, duration(stage.duration_ms)),
+      h('td', { 'data-label': 'Took' }, duration(stage.duration_ms), stage.cost ? h('span', { class: 'muted', title: costTitle(stage.cost) }, ` · ${costText(stage.cost)}`) : null),
       h('td', { 'data-label': 'Output' }, clip(stage.output_preview ?? stage.error ?? '', 60)),
     );
   }
