@@ -360,6 +360,43 @@ export type McpServerRemovedPayload = {
   name: string;
 };
 
+/** What a run's budget writes (`runs/engine/budget-guard.ts`): the warning at 80 %, the stop at 100 %, a raise. */
+export const BUDGET_EVENT = {
+  warning: 'budget-warning',
+  exceeded: 'budget-exceeded',
+  raised: 'budget-raised',
+} as const;
+
+/** A run budget's limits; absent ones do not bound the run. */
+export type BudgetLimitsPayload = {
+  maxCostUsd?: number;
+  maxTokens?: number;
+  maxDurationMs?: number;
+};
+
+/** The dimension of a budget that was reached, and how far. */
+export type BudgetWarningPayload = {
+  /** `cost` (US dollars, reported + estimated), `tokens` or `duration` (ms since the run started). */
+  dimension: 'cost' | 'tokens' | 'duration';
+  spent: number;
+  limit: number;
+  /** spent / limit. */
+  fraction: number;
+  /** The limits in force, so a warning after a raise is told apart. */
+  limits: BudgetLimitsPayload;
+};
+
+export type BudgetExceededPayload = BudgetWarningPayload & {
+  /** `pause`: a question asks to raise or cancel; `fail`: the stage and run fail. */
+  action: 'pause' | 'fail';
+};
+
+/** New limits, from the answer to a budget question; later checks (on any runner) use these. */
+export type BudgetRaisedPayload = {
+  limits: BudgetLimitsPayload;
+  questionId: string;
+};
+
 /**
  * Every event type weft writes and the payload it carries. Readers cast `event.payload` to
  * `EventPayloads[typeof event.type]`; writers type theirs with it.
@@ -400,12 +437,15 @@ export interface EventPayloads {
   [SAMPLING_EVENT.finished]: SamplingFinishedPayload;
   [MCP_EVENT.serverAdded]: McpServerAddedPayload;
   [MCP_EVENT.serverRemoved]: McpServerRemovedPayload;
+  [BUDGET_EVENT.warning]: BudgetWarningPayload;
+  [BUDGET_EVENT.exceeded]: BudgetExceededPayload;
+  [BUDGET_EVENT.raised]: BudgetRaisedPayload;
 }
 
 export type EventType = keyof EventPayloads;
 
 /** The event types the constants above name; `event-types.test.ts` holds `EventPayloads` to the same set. */
-export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT] | (typeof MCP_EVENT)[keyof typeof MCP_EVENT];
+export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT] | (typeof MCP_EVENT)[keyof typeof MCP_EVENT] | (typeof BUDGET_EVENT)[keyof typeof BUDGET_EVENT];
 
 /** Every event type in the catalogue. */
-export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT].flatMap((catalogue) => Object.values(catalogue)));
+export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT, BUDGET_EVENT].flatMap((catalogue) => Object.values(catalogue)));
