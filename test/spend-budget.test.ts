@@ -96,6 +96,20 @@ describe('a run budget', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("takes the run's own budget (weft run --budget, budget on create) over the workflow's", async () => {
+    server = await startModelServer({ script: [READ, READ, READ, DONE] });
+    const file = await kit.write('wf.toml', workflow('max_cost_usd = 100'));
+    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, budget: { maxCostUsd: 0.5, onExceeded: 'fail' } });
+    expect(created.budget).toEqual({ maxCostUsd: 0.5, onExceeded: 'fail' });
+    await kit.runUntilIdle({ agent: agent() });
+    expect((await kit.service.get(created.id)).status).toBe('failed');
+    expect(await budgetEvents(created.id)).toEqual([
+      ['budget-warning', 'cost', { maxCostUsd: 0.5 }],
+      ['budget-exceeded', 'cost', { maxCostUsd: 0.5 }],
+    ]);
+    await expect(kit.service.create({ workflow: file, cwd: kit.dir, budget: { maxCostUsd: -1 } })).rejects.toThrow("budget 'maxCostUsd' must be a number ≥ 0");
+  });
+
   it('fails the stage and the run with on_exceeded = "fail"', async () => {
     server = await startModelServer({ script: [READ, READ, READ, DONE] });
     const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow('max_cost_usd = 0.5\non_exceeded = "fail"')), cwd: kit.dir, autoApprove: true });

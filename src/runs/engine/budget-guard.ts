@@ -13,7 +13,7 @@
  *        on_exceeded = "pause" → the run is blocked on a question: raise (every limit
  *                                reached doubles, recorded as budget-raised) or cancel
  */
-import { BUDGET_EVENT, ENGINE_EVENT, type BudgetLimitsPayload, type BudgetWarningPayload } from '../model/event-types.js';
+import { BUDGET_EVENT, ENGINE_EVENT, type BudgetLimitsPayload, type RunBudgetPayload, type BudgetWarningPayload } from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import type { RunRecord } from '../model/run-record.js';
 import { addTokenUsage, costOf, formatUsd, NO_TOKENS, type TokenUsage } from '../model/token-usage.js';
@@ -21,6 +21,18 @@ import { eventsOf } from '../store/event-pages.js';
 import type { RunStore } from '../store/run-store.js';
 import type { RunBudgetSpec } from '../workflow/types.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
+
+/**
+ * The budget a run goes by: the workflow's `[run.budget]` with the run's own fields (given at
+ * creation) over it; undefined when neither sets a limit.
+ *
+ * @example effectiveBudget({ maxCostUsd: 5, onExceeded: 'pause' }, { maxCostUsd: 20 }) // → { maxCostUsd: 20, onExceeded: 'pause' }
+ */
+export function effectiveBudget(workflow: RunBudgetSpec | undefined, run: RunBudgetPayload | undefined): RunBudgetSpec | undefined {
+  if (workflow === undefined && run === undefined) return undefined;
+  const merged: RunBudgetSpec = { ...workflow, ...run, onExceeded: run?.onExceeded ?? workflow?.onExceeded ?? 'pause' };
+  return merged.maxCostUsd === undefined && merged.maxTokens === undefined && merged.maxDurationMs === undefined ? undefined : merged;
+}
 
 /** The share of a limit at which the warning is written. */
 export const WARNING_FRACTION = 0.8;

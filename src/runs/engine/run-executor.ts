@@ -5,7 +5,7 @@
  * run — or stops when asked to cancel or interrupt. Every step is an event, written
  * before the run moves on, so another runner can pick up from the log alone.
  */
-import { BudgetGuard } from './budget-guard.js';
+import { BudgetGuard, effectiveBudget } from './budget-guard.js';
 import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
@@ -271,7 +271,7 @@ export class RunExecutor {
   #stageRun(stage: InflightStage, node: WorkflowNode, signal: AbortSignal): StageRun {
     const question = this.#state.questions.get(stage.stageId);
     const emit = (events: NewRunEvent[]) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId })));
-    const budget = this.#workflow.run.budget;
+    const budget = effectiveBudget(this.#workflow.run.budget, this.#run.budget);
     return {
       ...(budget === undefined
         ? {}

@@ -2,6 +2,8 @@
  * What creating a run takes (`weft run`, `weft_run_create`, `Weft.createRun`): one shape for
  * every surface, read by the run service.
  */
+import type { RunBudgetPayload } from './event-types.js';
+
 export interface CreateRunRequest {
   /** A workflow `.toml` file or workflow module (`.mjs`, `.js`; `.ts` with tsx installed), relative to `cwd`. */
   workflow: string;
@@ -20,6 +22,8 @@ export interface CreateRunRequest {
   dryRun?: boolean;
   autoApprove?: boolean;
   model?: string;
+  /** Limits for this run; each field given wins over the workflow's `[run.budget]`. */
+  budget?: RunBudgetPayload;
   /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
   start?: boolean;
 }

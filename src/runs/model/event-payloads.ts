@@ -10,6 +10,7 @@ import {
   type PairStartedPayload,
   type QuestionAnsweredPayload,
   type QuestionAskedPayload,
+  type RunBudgetPayload,
   type RunCreatedPayload,
   type RunParentChangedPayload,
   type RunStatusChangedPayload,
@@ -76,6 +77,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   const parentId = text(payload, type, 'parentId', { optional: true });
   const model = text(payload, type, 'model', { optional: true });
   const envFingerprint = text(payload, type, 'envFingerprint', { optional: true });
+  const budget = readRunBudget(payload.budget);
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -88,7 +90,30 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     ...(model === undefined ? {} : { model }),
     cwd: text(payload, type, 'cwd', { nonEmpty: true }) as string,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    ...(budget === undefined ? {} : { budget }),
   };
+}
+
+const BUDGET_LIMITS = ['maxCostUsd', 'maxTokens', 'maxDurationMs'] as const;
+
+/** A run's budget as given at creation: numbers ≥ 0 and `onExceeded` `pause` or `fail`; anything else is refused by name. */
+export function readRunBudget(value: unknown): RunBudgetPayload | undefined {
+  if (value === undefined) return undefined;
+  const type = RUN_EVENT.runCreated;
+  if (!isJsonObject(value)) throw invalid(type, `'budget' must be an object { maxCostUsd?, maxTokens?, maxDurationMs?, onExceeded? }, got ${describeType(value)}.`);
+  const budget: RunBudgetPayload = {};
+  for (const [key, item] of Object.entries(value)) {
+    if ((BUDGET_LIMITS as readonly string[]).includes(key)) {
+      if (typeof item !== 'number' || !Number.isFinite(item) || item < 0) throw invalid(type, `budget '${key}' must be a number ≥ 0, got ${describeType(item)}.`);
+      budget[key as (typeof BUDGET_LIMITS)[number]] = item;
+    } else if (key === 'onExceeded') {
+      if (item !== 'pause' && item !== 'fail') throw invalid(type, `budget 'onExceeded' must be 'pause' or 'fail', got ${JSON.stringify(item)}.`);
+      budget.onExceeded = item;
+    } else {
+      throw invalid(type, `budget has no field '${key}'; use maxCostUsd, maxTokens, maxDurationMs or onExceeded.`);
+    }
+  }
+  return budget;
 }
 
 export function readStatusChanged(payload: JsonObject): RunStatusChangedPayload {

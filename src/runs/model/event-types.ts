@@ -42,7 +42,12 @@ export interface RunCreatedPayload {
   cwd: string;
   /** A keyed hash of the creator's environment (never the values); see `RunSpec.envFingerprint`. */
   envFingerprint?: string;
+  /** The budget given when the run was created (`--budget`, `budget`); its fields win over the workflow's `[run.budget]`. */
+  budget?: RunBudgetPayload;
 }
+
+/** A run's own budget: limits and what happens at 100 %. */
+export type RunBudgetPayload = BudgetLimitsPayload & { onExceeded?: 'pause' | 'fail' };
 
 /** `from` is optional on input: when given it must equal the current status (compare-and-set). */
 export interface RunStatusChangedPayload {

@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
-import type { TokenUsagePayload as TokenUsage } from './event-types.js';
+import type { RunBudgetPayload, TokenUsagePayload as TokenUsage } from './event-types.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -51,6 +51,8 @@ export interface RunSpec {
    * creator execute only runs with their own fingerprint. Absent: any runner may.
    */
   envFingerprint?: string;
+  /** The budget given at creation; its fields win over the workflow's `[run.budget]`. */
+  budget?: RunBudgetPayload;
   createdAt: number;
 }
 
@@ -89,7 +91,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -102,6 +104,7 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     ...(model === undefined ? {} : { model }),
     cwd,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    ...(budget === undefined ? {} : { budget }),
     createdAt,
   };
   return { spec, state };
