@@ -90,6 +90,7 @@ export class RunService {
       cwd,
       ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
       ...(request.budget === undefined ? {} : { budget: request.budget }),
+      ...(request.priority === undefined ? {} : { priority: request.priority }),
       ...(request.start === false ? {} : { initialStatus: autoApprove ? ('queued' as const) : ('pending' as const) }),
     });
     if (run.status === 'queued') this.#deps.wakeRunners();

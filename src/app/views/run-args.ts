@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { CreateRunRequest } from '../services/run-service.js';
 import { parseDuration } from '../../core/duration.js';
 import type { RunBudgetPayload } from '../../runs/model/event-types.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
 
 /** A run id, a unique prefix of one or `@last`: RunService resolves it (INVALID_ID, RUN_NOT_FOUND otherwise). */
 export function runIdArg(description: string): z.ZodString {
@@ -64,6 +65,7 @@ export const newRunFields = {
   auto_approve: z.boolean().optional().describe('Skip approval: the run is queued at once instead of waiting in pending'),
   model: z.string().min(1).optional().describe('Model for agent stages, e.g. anthropic:claude-sonnet-4-5'),
   budget: budgetArg.optional(),
+  priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY).optional().describe(`Claim order, higher first (${MIN_PRIORITY} to ${MAX_PRIORITY}, default 0): a queued run is claimed as if created a minute earlier per step, so no run waits behind later ones for more than a minute per step of difference`),
   start: z.boolean().default(true).describe('Start the run (default true). false leaves it submitted until it is started'),
 };
 
@@ -85,6 +87,7 @@ export function createRunRequest(item: NewRunArgs, serverCwd: string): CreateRun
     ...(item.auto_approve !== undefined ? { autoApprove: item.auto_approve } : {}),
     ...(item.model !== undefined ? { model: item.model } : {}),
     ...(item.budget !== undefined ? { budget: budgetRequest(item.budget) } : {}),
+    ...(item.priority !== undefined ? { priority: item.priority } : {}),
     start: item.start,
   };
 }

@@ -24,6 +24,8 @@ export interface CreateRunRequest {
   model?: string;
   /** Limits for this run; each field given wins over the workflow's `[run.budget]`. */
   budget?: RunBudgetPayload;
+  /** Claim order, higher first (-100 … 100, default 0); see `PRIORITY_STEP_MS` for the starvation bound. */
+  priority?: number;
   /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
   start?: boolean;
 }

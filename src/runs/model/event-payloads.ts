@@ -20,7 +20,7 @@ import { assertUlid } from '../../core/ids.js';
 import { describeType, isJsonObject, type JsonObject } from './json.js';
 import { QUESTION_KINDS, type QuestionKind } from './question.js';
 import { STAGE_ID } from './run-event.js';
-import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS } from './run-record.js';
+import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS, MAX_PRIORITY, MIN_PRIORITY } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
 
 const MAX_TEXT = 64 * 1024;
@@ -78,6 +78,10 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   const model = text(payload, type, 'model', { optional: true });
   const envFingerprint = text(payload, type, 'envFingerprint', { optional: true });
   const budget = readRunBudget(payload.budget);
+  const priority = payload.priority;
+  if (priority !== undefined && (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY)) {
+    throw invalid(type, `'priority' must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, got ${JSON.stringify(priority)}.`);
+  }
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -91,6 +95,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     cwd: text(payload, type, 'cwd', { nonEmpty: true }) as string,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
     ...(budget === undefined ? {} : { budget }),
+    ...(priority === undefined || priority === 0 ? {} : { priority: priority as number }),
   };
 }
 

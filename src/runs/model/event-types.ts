@@ -44,6 +44,8 @@ export interface RunCreatedPayload {
   envFingerprint?: string;
   /** The budget given when the run was created (`--budget`, `budget`); its fields win over the workflow's `[run.budget]`. */
   budget?: RunBudgetPayload;
+  /** Claim order, higher first (-100 … 100); absent is 0. */
+  priority?: number;
 }
 
 /** A run's own budget: limits and what happens at 100 %. */

@@ -53,6 +53,8 @@ export interface RunSpec {
   envFingerprint?: string;
   /** The budget given at creation; its fields win over the workflow's `[run.budget]`. */
   budget?: RunBudgetPayload;
+  /** Claim order: higher first (from -100 to 100; absent is 0); see {@link claimTime}. */
+  priority?: number;
   createdAt: number;
 }
 
@@ -91,7 +93,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -105,9 +107,26 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     cwd,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
     ...(budget === undefined ? {} : { budget }),
+    ...(priority === undefined ? {} : { priority }),
     createdAt,
   };
   return { spec, state };
+}
+
+export const MIN_PRIORITY = -100;
+export const MAX_PRIORITY = 100;
+/**
+ * How much earlier one priority step places a run in the claim order. Runners claim queued
+ * runs by `createdAt - priority × PRIORITY_STEP_MS`, oldest first, so a higher priority
+ * goes first but a run is never passed over by a run created more than
+ * `(its rival's priority - its own) × PRIORITY_STEP_MS` after it: the starvation bound
+ * (at most 200 steps, 200 minutes, between the lowest and the highest priority).
+ */
+export const PRIORITY_STEP_MS = 60_000;
+
+/** The time a queued run is claimed by: its creation, moved earlier by its priority. */
+export function claimTime(spec: Pick<RunSpec, 'createdAt' | 'priority'>): number {
+  return spec.createdAt - (spec.priority ?? 0) * PRIORITY_STEP_MS;
 }
 
 export const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/;

@@ -38,6 +38,8 @@ export interface CreateRunParams {
   envFingerprint?: string;
   /** See `RunSpec.budget`. */
   budget?: RunBudgetPayload;
+  /** See `RunSpec.priority`. */
+  priority?: number;
   /**
    * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
    * event follows `run-created`), so no crash can leave it behind in `submitted`.

@@ -4,6 +4,7 @@
 import { WeftError } from '../../core/errors.js';
 import { budgetArg, budgetRequest } from '../../app/views/run-args.js';
 import type { RunBudgetPayload } from '../../runs/model/event-types.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -55,4 +56,11 @@ export function parseBudget(values: string[]): RunBudgetPayload {
     throw new WeftError('USAGE', `--budget ${problems.join('; ')}. Use max_cost_usd=5, max_tokens=2000000, max_duration=2h or on_exceeded=pause|fail.`);
   }
   return budgetRequest(checked.data);
+}
+
+/** `--priority n`: a whole number from -100 to 100. */
+export function parsePriority(value: string): number {
+  const priority = Number(value);
+  if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) throw new WeftError('USAGE', `--priority must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, not '${value}'.`);
+  return priority;
 }
