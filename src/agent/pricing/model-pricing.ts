@@ -5,6 +5,7 @@
  * writes priced apart). The table is ~800 KB of JavaScript, so it is imported on the
  * first turn that needs it, never at start-up. A model nobody prices is *unpriced*, never $0.
  */
+import type { calcPrice as calcPriceType } from '@pydantic/genai-prices';
 import type { LlmPriceSetting } from '../../core/settings/settings.js';
 import type { TokenUsage } from '../../runs/model/token-usage.js';
 import type { ModelApi } from '../providers/provider-catalog.js';
@@ -19,7 +20,7 @@ export interface PricedProvider {
 /** The cost fields a priced turn adds to its usage: one of the two. */
 export type TurnPrice = { estimatedCostUsd: number } | { unpricedTurns: 1 };
 
-type CalcPrice = typeof import('@pydantic/genai-prices').calcPrice;
+type CalcPrice = typeof calcPriceType;
 
 let table: Promise<CalcPrice> | undefined;
 
