@@ -1,9 +1,9 @@
+import type { RunBudgetPayload } from './event-types.js';
+
 /**
  * What creating a run takes (`weft run`, `weft_run_create`, `Weft.createRun`): one shape for
  * every surface, read by the run service.
  */
-import type { RunBudgetPayload } from './event-types.js';
-
 export interface CreateRunRequest {
   /** A workflow `.toml` file or workflow module (`.mjs`, `.js`; `.ts` with tsx installed), relative to `cwd`. */
   workflow: string;

@@ -53,7 +53,7 @@ export interface RunSpec {
   envFingerprint?: string;
   /** The budget given at creation; its fields win over the workflow's `[run.budget]`. */
   budget?: RunBudgetPayload;
-  /** Claim order: higher first (from -100 to 100; absent is 0); see {@link claimTime}. */
+  /** Claim order: higher first (from -100 to 100; absent is 0); see `claimTime`. */
   priority?: number;
   createdAt: number;
 }
