@@ -1,3 +1,4 @@
+/** The request that creates a run, the same from every surface. */
 import type { RunBudgetPayload } from './event-types.js';
 
 /**
