@@ -154,6 +154,8 @@ export function registerRunReadCommands(program: Command): void {
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
+          ...(run.priority ? [`  priority  ${run.priority}`] : []),
+          ...(run.budget ? [`  budget    ${JSON.stringify(run.budget)} (over the workflow's [run.budget])`] : []),
           ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
           ...(usage.totalTokens > 0 ? [costLine(usage)].filter((line) => line !== undefined) : []),
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
