@@ -88,6 +88,7 @@ describe.each(PROVIDERS)('agent loop over $shape ($provider)', ({ shape, provide
           // Cached input and reasoning tokens too, where the provider package reports them.
           usage: expect.objectContaining({ inputTokens: 50, outputTokens: 10, totalTokens: 60 }),
           finishReason: 'tool-calls',
+          model: `${provider}:test-model`,
         },
       ],
       ['tool-call-started', expect.objectContaining({ tool: 'read_file', arguments: { file_path: 'notes.txt' }, turn: 1 })],

@@ -85,9 +85,9 @@ describe('agent stages on Claude Code', () => {
     expect(await readFile(join(context.kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
 
     // The turns add up to what Claude Code reported for the session, cost included.
-    const usage = ofType(events, 'model-turn-finished').map((event) => event.payload.usage as { inputTokens: number; outputTokens: number; costUsd?: number });
+    const usage = ofType(events, 'model-turn-finished').map((event) => event.payload.usage as { inputTokens: number; outputTokens: number; reportedCostUsd?: number });
     expect(usage.reduce((sum, item) => sum + item.outputTokens, 0)).toBeGreaterThanOrEqual(30);
-    expect(usage.at(-1)!.costUsd).toBeGreaterThan(0);
+    expect(usage.at(-1)!.reportedCostUsd).toBeGreaterThan(0);
 
     const stage = ofType(events, 'stage-finished').find((event) => event.stageId === 'code@1')!;
     expect(stage.payload).toMatchObject({ status: 'succeeded', output: '{"ok": true, "file": "out.txt"}', error: null });

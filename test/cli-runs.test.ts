@@ -201,7 +201,7 @@ describe('weft ps, archive, unarchive, rm', () => {
     expect(ids(teamA)).toEqual([doneId, idA].sort());
     const rows = table.stdout.trim().split('\n');
     expect(rows).toHaveLength(4);
-    expect(rows[0]!.split(/\s+/)).toEqual(['ID', 'STATUS', 'WORKFLOW', 'AGE', 'GOAL']);
+    expect(rows[0]!.split(/\s+/)).toEqual(['ID', 'STATUS', 'WORKFLOW', 'AGE', 'COST', 'GOAL']);
     expect(table.stdout).toMatch(new RegExp(`^${doneId}  succeeded  ok `, 'm'));
     expect(none).toMatchObject({ code: 0, stdout: 'No runs match --status failed --label team=c (archived runs need --all).\n' });
 

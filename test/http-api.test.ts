@@ -155,7 +155,7 @@ describe('weft serve: runs', () => {
       ['third', 'succeeded', 'three'],
     ]);
     expect(detail.body.stages.every((stage) => typeof stage.duration_ms === 'number')).toBe(true);
-    expect(detail.body.tokens).toEqual({ input: 0, output: 0, total: 0, cached_input: null, reasoning: null });
+    expect(detail.body.tokens).toEqual({ input: 0, output: 0, total: 0, cached_input: null, cache_write: null, reasoning: null });
     const approveAgain = await callApi<ErrorBody>(serve, 'POST', `/runs/${run.id}/approve`, {});
     expect([approveAgain.status, approveAgain.body.error.code]).toEqual([409, 'RUN_INVALID_TRANSITION']);
   });

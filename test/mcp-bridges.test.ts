@@ -145,9 +145,17 @@ describe('sampling in runs', () => {
     const [request] = server.requests.slice(before);
     expect(request).toMatchObject({ api: 'anthropic', model: 'claude-sampler', system: SAMPLING_SYSTEM, maxOutputTokens: 10, messages: [{ role: 'user', text: 'Resource trigger-sampling-request context: say hi' }] });
     expect(payloads(events, 'sampling-requested')).toEqual([{ server: 'everything', provider: 'anthropic', model: 'claude-sampler', maxTokens: 10, messages: 1, systemPrompt: true }]);
-    // The Anthropic package reports cache reads (0 here), so the usage carries them.
+    // The Anthropic package reports cache reads and writes (0 here), so the usage carries them; no price table knows 'claude-sampler'.
     expect(payloads(events, 'sampling-finished')).toEqual([
-      { server: 'everything', provider: 'anthropic', model: 'claude-sampler', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, cachedInputTokens: 0 }, stopReason: 'endTurn', durationMs: expect.any(Number), text: 'sampled hello' },
+      {
+        server: 'everything',
+        provider: 'anthropic',
+        model: 'claude-sampler',
+        usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, cachedInputTokens: 0, cacheWriteTokens: 0, unpricedTurns: 1 },
+        stopReason: 'endTurn',
+        durationMs: expect.any(Number),
+        text: 'sampled hello',
+      },
     ]);
     expect(events.find((event) => event.type === 'sampling-finished')?.stageId).toBe('call@1');
   });

@@ -75,7 +75,7 @@ describe('weft mcp start over stdio', () => {
     expect(got.data).toEqual({
       run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }),
       pending_questions: [],
-      results: { final_output_head: null, final_output_truncated: false, final_stage_id: null, stages: [], stages_omitted: 0, tokens: { input: 0, output: 0, total: 0, cached_input: null, reasoning: null } },
+      results: { final_output_head: null, final_output_truncated: false, final_stage_id: null, stages: [], stages_omitted: 0, tokens: { input: 0, output: 0, total: 0, cached_input: null, cache_write: null, reasoning: null }, cost: null },
       next_steps: [`Start run ${second!.id} with weft_run_interact {"run_id":"${second!.id}","action":"start"}.`],
     });
     // Claude Code hands the model only structuredContent: the next page is there, and in the text.
@@ -99,9 +99,10 @@ describe('weft mcp start over stdio', () => {
         final_output_head: 'hello from quick',
         final_output_truncated: false,
         final_stage_id: 'hello@1',
-        stages: [{ stage_id: 'hello@1', node: 'hello', kind: 'command', attempt: 1, status: 'succeeded', duration_ms: expect.any(Number), output_head: 'hello from quick', output_truncated: false, error: null, finished_seq: expect.any(Number), tokens: null }],
+        stages: [{ stage_id: 'hello@1', node: 'hello', kind: 'command', attempt: 1, status: 'succeeded', duration_ms: expect.any(Number), output_head: 'hello from quick', output_truncated: false, error: null, finished_seq: expect.any(Number), tokens: null, cost: null }],
         stages_omitted: 0,
-        tokens: { input: 0, output: 0, total: 0, cached_input: null, reasoning: null },
+        tokens: { input: 0, output: 0, total: 0, cached_input: null, cache_write: null, reasoning: null },
+        cost: null,
       },
     ]);
     expect(gathered.data.next_steps).toEqual([]);

@@ -8,6 +8,7 @@
  *
  *     messages = [user: prompt]
  *     loop:
+ *       stop (between turns) if the run's budget is spent and not raised
  *       deliver new run messages as user messages
  *       stop if max turns reached
  *       turn = model(system, messages, tools of this turn)   (text streamed to the log as it comes)
@@ -18,6 +19,7 @@
  */
 import { errorMessage, WeftError } from '../core/errors.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
+import type { BudgetCheck, BudgetStop } from '../runs/engine/budget-guard.js';
 import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../tools/tool-executor.js';
 import { errorResult } from '../tools/tool.js';
 import { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMessage, type ModelRetry, type ModelTurn, type ModelUsage } from './model-client.js';
@@ -46,12 +48,14 @@ export interface AgentLoopParams {
   onWarning?: (message: string) => void;
   /** Where the model turns' spans go (the agent's span); tools get theirs through `session`. */
   traceContext?: TraceContext;
+  /** The run's budget, checked before every turn (so never in the middle of a tool call). */
+  budget?: BudgetCheck;
 }
 
 export type AgentLoopOutcome =
   | { status: 'succeeded'; text: string; turns: number; usage: ModelUsage }
   | { status: 'failed'; reason: string; text: string; turns: number; usage: ModelUsage }
-  | { status: 'cancelled'; text: string; turns: number; usage: ModelUsage };
+  | { status: 'cancelled'; text: string; turns: number; usage: ModelUsage; reason?: string };
 
 interface PlannedCall extends TurnCall {
   /** The name the model used. */
@@ -93,6 +97,17 @@ function toolMessage(planned: readonly PlannedCall[], outcomes: readonly ToolCal
   };
 }
 
+/** The budget's verdict before a turn; `aborted` when the run was cancelled while its budget question waited. */
+async function checkBudget(budget: BudgetCheck | undefined, signal: AbortSignal): Promise<BudgetStop | 'aborted'> {
+  if (budget === undefined) return undefined;
+  try {
+    return await budget.beforeTurn(signal);
+  } catch (error) {
+    if (signal.aborted) return 'aborted';
+    throw error;
+  }
+}
+
 /**
  * Runs one agent (or, with `maxTurns: 1` and no tools, one prompt) to its end.
  *
@@ -126,6 +141,10 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
   await deliverMessages();
   for (;;) {
     if (signal.aborted) return end('cancelled');
+    const stop = await checkBudget(params.budget, signal);
+    if (stop === 'aborted') return end('cancelled');
+    if (stop?.status === 'failed') return fail(stop.reason);
+    if (stop?.status === 'cancelled') return { ...end('cancelled'), reason: stop.reason };
     const limit = turnLimitReached(progress, limits);
     if (limit) return fail(limit);
     const tools = params.tools();
@@ -160,7 +179,7 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
     text = turn.text;
     messages.push(...turn.messages);
     const planned = planCalls(turn, tools);
-    await emit([modelTurnEvent(progress.turns, turn, planned)]);
+    await emit([modelTurnEvent(progress.turns, turn, planned, `${client.provider}:${client.modelId}`)]);
 
     if (planned.length === 0) {
       if (turn.finishReason !== 'length' || tokenLimitReached(progress, limits) === undefined) {

@@ -61,7 +61,7 @@ function stageResult(outcome: AgentLoopOutcome): StageResult {
     case 'failed':
       return { status: 'failed', output: outcome.text, error: outcome.reason, usage: outcome.usage };
     case 'cancelled':
-      return { status: 'cancelled', output: outcome.text, error: 'Cancelled', usage: outcome.usage };
+      return { status: 'cancelled', output: outcome.text, error: outcome.reason ?? 'Cancelled', usage: outcome.usage };
     default: {
       const unreachable: never = outcome;
       return unreachable;
@@ -179,6 +179,7 @@ export class ModelStageRunner implements AgentStageRunner {
         emit: (events) => stage.emit(events),
         ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.store, run.id, stage.stageId, started?.seq ?? 0) } : {}),
         onWarning: (warning) => logger.warn(warning),
+        ...(stage.budget === undefined ? {} : { budget: stage.budget }),
       });
     } finally {
       if (agentSpan) endAgentSpan(agentSpan, outcome);

@@ -58,4 +58,15 @@ describe('model turn spans', () => {
     expect(span!.attributes['error.type']).toBe('MODEL_AUTH_FAILED');
     expect(span!.attributes['gen_ai.provider.name']).toBe('anthropic');
   });
+
+  it('carry the turn\'s cost, reported and estimated apart', async () => {
+    const usage = { inputTokens: 11, outputTokens: 7, totalTokens: 18, estimatedCostUsd: 0.0025 };
+    await tracedGenerate(scriptedClient('anthropic', [{ text: '', toolCalls: [], usage, finishReason: 'stop', messages: [] }]), request(), 1, undefined);
+    await tracedGenerate(scriptedClient('anthropic', [{ text: '', toolCalls: [], usage: { ...usage, estimatedCostUsd: undefined, unpricedTurns: 1 }, finishReason: 'stop', messages: [] }]), request(), 2, undefined);
+    const [priced, unpriced] = kit.spans();
+    expect(priced!.attributes['weft.cost.estimated_usd']).toBe(0.0025);
+    expect(priced!.attributes['weft.cost.reported_usd']).toBeUndefined();
+    expect(unpriced!.attributes['weft.cost.unpriced_turns']).toBe(1);
+    expect(unpriced!.attributes['weft.cost.estimated_usd']).toBeUndefined();
+  });
 });

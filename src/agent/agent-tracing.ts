@@ -28,8 +28,15 @@ function modelAttributes(client: ModelClient): Record<string, string> {
   return { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GEN_AI_SYSTEM]: provider, [ATTR_GEN_AI_REQUEST_MODEL]: client.modelId, 'weft.llm.provider': client.provider };
 }
 
+/** Tokens by the GenAI conventions; cost (which they do not name yet) as `weft.cost.*`, reported and estimated apart. */
 function usageAttributes(usage: ModelUsage): Record<string, number> {
-  return { [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.inputTokens, [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage.outputTokens };
+  return {
+    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.inputTokens,
+    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage.outputTokens,
+    ...(usage.reportedCostUsd === undefined ? {} : { 'weft.cost.reported_usd': usage.reportedCostUsd }),
+    ...(usage.estimatedCostUsd === undefined ? {} : { 'weft.cost.estimated_usd': usage.estimatedCostUsd }),
+    ...(usage.unpricedTurns === undefined ? {} : { 'weft.cost.unpriced_turns': usage.unpricedTurns }),
+  };
 }
 
 /** `invoke_agent <node>`, for an `agent` stage. */

@@ -29,13 +29,7 @@ export function clipJson(value: unknown): JsonValue {
 }
 
 function usagePayload(usage: ModelUsage): TokenUsagePayload {
-  return {
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    totalTokens: usage.totalTokens,
-    ...(usage.cachedInputTokens === undefined ? {} : { cachedInputTokens: usage.cachedInputTokens }),
-    ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
-  };
+  return { ...usage };
 }
 
 export function agentStartedEvent(payload: AgentStartedPayload): NewRunEvent {
@@ -49,7 +43,7 @@ export interface TurnCall {
   arguments: unknown;
 }
 
-export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonly TurnCall[]): NewRunEvent {
+export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonly TurnCall[], model?: string): NewRunEvent {
   return {
     type: AGENT_EVENT.modelTurnFinished,
     payload: {
@@ -58,6 +52,7 @@ export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonl
       toolCalls: calls.map((call) => ({ callId: call.callId, tool: call.tool, arguments: clipJson(call.arguments) })),
       usage: usagePayload(response.usage),
       finishReason: response.finishReason,
+      ...(model === undefined ? {} : { model }),
     } satisfies ModelTurnFinishedPayload,
   };
 }

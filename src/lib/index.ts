@@ -25,6 +25,7 @@ export { WeftError, type WeftErrorCode, type WeftErrorOptions } from '../core/er
 export type { JsonObject, JsonPrimitive } from '../runs/model/json.js';
 export type { QuestionKind, QuestionStatus } from '../runs/model/question.js';
 export type { PairSession, RunCounts, RunLease } from '../runs/model/run-record.js';
+export type { BudgetLimitsPayload, RunBudgetPayload, TokenUsagePayload } from '../runs/model/event-types.js';
 export type { CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord };
 export type { RunStatus } from '../runs/model/run-status.js';
 export type { LogLevel };

@@ -23,6 +23,26 @@ export function leasesContract(ctx: ContractContext): void {
       expect((await ctx.store.getRun(older.id))?.lease).toEqual({ workerId: 'worker-a', expiresAt: T0 + 1010 });
     });
 
+    it('claims higher priority first, then age, and no run waits longer than a minute per step of difference', async () => {
+      const low = await ctx.createIn('queued', { priority: -1 });
+      ctx.advance(10);
+      const plain = await ctx.createIn('queued');
+      ctx.advance(10);
+      const urgent = await ctx.createIn('queued', { priority: 2 });
+      ctx.advance(10);
+      const alsoUrgent = await ctx.createIn('queued', { priority: 2 });
+      expect(urgent.priority).toBe(2);
+      expect(plain.priority).toBeUndefined();
+      // Two minutes (two steps) after a plain run, a priority-2 run no longer goes before it.
+      ctx.advance(2 * 60_000);
+      const lateUrgent = await ctx.createIn('queued', { priority: 2 });
+      const order = [];
+      for (let claim = await ctx.store.claimRun('w', 1000); claim !== undefined; claim = await ctx.store.claimRun('w', 1000)) order.push(claim.id);
+      expect(order).toEqual([urgent.id, alsoUrgent.id, plain.id, lateUrgent.id, low.id]);
+      await rejection(ctx.create({ priority: 101 }), 'RUN_INVALID_PARAMS');
+      await rejection(ctx.create({ priority: 1.5 }), 'RUN_INVALID_PARAMS');
+    });
+
     it('renews only for the holder, and hands an expired lease of a running run to another worker', async () => {
       const run = await ctx.createIn('queued');
       await ctx.store.claimRun('worker-a', 1000);

@@ -140,6 +140,6 @@ export class CliTranscript {
     spent.inputTokens += input;
     spent.outputTokens += output;
     spent.costUsd += cost ?? 0;
-    return { inputTokens: input, outputTokens: output, totalTokens: input + output, ...(cost === undefined ? {} : { costUsd: cost }) };
+    return { inputTokens: input, outputTokens: output, totalTokens: input + output, ...(cost === undefined ? {} : { reportedCostUsd: cost }) };
   }
 }

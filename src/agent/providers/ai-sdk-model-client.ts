@@ -66,11 +66,13 @@ function usageOf(usage: LanguageModelUsage): ModelTurn['usage'] {
   // Only what the provider reported: an absent count is not a zero.
   const cached = usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens;
   const reasoning = usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens;
+  const cacheWrite = usage.inputTokenDetails?.cacheWriteTokens;
   return {
     inputTokens,
     outputTokens,
     totalTokens: usage.totalTokens ?? inputTokens + outputTokens,
     ...(cached === undefined ? {} : { cachedInputTokens: cached }),
+    ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
     ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
   };
 }

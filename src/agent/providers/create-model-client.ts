@@ -10,6 +10,7 @@ import type { LanguageModel } from 'ai';
 import type { LlmSettings } from '../../core/settings/settings.js';
 import type { ModelClient } from '../model-client.js';
 import { AiSdkModelClient } from './ai-sdk-model-client.js';
+import { PricedModelClient } from '../pricing/priced-model-client.js';
 import { failFastFetch } from './fail-fast-fetch.js';
 import type { ModelErrorContext } from './model-errors.js';
 import { resolveProvider, selectModel, type ModelSource, type ResolvedProvider } from './model-selection.js';
@@ -78,7 +79,7 @@ export function createModelClient(sources: readonly ModelSource[], options: Mode
     ...(provider.keyEnv === undefined ? {} : { keyEnv: provider.keyEnv }),
     ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
   };
-  return new AiSdkModelClient({
+  const client = new AiSdkModelClient({
     provider: selection.provider,
     modelId: selection.model,
     toolDialect: toolDialectOf(provider.api),
@@ -88,4 +89,6 @@ export function createModelClient(sources: readonly ModelSource[], options: Mode
     streaming: options.llm.stream ?? true,
     errorContext,
   });
+  const pricedAs = { name: selection.provider, api: provider.api, ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }) };
+  return new PricedModelClient(client, pricedAs, options.llm.prices ?? {});
 }

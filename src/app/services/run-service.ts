@@ -92,6 +92,8 @@ export class RunService {
       ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
       cwd,
       ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
+      ...(request.budget === undefined ? {} : { budget: request.budget }),
+      ...(request.priority === undefined ? {} : { priority: request.priority }),
       ...(request.start === false ? {} : { initialStatus: autoApprove ? ('queued' as const) : ('pending' as const) }),
     });
     if (run.status === 'queued') this.#deps.wakeRunners();

@@ -7,6 +7,9 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { CreateRunRequest } from '../services/run-service.js';
+import { parseDuration } from '../../core/duration.js';
+import type { RunBudgetPayload } from '../../runs/model/event-types.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
 
 /** A run id, a unique prefix of one or `@last`: RunService resolves it (INVALID_ID, RUN_NOT_FOUND otherwise). */
 export function runIdArg(description: string): z.ZodString {
@@ -16,6 +19,30 @@ export function runIdArg(description: string): z.ZodString {
 export const labelsArg = z
   .record(z.string(), z.string())
   .describe('Labels as string key/value pairs, e.g. {"team": "docs"}');
+
+export const budgetArg = z
+  .object({
+    max_cost_usd: z.number().min(0).optional().describe('US dollars (reported + estimated) the run and its children may spend'),
+    max_tokens: z.number().int().min(1).optional().describe('Tokens (input + output) the run and its children may use'),
+    max_duration: z
+      .union([z.string().refine((value) => parseDuration(value) !== undefined, { message: 'must be a duration such as "30m" or "2h"' }), z.number().min(0)])
+      .optional()
+      .describe('Time since the run started: "30m", "2h", or milliseconds'),
+    on_exceeded: z.enum(['pause', 'fail']).optional().describe('pause (default): ask to raise or cancel; fail: the stage and run fail'),
+  })
+  .strict()
+  .describe("The run's budget; each field given wins over the workflow's [run.budget]");
+
+/** The run service's budget for `budget`. */
+export function budgetRequest(budget: z.output<typeof budgetArg>): RunBudgetPayload {
+  const duration = budget.max_duration === undefined ? undefined : parseDuration(budget.max_duration);
+  return {
+    ...(budget.max_cost_usd === undefined ? {} : { maxCostUsd: budget.max_cost_usd }),
+    ...(budget.max_tokens === undefined ? {} : { maxTokens: budget.max_tokens }),
+    ...(duration === undefined ? {} : { maxDurationMs: duration }),
+    ...(budget.on_exceeded === undefined ? {} : { onExceeded: budget.on_exceeded }),
+  };
+}
 
 export const reasonArg = z.string().max(2000).describe('Why (recorded on the run)');
 export const messageTextArg = z.string().min(1).max(64 * 1024).describe("Text the run's agents see on their next turn");
@@ -37,6 +64,8 @@ export const newRunFields = {
   dry_run: z.boolean().optional().describe('Walk the graph and check every stage without side effects'),
   auto_approve: z.boolean().optional().describe('Skip approval: the run is queued at once instead of waiting in pending'),
   model: z.string().min(1).optional().describe('Model for agent stages, e.g. anthropic:claude-sonnet-4-5'),
+  budget: budgetArg.optional(),
+  priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY).optional().describe(`Claim order, higher first (${MIN_PRIORITY} to ${MAX_PRIORITY}, default 0): a queued run is claimed as if created a minute earlier per step, so no run waits behind later ones for more than a minute per step of difference`),
   start: z.boolean().default(true).describe('Start the run (default true). false leaves it submitted until it is started'),
 };
 
@@ -57,6 +86,8 @@ export function createRunRequest(item: NewRunArgs, serverCwd: string): CreateRun
     ...(item.dry_run !== undefined ? { dryRun: item.dry_run } : {}),
     ...(item.auto_approve !== undefined ? { autoApprove: item.auto_approve } : {}),
     ...(item.model !== undefined ? { model: item.model } : {}),
+    ...(item.budget !== undefined ? { budget: budgetRequest(item.budget) } : {}),
+    ...(item.priority !== undefined ? { priority: item.priority } : {}),
     start: item.start,
   };
 }

@@ -43,7 +43,7 @@ describe('RunDetails', () => {
     await store.appendEvents(run.id, [turn('plan@1', 20), finished('plan@1', 'the plan\nin detail'), started('build@1')]);
     const grown = await details.read(runs, run.id);
     expect(grown).toEqual(await readRunDetail(runs, run.id));
-    expect(grown.tokens).toEqual({ input: 30, output: 2, total: 32, cached_input: null, reasoning: null });
+    expect(grown.tokens).toEqual({ input: 30, output: 2, total: 32, cached_input: null, cache_write: null, reasoning: null });
     expect(grown.stages.map((stage) => [stage.stage_id, stage.status, stage.output_preview])).toEqual([
       ['plan@1', 'succeeded', 'the plan'],
       ['build@1', 'running', null],

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { RunService } from '../services/run-service.js';
 import { StageFold, type StageRecord } from '../../runs/stage-fold.js';
-import { isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
+import { costSchema, costView, isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
 
 const OUTPUT_PREVIEW_LENGTH = 200;
 
@@ -24,6 +24,7 @@ export const stageSchema = z.object({
   output_preview: z.string().nullable().describe('First line of the output, at most 200 characters'),
   error: z.string().nullable(),
   tokens: tokenUsageSchema.nullable().describe('Model tokens of its turns; null for stages that ran no model'),
+  cost: costSchema.nullable().describe('What its turns cost; null for stages that ran no model'),
 });
 export type StageView = z.infer<typeof stageSchema>;
 
@@ -32,6 +33,7 @@ export const runDetailSchema = z.object({
   stages: z.array(stageSchema).describe('Every stage in start order'),
   pending_questions: z.array(questionSchema),
   tokens: tokenUsageSchema.describe("Model tokens of the run's agent and prompt stages"),
+  cost: costSchema.nullable().describe("What the run's model turns cost; null when no model ran"),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
@@ -56,6 +58,7 @@ function stageView(stage: StageRecord): StageView {
     output_preview: firstLine(stage.output),
     error: stage.error ?? null,
     tokens: stage.usage ? tokenUsageView(stage.usage) : null,
+    cost: costView(stage.usage),
   };
 }
 
@@ -93,7 +96,7 @@ export class RunDetails {
     if (this.#folds.size > this.#capacity) this.#folds.delete(this.#folds.keys().next().value!);
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run.id, true) : [];
     // Views are built anew from the fold, so callers can change them without touching the cache.
-    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage) };
+    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage) };
   }
 }
 

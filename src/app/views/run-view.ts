@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
 import type { PairSession, RunRecord } from '../../runs/model/run-record.js';
-import type { TokenUsage } from '../../runs/model/token-usage.js';
+import { costOf, type TokenUsage } from '../../runs/model/token-usage.js';
 import { isTerminal, RUN_STATUSES } from '../../runs/model/run-status.js';
 
 const iso = (at: number | undefined): string | null => (at === undefined ? null : isoTime(at));
@@ -33,12 +33,43 @@ export const tokenUsageSchema = z.object({
   output: z.number().int().describe('Output tokens'),
   total: z.number().int(),
   cached_input: z.number().int().nullable().describe('Input tokens read from the prompt cache; null when the provider did not report it'),
+  cache_write: z.number().int().nullable().describe('Input tokens written to the prompt cache; null when the provider did not report it'),
   reasoning: z.number().int().nullable().describe('Output tokens spent on reasoning; null when the provider did not report it'),
 });
 export type TokenUsageView = z.infer<typeof tokenUsageSchema>;
 
 export function tokenUsageView(usage: TokenUsage): TokenUsageView {
-  return { input: usage.inputTokens, output: usage.outputTokens, total: usage.totalTokens, cached_input: usage.cachedInputTokens ?? null, reasoning: usage.reasoningTokens ?? null };
+  return {
+    input: usage.inputTokens,
+    output: usage.outputTokens,
+    total: usage.totalTokens,
+    cached_input: usage.cachedInputTokens ?? null,
+    cache_write: usage.cacheWriteTokens ?? null,
+    reasoning: usage.reasoningTokens ?? null,
+  };
+}
+
+export const costSchema = z
+  .object({
+    reported_usd: z.number().nullable().describe('US dollars the provider or CLI backend reported (Claude Code does); null when none reported'),
+    estimated_usd: z.number().nullable().describe("US dollars estimated from the price table ([llm.prices], else the bundled one) for turns nobody reported a cost for; null when none"),
+    total_usd: z.number().describe('reported_usd + estimated_usd: check both to see how much is an estimate'),
+    unpriced_turns: z.number().int().describe('Model turns with no known price, in neither figure'),
+  })
+  .describe('What the model turns cost; reported and estimated figures are kept apart');
+export type CostView = z.infer<typeof costSchema>;
+
+/** The cost of `usage`, or null when no turn ran. */
+export function costView(usage: TokenUsage | undefined): CostView | null {
+  if (usage === undefined) return null;
+  const cost = costOf(usage);
+  if (!cost.priced && cost.unpricedTurns === 0) return null;
+  return {
+    reported_usd: usage.reportedCostUsd ?? null,
+    estimated_usd: usage.estimatedCostUsd ?? null,
+    total_usd: cost.reportedUsd + cost.estimatedUsd,
+    unpriced_turns: cost.unpricedTurns,
+  };
 }
 
 export const runSummarySchema = z.object({
@@ -66,6 +97,8 @@ export const runSummarySchema = z.object({
   counts: z.object({ events: z.number().int(), stages: z.number().int(), tool_calls: z.number().int(), questions_pending: z.number().int() }),
   pending_question_ids: z.array(z.string()).describe('Questions waiting for an answer (answer with weft_run_interact action "answer")'),
   pair_session: pairSessionSchema.nullable().describe('The open pair session (weft_run_pair), null when none is open'),
+  tokens: tokenUsageSchema.nullable().describe('Model tokens of every turn so far; null before the first'),
+  cost: costSchema.nullable().describe('What those turns cost; null before the first turn'),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
@@ -139,6 +172,8 @@ export function runSummary(run: RunRecord): RunSummary {
     counts: { events: run.counts.events, stages: run.counts.stages, tool_calls: run.counts.toolCalls, questions_pending: run.counts.questionsPending },
     pending_question_ids: run.pendingQuestionIds,
     pair_session: pairSessionView(run.pairSession ?? null),
+    tokens: run.usage ? tokenUsageView(run.usage) : null,
+    cost: costView(run.usage),
   };
 }
 

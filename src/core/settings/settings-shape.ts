@@ -25,6 +25,14 @@ const HOST_NAME: Shape = {
 /** `[cli.<name>]`: where that CLI's binary is, when not on PATH. */
 const CLI_TABLE: Shape = { kind: 'table', fields: { path: { kind: 'string' } } };
 
+const PER_MTOK: Shape = { kind: 'number', min: 0 };
+
+/** `[llm.prices."provider:model"]`: US dollars per million tokens (input and output required, the rest default to them). */
+const PRICE_TABLE: Shape = {
+  kind: 'table',
+  fields: { input_per_mtok: PER_MTOK, output_per_mtok: PER_MTOK, cache_read_per_mtok: PER_MTOK, cache_write_per_mtok: PER_MTOK, reasoning_per_mtok: PER_MTOK },
+};
+
 export const SETTINGS_SHAPE: Shape = {
   kind: 'table',
   fields: {
@@ -66,6 +74,7 @@ export const SETTINGS_SHAPE: Shape = {
           kind: 'map',
           of: { kind: 'table', fields: { api: { kind: 'string' }, base_url: { kind: 'string' }, api_key_env: { kind: 'string' } } },
         },
+        prices: { kind: 'map', of: PRICE_TABLE },
       },
     },
   },

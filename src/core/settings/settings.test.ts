@@ -39,7 +39,7 @@ describe('loadSettings', () => {
       webFetchAllowHosts: [],
       approvalRules: [],
       logLevel: 'warn',
-      llm: { aliases: {}, providers: {} },
+      llm: { aliases: {}, providers: {}, prices: {} },
       cli: {},
       userDocument: undefined,
       projectDocument: undefined,
@@ -99,9 +99,12 @@ describe('loadSettings', () => {
   it('reads [llm], merging aliases and providers by name with the project winning', async () => {
     await writeFile(
       join(storageDir, 'settings.toml'),
-      '[llm]\nprovider = "anthropic"\nmodel = "claude-sonnet-4-5"\nmax_retries = 5\n[llm.aliases]\nfast = "anthropic:claude-haiku-4-5"\nsmart = "openai:gpt-5"\n[llm.providers.together]\napi = "openai-compatible"\nbase_url = "https://api.together.xyz/v1"\napi_key_env = "TOGETHER_API_KEY"\n',
+      '[llm]\nprovider = "anthropic"\nmodel = "claude-sonnet-4-5"\nmax_retries = 5\n[llm.aliases]\nfast = "anthropic:claude-haiku-4-5"\nsmart = "openai:gpt-5"\n[llm.providers.together]\napi = "openai-compatible"\nbase_url = "https://api.together.xyz/v1"\napi_key_env = "TOGETHER_API_KEY"\n[llm.prices."together:*"]\ninput_per_mtok = 1\noutput_per_mtok = 2\n[llm.prices."anthropic:claude-private"]\ninput_per_mtok = 9\noutput_per_mtok = 9\n',
     );
-    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[llm]\nprovider = "ollama"\nmodel = "llama3.1:8b"\nstream = false\n[llm.aliases]\nsmart = "ollama:qwen3:32b"\n');
+    await writeFile(
+      join(workspaceRoot, '.weft/settings.toml'),
+      '[llm]\nprovider = "ollama"\nmodel = "llama3.1:8b"\nstream = false\n[llm.aliases]\nsmart = "ollama:qwen3:32b"\n[llm.prices."anthropic:claude-private"]\ninput_per_mtok = 3\noutput_per_mtok = 15\ncache_read_per_mtok = 0.3\n',
+    );
     const settings = await loadSettings({ storageDir, workspaceRoot });
     expect(settings.llm).toEqual({
       provider: 'ollama',
@@ -110,14 +113,23 @@ describe('loadSettings', () => {
       stream: false,
       aliases: { fast: 'anthropic:claude-haiku-4-5', smart: 'ollama:qwen3:32b' },
       providers: { together: { api: 'openai-compatible', baseUrl: 'https://api.together.xyz/v1', apiKeyEnv: 'TOGETHER_API_KEY' } },
+      prices: { 'together:*': { inputPerMtok: 1, outputPerMtok: 2 }, 'anthropic:claude-private': { inputPerMtok: 3, outputPerMtok: 15, cacheReadPerMtok: 0.3 } },
     });
+  });
+
+  it('refuses a price that is not a number of dollars, naming the key', async () => {
+    const file = join(storageDir, 'settings.toml');
+    await writeFile(file, '[llm.prices."ollama:*"]\ninput_per_mtok = "free"\noutput_per_mtok = -1\n');
+    expect((await failure()).message).toBe(
+      `${file}: key 'llm.prices.ollama:*.input_per_mtok' must be a number ≥ 0, not a string ("free"); key 'llm.prices.ollama:*.output_per_mtok' must be a number ≥ 0, not a number (-1).`,
+    );
   });
 
   it('refuses a non-string alias and unknown [llm] keys', async () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[llm]\nprovder = "x"\n[llm.aliases]\nfast = 3\n');
     expect((await failure()).message).toBe(
-      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers); key 'llm.aliases.fast' must be a string, not a number (3).`,
+      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers, prices); key 'llm.aliases.fast' must be a string, not a number (3).`,
     );
   });
 

@@ -25,6 +25,18 @@ export interface LlmProviderSetting {
   apiKeyEnv?: string;
 }
 
+/** `[llm.prices."provider:model"]` (patterns like `"ollama:*"` allowed): US dollars per million tokens. */
+export interface LlmPriceSetting {
+  inputPerMtok: number;
+  outputPerMtok: number;
+  /** Defaults to the input rate. */
+  cacheReadPerMtok?: number;
+  /** Defaults to the input rate. */
+  cacheWritePerMtok?: number;
+  /** Defaults to the output rate. */
+  reasoningPerMtok?: number;
+}
+
 /** `[llm]`: the default model and how providers are reached. The agent layer interprets it. */
 export interface LlmSettings {
   /** Where agent stages run when their node does not say: weft's own loop (the default) or an external CLI. */
@@ -42,6 +54,8 @@ export interface LlmSettings {
   /** Alias name → `provider:model`. */
   aliases: Record<string, string>;
   providers: Record<string, LlmProviderSetting>;
+  /** Price overrides by `provider:model` or pattern; merged by key, the project's entry winning. */
+  prices?: Record<string, LlmPriceSetting>;
 }
 
 export { CLI_NAMES, type CliName };
@@ -110,6 +124,17 @@ function readLlm(user: TomlDocument | undefined, project: TomlDocument | undefin
       ...(fields.api_key_env === undefined ? {} : { apiKeyEnv: fields.api_key_env }),
     };
   }
+  const prices: Record<string, LlmPriceSetting> = {};
+  for (const [key, entry] of Object.entries({ ...table(user, 'prices'), ...table(project, 'prices') })) {
+    const fields = entry as Record<string, number | undefined>;
+    prices[key] = {
+      inputPerMtok: fields.input_per_mtok ?? 0,
+      outputPerMtok: fields.output_per_mtok ?? 0,
+      ...(fields.cache_read_per_mtok === undefined ? {} : { cacheReadPerMtok: fields.cache_read_per_mtok }),
+      ...(fields.cache_write_per_mtok === undefined ? {} : { cacheWritePerMtok: fields.cache_write_per_mtok }),
+      ...(fields.reasoning_per_mtok === undefined ? {} : { reasoningPerMtok: fields.reasoning_per_mtok }),
+    };
+  }
   const value = <T>(key: string) => pick<T>('llm', key, user, project);
   const optional = <K extends string, T>(name: K, item: T | undefined) => (item === undefined ? {} : ({ [name]: item } as Record<K, T>));
   return {
@@ -123,6 +148,7 @@ function readLlm(user: TomlDocument | undefined, project: TomlDocument | undefin
     ...optional('stream', value<boolean>('stream')),
     aliases: { ...(table(user, 'aliases') as Record<string, string>), ...(table(project, 'aliases') as Record<string, string>) },
     providers,
+    prices,
   };
 }
 

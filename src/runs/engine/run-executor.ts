@@ -5,6 +5,7 @@
  * run — or stops when asked to cancel or interrupt. Every step is an event, written
  * before the run moves on, so another runner can pick up from the log alone.
  */
+import { BudgetGuard, effectiveBudget } from './budget-guard.js';
 import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
@@ -269,7 +270,18 @@ export class RunExecutor {
 
   #stageRun(stage: InflightStage, node: WorkflowNode, signal: AbortSignal): StageRun {
     const question = this.#state.questions.get(stage.stageId);
+    const emit = (events: NewRunEvent[]) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId })));
+    const budget = effectiveBudget(this.#workflow.run.budget, this.#run.budget);
     return {
+      ...(budget === undefined
+        ? {}
+        : {
+            budget: new BudgetGuard(this.#run, budget, {
+              store: this.#deps.store,
+              clock: this.#deps.clock,
+              question: { append: emit, control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: stage.stageId },
+            }),
+          }),
       run: this.#run,
       workflow: this.#workflow,
       node,
@@ -279,7 +291,7 @@ export class RunExecutor {
       signal,
       control: this.#control,
       services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
-      emit: (events) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }))),
+      emit,
       hold: (events) => this.#heldStarts.holdAlong(stage.stageId, events),
       whileBlocked: (work) => this.#whileBlocked(work),
       traceContext: this.#tracing.contextOf(stage.stageId),

@@ -3,6 +3,7 @@
  * small functions per node kind; the run loop owns events for stage start and finish,
  * edges, retries and run status.
  */
+import type { BudgetCheck } from './budget-guard.js';
 import type { Logger } from '../../core/logger.js';
 import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -84,6 +85,8 @@ export interface StageRun {
   traceContext: TraceContext;
   /** What an earlier runner already did in this stage before it was lost. */
   resume: { childId?: string; questionId?: string; answer?: JsonValue };
+  /** The run's budget (`[run.budget]`), for stages that call a model to check before each turn; absent when the run has none. */
+  budget?: BudgetCheck;
 }
 
 export interface StageResult {

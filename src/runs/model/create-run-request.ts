@@ -1,3 +1,6 @@
+/** The request that creates a run, the same from every surface. */
+import type { RunBudgetPayload } from './event-types.js';
+
 /**
  * What creating a run takes (`weft run`, `weft_run_create`, `Weft.createRun`): one shape for
  * every surface, read by the run service.
@@ -20,6 +23,10 @@ export interface CreateRunRequest {
   dryRun?: boolean;
   autoApprove?: boolean;
   model?: string;
+  /** Limits for this run; each field given wins over the workflow's `[run.budget]`. */
+  budget?: RunBudgetPayload;
+  /** Claim order, higher first (-100 … 100, default 0); see `PRIORITY_STEP_MS` for the starvation bound. */
+  priority?: number;
   /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
   start?: boolean;
 }

@@ -11,6 +11,7 @@ import {
   type QuestionAnsweredPayload,
   type QuestionAskedPayload,
   type QuestionWithdrawnPayload,
+  type RunBudgetPayload,
   type RunCreatedPayload,
   type RunParentChangedPayload,
   type RunStatusChangedPayload,
@@ -20,7 +21,7 @@ import { assertUlid } from '../../core/ids.js';
 import { describeType, isJsonObject, type JsonObject } from './json.js';
 import { QUESTION_KINDS, type QuestionKind } from './question.js';
 import { STAGE_ID } from './run-event.js';
-import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS } from './run-record.js';
+import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS, MAX_PRIORITY, MIN_PRIORITY } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
 
 const MAX_TEXT = 64 * 1024;
@@ -77,6 +78,11 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   const parentId = text(payload, type, 'parentId', { optional: true });
   const model = text(payload, type, 'model', { optional: true });
   const envFingerprint = text(payload, type, 'envFingerprint', { optional: true });
+  const budget = readRunBudget(payload.budget);
+  const priority = payload.priority;
+  if (priority !== undefined && (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY)) {
+    throw invalid(type, `'priority' must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, got ${JSON.stringify(priority)}.`);
+  }
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -89,7 +95,31 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     ...(model === undefined ? {} : { model }),
     cwd: text(payload, type, 'cwd', { nonEmpty: true }) as string,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    ...(budget === undefined ? {} : { budget }),
+    ...(priority === undefined || priority === 0 ? {} : { priority: priority as number }),
   };
+}
+
+const BUDGET_LIMITS = ['maxCostUsd', 'maxTokens', 'maxDurationMs'] as const;
+
+/** A run's budget as given at creation: numbers ≥ 0 and `onExceeded` `pause` or `fail`; anything else is refused by name. */
+export function readRunBudget(value: unknown): RunBudgetPayload | undefined {
+  if (value === undefined) return undefined;
+  const type = RUN_EVENT.runCreated;
+  if (!isJsonObject(value)) throw invalid(type, `'budget' must be an object { maxCostUsd?, maxTokens?, maxDurationMs?, onExceeded? }, got ${describeType(value)}.`);
+  const budget: RunBudgetPayload = {};
+  for (const [key, item] of Object.entries(value)) {
+    if ((BUDGET_LIMITS as readonly string[]).includes(key)) {
+      if (typeof item !== 'number' || !Number.isFinite(item) || item < 0) throw invalid(type, `budget '${key}' must be a number ≥ 0, got ${describeType(item)}.`);
+      budget[key as (typeof BUDGET_LIMITS)[number]] = item;
+    } else if (key === 'onExceeded') {
+      if (item !== 'pause' && item !== 'fail') throw invalid(type, `budget 'onExceeded' must be 'pause' or 'fail', got ${JSON.stringify(item)}.`);
+      budget.onExceeded = item;
+    } else {
+      throw invalid(type, `budget has no field '${key}'; use maxCostUsd, maxTokens, maxDurationMs or onExceeded.`);
+    }
+  }
+  return budget;
 }
 
 export function readStatusChanged(payload: JsonObject): RunStatusChangedPayload {

@@ -43,7 +43,14 @@ export interface RunCreatedPayload {
   cwd: string;
   /** A keyed hash of the creator's environment (never the values); see `RunSpec.envFingerprint`. */
   envFingerprint?: string;
+  /** The budget given when the run was created (`--budget`, `budget`); its fields win over the workflow's `[run.budget]`. */
+  budget?: RunBudgetPayload;
+  /** Claim order, higher first (-100 … 100); absent is 0. */
+  priority?: number;
 }
+
+/** A run's own budget: limits and what happens at 100 %. */
+export type RunBudgetPayload = BudgetLimitsPayload & { onExceeded?: 'pause' | 'fail' };
 
 /** `from` is optional on input: when given it must equal the current status (compare-and-set). */
 export interface RunStatusChangedPayload {
@@ -238,8 +245,18 @@ export type TokenUsagePayload = {
   cachedInputTokens?: number;
   /** Output tokens spent on reasoning (part of `outputTokens`). */
   reasoningTokens?: number;
-  /** US dollars, when the backend reports a cost (CLI stages); a stage's turns add up to what the CLI reported. */
-  costUsd?: number;
+  /** Input tokens written to the provider's prompt cache (part of `inputTokens`), where reported. */
+  cacheWriteTokens?: number;
+  /**
+   * US dollars the provider or CLI backend reported for these turns (Claude Code's
+   * `total_cost_usd`); a stage's turns add up to what the CLI reported. Logs before 0.x
+   * named it `costUsd`, read as the same.
+   */
+  reportedCostUsd?: number;
+  /** US dollars estimated from the price table (`[llm.prices]`, else the bundled one) for the turns nobody reported a cost for. */
+  estimatedCostUsd?: number;
+  /** Turns whose model has no known price: their cost is in neither figure. */
+  unpricedTurns?: number;
 };
 
 export type ModelTurnFinishedPayload = {
@@ -248,6 +265,8 @@ export type ModelTurnFinishedPayload = {
   toolCalls: { callId: string; tool: string; arguments: JsonValue }[];
   usage: TokenUsagePayload;
   finishReason: string;
+  /** `provider:model` the turn went to, for spend by model; absent in CLI stages and older logs. */
+  model?: string;
 };
 
 /**
@@ -366,6 +385,43 @@ export type McpServerRemovedPayload = {
   name: string;
 };
 
+/** What a run's budget writes (`runs/engine/budget-guard.ts`): the warning at 80 %, the stop at 100 %, a raise. */
+export const BUDGET_EVENT = {
+  warning: 'budget-warning',
+  exceeded: 'budget-exceeded',
+  raised: 'budget-raised',
+} as const;
+
+/** A run budget's limits; absent ones do not bound the run. */
+export type BudgetLimitsPayload = {
+  maxCostUsd?: number;
+  maxTokens?: number;
+  maxDurationMs?: number;
+};
+
+/** The dimension of a budget that was reached, and how far. */
+export type BudgetWarningPayload = {
+  /** `cost` (US dollars, reported + estimated), `tokens` or `duration` (ms since the run started). */
+  dimension: 'cost' | 'tokens' | 'duration';
+  spent: number;
+  limit: number;
+  /** spent / limit. */
+  fraction: number;
+  /** The limits in force, so a warning after a raise is told apart. */
+  limits: BudgetLimitsPayload;
+};
+
+export type BudgetExceededPayload = BudgetWarningPayload & {
+  /** `pause`: a question asks to raise or cancel; `fail`: the stage and run fail. */
+  action: 'pause' | 'fail';
+};
+
+/** New limits, from the answer to a budget question; later checks (on any runner) use these. */
+export type BudgetRaisedPayload = {
+  limits: BudgetLimitsPayload;
+  questionId: string;
+};
+
 /**
  * Every event type weft writes and the payload it carries. Readers cast `event.payload` to
  * `EventPayloads[typeof event.type]`; writers type theirs with it.
@@ -406,12 +462,15 @@ export interface EventPayloads {
   [SAMPLING_EVENT.finished]: SamplingFinishedPayload;
   [MCP_EVENT.serverAdded]: McpServerAddedPayload;
   [MCP_EVENT.serverRemoved]: McpServerRemovedPayload;
+  [BUDGET_EVENT.warning]: BudgetWarningPayload;
+  [BUDGET_EVENT.exceeded]: BudgetExceededPayload;
+  [BUDGET_EVENT.raised]: BudgetRaisedPayload;
 }
 
 export type EventType = keyof EventPayloads;
 
 /** The event types the constants above name; `event-types.test.ts` holds `EventPayloads` to the same set. */
-export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT] | (typeof MCP_EVENT)[keyof typeof MCP_EVENT];
+export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT] | (typeof MCP_EVENT)[keyof typeof MCP_EVENT] | (typeof BUDGET_EVENT)[keyof typeof BUDGET_EVENT];
 
 /** Every event type in the catalogue. */
-export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT].flatMap((catalogue) => Object.values(catalogue)));
+export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT, BUDGET_EVENT].flatMap((catalogue) => Object.values(catalogue)));

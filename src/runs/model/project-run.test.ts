@@ -31,6 +31,28 @@ function code(run: () => unknown): string | undefined {
 }
 
 describe('projectRun', () => {
+  it("keeps the run's spend from its model turns, by model, reported and estimated apart", () => {
+    const turn = (usage: Record<string, number>, model?: string): NewRunEvent => ({
+      type: 'model-turn-finished',
+      at: 200,
+      stageId: 'code@1',
+      payload: { turn: 1, text: '', toolCalls: [], finishReason: 'stop', usage, ...(model ? { model } : {}) },
+    });
+    const { run } = plan(undefined, [
+      created,
+      turn({ inputTokens: 100, outputTokens: 10, totalTokens: 110, estimatedCostUsd: 0.25 }, 'anthropic:claude-sonnet-4-5'),
+      turn({ inputTokens: 50, outputTokens: 5, totalTokens: 55, estimatedCostUsd: 0.5 }, 'anthropic:claude-sonnet-4-5'),
+      turn({ inputTokens: 7, outputTokens: 3, totalTokens: 10, costUsd: 1 }),
+      turn({ inputTokens: 1, outputTokens: 1, totalTokens: 2, unpricedTurns: 1 }, 'ollama:mystery'),
+    ]);
+    expect(run.usage).toEqual({ inputTokens: 158, outputTokens: 19, totalTokens: 177, estimatedCostUsd: 0.75, reportedCostUsd: 1, unpricedTurns: 1 });
+    expect(run.usageByModel).toEqual({
+      'anthropic:claude-sonnet-4-5': { inputTokens: 150, outputTokens: 15, totalTokens: 165, estimatedCostUsd: 0.75 },
+      unknown: { inputTokens: 7, outputTokens: 3, totalTokens: 10, reportedCostUsd: 1 },
+      'ollama:mystery': { inputTokens: 1, outputTokens: 1, totalTokens: 2, unpricedTurns: 1 },
+    });
+  });
+
   it('equals the fold of the stored events, whatever the batching', () => {
     const questions = new Map<string, QuestionRecord>();
     const events: NewRunEvent[] = [

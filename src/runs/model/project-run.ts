@@ -4,12 +4,13 @@
  * log. `run-created` gives the spec and the first state; every later event changes only
  * the state.
  */
-import { RUN_EVENT } from './event-types.js';
+import { AGENT_EVENT, RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
 import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readQuestionWithdrawn, readRunCreated, readStatusChanged } from './event-payloads.js';
 import { type RunEvent } from './run-event.js';
 import { splitRun, type PairSession, type RunRecord, type RunState } from './run-record.js';
 import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
+import { withPayloadUsage } from './token-usage.js';
 
 /**
  * Folds one event into a summary (`undefined` before `run-created`). Throws on an event
@@ -82,6 +83,14 @@ export function projectState(state: RunState, event: RunEvent): RunState {
       // Ending a session that already closed (its stage finished first) changes nothing.
       const { sessionId } = readPairEnded(event.payload);
       return next.pairSession?.sessionId === sessionId ? withoutPairSession(next) : next;
+    }
+    case AGENT_EVENT.modelTurnFinished: {
+      // The run's spend is read from its log, so a runner that takes the run over knows it.
+      const usage = withPayloadUsage(next.usage, event.payload);
+      if (usage === undefined) return next;
+      const model = typeof event.payload.model === 'string' ? event.payload.model : 'unknown';
+      const byModel = withPayloadUsage(next.usageByModel?.[model], event.payload)!;
+      return { ...next, usage, usageByModel: { ...next.usageByModel, [model]: byModel } };
     }
     case RUN_EVENT.toolCallStarted:
       return { ...next, counts: { ...next.counts, toolCalls: next.counts.toolCalls + 1 } };

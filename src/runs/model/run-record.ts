@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
+import type { RunBudgetPayload, TokenUsagePayload as TokenUsage } from './event-types.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -50,6 +51,10 @@ export interface RunSpec {
    * creator execute only runs with their own fingerprint. Absent: any runner may.
    */
   envFingerprint?: string;
+  /** The budget given at creation; its fields win over the workflow's `[run.budget]`. */
+  budget?: RunBudgetPayload;
+  /** Claim order: higher first (from -100 to 100; absent is 0); see `claimTime`. */
+  priority?: number;
   createdAt: number;
 }
 
@@ -75,6 +80,10 @@ export interface RunState {
   pendingQuestionIds: string[];
   /** The open pair session, if any; closed by `pair-ended`, by its stage finishing, or by the run ending. */
   pairSession?: PairSession;
+  /** Model tokens and cost of every turn so far (`model-turn-finished`); absent until the first turn. */
+  usage?: TokenUsage;
+  /** The same by `provider:model` (`unknown` for turns that did not say, such as CLI stages'). */
+  usageByModel?: Record<string, TokenUsage>;
 }
 
 /** A run as stored: what was asked for (workflow, inputs, goal, labels) and where it is now (status, stages, result). */
@@ -84,7 +93,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -97,9 +106,27 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     ...(model === undefined ? {} : { model }),
     cwd,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    ...(budget === undefined ? {} : { budget }),
+    ...(priority === undefined ? {} : { priority }),
     createdAt,
   };
   return { spec, state };
+}
+
+export const MIN_PRIORITY = -100;
+export const MAX_PRIORITY = 100;
+/**
+ * How much earlier one priority step places a run in the claim order. Runners claim queued
+ * runs by `createdAt - priority × PRIORITY_STEP_MS`, oldest first, so a higher priority
+ * goes first but a run is never passed over by a run created more than
+ * `(its rival's priority - its own) × PRIORITY_STEP_MS` after it: the starvation bound
+ * (at most 200 steps, 200 minutes, between the lowest and the highest priority).
+ */
+export const PRIORITY_STEP_MS = 60_000;
+
+/** The time a queued run is claimed by: its creation, moved earlier by its priority. */
+export function claimTime(spec: Pick<RunSpec, 'createdAt' | 'priority'>): number {
+  return spec.createdAt - (spec.priority ?? 0) * PRIORITY_STEP_MS;
 }
 
 export const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/;

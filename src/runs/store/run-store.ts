@@ -5,6 +5,7 @@
  * the embedded SQLite one and the in-memory one for tests.
  */
 import type { IdGenerator } from '../../core/ids.js';
+import type { RunBudgetPayload } from '../model/event-types.js';
 import type { JsonObject } from '../model/json.js';
 import type { QuestionRecord } from '../model/question.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
@@ -35,6 +36,10 @@ export interface CreateRunParams {
   cwd: string;
   /** See `RunSpec.envFingerprint`; child runs inherit their parent's. */
   envFingerprint?: string;
+  /** See `RunSpec.budget`. */
+  budget?: RunBudgetPayload;
+  /** See `RunSpec.priority`. */
+  priority?: number;
   /**
    * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
    * event follows `run-created`), so no crash can leave it behind in `submitted`.

@@ -6,10 +6,11 @@
 import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
-import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
+import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunBudgetSpec, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent'] as const;
+const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget'] as const;
+const BUDGET_FIELDS = ['max_cost_usd', 'max_tokens', 'max_duration', 'on_exceeded'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
 const APPROVAL_FIELDS = ['pattern', 'action'] as const;
 const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -75,6 +76,22 @@ function parseMcps(run: FieldReader, agent: Record<string, unknown>): RunDefault
   return { file: run.context.file, servers, lines };
 }
 
+function parseBudget(run: FieldReader): RunBudgetSpec | undefined {
+  const table = run.subtable('budget');
+  if (table === undefined) return undefined;
+  const budget = new FieldReader(run.context, table, ['run', 'budget'], '[run.budget]');
+  budget.rejectUnknown(BUDGET_FIELDS, '[run.budget] tables');
+  const limits = {
+    maxCostUsd: budget.number('max_cost_usd', 0),
+    maxTokens: budget.integer('max_tokens', 1),
+    maxDurationMs: budget.duration('max_duration'),
+  };
+  if (Object.values(limits).every((value) => value === undefined)) {
+    run.problem('budget', '[run.budget] sets no limit — write max_cost_usd = 5, max_tokens = 2000000 or max_duration = "2h"');
+  }
+  return defined<RunBudgetSpec>({ ...limits, onExceeded: budget.oneOf('on_exceeded', ['pause', 'fail'] as const) ?? 'pause' });
+}
+
 export function parseRunSection(context: ParseContext, data: Record<string, unknown>): RunDefaults {
   const run = new FieldReader(context, section(context, data, 'run'), ['run'], '[run]');
   run.rejectUnknown(RUN_FIELDS, '[run] tables');
@@ -88,6 +105,7 @@ export function parseRunSection(context: ParseContext, data: Record<string, unkn
     approval: parseApproval(run),
     agent,
     mcpServers,
+    budget: parseBudget(run),
   };
   return defined<RunDefaults>(defaults);
 }

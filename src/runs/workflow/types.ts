@@ -193,8 +193,18 @@ export interface ApprovalRuleSpec {
   action: 'allow' | 'deny' | 'ask';
 }
 
+/** `[run.budget]`: what a run may spend before it is stopped between two model turns. */
+export interface RunBudgetSpec {
+  maxCostUsd?: number;
+  maxTokens?: number;
+  maxDurationMs?: number;
+  /** `pause` (default): a question asks to raise the budget or cancel; `fail`: the stage and the run fail. */
+  onExceeded: 'pause' | 'fail';
+}
+
 /** A checked workflow's `[run]` table: defaults for its runs. */
 export interface RunDefaults {
+  budget?: RunBudgetSpec;
   goal?: string;
   labels: Record<string, string>;
   autoApprove?: boolean;

@@ -3,10 +3,10 @@
  * events` without `--json`. Events without a line of their own (internal bookkeeping)
  * return undefined.
  */
-import { AGENT_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, SAMPLING_EVENT } from '../../runs/model/event-types.js';
+import { AGENT_EVENT, BUDGET_EVENT, ENGINE_EVENT, RUN_EVENT, PAIR_END_REASON, SAMPLING_EVENT } from '../../runs/model/event-types.js';
 import { formatDuration } from '../../core/duration.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
-import { readTokenUsage } from '../../runs/model/token-usage.js';
+import { formatUsd, readTokenUsage } from '../../runs/model/token-usage.js';
 import { errorText, outputLines, tokensNote } from './stage-lines.js';
 
 function clip(value: unknown, max = 120): string {
@@ -26,6 +26,28 @@ export interface EventLineOptions {
 function retryLine(what: string, p: RunEvent['payload']): string {
   const delay = typeof p.delayMs === 'number' ? formatDuration(p.delayMs) : '?';
   return `  ↻ ${what} failed (${clip(p.error, 160)}); retry ${String(p.attempt)} of ${String(p.maxRetries)} in ${delay}`;
+}
+
+function budgetAmount(dimension: unknown, amount: unknown): string {
+  const value = Number(amount);
+  if (dimension === 'cost') return formatUsd(value);
+  if (dimension === 'duration') return formatDuration(value);
+  return `${Math.round(value)} tokens`;
+}
+
+/** `$0.90 of $1.00 (cost)`. */
+function budgetAmounts(p: RunEvent['payload']): string {
+  return `${budgetAmount(p.dimension, p.spent)} of ${budgetAmount(p.dimension, p.limit)} (${String(p.dimension)})`;
+}
+
+function budgetLimits(limits: unknown): string {
+  const table = (limits ?? {}) as Record<string, unknown>;
+  const parts = [
+    table.maxCostUsd === undefined ? '' : budgetAmount('cost', table.maxCostUsd),
+    table.maxTokens === undefined ? '' : budgetAmount('tokens', table.maxTokens),
+    table.maxDurationMs === undefined ? '' : budgetAmount('duration', table.maxDurationMs),
+  ];
+  return parts.filter((part) => part !== '').join(', ');
 }
 
 /** The line for `event`; `model-text-streamed` has none (the turn's line carries the text, or it was streamed live). */
@@ -78,6 +100,12 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       return `  ✉ delivered to the agent: ${clip(p.text, 200)}`;
     case ENGINE_EVENT.childRunCreated:
       return `  ↳ child run ${String(p.childId)} (${String(p.workflow)})`;
+    case BUDGET_EVENT.warning:
+      return `  ⚠ budget: ${budgetAmounts(p)} spent (${Math.round(Number(p.fraction) * 100)} %)`;
+    case BUDGET_EVENT.exceeded:
+      return `  ⚠ budget exceeded: ${budgetAmounts(p)}${p.action === 'fail' ? ' — the stage fails' : ' — the run waits for a raise or a cancel'}`;
+    case BUDGET_EVENT.raised:
+      return `  budget raised to ${budgetLimits(p.limits)}`;
     case ENGINE_EVENT.cancelRequested:
       return `  cancel requested${p.reason ? `: ${String(p.reason)}` : ''}`;
     case ENGINE_EVENT.interruptRequested:

@@ -2,6 +2,9 @@
  * Option parsers shared by commands: repeatable flags and `key=value` pairs.
  */
 import { WeftError } from '../../core/errors.js';
+import { budgetArg, budgetRequest } from '../../app/views/run-args.js';
+import type { RunBudgetPayload } from '../../runs/model/event-types.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -42,4 +45,22 @@ export function parseSeconds(value: string, flag: string): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0) throw new WeftError('USAGE', `${flag} must be a number of seconds, not '${value}'.`);
   return seconds;
+}
+
+/** `--budget k=v` values, as `budgetArg` (app/views/run-args.ts) takes them, then checked by it with the flag named. */
+export function parseBudget(values: string[]): RunBudgetPayload {
+  const fields = parseKeyValues(values, '--budget', parseLoose);
+  const checked = budgetArg.safeParse(fields);
+  if (!checked.success) {
+    const problems = checked.error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+    throw new WeftError('USAGE', `--budget ${problems.join('; ')}. Use max_cost_usd=5, max_tokens=2000000, max_duration=2h or on_exceeded=pause|fail.`);
+  }
+  return budgetRequest(checked.data);
+}
+
+/** `--priority n`: a whole number from -100 to 100. */
+export function parsePriority(value: string): number {
+  const priority = Number(value);
+  if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) throw new WeftError('USAGE', `--priority must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, not '${value}'.`);
+  return priority;
 }

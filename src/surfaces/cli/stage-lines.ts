@@ -5,7 +5,7 @@
 import { formatDuration } from '../../core/duration.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import type { StageRecord } from '../../runs/stage-fold.js';
-import type { TokenUsage } from '../../runs/model/token-usage.js';
+import { costOf, costText, formatUsd, type TokenUsage } from '../../runs/model/token-usage.js';
 
 /** Lines of output shown before "… N more lines". */
 const HEAD_LINES = 3;
@@ -33,9 +33,28 @@ export function errorText(error: string, indent: string): string {
   return error.replace(/\s+$/, '').split('\n').join(`\n${indent}`);
 }
 
-/** ` · 120 in / 20 out tokens`, or '' when no model ran. */
+/** ` · 120 in / 20 out tokens · $0.0012 estimated`, or '' when no model ran. */
 export function tokensNote(tokens: TokenUsage | undefined): string {
-  return tokens === undefined || tokens.totalTokens === 0 ? '' : ` · ${tokens.inputTokens} in / ${tokens.outputTokens} out tokens`;
+  if (tokens === undefined || tokens.totalTokens === 0) return '';
+  const cost = costText(tokens);
+  return ` · ${tokens.inputTokens} in / ${tokens.outputTokens} out tokens${cost === '' ? '' : ` · ${cost}`}`;
+}
+
+/** The run's cost line for `weft inspect`, or undefined when nothing is known. */
+export function costLine(tokens: TokenUsage): string | undefined {
+  const cost = costText(tokens);
+  return cost === '' ? undefined : `  cost      ${cost}`;
+}
+
+/**
+ * The cost as one short cell of `weft ps`: `$0.12` when reported, `~$0.12` when any part is
+ * an estimate, `?` when no turn had a price, '' when no model ran.
+ */
+export function costCell(tokens: TokenUsage | undefined): string {
+  const cost = costOf(tokens);
+  if (!cost.priced) return cost.unpricedTurns > 0 ? '?' : '';
+  const estimated = tokens?.estimatedCostUsd !== undefined || cost.unpricedTurns > 0;
+  return `${estimated ? '~' : ''}${formatUsd(cost.reportedUsd + cost.estimatedUsd)}`;
 }
 
 /** The run's token line for `weft inspect`: cached input and reasoning where the provider reported them. */

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { JsonValue } from '../../runs/model/json.js';
 import type { RunResults, StageRecord } from '../../runs/stage-fold.js';
-import { tokenUsageSchema, tokenUsageView } from '../../app/views/run-view.js';
+import { costSchema, costView, tokenUsageSchema, tokenUsageView } from '../../app/views/run-view.js';
 
 export const stageResultSchema = z.object({
   stage_id: z.string().describe('e.g. build@1'),
@@ -20,6 +20,7 @@ export const stageResultSchema = z.object({
   error: z.string().nullable().describe('Why it failed, in full'),
   finished_seq: z.number().int().nullable().describe('Seq of its stage-finished event, which holds the whole output'),
   tokens: tokenUsageSchema.nullable().describe('Model tokens of its turns; null for stages that ran no model'),
+  cost: costSchema.nullable().describe('What its turns cost; null for stages that ran no model'),
 });
 
 export const runResultsSchema = z.object({
@@ -29,6 +30,7 @@ export const runResultsSchema = z.object({
   stages: z.array(stageResultSchema).describe('The latest stages, in start order'),
   stages_omitted: z.number().int().describe('Earlier stages left out to keep the result small (read them with weft_run_events)'),
   tokens: tokenUsageSchema.describe('Model tokens of every turn of the run'),
+  cost: costSchema.nullable().describe('What every turn of the run cost; null when no model ran'),
 });
 export type RunResultsView = z.infer<typeof runResultsSchema>;
 
@@ -59,6 +61,7 @@ function stageView(stage: StageRecord, bounds: ResultBounds): z.infer<typeof sta
     error: stage.error ?? null,
     finished_seq: stage.finishedSeq ?? null,
     tokens: stage.usage === undefined ? null : tokenUsageView(stage.usage),
+    cost: costView(stage.usage),
   };
 }
 
@@ -72,6 +75,7 @@ export function runResultsView(results: RunResults, bounds: ResultBounds): RunRe
     stages: kept.map((stage) => stageView(stage, bounds)),
     stages_omitted: results.stages.length - kept.length,
     tokens: tokenUsageView(results.usage),
+    cost: costView(results.usage),
   };
 }
 

@@ -11,7 +11,7 @@ import { normalizeJsonObject, type JsonObject } from '../../model/json.js';
 import { planAppend } from '../../model/plan-append.js';
 import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
-import type { RunLease, RunRecord, RunSpec, RunState } from '../../model/run-record.js';
+import { claimTime, type RunLease, type RunRecord, type RunSpec, type RunState } from '../../model/run-record.js';
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
 import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
 import { becameClaimable, ChangeCollector, ChangeListeners, type StoreChangeListener } from '../store-change.js';
@@ -141,10 +141,11 @@ export class MemoryRunStore implements RunStore {
     const free = (stored: StoredRun) => (stored.lease?.expiresAt ?? 0) <= now;
     const all = [...this.runs.values()].filter((stored) => fingerprint === undefined || stored.spec.envFingerprint === fingerprint);
     const byAge = (a: StoredRun, b: StoredRun) => a.spec.createdAt - b.spec.createdAt || (a.spec.id < b.spec.id ? -1 : 1);
+    const byClaimTime = (a: StoredRun, b: StoredRun) => claimTime(a.spec) - claimTime(b.spec) || (a.spec.id < b.spec.id ? -1 : 1);
     const orphan = all
       .filter((stored) => ORPHANABLE.has(stored.state.status) && free(stored))
       .sort((a, b) => (a.lease?.expiresAt ?? 0) - (b.lease?.expiresAt ?? 0) || byAge(a, b))[0];
-    const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored)).sort(byAge)[0];
+    const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored)).sort(byClaimTime)[0];
     if (claimed === undefined) return undefined;
     claimed.lease = { workerId, expiresAt: now + leaseMs };
     this.changed(claimed.spec.id);

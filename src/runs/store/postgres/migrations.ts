@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import { pgStoreFailed } from './pg-errors.js';
+import { PRIORITY_STEP_MS } from '../../model/run-record.js';
 
 export interface PgMigration {
   version: number;
@@ -108,6 +109,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE runs ADD COLUMN change_span BIGINT GENERATED ALWAYS AS (updated_at / ${CHANGE_SPAN_MS}) STORED;
       CREATE INDEX runs_by_change_span ON runs (change_span);
       ALTER TABLE events DROP CONSTRAINT events_run_id_fkey;
+    `,
+  },
+  {
+    // Runs have a priority, kept in the spec: queued runs are claimed by their creation time
+    // moved earlier by it (PRIORITY_STEP_MS a step, see run-record.ts). A generated column,
+    // so no insert path has to know about it.
+    version: 4,
+    name: 'run priority: queued runs claimed by creation time moved earlier by priority',
+    sql: `
+      ALTER TABLE runs ADD COLUMN claim_at BIGINT GENERATED ALWAYS AS (created_at - COALESCE((spec::jsonb ->> 'priority')::bigint, 0) * ${PRIORITY_STEP_MS}) STORED;
+      CREATE INDEX runs_by_claim ON runs (status, claim_at, id);
     `,
   },
 ];

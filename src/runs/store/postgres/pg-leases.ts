@@ -19,7 +19,7 @@ const claimQuery = (sameEnvironment: boolean): string => {
   const match = sameEnvironment ? " AND (spec::jsonb ->> 'envFingerprint') = $4" : '';
   const take = (pick: string) => `UPDATE runs SET lease_owner = $1, lease_expires_at = $2 WHERE id = (${pick} FOR UPDATE SKIP LOCKED) RETURNING ${RUN_COLUMNS}`;
   const orphan = take(`SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= $3${match} ORDER BY lease_expires_at, created_at, id LIMIT 1`);
-  const queued = take(`SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= $3${match} AND NOT EXISTS (SELECT 1 FROM orphan) ORDER BY created_at, id LIMIT 1`);
+  const queued = take(`SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= $3${match} AND NOT EXISTS (SELECT 1 FROM orphan) ORDER BY claim_at, id LIMIT 1`);
   return `WITH orphan AS (${orphan}), queued AS (${queued}) SELECT * FROM orphan UNION ALL SELECT * FROM queued`;
 };
 const CLAIM_ANY = claimQuery(false);

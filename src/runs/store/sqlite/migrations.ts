@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { storeFailed } from './sqlite-errors.js';
+import { PRIORITY_STEP_MS } from '../../model/run-record.js';
 
 export interface Migration {
   version: number;
@@ -90,6 +91,16 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'runs by update time',
     sql: 'CREATE INDEX runs_by_updated ON runs (updated_at, id);',
+  },
+  {
+    // Runs have a priority: queued runs are claimed by their creation time moved earlier by
+    // it (PRIORITY_STEP_MS a step, see run-record.ts), through this index.
+    version: 4,
+    name: 'run priority',
+    sql: `
+      ALTER TABLE runs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX runs_by_claim ON runs (status, (created_at - priority * ${PRIORITY_STEP_MS}), id);
+    `,
   },
 ];
 

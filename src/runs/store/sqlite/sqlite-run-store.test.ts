@@ -55,6 +55,7 @@ describe('SqliteRunStore', () => {
       { version: 1, applied_at: 1000 },
       { version: 2, applied_at: 1000 },
       { version: 3, applied_at: 1000 },
+      { version: 4, applied_at: 1000 },
     ]);
     raw.close();
     const reopened = await SqliteRunStore.open({ storageDir: dir });

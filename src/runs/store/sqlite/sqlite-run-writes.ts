@@ -62,7 +62,7 @@ export class SqliteRunWrites {
     if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     const columns = stateColumns(state);
     const specText = JSON.stringify(spec);
-    this.#stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    this.#stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
       id,
       spec.workflow,
       columns.status,
@@ -71,6 +71,7 @@ export class SqliteRunWrites {
       spec.createdAt,
       columns.updatedAt,
       columns.state,
+      spec.priority ?? 0,
     );
     this.#stmt('INSERT INTO run_specs (id, spec) VALUES (?, ?)').run(id, specText);
     const label = this.#stmt('INSERT INTO run_labels (key, value, created_at, run_id) VALUES (?, ?, ?, ?)');

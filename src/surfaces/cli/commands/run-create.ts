@@ -10,7 +10,7 @@ import type { WeftErrorCode } from '../../../core/errors.js';
 import { ENGINE_EVENT } from '../../../runs/model/event-types.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import { followRun } from '../run-follow.js';
-import { collect, parseInputs, parseLabels } from '../options.js';
+import { collect, parseInputs, parseLabels, parseBudget, parsePriority } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
 
 interface CreateOptions {
@@ -22,6 +22,8 @@ interface CreateOptions {
   dryRun?: boolean;
   parent?: string;
   model?: string;
+  budget: string[];
+  priority?: string;
   json?: boolean;
 }
 
@@ -36,6 +38,8 @@ function addCreateOptions(command: Command): Command {
     .option('--dry-run', 'walk the graph and check every stage without side effects')
     .option('--parent <run-id>', 'make this a child of another run')
     .option('--model <model>', 'model for agent stages')
+    .option('--budget <key=value>', "the run's budget, over the workflow's [run.budget] (repeatable): max_cost_usd=5, max_tokens=2000000, max_duration=2h, on_exceeded=fail", collect, [])
+    .option('--priority <n>', 'claim order, higher first (-100 to 100, default 0; a minute earlier in the queue per step)')
     .option('--json', 'print JSON');
 }
 
@@ -51,6 +55,8 @@ function createRequest(workflow: string, cwd: string, options: CreateOptions): C
     ...(options.dryRun ? { dryRun: true } : {}),
     ...(options.parent ? { parentId: options.parent } : {}),
     ...(options.model ? { model: options.model } : {}),
+    ...(options.budget.length > 0 ? { budget: parseBudget(options.budget) } : {}),
+    ...(options.priority !== undefined ? { priority: parsePriority(options.priority) } : {}),
   };
 }
 

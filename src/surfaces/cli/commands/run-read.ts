@@ -13,9 +13,11 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from '../exit-codes.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect, parseLabels, parseSeconds } from '../options.js';
 import { followRun, type FollowOptions } from '../run-follow.js';
-import { stageLines, tokensLine } from '../stage-lines.js';
-import { addTokenUsage, NO_TOKENS } from '../../../runs/model/token-usage.js';
+import { costCell, costLine, stageLines, tokensLine } from '../stage-lines.js';
+import { addTokenUsage, costText, NO_TOKENS } from '../../../runs/model/token-usage.js';
 import type { RunService } from '../../../app/services/run-service.js';
+import { parseSince, summarizeUsage, USAGE_GROUPS, type UsageGroupBy, type UsageSummary } from '../../../app/services/usage-summary.js';
+import { usageSummaryView } from '../../../app/views/usage-view.js';
 
 
 function age(run: RunRecord): string {
@@ -40,10 +42,36 @@ async function followToEnd(runs: RunService, id: string, options: Omit<FollowOpt
   if (stopped) process.exitCode = EXIT_INTERRUPTED;
 }
 
-const PS_COLUMNS = ['ID', 'STATUS', 'WORKFLOW', 'AGE', 'GOAL'] as const;
+const PS_COLUMNS = ['ID', 'STATUS', 'WORKFLOW', 'AGE', 'COST', 'GOAL'] as const;
 
-function psRow(id: string, status: string, workflow: string, age: string, goal: string): string {
-  return `${id.padEnd(26)}  ${status.padEnd(9)}  ${workflow.padEnd(16)}  ${age.padEnd(10)}${goal ? `  ${goal}` : ''}`.trimEnd();
+function psRow(id: string, status: string, workflow: string, age: string, cost: string, goal: string): string {
+  return `${id.padEnd(26)}  ${status.padEnd(9)}  ${workflow.padEnd(16)}  ${age.padEnd(10)}  ${cost.padEnd(9)}${goal ? `  ${goal}` : ''}`.trimEnd();
+}
+
+interface PsOptions {
+  status: string[];
+  label: string[];
+  parent?: string;
+  workflow?: string;
+  all?: boolean;
+  limit: string;
+  since?: string;
+  groupBy?: string;
+  json?: boolean;
+}
+
+function parseGroupBy(value: string | undefined, since: number | undefined): UsageGroupBy | undefined {
+  if (value === undefined) return undefined;
+  if (since === undefined) throw new WeftError('USAGE', '--group-by sums spend over a time window: add --since, e.g. --since 7d.');
+  if (!(USAGE_GROUPS as readonly string[]).includes(value)) throw new WeftError('USAGE', `--group-by must be one of ${USAGE_GROUPS.join(', ')}, not '${value}'.`);
+  return value as UsageGroupBy;
+}
+
+/** The spend block `ps --since` prints above the runs. */
+function usageLines(usage: UsageSummary): string[] {
+  const cost = costText(usage.usage);
+  const total = `${usage.runs} run${usage.runs === 1 ? '' : 's'} since ${new Date(usage.since).toISOString()}: ${usage.usage.totalTokens} tokens${cost === '' ? '' : ` · ${cost}`}`;
+  return [total, ...(usage.groups ?? []).map((group) => `  ${group.key.padEnd(24)}  ${String(group.runs).padStart(5)} runs  ${String(group.usage.totalTokens).padStart(10)} tokens  ${costCell(group.usage)}`)];
 }
 
 /** The filters given to `ps`, as typed, for "no runs match …". */
@@ -71,25 +99,33 @@ export function registerRunReadCommands(program: Command): void {
     .option('--workflow <name>', 'only runs of this workflow')
     .option('--all', 'include archived runs')
     .option('--limit <n>', 'at most this many', '50')
-    .option('--json', 'print JSON')
-    .action(async (options: { status: string[]; label: string[]; parent?: string; workflow?: string; all?: boolean; limit: string; json?: boolean }, command: Command) => {
+    .option('--since <age>', 'only runs created since: an age (7d, 12h) or an ISO time; adds the tokens and cost summed over all of them (archived too)')
+    .option('--group-by <what>', `with --since: the sums by ${USAGE_GROUPS.join(', ')}`)
+    .option('--json', 'print JSON (with --since: {runs, usage})')
+    .action(async (options: PsOptions, command: Command) => {
       await withApp(command, async (app) => {
-        const page = await (await app.runs()).search({
+        const runs = await app.runs();
+        const since = options.since === undefined ? undefined : parseSince(options.since, Date.now(), '--since');
+        const groupBy = parseGroupBy(options.groupBy, since);
+        const page = await runs.search({
           status: parseStatuses(options.status),
           labels: parseLabels(options.label),
           ...(options.parent ? { parentId: options.parent } : {}),
           ...(options.workflow ? { workflow: options.workflow } : {}),
+          ...(since === undefined ? {} : { createdAfter: since }),
           archived: options.all ? 'any' : false,
           limit: Number(options.limit) || 50,
         });
-        if (options.json) return printJson(page.runs);
+        const usage = since === undefined ? undefined : await summarizeUsage(runs, { since, ...(groupBy ? { groupBy } : {}), ...(options.workflow ? { workflow: options.workflow } : {}), labels: parseLabels(options.label) });
+        if (options.json) return printJson(usage === undefined ? page.runs : { runs: page.runs, usage: usageSummaryView(usage) });
+        if (usage !== undefined) process.stdout.write(`${usageLines(usage).join('\n')}\n\n`);
         if (page.runs.length === 0) {
           const filters = describeFilters(options);
           if (filters.length > 0) return void process.stdout.write(`No runs match ${filters.join(' ')}${options.all ? '' : ' (archived runs need --all)'}.\n`);
           return void process.stdout.write(`No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`);
         }
         process.stdout.write(`${psRow(...PS_COLUMNS)}\n`);
-        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '')}\n`);
+        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '')}\n`);
       });
     });
 
@@ -118,7 +154,10 @@ export function registerRunReadCommands(program: Command): void {
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
+          ...(run.priority ? [`  priority  ${run.priority}`] : []),
+          ...(run.budget ? [`  budget    ${JSON.stringify(run.budget)} (over the workflow's [run.budget])`] : []),
           ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
+          ...(usage.totalTokens > 0 ? [costLine(usage)].filter((line) => line !== undefined) : []),
           ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),

@@ -8,6 +8,7 @@ import { createEventFeed, stageDetail } from './event-feed.js';
 import { questionForm } from './question-form.js';
 import { actionBar, actionKey, messageBox } from './run-actions.js';
 import { runPanels } from './run-panels.js';
+import { costText, costTitle } from './spend.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
 const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'question-withdrawn', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
@@ -82,7 +83,7 @@ export async function renderRun(root, signal, runId) {
   }
 
   function renderSummary() {
-    const { run, stages, pending_questions: pending, tokens } = current;
+    const { run, stages, pending_questions: pending, tokens, cost } = current;
     document.title = `${run.workflow} · ${run.status} · weft`;
     fill(
       head,
@@ -97,6 +98,7 @@ export async function renderRun(root, signal, runId) {
         meta('Finished', when(run.finished_at)),
         meta('Attempt', run.attempt),
         meta('Tokens', tokens ? tokens.total : '–'),
+        meta('Cost', h('span', { title: costTitle(cost) }, costText(cost))),
         meta('Tool calls', run.counts.tool_calls),
       ),
     );
@@ -142,7 +144,7 @@ export async function renderRun(root, signal, runId) {
       { 'data-stage': stage.stage_id, 'aria-selected': String(stage.selected) },
       h('td', { 'data-label': 'Stage' }, h('button', { type: 'button', class: 'link mono', onclick: () => ((chosenStage = stage.stage_id), renderSummary()) }, stage.stage_id)),
       h('td', { 'data-label': 'Status' }, badge(status), stage.exit_code === null || stage.exit_code === undefined ? null : h('span', { class: 'exit mono', title: 'Exit code' }, ` exit ${stage.exit_code}`)),
-      h('td', { 'data-label': 'Took' }, duration(stage.duration_ms)),
+      h('td', { 'data-label': 'Took' }, duration(stage.duration_ms), stage.cost ? h('span', { class: 'muted', title: costTitle(stage.cost) }, ` · ${costText(stage.cost)}`) : null),
       h('td', { 'data-label': 'Output' }, clip(stage.output_preview ?? stage.error ?? '', 60)),
     );
   }
