@@ -9,6 +9,8 @@ import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/lo
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
+import { workspaceHost } from './workspace-host.js';
+import type { WorkspaceHost } from '../runs/engine/run-files.js';
 import type { RunService } from './services/run-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpRegistry } from './services/mcp-registry.js';
@@ -43,6 +45,8 @@ export interface WeftApp {
   workspaceRoot: string;
   storageDir: string;
   settings: Settings;
+  /** Where this host keeps run workspaces (`WEFT_WORKSPACE_ROOT`, `[workspace] root`). */
+  workspaceHost: WorkspaceHost;
   logger: Logger;
   /** Built-in and MCP tools for `weft tools …`. */
   tools(): Promise<ToolService>;
@@ -125,10 +129,10 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const runs = once(async () => {
     if (options.runners === 'in-process') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined });
+      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, workspaces: workspaceHost(storageDir, settings, env) });
     }
     const { runServiceOver } = await import('./run-host.js');
-    return runServiceOver(await store.get(), storageDir, env);
+    return runServiceOver(await store.get(), storageDir, env, workspaceHost(storageDir, settings, env));
   });
 
   const mcpConfig = async () => {
@@ -145,6 +149,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     workspaceRoot,
     storageDir,
     settings,
+    workspaceHost: workspaceHost(storageDir, settings, env),
     logger,
     tools: tools.get,
     mcp: mcp.get,
@@ -188,8 +193,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
             adapters: cliAdapters,
             settings: runSettings,
             // The CLI connects to the servers itself: it gets the access tokens `weft mcp login` stored.
-            mcpServers: async (run, workflow) =>
-              withStoredAccessTokens((await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`))).filter((server) => server.enabled), storageDir, Date.now()),
+            mcpServers: async (run, workflow, workDir) =>
+              withStoredAccessTokens((await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`), workDir)).filter((server) => server.enabled), storageDir, Date.now()),
             stateDir: join(storageDir, 'cli-stages'),
             env,
             logger,
@@ -201,6 +206,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         pollMs: 200,
         ...(untilIdle ? { idleExitMs: 2000 } : {}),
         ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
+        workspaces: workspaceHost(storageDir, settings, env),
       });
     },
     close: async () => {

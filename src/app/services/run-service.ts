@@ -8,7 +8,9 @@ import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
-import { assertUlid } from '../../core/ids.js';
+import { assertUlid, newId } from '../../core/ids.js';
+import type { WorkspaceHost } from '../../runs/engine/run-files.js';
+import { setUpRunWorkspace } from './run-workspace-setup.js';
 import type { JsonObject, JsonValue } from '../../runs/model/json.js';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import { type RunEvent } from '../../runs/model/run-event.js';
@@ -35,6 +37,11 @@ export interface RunServiceDeps {
   wakeRunners: () => void;
   /** The creator's environment fingerprint, stored on every run created here (see `RunSpec.envFingerprint`); asked on the first create. */
   envFingerprint?: () => string;
+  /**
+   * Where this host keeps run workspaces: with it, runs get their own git workspace (see
+   * `run-workspace-setup.ts`); without it (tests of the service alone) every run works in place.
+   */
+  workspaces?: WorkspaceHost;
 }
 
 /**
@@ -77,7 +84,15 @@ export class RunService {
     const inputs = resolveInputs(workflow, request.inputs ?? {});
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
-    const run = await this.#deps.store.createRun({
+    const id = newId();
+    const host = this.#deps.workspaces;
+    const setup =
+      host === undefined
+        ? { events: [] }
+        : await setUpRunWorkspace({ runId: id, cwd, spec: { ...workflow.run.workspace, ...request.workspace }, dryRun: request.dryRun ?? false, ...(host.identity === undefined ? {} : { identity: host.identity }) });
+    const initialStatus = request.start === false ? undefined : autoApprove ? ('queued' as const) : ('pending' as const);
+    const created = await this.#deps.store.createRun({
+      id,
       workflow: workflow.name,
       workflowPath: workflow.file,
       goal,
@@ -89,8 +104,16 @@ export class RunService {
       ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
       cwd,
       ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
-      ...(request.start === false ? {} : { initialStatus: autoApprove ? ('queued' as const) : ('pending' as const) }),
+      ...(setup.workspace === undefined ? {} : { workspace: setup.workspace }),
+      ...(request.origin === undefined ? {} : { origin: request.origin }),
+      // A first checkpoint is recorded before any runner can take the run.
+      ...(initialStatus === undefined || setup.events.length > 0 ? {} : { initialStatus }),
     });
+    let run = created;
+    if (setup.events.length > 0) {
+      await this.#deps.store.appendEvents(id, [...setup.events, ...(initialStatus === undefined ? [] : [{ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: initialStatus } }])]);
+      run = await this.get(id);
+    }
     if (run.status === 'queued') this.#deps.wakeRunners();
     return run;
   }

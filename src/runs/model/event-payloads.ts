@@ -21,6 +21,7 @@ import { QUESTION_KINDS, type QuestionKind } from './question.js';
 import { STAGE_ID } from './run-event.js';
 import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
+import { readRunOrigin, readRunWorkspace } from './run-workspace.js';
 
 const MAX_TEXT = 64 * 1024;
 
@@ -76,6 +77,8 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   const parentId = text(payload, type, 'parentId', { optional: true });
   const model = text(payload, type, 'model', { optional: true });
   const envFingerprint = text(payload, type, 'envFingerprint', { optional: true });
+  const workspace = readRunWorkspace(payload.workspace);
+  const origin = readRunOrigin(payload.origin);
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -88,6 +91,8 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     ...(model === undefined ? {} : { model }),
     cwd: text(payload, type, 'cwd', { nonEmpty: true }) as string,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(origin === undefined ? {} : { origin }),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
+import type { RunOrigin, RunWorkspace } from './run-workspace.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -50,6 +51,10 @@ export interface RunSpec {
    * creator execute only runs with their own fingerprint. Absent: any runner may.
    */
   envFingerprint?: string;
+  /** Where the stages work (resolved at creation); absent on runs created before workspaces: in place. */
+  workspace?: RunWorkspace;
+  /** The run and stage this run was forked from (`weft fork`). */
+  origin?: RunOrigin;
   createdAt: number;
 }
 
@@ -84,7 +89,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, workspace, origin, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -97,6 +102,8 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     ...(model === undefined ? {} : { model }),
     cwd,
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(origin === undefined ? {} : { origin }),
     createdAt,
   };
   return { spec, state };
