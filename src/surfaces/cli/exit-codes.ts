@@ -29,6 +29,10 @@ export function exitCodeFor(code: WeftErrorCode): number {
     case 'RUN_PARENT_CYCLE':
     case 'MODEL_CONFIG_INVALID':
     case 'MODEL_KEY_MISSING':
+    case 'WORKSPACE_INVALID':
+    case 'WORKSPACE_NOT_A_REPOSITORY':
+    case 'WORKSPACE_BASE_NOT_FOUND':
+    case 'WORKSPACE_BRANCH_NOT_FOUND':
       return EXIT_USAGE;
     default:
       return EXIT_FAILURE;

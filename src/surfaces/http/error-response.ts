@@ -65,6 +65,17 @@ const TABLE: Record<HttpErrorCode, ErrorRow> = {
   NO_ACTIVE_AGENT_STAGE: row(409, 'Pair with a run while one of its agent stages is running.'),
   PAIR_SESSION_OPEN: row(409, 'Use the open session, or end it before starting another.'),
   NO_PAIR_SESSION: row(409, 'Start a pair session first.'),
+  WORKSPACE_INVALID: row(400, 'Fix the workspace field named in the message.'),
+  WORKSPACE_NOT_A_REPOSITORY: row(422, 'Create the run inside a git repository, or use workspace mode "in-place" or "clone".'),
+  WORKSPACE_BASE_NOT_FOUND: row(422, 'Use a base that exists (git branch -a, git tag and git log list them).'),
+  WORKSPACE_BRANCH_EXISTS: row(409, 'Delete or rename the existing weft/runs/<run-id> branch, then create the run again.'),
+  WORKSPACE_BRANCH_NOT_FOUND: row(404, 'Use a branch that exists.'),
+  WORKSPACE_NOT_ON_HOST: row(409, "Ask the host that holds the run's repository, or give the run a remote."),
+  WORKSPACE_HISTORY_REWRITTEN: row(409, "The stage moved the run's branch away from its last checkpoint; its files are kept under the ref named in the message."),
+  WORKSPACE_PUSH_REFUSED: row(502, "The remote refused the run's checkpoint; fix the remote, then resume the run."),
+  WORKSPACE_FETCH_FAILED: row(502, "Check the run's remote is reachable, then resume the run."),
+  WORKSPACE_MERGE_CONFLICT: row(409, 'Resolve the listed files by merging the run branch yourself, or rewind the run and try again.'),
+  WORKSPACE_GIT_FAILED: row(500, "git failed; its message is quoted. Fix what it names, then retry."),
   INTERNAL: row(500, 'This is a bug in weft; retry, and report it if it persists.'),
 };
 

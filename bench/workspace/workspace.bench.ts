@@ -1,0 +1,134 @@
+/**
+ * Checkpoint cost per stage (issue 23): on a generated repository of 10,000 files, the
+ * run's worktree is checkpointed after a "stage" that changed 10 files, and after one that
+ * changed nothing, side by side with the floor (one `git --version` spawn, one `git status`)
+ * and the variants the implementation chose between. Target: p50 under 50 ms with 10 files
+ * changed; a no-change stage costs one `git status`.
+ *
+ *   node --import tsx bench/workspace/workspace.bench.ts [--iterations=200]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpoint } from '../../src/runs/workspace/checkpoint.js';
+import { commitTree } from '../../src/runs/workspace/commit.js';
+import { git, gitEnvironment, gitLine } from '../../src/runs/workspace/git.js';
+import { openWorkspace } from '../../src/runs/workspace/open.js';
+import { prepareWorkspace } from '../../src/runs/workspace/prepare.js';
+import type { OpenedWorkspace } from '../../src/runs/workspace/workspace-spec.js';
+import { now } from '../lib/measure.js';
+import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
+import { summarize, type Summary } from '../lib/stats.js';
+
+const FILES = 10_000;
+const CHANGED = 10;
+const iterations = Number(process.argv.find((arg) => arg.startsWith('--iterations='))?.split('=')[1] ?? 200);
+
+function makeRepository(dir: string): void {
+  for (let index = 0; index < FILES; index += 1) {
+    const folder = join(dir, `src/module-${String(index % 100).padStart(3, '0')}`);
+    if (index < 100) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `file-${index}.ts`), `export const value${index} = ${index};\n// ${'x'.repeat(200)}\n`);
+  }
+  writeFileSync(join(dir, '.gitignore'), 'node_modules/\ndist/\n');
+  const env = gitEnvironment({ GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' });
+  for (const args of [['init', '--quiet', '--initial-branch=main'], ['add', '-A'], ['commit', '--quiet', '-m', 'generated']]) execFileSync('git', args, { cwd: dir, env });
+}
+
+let round = 0;
+/** A stage's work: rewrite `CHANGED` files spread over the tree (one of them new). */
+function changeFiles(topDir: string): void {
+  round += 1;
+  for (let index = 0; index < CHANGED - 1; index += 1) {
+    const file = (round * 7919 + index * 997) % FILES;
+    writeFileSync(join(topDir, `src/module-${String(file % 100).padStart(3, '0')}/file-${file}.ts`), `export const value${file} = ${round};\n`);
+  }
+  writeFileSync(join(topDir, `src/new-${round}.ts`), `export const round = ${round};\n`);
+}
+
+async function time(samples: number, setup: () => void | Promise<void>, work: () => Promise<unknown>): Promise<Summary> {
+  const times: number[] = [];
+  for (let index = 0; index < samples + 5; index += 1) {
+    await setup();
+    const start = now();
+    await work();
+    if (index >= 5) times.push(now() - start);
+  }
+  return summarize(times);
+}
+
+/** The variant not chosen: `git add -A` over the whole tree instead of the changed paths only. */
+async function checkpointAddAll(ws: OpenedWorkspace): Promise<void> {
+  await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all'], { cwd: ws.topDir });
+  await git(['add', '-A'], { cwd: ws.topDir });
+  const tree = await gitLine(['write-tree'], { cwd: ws.topDir });
+  const commit = await commitTree({ cwd: ws.topDir, tree, parents: [ws.head], message: 'x\n' });
+  await git(['update-ref', `refs/heads/${ws.workspace.branch}`, commit, ws.head], { cwd: ws.topDir });
+  await git(['diff-tree', '-r', '-z', '--raw', '--numstat', ws.head, commit], { cwd: ws.topDir });
+  ws.head = commit;
+}
+
+async function main(): Promise<void> {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'weft-bench-ws-')));
+  const loadBefore = loadavg();
+  try {
+    const repo = join(base, 'repo');
+    mkdirSync(repo);
+    const setupStart = now();
+    makeRepository(repo);
+    const generatedMs = now() - setupStart;
+    const { workspace } = await prepareWorkspace({ runId: 'bench', cwd: repo, spec: {} });
+    const openStart = now();
+    const ws = await openWorkspace({ runId: 'bench', workspace, root: join(base, 'root') });
+    const firstOpenMs = now() - openStart;
+    const reopenStart = now();
+    await openWorkspace({ runId: 'bench', workspace, root: join(base, 'root') });
+    const reopenMs = now() - reopenStart;
+    let stage = 0;
+    const rows: { name: string; summary: Summary }[] = [];
+    rows.push({ name: 'floor: spawn `git --version`', summary: await time(iterations, () => undefined, () => git(['--version'], { cwd: ws.topDir })) });
+    rows.push({ name: 'floor: `git status` (clean tree)', summary: await time(iterations, () => undefined, () => git(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: ws.topDir })) });
+    rows.push({
+      name: `checkpoint, no change`,
+      summary: await time(iterations, () => undefined, async () => {
+        if ((await checkpoint(ws, { stageId: 'noop', attempt: 1 })) !== null) throw new Error('a no-change stage made a commit');
+      }),
+    });
+    rows.push({
+      name: `checkpoint, ${CHANGED} files changed`,
+      summary: await time(iterations, () => changeFiles(ws.topDir), async () => {
+        stage += 1;
+        const made = await checkpoint(ws, { stageId: `s${stage}`, attempt: 1 });
+        if (made?.filesChanged !== CHANGED) throw new Error(`expected ${CHANGED} files in the checkpoint, got ${made?.filesChanged}`);
+      }),
+    });
+    rows.push({ name: `variant: \`add -A\` of the whole tree, ${CHANGED} changed`, summary: await time(iterations, () => changeFiles(ws.topDir), () => checkpointAddAll(ws)) });
+    const machine = machineInfo();
+    const table = markdownTable({
+      headers: ['operation', 'samples', 'p50 (ms)', 'p99 (ms)', 'mean (ms)', 'max (ms)'],
+      rows: rows.map(({ name, summary }) => [name, String(summary.count), formatNumber(summary.p50, 2), formatNumber(summary.p99, 2), formatNumber(summary.mean, 2), formatNumber(summary.max, 2)]),
+    });
+    const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
+    const markdown = [
+      '# Workspace checkpoint cost per stage',
+      '',
+      `${machine.date} · Node ${machine.node} · ${machine.platform} · ${machine.cpus} × ${machine.cpuModel.split(' ').slice(0, 2).join(' ')} · ${gitVersion} · load average ${loadBefore[0]?.toFixed(1)} before, ${loadavg()[0]?.toFixed(1)} after (1 min)`,
+      '',
+      `A generated repository of ${FILES.toLocaleString('en-US')} files (~230 bytes each, 100 folders), committed; the run's worktree made by \`openWorkspace\` (first open ${formatNumber(firstOpenMs, 0)} ms: \`worktree add\` + checkout; reopen with reset ${formatNumber(reopenMs, 0)} ms; generating the repository took ${formatNumber(generatedMs, 0)} ms). Each sample is one \`checkpoint()\` after a "stage" that rewrote ${CHANGED - 1} tracked files and added one (the writes are outside the timing), or after a stage that changed nothing; the floor rows are what any git call costs here. The variant row is the design not chosen (\`git add -A\` over the whole tree instead of the paths \`git status\` reported). Compare with the engine's per-stage cost in \`runs.md\` (1–6 ms for in-process stages, ~37 ms for a command stage at 8 runs at a time): a no-change stage pays one \`git status\`.`,
+      '',
+      table,
+      '',
+    ].join('\n');
+    const written = writeResults('workspace', { benchmark: 'workspace', machine, gitVersion, loadBefore, loadAfter: loadavg(), files: FILES, changed: CHANGED, generatedMs, firstOpenMs, reopenMs, rows }, markdown);
+    console.log(markdown);
+    console.log(`\nwritten: ${written.json}, ${written.markdown}`);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
