@@ -1,0 +1,126 @@
+/**
+ * Per-run workspaces end to end: the real CLI and runner processes, real git on repositories
+ * made here. Two runs of one workflow started together each read their own edit and leave
+ * the user's checkout as it was; a run works in the same subfolder of its worktree; outside
+ * git (or with `--workspace in-place`) runs work in the directory itself, as before.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { sandboxPerTest, type EventJson } from './fixtures/workflows-e2e/harness.js';
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const box = sandboxPerTest();
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+}
+
+/** The issue's workflow: write, wait until both runs have written (a marker each, no timing), check. */
+const EDIT_WORKFLOW = `[workflow]
+name = "edit"
+start = "write"
+
+[inputs.tag]
+required = true
+
+[inputs.markers]
+required = true
+
+[nodes.write]
+kind = "command"
+run = "echo 'edited by {{ inputs.tag }}' > app.txt"
+next = "wait"
+
+[nodes.wait]
+kind = "command"
+run = "touch '{{ inputs.markers }}/{{ inputs.tag }}'; while [ ! -e '{{ inputs.markers }}/A' ] || [ ! -e '{{ inputs.markers }}/B' ]; do sleep 0.05; done"
+next = "check"
+
+[nodes.check]
+kind = "command"
+run = "cat app.txt"
+`;
+
+async function repoWith(files: Record<string, string>): Promise<string> {
+  const repo = box.ws;
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(join(repo, name, '..'), { recursive: true });
+    await writeFile(join(repo, name), text);
+  }
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'start');
+  return repo;
+}
+
+function outputOf(events: EventJson[], stageId: string): unknown {
+  return events.find((event) => event.type === 'stage-finished' && event.stageId === stageId)?.payload.output;
+}
+
+describe('per-run workspaces', () => {
+  it('gives two concurrent runs a worktree each: each reads its own edit, and the checkout is unchanged', async () => {
+    const repo = await repoWith({ 'edit.toml': EDIT_WORKFLOW, 'app.txt': 'original\n' });
+    const markers = join(box.base, 'markers');
+    await mkdir(markers);
+    const started = await Promise.all(['A', 'B'].map((tag) => box.cli(['run', 'edit.toml', '--detach', '--input', `tag=${tag}`, '--input', `markers=${markers}`])));
+    const [a, b] = started.map((result) => {
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout.trim();
+    }) as [string, string];
+    const waited = await box.cli(['wait', a, b, '--timeout', '60']);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(outputOf(await box.events(a), 'check@1')).toBe('edited by A');
+    expect(outputOf(await box.events(b), 'check@1')).toBe('edited by B');
+    // The user's checkout: untouched.
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('original\n');
+    // Each run's branch holds one checkpoint per stage that changed files, with its trailers.
+    for (const [id, tag] of [[a, 'A'], [b, 'B']] as const) {
+      expect(git(repo, 'show', `weft/runs/${id}:app.txt`)).toBe(`edited by ${tag}`);
+      const log = git(repo, 'log', '--format=%s|%(trailers:key=Weft-Run,valueonly,separator=)|%(trailers:key=Weft-Stage,valueonly,separator=)', `main..weft/runs/${id}`);
+      expect(log.split('\n')).toEqual([`weft: write@1|${id}|write`]);
+      const checkpoints = (await box.events(id)).filter((event) => event.type === 'checkpoint-created');
+      expect(checkpoints.map((event) => [event.stageId, event.payload.filesChanged, event.payload.linesAdded, event.payload.linesRemoved])).toEqual([['write@1', 1, 1, 1]]);
+      const run = await box.inspect(id);
+      expect((run as unknown as { workspace: { mode: string; branch: string } }).workspace).toMatchObject({ mode: 'worktree', branch: `weft/runs/${id}` });
+    }
+  });
+
+  it('works in the same subfolder of its worktree; says where on the first lines of weft run', async () => {
+    const repo = await repoWith({ 'pkg/where.toml': '[workflow]\nname = "where"\nstart = "pwd"\n[nodes.pwd]\nkind = "command"\nrun = "pwd; echo made > made.txt"\n' });
+    const result = await box.cli(['--cwd', join(repo, 'pkg'), 'run', 'where.toml']);
+    expect(result.code, result.stderr).toBe(0);
+    const id = /^run (\S+) · where$/m.exec(result.stderr)?.[1] as string;
+    const workDir = join(box.home, 'workspaces', id, 'pkg');
+    expect(result.stderr).toContain(`working in ${workDir} on branch weft/runs/${id}`);
+    expect(outputOf(await box.events(id), 'pwd@1')).toBe(`${workDir}\n`.trim());
+    expect(git(repo, 'show', `weft/runs/${id}:pkg/made.txt`)).toBe('made');
+    expect(existsSync(join(repo, 'pkg', 'made.txt'))).toBe(false);
+  });
+
+  it('works in place outside git, and when asked to with --workspace in-place', async () => {
+    const flow = '[workflow]\nname = "here"\nstart = "touch"\n[nodes.touch]\nkind = "command"\nrun = "echo here > here.txt"\n';
+    await writeFile(join(box.ws, 'here.toml'), flow);
+    const outside = await box.cli(['run', 'here.toml']);
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stderr).toContain(`working in place in ${box.ws}`);
+    expect(await readFile(join(box.ws, 'here.txt'), 'utf8')).toBe('here\n');
+    await repoWith({});
+    const inPlace = await box.cli(['run', 'here.toml', '--workspace', 'in-place']);
+    expect(inPlace.code, inPlace.stderr).toBe(0);
+    const id = /^run (\S+) · here$/m.exec(inPlace.stderr)?.[1] as string;
+    expect((await box.events(id)).some((event) => event.type === 'checkpoint-created')).toBe(false);
+    expect(git(box.ws, 'branch', '--list', 'weft/*')).toBe('');
+  });
+
+  it('refuses a bad mode in the workflow, naming the file, the field and the fix', async () => {
+    await repoWith({ 'bad.toml': '[workflow]\nname = "bad"\nstart = "a"\n[run.workspace]\nmode = "worktrees"\n[nodes.a]\nkind = "command"\nrun = "true"\n' });
+    const result = await box.cli(['run', 'bad.toml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad\.toml:5: \[run\.workspace\]: 'mode' must be one of worktree, in-place, clone, got "worktrees"/);
+  });
+});
