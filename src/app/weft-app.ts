@@ -12,6 +12,7 @@ import type { Worker } from '../runs/engine/worker.js';
 import { workspaceHost } from './workspace-host.js';
 import type { WorkspaceHost } from '../runs/engine/run-files.js';
 import type { RunService } from './services/run-service.js';
+import type { WorkspaceService } from './services/workspace-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpRegistry } from './services/mcp-registry.js';
 import type { McpService } from './services/mcp-service.js';
@@ -56,6 +57,8 @@ export interface WeftApp {
   mcpConfig(): Promise<McpConfigService>;
   /** The run service over the embedded store. */
   runs(): Promise<RunService>;
+  /** Diff, rewind, fork and merge of runs' workspaces on this host. */
+  workspaces(): Promise<WorkspaceService>;
   /** MCP servers added and removed at runtime, beside the configured ones (`weft serve`). */
   mcpRegistry(): Promise<McpRegistry>;
   /** Copies the SQLite store of the storage dir into PostgreSQL (`weft store migrate`). */
@@ -156,6 +159,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     mcpConfig,
     mcpRegistry: mcpRegistry.get,
     runs: runs.get,
+    workspaces: async () => (await runs.get()).workspaces,
     migrateStore: async (url) => {
       const { migrateStoreToPostgres } = await import('./services/store-migration.js');
       return migrateStoreToPostgres({ storageDir, url, logger });

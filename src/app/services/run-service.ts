@@ -11,6 +11,7 @@ import { WeftError } from '../../core/errors.js';
 import { assertUlid, newId } from '../../core/ids.js';
 import type { WorkspaceHost } from '../../runs/engine/run-files.js';
 import { setUpRunWorkspace } from './run-workspace-setup.js';
+import { WorkspaceService } from './workspace-service.js';
 import type { JsonObject, JsonValue } from '../../runs/model/json.js';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import { type RunEvent } from '../../runs/model/run-event.js';
@@ -58,6 +59,7 @@ function notFound(id: string): WeftError {
 export class RunService {
   readonly #deps: RunServiceDeps;
   #pairing: PairService | undefined;
+  #workspaceService: WorkspaceService | undefined;
 
   constructor(deps: RunServiceDeps) {
     this.#deps = deps;
@@ -65,6 +67,14 @@ export class RunService {
 
   get store(): RunStore {
     return this.#deps.store;
+  }
+
+  /** Diff, rewind, fork and merge of runs' workspaces on this host. */
+  get workspaces(): WorkspaceService {
+    const host = this.#deps.workspaces;
+    if (host === undefined) throw new WeftError('INTERNAL', 'This run service was built without a workspace root; workspaces cannot be read here.');
+    this.#workspaceService ??= new WorkspaceService(this, host);
+    return this.#workspaceService;
   }
 
   /** Pair sessions with running agent stages (`weft pair`, `weft_run_pair`), over the same store. */
@@ -261,6 +271,8 @@ export class RunService {
   async remove(id: string): Promise<void> {
     const run = await this.get(id);
     if (!isTerminal(run.status)) throw this.#wrongState(run, 'removed', ['succeeded', 'failed', 'cancelled']);
+    // The workspace first: if git refuses, the run is still there to remove again.
+    if (this.#deps.workspaces !== undefined) await this.workspaces.removeFor(run);
     await this.#deps.store.deleteRun(id);
   }
 

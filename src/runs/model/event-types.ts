@@ -116,6 +116,7 @@ export const ENGINE_EVENT = {
   workspaceReset: 'workspace-reset',
   runRewound: 'run-rewound',
   runForked: 'run-forked',
+  runMerged: 'run-merged',
 } as const;
 
 /** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
@@ -224,6 +225,14 @@ export type RunForkedPayload = {
   forkId: string;
   fromStage: string;
   commit: string | null;
+};
+
+/** `weft merge`: the run's branch went into `into` (its branch is then kept when the run is removed). */
+export type RunMergedPayload = {
+  into: string;
+  kind: 'fast-forward' | 'merge-commit' | 'up-to-date';
+  commit: string;
+  previous: string;
 };
 
 export type ChildRunCreatedPayload = {
@@ -442,6 +451,7 @@ export interface EventPayloads {
   [ENGINE_EVENT.workspaceReset]: WorkspaceResetPayload;
   [ENGINE_EVENT.runRewound]: RunRewoundPayload;
   [ENGINE_EVENT.runForked]: RunForkedPayload;
+  [ENGINE_EVENT.runMerged]: RunMergedPayload;
   [AGENT_EVENT.agentStarted]: AgentStartedPayload;
   [AGENT_EVENT.modelTextStreamed]: ModelTextStreamedPayload;
   [AGENT_EVENT.modelRequestRetried]: ModelRequestRetriedPayload;
