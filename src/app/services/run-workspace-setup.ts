@@ -9,11 +9,25 @@ import { ENGINE_EVENT, type CheckpointCreatedPayload } from '../../runs/model/ev
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import { diffWorkspace, findRepository, prepareWorkspace, type GitIdentity, type RunWorkspace, type WorkspaceSpec } from '../../runs/workspace/index.js';
 import { MAX_CHECKPOINT_FILES } from '../../runs/engine/run-files.js';
+import { git } from '../../runs/workspace/git.js';
 
 export interface RunWorkspaceSetup {
   workspace?: RunWorkspace;
   /** Events to record right after the run is created (the uncommitted-changes checkpoint). */
   events: NewRunEvent[];
+}
+
+/**
+ * Whether `cwd` is a folder of a git repository's checked-out commit: only then does the
+ * default give the run a worktree. Outside git, and in a folder git does not hold (ignored
+ * or never committed, e.g. a scratch dir inside a checkout), the run works in place.
+ */
+async function committedFolder(cwd: string): Promise<boolean> {
+  const found = await findRepository(cwd);
+  if (found === undefined) return false;
+  if (found.subdir === '') return true;
+  const { code } = await git(['cat-file', '-e', `HEAD:${found.subdir}`], { cwd: found.top, okCodes: [1, 128] });
+  return code === 0;
 }
 
 /**
@@ -24,7 +38,7 @@ export async function setUpRunWorkspace(params: { runId: string; cwd: string; sp
   const { spec } = params;
   // A dry run has no side effects: no branch, no worktree.
   if (params.dryRun || spec.mode === 'in-place') return { events: [] };
-  if (spec.mode === undefined && (await findRepository(params.cwd)) === undefined) return { events: [] };
+  if (spec.mode === undefined && !(await committedFolder(params.cwd))) return { events: [] };
   const prepared = await prepareWorkspace({ runId: params.runId, cwd: params.cwd, spec, ...(params.identity === undefined ? {} : { identity: params.identity }) });
   const first = prepared.uncommittedCheckpoint;
   if (first === undefined || prepared.workspace.sourceRepo === undefined) return { workspace: prepared.workspace, events: [] };

@@ -5,6 +5,7 @@
  * (committed, pushed when the run has a remote, and handed back as the event to record).
  * A run that works in place pays nothing: its directory is its cwd and it never commits.
  */
+import { mkdir } from 'node:fs/promises';
 import { ENGINE_EVENT, type CheckpointCreatedPayload, type RunRewoundPayload, type WorkspaceResetPayload } from '../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
@@ -64,6 +65,8 @@ export async function openRunFiles(run: RunRecord, events: readonly RunEvent[], 
     const payload: WorkspaceResetPayload = { commit: recorded, discarded: rewound.from, keptRef: rewound.abandonedRef ?? null };
     await record([{ type: ENGINE_EVENT.workspaceReset, payload }]);
   }
+  // A run created in a folder the base commit does not hold (an explicit worktree in a new folder) still has it.
+  await mkdir(opened.workDir, { recursive: true });
   return new GitRunFiles(opened, host.identity);
 }
 

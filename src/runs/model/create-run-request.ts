@@ -4,6 +4,7 @@
  */
 import type { RunOrigin, WorkspaceSpec } from './run-workspace.js';
 
+/** What creating a run takes, on every surface. */
 export interface CreateRunRequest {
   /** A workflow `.toml` file or workflow module (`.mjs`, `.js`; `.ts` with tsx installed), relative to `cwd`. */
   workflow: string;
