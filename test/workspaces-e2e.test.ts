@@ -117,6 +117,17 @@ describe('per-run workspaces', () => {
     expect(git(box.ws, 'branch', '--list', 'weft/*')).toBe('');
   });
 
+  it('weft doctor reports a worktree whose run is gone, and the next worker start removes it', async () => {
+    const stale = join(box.home, 'workspaces', '01JD3T7Q6V9Y0X2R8K4M5N1P7S');
+    await mkdir(join(stale, 'src'), { recursive: true });
+    const doctor = await box.cli(['doctor', '--json']);
+    const checks = JSON.parse(doctor.stdout) as { name: string; level: string; detail: string }[];
+    expect(checks.find((check) => check.name === 'workspaces')).toMatchObject({ level: 'warn', detail: `1 stale worktree whose run is gone: ${stale} (other)` });
+    const worker = await box.cli(['worker', '--until-idle']);
+    expect(worker.code, worker.stderr).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+  });
+
   it('refuses a bad mode in the workflow, naming the file, the field and the fix', async () => {
     await repoWith({ 'bad.toml': '[workflow]\nname = "bad"\nstart = "a"\n[run.workspace]\nmode = "worktrees"\n[nodes.a]\nkind = "command"\nrun = "true"\n' });
     const result = await box.cli(['run', 'bad.toml']);

@@ -7,7 +7,7 @@
  * run's workspace with the run.
  */
 import { WeftError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
+import { isUlid, newId } from '../../core/ids.js';
 import { ENGINE_EVENT, RUN_EVENT, type CheckpointCreatedPayload, type RunForkedPayload, type RunMergedPayload, type RunRewoundPayload } from '../../runs/model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
@@ -146,7 +146,7 @@ export class WorkspaceService {
 
   /** Working copies under this host's root whose run is gone (`weft doctor`). */
   async stale(): Promise<{ root: string; stale: StaleWorkspace[] }> {
-    const stale = await findStaleWorkspaces(this.#host.root, async (id) => (await this.#runs.store.getRun(id).catch(() => undefined)) !== undefined);
+    const stale = await findStaleWorkspaces(this.#host.root, async (id) => !isUlid(id) || (await this.#runs.store.getRun(id)) !== undefined);
     return { root: this.#host.root, stale };
   }
 

@@ -8,7 +8,7 @@ import { WeftError } from '../../core/errors.js';
 import type { RunWorkspace } from '../workspace/workspace-spec.js';
 import type { JsonObject, JsonValue } from './json.js';
 
-export type { RunWorkspace, WorkspaceMode, WorkspaceSpec } from '../workspace/workspace-spec.js';
+export type { GitWorkspaceMode, RunWorkspace, WorkspaceMode, WorkspaceSpec } from '../workspace/workspace-spec.js';
 
 export const WORKSPACE_MODES = ['worktree', 'in-place', 'clone'] as const;
 
