@@ -117,6 +117,20 @@ describe('per-run workspaces', () => {
     expect(git(box.ws, 'branch', '--list', 'weft/*')).toBe('');
   });
 
+  it("gives a child run its own branch from the parent's current checkpoint", async () => {
+    const parent = '[workflow]\nname = "parent"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "echo from-parent > parent.txt"\nnext = "kid"\n[nodes.kid]\nkind = "child"\nworkflow = "kid.toml"\n';
+    const kid = '[workflow]\nname = "kid"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat parent.txt > seen.txt; cat parent.txt"\n';
+    const repo = await repoWith({ 'parent.toml': parent, 'kid.toml': kid });
+    const result = await box.cli(['run', 'parent.toml']);
+    expect(result.code, result.stderr).toBe(0);
+    const id = /^run (\S+) · parent$/m.exec(result.stderr)?.[1] as string;
+    const childId = String((await box.events(id)).find((event) => event.type === 'child-run-created')?.payload.childId);
+    expect(outputOf(await box.events(childId), 'look@1')).toBe('from-parent');
+    expect(git(repo, 'show', `weft/runs/${childId}:seen.txt`)).toBe('from-parent');
+    expect(git(repo, 'merge-base', '--is-ancestor', `weft/runs/${id}`, `weft/runs/${childId}`)).toBe('');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+
   it('weft doctor reports a worktree whose run is gone, and the next worker start removes it', async () => {
     const stale = join(box.home, 'workspaces', '01JD3T7Q6V9Y0X2R8K4M5N1P7S');
     await mkdir(join(stale, 'src'), { recursive: true });
