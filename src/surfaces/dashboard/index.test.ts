@@ -24,7 +24,7 @@ describe('dashboardAssets', () => {
       expect(asset.contentType).toBe('text/javascript; charset=utf-8');
       for (const [, target] of text(asset.body).matchAll(/^import .* from '\.(\/[\w-]+\.js)';$/gm)) expect(assets.has(target!), `${path} imports ${target}`).toBe(true);
     }
-    expect([...assets.keys()].filter((path) => path.endsWith('.js')).sort()).toEqual(['/api.js', '/app.js', '/dom.js', '/event-feed.js', '/login-page.js', '/mcp-page.js', '/question-form.js', '/run-actions.js', '/run-page.js', '/runs-page.js']);
+    expect([...assets.keys()].filter((path) => path.endsWith('.js')).sort()).toEqual(['/api.js', '/app.js', '/dom.js', '/event-feed.js', '/login-page.js', '/mcp-page.js', '/question-form.js', '/run-actions.js', '/run-page.js', '/runs-page.js', '/workspace-panel.js']);
     expect(assets.get('/app.css')?.contentType).toBe('text/css; charset=utf-8');
   });
 

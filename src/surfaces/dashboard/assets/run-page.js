@@ -6,6 +6,7 @@ import { badge, clip, duration, fill, h, notice, when } from './dom.js';
 import { createEventFeed, stageDetail } from './event-feed.js';
 import { questionForm } from './question-form.js';
 import { actionBar, messageBox } from './run-actions.js';
+import { workspacePanel } from './workspace-panel.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
 const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
@@ -21,6 +22,7 @@ export async function renderRun(root, signal, runId) {
   const graph = h('div', { class: 'graph', id: 'run-graph', onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node) });
   const stageRows = h('tbody');
   const detail = h('div');
+  const files = workspacePanel(runId, () => refresh());
   const live = h('span', { class: 'live', id: 'events-live' }, 'connecting');
   let current;
   let chosenStage;
@@ -40,6 +42,7 @@ export async function renderRun(root, signal, runId) {
         questions,
         h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
         detail,
+        files.element,
       ),
       h('section', { class: 'card run-graph', 'aria-label': 'Workflow graph' }, h('h2', {}, 'Graph'), graph),
     ),
@@ -117,6 +120,7 @@ export async function renderRun(root, signal, runId) {
   function renderDetail() {
     const stage = shownStage();
     fill(detail, stage ? stageDetail(stage, events) : null);
+    if (current) files.update(current, stage?.stage_id);
   }
 
   function selectNode(node) {
