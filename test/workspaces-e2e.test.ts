@@ -131,6 +131,24 @@ describe('per-run workspaces', () => {
     expect(git(repo, 'status', '--porcelain')).toBe('');
   });
 
+  it('leaves a dirty tree out by default, and carries it in as the first checkpoint with --include-uncommitted', async () => {
+    const repo = await repoWith({ 'see.toml': '[workflow]\nname = "see"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat draft.txt 2>/dev/null || echo none"\n', 'draft.txt': 'committed\n' });
+    await writeFile(join(repo, 'draft.txt'), 'uncommitted\n');
+    const plain = await box.cli(['run', 'see.toml']);
+    const plainId = /^run (\S+) · see$/m.exec(plain.stderr)?.[1] as string;
+    expect(outputOf(await box.events(plainId), 'look@1')).toBe('committed');
+    const carried = await box.cli(['run', 'see.toml', '--include-uncommitted']);
+    expect(carried.code, carried.stderr).toBe(0);
+    const id = /^run (\S+) · see$/m.exec(carried.stderr)?.[1] as string;
+    const events = await box.events(id);
+    expect(outputOf(events, 'look@1')).toBe('uncommitted');
+    const first = events.find((event) => event.type === 'checkpoint-created');
+    expect(first?.stageId).toBeUndefined();
+    expect(first).toMatchObject({ payload: { filesChanged: 1, files: [{ path: 'draft.txt', status: 'M', added: 1, removed: 1, binary: false }] } });
+    // The creator's tree and index: exactly as they were.
+    expect(git(repo, 'status', '--porcelain')).toBe('M draft.txt');
+  });
+
   it('weft doctor reports a worktree whose run is gone, and the next worker start removes it', async () => {
     const stale = join(box.home, 'workspaces', '01JD3T7Q6V9Y0X2R8K4M5N1P7S');
     await mkdir(join(stale, 'src'), { recursive: true });
