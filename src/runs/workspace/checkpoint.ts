@@ -2,7 +2,8 @@
  * A checkpoint per stage: after a stage, commit what it changed in the run's working copy
  * on the run branch, descending from the previous checkpoint. A stage that changed nothing
  * costs one `git status`; one that did costs six git processes (status, update-index of the
- * reported paths, write-tree, diff-tree, commit-tree, update-ref), and the spawns dominate.
+ * reported paths, write-tree, then diff-tree beside commit-tree + update-ref), and `git
+ * status`'s lstat of every file plus the spawns are the whole cost.
  * A stage that moved HEAD or the branch is folded in when its commits descend from the last checkpoint; otherwise the stage fails
  * with `WORKSPACE_HISTORY_REWRITTEN`, its files kept under a `refs/weft/rescued/…` ref.
  */
@@ -10,6 +11,7 @@ import { WeftError } from '../../core/errors.js';
 import { changedFiles, totals } from './changed-files.js';
 import { commitMessage, commitTree, snapshotTree } from './commit.js';
 import { git, gitLine, isAncestor, readRef } from './git.js';
+import { knownTree, rememberTree } from './known-trees.js';
 import { nextNumberedRef } from './numbered-ref.js';
 import type { CheckpointResult, GitIdentity, OpenedWorkspace } from './workspace-spec.js';
 
@@ -85,9 +87,7 @@ export async function checkpoint(opened: OpenedWorkspace, options: CheckpointOpt
   } else {
     tree = await gitLine(['rev-parse', `${state.headCommit}^{tree}`], { cwd: topDir });
   }
-  // Against the previous checkpoint: the stage's own commits count as its change too.
-  const files = await changedFiles(topDir, expected, tree);
-  if (state.headCommit === expected && files.length === 0) {
+  if (state.headCommit === expected && tree === (knownTree(opened) ?? (await gitLine(['rev-parse', `${expected}^{tree}`], { cwd: topDir })))) {
     if (!onBranch) await git(['symbolic-ref', 'HEAD', branchRef], { cwd: topDir });
     return null;
   }
@@ -97,10 +97,18 @@ export async function checkpoint(opened: OpenedWorkspace, options: CheckpointOpt
     ['Weft-Stage', options.stageId],
     ['Weft-Attempt', String(options.attempt)],
   ]);
-  const commit = await commitTree({ cwd: topDir, tree, parents: [state.headCommit], message, identity: options.identity, date: options.date });
-  await git(['update-ref', '-m', `weft: checkpoint ${options.stageId}@${options.attempt}`, branchRef, commit, branchTip ?? ''], { cwd: topDir });
+  // The summary (against the previous checkpoint, so the stage's own commits count) and the commit do not wait for each other.
+  const [files, commit] = await Promise.all([
+    changedFiles(topDir, expected, tree),
+    (async () => {
+      const made = await commitTree({ cwd: topDir, tree, parents: [state.headCommit], message, identity: options.identity, date: options.date });
+      await git(['update-ref', '-m', `weft: checkpoint ${options.stageId}@${options.attempt}`, branchRef, made, branchTip ?? ''], { cwd: topDir });
+      return made;
+    })(),
+  ]);
   if (!onBranch) await git(['symbolic-ref', 'HEAD', branchRef], { cwd: topDir });
   opened.head = commit;
+  rememberTree(opened, commit, tree);
   return { commit, parent: expected, ...totals(files), files };
 }
 

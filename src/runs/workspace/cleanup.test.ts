@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
@@ -42,6 +42,21 @@ describe('removeWorkspace', () => {
     const merged = await openRun(repo, root, 'run2');
     await removeWorkspace({ runId: 'run2', workspace: merged.workspace, root, keepBranch: true });
     expect(gitSync(repo, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/weft']).trim().split('\n')).toEqual(['weft/runs/run1', 'weft/runs/run2']);
+  });
+});
+
+describe('removeWorkspace and links', () => {
+  it('removes a link planted where the working copy goes, never what it points at', async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const root = dirs.make('root');
+    const victim = dirs.make('victim');
+    initRepo(victim, { 'precious.txt': 'keep\n' });
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    symlinkSync(victim, join(root, 'run1'));
+    await removeWorkspace({ runId: 'run1', workspace, root });
+    expect(existsSync(join(root, 'run1'))).toBe(false);
+    expect(readFileSync(join(victim, 'precious.txt'), 'utf8')).toBe('keep\n');
   });
 });
 

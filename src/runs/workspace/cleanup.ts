@@ -5,7 +5,7 @@
  * without its run record keeps its branch: weft no longer knows whether it was wanted.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { git, readRef } from './git.js';
@@ -34,7 +34,7 @@ export async function removeWorkspace(options: RemoveOptions): Promise<RemoveRes
   const { runId, workspace } = options;
   const dir = await workspaceDir(options.root, runId);
   const result: RemoveResult = {};
-  if (existsSync(dir)) {
+  if ((await lstat(dir).catch(() => undefined)) !== undefined) {
     await removeWorkingCopy(dir);
     result.removedDir = dir;
   }
@@ -70,6 +70,7 @@ async function ownerOfWorktree(dir: string): Promise<string | undefined> {
 
 /** A worktree leaves the repository's worktree list too; a clone (or anything else weft left) is just deleted. */
 async function removeWorkingCopy(dir: string): Promise<void> {
+  if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true) return void (await rm(dir, { force: true }));
   const owner = await ownerOfWorktree(dir);
   if (owner !== undefined) {
     const { code } = await git(['worktree', 'remove', '--force', '--force', '--', dir], { cwd: owner, okCodes: [128] });

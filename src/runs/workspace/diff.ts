@@ -44,7 +44,7 @@ export async function diffWorkspace(repoDir: string, workspace: RunWorkspace, op
     options.from !== undefined
       ? await gitLine(['rev-parse', '--verify', '--end-of-options', `${options.from}^{commit}`], { cwd: repoDir })
       : options.to !== undefined
-        ? await firstParent(repoDir, to)
+        ? await previousCheckpoint(repoDir, to, workspace.baseCommit)
         : workspace.baseCommit;
   const files = await changedFiles(repoDir, from, to);
   const result: WorkspaceDiff = { from, to, files, ...totals(files), truncated: false };
@@ -56,8 +56,21 @@ export async function diffWorkspace(repoDir: string, workspace: RunWorkspace, op
   return { ...result, text: stdout, truncated };
 }
 
-/** The commit's first parent, or the empty tree for a root commit. */
-async function firstParent(repoDir: string, commit: string): Promise<string> {
-  const line = await gitLine(['rev-list', '--parents', '-n', '1', commit], { cwd: repoDir });
-  return line.split(' ')[1] ?? (await gitLine(['hash-object', '-t', 'tree', '/dev/null'], { cwd: repoDir }));
+/**
+ * The checkpoint before `commit`: the nearest first-parent ancestor that weft made (it
+ * carries a `Weft-Run` trailer) or the run's base, so a stage's diff includes the commits
+ * the stage made itself. The empty tree for a root commit.
+ */
+async function previousCheckpoint(repoDir: string, commit: string, base: string): Promise<string> {
+  const { stdout } = await git(['log', '--first-parent', '-z', '--max-count=10000', '--format=%H %(trailers:key=Weft-Run,valueonly,separator=%x2C)', `${commit}^`, '--'], {
+    cwd: repoDir,
+    okCodes: [128],
+  });
+  const entries = stdout.split('\0').filter((entry) => entry !== '');
+  if (entries.length === 0) return gitLine(['hash-object', '-t', 'tree', '/dev/null'], { cwd: repoDir });
+  for (const entry of entries) {
+    const [id = '', trailer = ''] = entry.split(' ');
+    if (id === base || trailer.trim() !== '') return id;
+  }
+  return entries[0]?.split(' ')[0] ?? base;
 }

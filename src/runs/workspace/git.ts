@@ -18,7 +18,6 @@ const FIXED_CONFIG = [
   '-c', 'gc.auto=0',
   '-c', 'maintenance.auto=false',
   '-c', 'commit.gpgSign=false',
-  '-c', 'protocol.file.allow=always',
 ] as const;
 
 /** 64 MiB: a diff or listing larger than this is cut (and says so), never buffered without end. */

@@ -54,6 +54,18 @@ describe('diffWorkspace', () => {
     expect(diff).toEqual({ from: commits[1], to: commits[2], files: [{ path: 'a.txt', status: 'M', added: 1, removed: 1, binary: false }], filesChanged: 1, linesAdded: 1, linesRemoved: 1, truncated: false });
   });
 
+  it("one stage that made commits of its own: its diff covers them too", async () => {
+    const { repo, ws, commits } = await threeStages();
+    writeFiles(ws.topDir, { 'own.txt': 'committed by the stage\n' });
+    gitSync(ws.topDir, ['add', 'own.txt']);
+    gitSync(ws.topDir, ['commit', '--quiet', '-m', 'stage commit']);
+    writeFiles(ws.topDir, { 'loose.txt': 'left for weft\n' });
+    const made = await checkpoint(ws, { stageId: 's3', attempt: 1 });
+    const diff = await diffWorkspace(repo, ws.workspace, { to: made?.commit, stat: true });
+    expect(diff.from).toBe(commits[2]);
+    expect(diff.files.map((file) => file.path)).toEqual(['loose.txt', 'own.txt']);
+  });
+
   it('a large diff is cut at maxBytes and says so', async () => {
     const { repo, ws } = await threeStages();
     const diff = await diffWorkspace(repo, ws.workspace, { maxBytes: 40 });

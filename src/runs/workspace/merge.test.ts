@@ -74,6 +74,7 @@ describe('mergeRunBranch', () => {
     writeFiles(repo, { 'a.txt': 'user edit, not committed\n' });
     const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo }).catch((caught: unknown) => caught);
     expect(WeftError.is(error, 'WORKSPACE_MERGE_CONFLICT')).toBe(true);
+    expect((error as WeftError).data.files).toEqual(['a.txt']);
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('user edit, not committed\n');
     expect(gitSync(repo, ['rev-parse', 'main']).trim()).toBe(ws.workspace.baseCommit);
   });

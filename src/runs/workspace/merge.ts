@@ -71,7 +71,7 @@ export async function mergeRunBranch(options: MergeOptions): Promise<MergeResult
     throw new WeftError(
       'WORKSPACE_MERGE_CONFLICT',
       `Run ${runId}'s result could not be applied to ${into}, which is checked out in ${worktree}: ${stderrTail(moved.stderr)}. Nothing was changed. Commit or stash your changes there, then merge again.`,
-      { data: { runId, into, worktree, files: [] } },
+      { data: { runId, into, worktree, files: filesGitWouldOverwrite(moved.stderr) } },
     );
   }
   return { kind, into, commit: result, previous: target, updatedWorktree: worktree };
@@ -88,6 +88,14 @@ async function mergeTree(repoDir: string, runId: string, into: string, target: s
     `Run ${runId} conflicts with ${into} in ${files.length} file(s): ${files.join(', ')}. Nothing was changed. Merge it yourself ('git merge ${`weft/runs/${runId}`}' on ${into}) to resolve them, or rewind the run and try again.`,
     { data: { runId, into, files } },
   );
+}
+
+/** The files listed under git's "would be overwritten by merge" (one per tab-indented line). */
+function filesGitWouldOverwrite(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('\t'))
+    .map((line) => line.trim());
 }
 
 /** The working tree (main or linked) that has `ref` checked out, if any. */

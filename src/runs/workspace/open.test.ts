@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
 import { filesOf, gitSync, initBare, initRepo, tempDirs, writeFiles } from './git-test-kit.js';
+import { rewindRunBranch } from './history.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';
 import { pushRunBranch } from './push.js';
@@ -78,6 +79,20 @@ describe('openWorkspace', () => {
     expect(readFileSync(join(again.topDir, 'cache/dep.bin'), 'utf8')).toBe('kept\n');
   });
 
+  it("a lock left by a stage's git that was killed does not stop the resume", async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const root = dirs.make('root');
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    const first = await openWorkspace({ runId: 'run1', workspace, root });
+    writeFileSync(gitSync(first.topDir, ['rev-parse', '--path-format=absolute', '--git-path', 'index.lock']).trim(), '');
+    writeFiles(first.topDir, { 'README.md': 'dead attempt\n' });
+    const again = await openWorkspace({ runId: 'run1', workspace, root });
+    expect(readFileSync(join(again.topDir, 'README.md'), 'utf8')).toBe('hello\n');
+    writeFiles(again.topDir, { 'README.md': 'next attempt\n' });
+    expect((await checkpoint(again, { stageId: 's', attempt: 2 }))?.filesChanged).toBe(1);
+  });
+
   it('a half-made working copy (a crash during worktree add) is replaced', async () => {
     const repo = dirs.make('repo');
     initRepo(repo);
@@ -86,6 +101,33 @@ describe('openWorkspace', () => {
     writeFiles(join(root, 'run1'), { 'stray.txt': 'left by a crash\n' });
     const ws = await openWorkspace({ runId: 'run1', workspace, root });
     expect([...treeOf(ws.topDir).keys()]).toEqual(['README.md']);
+  });
+
+  it('a link planted where the working copy goes is removed, not followed', async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const root = dirs.make('root');
+    const victim = dirs.make('victim');
+    writeFiles(victim, { 'precious.txt': 'keep me\n' });
+    symlinkSync(victim, join(root, 'run1'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    const ws = await openWorkspace({ runId: 'run1', workspace, root });
+    expect(lstatSync(ws.topDir).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(victim, 'precious.txt'), 'utf8')).toBe('keep me\n');
+  });
+
+  it("a link to another git repository is not taken for a clone run's working copy", async () => {
+    const origin = dirs.make('origin');
+    initRepo(origin);
+    const victim = dirs.make('victim');
+    initRepo(victim, { 'tracked.txt': 'v\n' });
+    writeFiles(victim, { 'tracked.txt': 'uncommitted work\n', 'untracked.txt': 'also\n' });
+    const root = dirs.make('root');
+    symlinkSync(victim, join(root, 'run1'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: dirs.make('cwd'), spec: { mode: 'clone', repo: origin } });
+    await openWorkspace({ runId: 'run1', workspace, root });
+    expect(readFileSync(join(victim, 'tracked.txt'), 'utf8')).toBe('uncommitted work\n');
+    expect(readFileSync(join(victim, 'untracked.txt'), 'utf8')).toBe('also\n');
   });
 
   it('on another host (a second root, no source repository) clones the remote and sees exactly the checkpointed files', async () => {
@@ -141,6 +183,35 @@ describe('openWorkspace', () => {
     expect((await checkpoint(ws, { stageId: 's', attempt: 1 }))?.files.map((file) => file.path)).toEqual(['lib.txt']);
     expect(gitSync(origin, ['for-each-ref', 'refs/heads/weft'])).toBe('');
   });
+
+  it('clone mode with a remote: a runner on another host continues from the pushed checkpoint', async () => {
+    const origin = dirs.make('origin');
+    initRepo(origin, { 'lib.txt': 'lib\n' });
+    const remote = initBare(join(dirs.make('remote'), 'runs.git'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: dirs.make('cwd'), spec: { mode: 'clone', repo: origin, remote } });
+    const hostA = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('hostA') });
+    writeFiles(hostA.topDir, { 'lib.txt': 'stage one\n' });
+    const made = await checkpoint(hostA, { stageId: 'one', attempt: 1 });
+    await pushRunBranch({ runId: 'run1', workspace, repoDir: hostA.repoDir });
+    const hostB = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('hostB') });
+    expect(hostB.head).toBe(made?.commit);
+    expect(treeOf(hostB.topDir)).toEqual(new Map([['lib.txt', 'stage one\n']]));
+  });
+
+  it('a repository with a submodule: the worktree opens, the (unpopulated) submodule is no change, edits beside it are checkpointed', async () => {
+    const library = dirs.make('library');
+    initRepo(library, { 'lib.txt': 'lib\n' });
+    const repo = dirs.make('super');
+    initRepo(repo, { 'main.txt': 'main\n' });
+    gitSync(repo, ['submodule', '--quiet', 'add', library, 'vendor/lib']);
+    gitSync(repo, ['commit', '--quiet', '-m', 'add submodule']);
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
+    const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
+    expect(await checkpoint(ws, { stageId: 'noop', attempt: 1 })).toBeNull();
+    writeFiles(ws.topDir, { 'main.txt': 'edited\n' });
+    expect((await checkpoint(ws, { stageId: 'edit', attempt: 1 }))?.files.map((file) => file.path)).toEqual(['main.txt']);
+    expect(gitSync(repo, ['ls-tree', workspace.branch, 'vendor/lib']).split(/\s/)[1]).toBe('commit');
+  });
 });
 
 describe('pushRunBranch', () => {
@@ -159,6 +230,41 @@ describe('pushRunBranch', () => {
     expect(error.message).toContain('Nothing is lost');
     expect(filesOf(repo, workspace.branch).get('work.txt')).toBe('valuable\n');
     expect(gitSync(repo, ['rev-parse', workspace.branch]).trim()).toBe(made?.commit);
+  });
+
+  it('after a rewind, pushes the branch back and the abandoned tip along with it', async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const remote = initBare(join(dirs.make('remote'), 'shared.git'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } });
+    const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
+    const start = ws.head;
+    writeFiles(ws.topDir, { 'x.txt': 'x\n' });
+    const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
+    await pushRunBranch({ runId: 'run1', workspace, repoDir: ws.repoDir });
+    await rewindRunBranch(ws.repoDir, 'run1', workspace, start);
+    await pushRunBranch({ runId: 'run1', workspace, repoDir: ws.repoDir });
+    expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(start);
+    expect(gitSync(remote, ['rev-parse', 'refs/weft/abandoned/run1/1']).trim()).toBe(made?.commit);
+  });
+
+  it("a runner that lost the run to another host cannot overwrite that host's checkpoints on the remote", async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const remote = initBare(join(dirs.make('remote'), 'shared.git'));
+    const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } });
+    const hostA = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('hostA') });
+    const elsewhere = { ...workspace, sourceRepo: '/not/on/this/host' };
+    const hostB = await openWorkspace({ runId: 'run1', workspace: elsewhere, root: dirs.make('hostB') });
+    writeFiles(hostB.topDir, { 'b.txt': 'host B took over\n' });
+    const fromB = await checkpoint(hostB, { stageId: 'two', attempt: 2 });
+    await pushRunBranch({ runId: 'run1', workspace: elsewhere, repoDir: hostB.repoDir });
+    writeFiles(hostA.topDir, { 'a.txt': 'host A, too late\n' });
+    const fromA = await checkpoint(hostA, { stageId: 'two', attempt: 1 });
+    const error = await failure(pushRunBranch({ runId: 'run1', workspace, repoDir: hostA.repoDir }));
+    expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
+    expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(fromB?.commit);
+    expect(gitSync(repo, ['rev-parse', 'weft/runs/run1']).trim()).toBe(fromA?.commit);
   });
 
   it('credentials in a remote URL never reach the error', async () => {

@@ -6,10 +6,12 @@
  * the files of an attempt that died.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { WeftError } from '../../core/errors.js';
-import { git, gitLine, isAncestor, readRef, redactGitText } from './git.js';
+import { git, gitLine, isAncestor, readRef, redactGitText, stderrTail } from './git.js';
+import { rememberTree } from './known-trees.js';
+import { remoteTrackingRef } from './push.js';
 import { checkedRunId, type OpenedWorkspace, type RunWorkspace } from './workspace-spec.js';
 
 export interface OpenOptions {
@@ -41,7 +43,9 @@ export async function openWorkspace(options: OpenOptions): Promise<OpenedWorkspa
   else await ensureClone(topDir, workspace, runId);
   const head = await syncFromRemote(repoDir, workspace, runId);
   await resetTo(topDir, workspace.branch, head);
-  return { runId, workspace, topDir, workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')), repoDir, head };
+  const opened: OpenedWorkspace = { runId, workspace, topDir, workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')), repoDir, head };
+  rememberTree(opened, head, await gitLine(['rev-parse', `${head}^{tree}`], { cwd: topDir }));
+  return opened;
 }
 
 /** Whether `repo` exists here and is the run's source (its run branch, or its base when a remote holds the branch). */
@@ -52,7 +56,7 @@ async function holdsBranch(repo: string, workspace: RunWorkspace): Promise<boole
 }
 
 async function isWorkingCopyOf(dir: string, commonDir: string | undefined): Promise<boolean> {
-  if (!existsSync(join(dir, '.git'))) return false;
+  if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true || !existsSync(join(dir, '.git'))) return false;
   const { code, stdout } = await git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], { cwd: dir, okCodes: [128] });
   if (code !== 0) return false;
   const [common = '', top = ''] = stdout.split('\n');
@@ -60,14 +64,41 @@ async function isWorkingCopyOf(dir: string, commonDir: string | undefined): Prom
   return commonDir === undefined || (await realpath(common).catch(() => '')) === commonDir;
 }
 
+/** Worktree changes of one repository, one at a time in this process: `git worktree add` reads the other entries while a concurrent one is half-written. */
+const worktreeQueues = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = worktreeQueues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  worktreeQueues.set(key, settled);
+  void settled.then(() => {
+    if (worktreeQueues.get(key) === settled) worktreeQueues.delete(key);
+  });
+  return next;
+}
+
+/** Another process adding a worktree at the same moment: its half-written entry is read as broken. */
+const CONCURRENT_ADD = /failed to read .*worktrees\/|worktrees\/[^ ]+ (?:does not exist|is not a directory)/;
+
 async function ensureWorktree(repo: string, dir: string, workspace: RunWorkspace): Promise<void> {
   const commonDir = await realpath(await gitLine(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo }));
   if (await isWorkingCopyOf(dir, commonDir)) return;
-  await removeLeftover(dir);
-  await git(['worktree', 'prune'], { cwd: repo });
-  await git(['worktree', 'add', '--no-checkout', '--', dir, workspace.branch], {
-    cwd: repo,
-    failure: { code: 'WORKSPACE_GIT_FAILED', what: `Could not add a worktree for ${workspace.branch} at ${dir}`, hint: "Check the disk and 'git worktree list' in the repository." },
+  await oneAtATime(commonDir, async () => {
+    await removeLeftover(dir);
+    await git(['worktree', 'prune'], { cwd: repo });
+    for (let attempt = 1; ; attempt += 1) {
+      const { code, stderr } = await git(['worktree', 'add', '--no-checkout', '--', dir, workspace.branch], { cwd: repo, okCodes: [128, 255] });
+      if (code === 0) return;
+      if (attempt >= 5 || !CONCURRENT_ADD.test(stderr)) {
+        throw new WeftError('WORKSPACE_GIT_FAILED', `Could not add a worktree for ${workspace.branch} at ${dir} (in ${repo}): ${stderrTail(stderr)}. Check the disk and 'git -C ${repo} worktree list'.`, {
+          data: { repo, dir, branch: workspace.branch },
+        });
+      }
+      await removeLeftover(dir);
+      // Give the other process's `worktree add` time to finish writing its entry.
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
   });
 }
 
@@ -96,7 +127,10 @@ async function ensureClone(dir: string, workspace: RunWorkspace, runId: string):
 
 /** A half-made working copy (a crash during clone or worktree add) is weft's own; it goes. */
 async function removeLeftover(dir: string): Promise<void> {
-  if (!existsSync(dir)) return;
+  const entry = await lstat(dir).catch(() => undefined);
+  if (entry === undefined) return;
+  // A link planted where the working copy goes: remove the link, never what it points at.
+  if (!entry.isDirectory()) return void (await rm(dir, { force: true }));
   const parent = await realpath(resolve(dir, '..'));
   const real = await realpath(dir);
   if (relative(parent, real).includes(sep) || real === parent) throw new WeftError('WORKSPACE_INVALID', `Refusing to remove ${real}: it is not a folder directly under ${parent}.`);
@@ -110,12 +144,13 @@ async function removeLeftover(dir: string): Promise<void> {
  */
 async function syncFromRemote(repoDir: string, workspace: RunWorkspace, runId: string): Promise<string> {
   const branchRef = `refs/heads/${workspace.branch}`;
-  const trackingRef = `refs/weft/remote/${runId}`;
+  const trackingRef = remoteTrackingRef(runId);
   let remoteTip: string | undefined;
   const fetchFrom = workspace.remoteUrl;
   if (fetchFrom !== undefined) {
     const { code, stderr } = await git(['fetch', '--no-tags', '--quiet', '--', fetchFrom, `+${branchRef}:${trackingRef}`], { cwd: repoDir, okCodes: [1, 128] });
     if (code === 0) remoteTip = await readRef(repoDir, trackingRef);
+    else if (/couldn't find remote ref/i.test(stderr)) await git(['update-ref', '-d', trackingRef], { cwd: repoDir });
     else if (!/couldn't find remote ref|not our ref|no such ref/i.test(stderr)) {
       throw new WeftError('WORKSPACE_FETCH_FAILED', `Could not fetch ${workspace.branch} of run ${runId} from ${redactGitText(fetchFrom)}: ${redactGitText(stderr.trim())}. Check the remote is reachable from this host, then resume the run.`, {
         data: { runId, remote: redactGitText(fetchFrom) },
@@ -155,6 +190,9 @@ async function pickTip(repoDir: string, workspace: RunWorkspace, runId: string, 
  * caches, local secrets), and removing them would make every resume reinstall them.
  */
 async function resetTo(topDir: string, branch: string, tip: string): Promise<void> {
+  // A stage's git killed mid-command leaves its lock; nothing else works in this copy now.
+  const lock = await gitLine(['rev-parse', '--path-format=absolute', '--git-path', 'index.lock'], { cwd: topDir });
+  await rm(lock, { force: true });
   const current = await git(['symbolic-ref', '--quiet', 'HEAD'], { cwd: topDir, okCodes: [1, 128] });
   if (current.stdout.trim() !== `refs/heads/${branch}`) await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: topDir });
   await git(['reset', '--hard', '--quiet', tip], { cwd: topDir });

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
@@ -175,6 +175,21 @@ describe('prepareWorkspace (worktree mode)', () => {
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote: 'origin' } });
     expect(workspace.remoteUrl).toBe(remote);
     expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(base);
+    const error = await failure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { remote: 'upstream' } }));
+    expect(error.code).toBe('WORKSPACE_INVALID');
+    expect(error.message).toContain('remote -v');
+    expect(gitSync(repo, ['for-each-ref', 'refs/heads/weft/runs/run2'])).toBe('');
+  });
+
+  it('a remote that refuses the first push fails the creation and leaves no branch behind', async () => {
+    const repo = dirs.make('repo');
+    initRepo(repo);
+    const remote = initBare(join(dirs.make('remote'), 'strict.git'));
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "no run branches here" >&2\nexit 1\n', { mode: 0o755 });
+    const error = await failure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } }));
+    expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
+    expect(error.message).toContain('no run branches here');
+    expect(gitSync(repo, ['for-each-ref', 'refs/heads/weft'])).toBe('');
   });
 });
 

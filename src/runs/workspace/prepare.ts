@@ -4,6 +4,7 @@
  * (atomically: it must not exist yet), and, when asked, commit the creator's uncommitted
  * changes as the run's first checkpoint without touching their index or files.
  */
+import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { commitMessage, commitTree, snapshotTree } from './commit.js';
@@ -147,6 +148,11 @@ async function resolveRemote(top: string, remote: string): Promise<string> {
   }
   if (isUrlLike(remote)) return remote;
   const path = isAbsolute(remote) ? remote : resolve(top, remote);
+  if (!existsSync(path)) {
+    throw new WeftError('WORKSPACE_INVALID', `[run.workspace] remote = '${remote}' is neither a remote of ${top} ('git -C ${top} remote -v' lists them), a URL, nor an existing path. Name one of those.`, {
+      data: { field: 'remote', remote },
+    });
+  }
   return path;
 }
 
