@@ -32,7 +32,7 @@ describe('weft doctor', () => {
     const result = await runCli(['doctor', '--json'], { cwd: workspace, env });
     expect(result.code).toBe(1);
     const checks = Object.fromEntries((JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [check.name, check]));
-    expect(Object.keys(checks)).toEqual(['node', 'store', 'mcp broken', 'mcp good', 'model', 'cli claude', 'cli codex', 'cli gemini', 'claude-code', 'cursor', 'codex']);
+    expect(Object.keys(checks)).toEqual(['node', 'store', 'mcp broken', 'mcp good', 'workspaces', 'model', 'cli claude', 'cli codex', 'cli gemini', 'claude-code', 'cursor', 'codex']);
     expect(checks.node).toMatchObject({ level: 'ok', fix: null });
     expect(checks.store).toMatchObject({ level: 'ok', detail: expect.stringContaining(join(base, 'weft-home')) });
     expect(checks['mcp good']).toMatchObject({ level: 'ok', detail: expect.stringMatching(/^ready, \d+ tools/) });

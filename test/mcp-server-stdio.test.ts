@@ -42,7 +42,7 @@ describe('weft mcp start over stdio', () => {
     const interact = tools.find((tool) => tool.name === 'weft_run_interact')!;
     expect(interact.inputSchema.required).toEqual(['run_id', 'action']);
     expect((interact.inputSchema.properties as Record<string, { enum?: string[] }>).action!.enum).toEqual([
-      'start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer',
+      'start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'rewind', 'fork', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer',
     ]);
     const create = tools.find((tool) => tool.name === 'weft_run_create')!;
     expect(create.inputSchema).toMatchObject({ required: ['runs'], properties: { runs: { minItems: 1, maxItems: 50 } } });

@@ -50,6 +50,8 @@ const PUBLIC_DECLARATIONS = [
   'runs/model/question.d.ts',
   'runs/model/run-event.d.ts',
   'runs/model/run-record.d.ts',
+  'runs/model/run-workspace.d.ts',
+  'runs/workspace/workspace-spec.d.ts',
   'runs/model/run-status.d.ts',
   'runs/store/run-store.d.ts',
   'runs/store/store-change.d.ts',

@@ -6,12 +6,12 @@
 import type { RunRecord } from '../runs/model/run-record.js';
 import { renderTemplate, type AgentNode, type PromptNode, type Workflow, type WorkflowContext } from '../runs/workflow/index.js';
 
-export function defaultSystemPrompt(params: { run: RunRecord; workflow: Workflow; node: AgentNode | PromptNode }): string {
+export function defaultSystemPrompt(params: { run: RunRecord; workflow: Workflow; node: AgentNode | PromptNode; workDir?: string }): string {
   const { run, workflow, node } = params;
   const lines = [`You are an agent in weft, running the stage '${node.name}' of the workflow '${workflow.name}'.`];
   if (node.kind === 'agent') {
     lines.push(
-      `Your workspace is ${run.cwd}; file tools resolve paths inside it.`,
+      `Your workspace is ${params.workDir ?? run.cwd}; file tools resolve paths inside it.`,
       'Use the tools to do the task, several at once when they do not depend on each other. A tool error is information: read it and adjust.',
       'When the task is done, reply with the result and no tool calls. If the task asks for JSON, reply with the JSON only.',
     );
@@ -21,7 +21,7 @@ export function defaultSystemPrompt(params: { run: RunRecord; workflow: Workflow
   return lines.join('\n');
 }
 
-export function systemPrompt(params: { run: RunRecord; workflow: Workflow; node: AgentNode | PromptNode; context: WorkflowContext }): string {
+export function systemPrompt(params: { run: RunRecord; workflow: Workflow; node: AgentNode | PromptNode; context: WorkflowContext; workDir?: string }): string {
   return params.node.system === undefined ? defaultSystemPrompt(params) : renderTemplate(params.node.system, params.context);
 }
 

@@ -139,7 +139,7 @@ export class ModelStageRunner implements AgentStageRunner {
     const sources = modelSources(node, workflow, run);
     const llm = await this.#options.llmSettings(run);
     const client = (this.#options.createClient ?? createModelClient)(sources, { llm, env: this.#options.env });
-    const system = systemPrompt({ run, workflow, node, context: stage.context });
+    const system = systemPrompt({ run, workflow, node, context: stage.context, workDir: stage.workDir });
     const prompt = firstMessage({ run, node, context: stage.context });
 
     // Prompt stages take no tools, so they never start the run's MCP servers.
@@ -172,7 +172,7 @@ export class ModelStageRunner implements AgentStageRunner {
         prompt,
         tools,
         ...(executor === undefined ? {} : { executor }),
-        session: { workspaceRoot: run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext },
+        session: { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext },
         traceContext,
         limits,
         signal: stage.signal,

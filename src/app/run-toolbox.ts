@@ -38,19 +38,19 @@ export function runToolboxFactory(params: {
   /** Where the run's full tool outputs go (the shared database, or files in the storage dir). */
   artifacts: (runId: string) => ArtifactSink;
 }): RunToolboxFactory {
-  return async (run, workflow, askApproval, bridge) => {
+  return async (run, workflow, askApproval, bridge, workDir) => {
     const settings = await params.settings(run);
     const registry = new ToolRegistry();
     for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) registry.register(tool);
     const logger = params.logger.child(`run ${run.id}`);
-    const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger);
+    const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger, workDir);
     const policy = new ApprovalPolicy([...settings.approvalRules, ...workflow.run.approval]);
     const approvalMode = { interactive: false, autoApprove: run.autoApprove };
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
-    const hub = new McpHub({ registry, workspaceRoot: run.cwd, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers });
+    const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers });
     // A server no stage can use comes up in the background: one that hangs costs the run nothing.
     await hub.start(servers.filter((server) => server.enabled), { waitFor: serversNeededBy(workflow) });
-    const scope = { workspaceRoot: run.cwd, homeDir: homedir(), env: params.env, logger };
+    const scope = { workspaceRoot: workDir, homeDir: homedir(), env: params.env, logger };
     const follower = followRuntimeServers({
       store: params.catalogue,
       hub,
@@ -89,9 +89,11 @@ export async function loadRunMcpServers(
   run: RunRecord,
   workflow: Workflow,
   logger: Logger,
+  /** Where the run's stages work: `${WORKDIR}` in server configs, and where `.mcp.json` is read (the run's worktree holds the committed one). */
+  workDir: string = run.cwd,
 ): Promise<McpServerConfig[]> {
   const { servers, problems } = await loadMcpServerConfigs({
-    workspaceRoot: run.cwd,
+    workspaceRoot: workDir,
     homeDir: homedir(),
     userSettings: params.settings.userDocument,
     projectSettings: params.settings.projectDocument,

@@ -9,7 +9,10 @@ import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/lo
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
+import { workspaceHost } from './workspace-host.js';
+import type { WorkspaceHost } from '../runs/engine/run-files.js';
 import type { RunService } from './services/run-service.js';
+import type { WorkspaceService } from './services/workspace-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpRegistry } from './services/mcp-registry.js';
 import type { McpService } from './services/mcp-service.js';
@@ -43,6 +46,8 @@ export interface WeftApp {
   workspaceRoot: string;
   storageDir: string;
   settings: Settings;
+  /** Where this host keeps run workspaces (`WEFT_WORKSPACE_ROOT`, `[workspace] root`). */
+  workspaceHost: WorkspaceHost;
   logger: Logger;
   /** Built-in and MCP tools for `weft tools …`. */
   tools(): Promise<ToolService>;
@@ -52,6 +57,8 @@ export interface WeftApp {
   mcpConfig(): Promise<McpConfigService>;
   /** The run service over the embedded store. */
   runs(): Promise<RunService>;
+  /** Diff, rewind, fork and merge of runs' workspaces on this host. */
+  workspaces(): Promise<WorkspaceService>;
   /** MCP servers added and removed at runtime, beside the configured ones (`weft serve`). */
   mcpRegistry(): Promise<McpRegistry>;
   /** Copies the SQLite store of the storage dir into PostgreSQL (`weft store migrate`). */
@@ -125,10 +132,10 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const runs = once(async () => {
     if (options.runners === 'in-process') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined });
+      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, workspaces: workspaceHost(storageDir, settings, env) });
     }
     const { runServiceOver } = await import('./run-host.js');
-    return runServiceOver(await store.get(), storageDir, env);
+    return runServiceOver(await store.get(), storageDir, env, workspaceHost(storageDir, settings, env));
   });
 
   const mcpConfig = async () => {
@@ -145,12 +152,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     workspaceRoot,
     storageDir,
     settings,
+    workspaceHost: workspaceHost(storageDir, settings, env),
     logger,
     tools: tools.get,
     mcp: mcp.get,
     mcpConfig,
     mcpRegistry: mcpRegistry.get,
     runs: runs.get,
+    workspaces: async () => (await runs.get()).workspaces,
     migrateStore: async (url) => {
       const { migrateStoreToPostgres } = await import('./services/store-migration.js');
       return migrateStoreToPostgres({ storageDir, url, logger });
@@ -188,8 +197,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
             adapters: cliAdapters,
             settings: runSettings,
             // The CLI connects to the servers itself: it gets the access tokens `weft mcp login` stored.
-            mcpServers: async (run, workflow) =>
-              withStoredAccessTokens((await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`))).filter((server) => server.enabled), storageDir, Date.now()),
+            mcpServers: async (run, workflow, workDir) =>
+              withStoredAccessTokens((await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`), workDir)).filter((server) => server.enabled), storageDir, Date.now()),
             stateDir: join(storageDir, 'cli-stages'),
             env,
             logger,
@@ -201,6 +210,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         pollMs: 200,
         ...(untilIdle ? { idleExitMs: 2000 } : {}),
         ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
+        workspaces: workspaceHost(storageDir, settings, env),
       });
     },
     close: async () => {

@@ -36,9 +36,11 @@ export interface StageRecord {
   turns: number;
   /** Model tokens of those turns; absent for stages that ran no model. */
   usage?: TokenUsage;
+  /** The commit the stage's changes went into; absent when it changed no file (or the run works in place). */
+  checkpoint?: { commit: string; filesChanged: number; linesAdded: number; linesRemoved: number };
 }
 
-const STAGE_TYPES = [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished];
+const STAGE_TYPES = [ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished, ENGINE_EVENT.checkpointCreated];
 const WITH_TURNS = [...STAGE_TYPES, AGENT_EVENT.modelTurnFinished];
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -92,6 +94,10 @@ export class StageFold {
       return;
     }
     const stage = this.stages.get(stageId);
+    if (stage !== undefined && event.type === ENGINE_EVENT.checkpointCreated) {
+      stage.checkpoint = { commit: text(payload.commit) ?? '', filesChanged: number(payload.filesChanged) ?? 0, linesAdded: number(payload.linesAdded) ?? 0, linesRemoved: number(payload.linesRemoved) ?? 0 };
+      return;
+    }
     if (stage === undefined || event.type !== ENGINE_EVENT.stageFinished) return;
     stage.status = text(payload.status) ?? 'finished';
     stage.finishedAt = event.at;

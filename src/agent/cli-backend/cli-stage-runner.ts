@@ -47,7 +47,7 @@ export interface CliBackendOptions {
   /** `[cli.<name>]` and the settings' approval rules, as they apply to a run. */
   settings: (run: RunRecord) => Promise<{ cli: CliSettings; approvalRules: readonly ApprovalRule[] }>;
   /** The run's enabled MCP servers, resolved as weft's own agents get them. */
-  mcpServers: (run: RunRecord, workflow: Workflow) => Promise<McpServerConfig[]>;
+  mcpServers: (run: RunRecord, workflow: Workflow, workDir: string) => Promise<McpServerConfig[]>;
   /** Where each stage's CLI config home lives (`<dir>/<run>/<node>`), kept across its attempts for resume. */
   stateDir: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -90,7 +90,7 @@ export class CliStageRunner {
     if (!binary.found) return { status: 'failed', error: binary.error };
     const stateDir = join(this.#options.stateDir, stage.run.id, stage.node.name);
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    const servers = await this.#options.mcpServers(stage.run, stage.workflow);
+    const servers = await this.#options.mcpServers(stage.run, stage.workflow, stage.workDir);
     const runTools = await this.#startRunTools(stage, settings.approvalRules);
     let keepState = false;
     // The config files written for the CLI hold secrets (the run-tools token, MCP servers' headers): gone with the stage.
@@ -144,7 +144,7 @@ export class CliStageRunner {
       model: plan.model,
       maxTurns: plan.maxTurns,
       timeoutMs: stage.node.timeoutMs,
-      workspaceDir: stage.run.cwd,
+      workspaceDir: stage.workDir,
       stateDir: params.stateDir,
       mcpServers: params.servers,
       runTools: params.runTools.server,
@@ -184,7 +184,7 @@ export class CliStageRunner {
     const cli = startCliProcess({
       binary: params.binary,
       args: invocation.args,
-      cwd: stage.run.cwd,
+      cwd: stage.workDir,
       env: { ...env, ...invocation.env },
       stdin: invocation.stdin.kind === 'messages',
       marker,

@@ -23,6 +23,23 @@ export interface DoctorCheck {
 
 const MIN_NODE_MAJOR = 20;
 
+/** Working copies under the workspace root whose run is gone (a crash, or a store emptied by hand); a worker start removes them. */
+async function workspacesCheck(app: WeftApp): Promise<DoctorCheck> {
+  try {
+    const { root, stale } = await (await app.workspaces()).stale();
+    if (stale.length === 0) return { name: 'workspaces', level: 'ok', detail: `${root} (no stale worktrees)`, fix: null };
+    const listed = stale.slice(0, 5).map((entry) => `${entry.path} (${entry.kind})`).join(', ');
+    return {
+      name: 'workspaces',
+      level: 'warn',
+      detail: `${stale.length} stale worktree${stale.length === 1 ? '' : 's'} whose run is gone: ${listed}${stale.length > 5 ? ', …' : ''}`,
+      fix: "start a worker ('weft worker --until-idle') to remove them, or delete the folders",
+    };
+  } catch (error) {
+    return { name: 'workspaces', level: 'warn', detail: `${app.workspaceHost.root}: ${errorMessage(error)}`, fix: 'check that the workspace root (WEFT_WORKSPACE_ROOT, [workspace] root) is readable' };
+  }
+}
+
 export async function runDoctor(app: WeftApp, env: Record<string, string | undefined>): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const major = Number(process.versions.node.split('.')[0]);
@@ -46,6 +63,7 @@ export async function runDoctor(app: WeftApp, env: Record<string, string | undef
   } catch (error) {
     checks.push({ name: 'mcp', level: 'fail', detail: errorMessage(error), fix: "fix the server configuration named above, then run 'weft mcp list'" });
   }
+  checks.push(await workspacesCheck(app));
   checks.push(modelCheck(app, env));
   checks.push(...(await cliBackendChecks(app.workspaceRoot, app.settings, env)));
   checks.push(...(await clientEntries(app.workspaceRoot, env)));

@@ -8,7 +8,10 @@ import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
-import { assertUlid } from '../../core/ids.js';
+import { assertUlid, newId } from '../../core/ids.js';
+import type { WorkspaceHost } from '../../runs/engine/run-files.js';
+import { setUpRunWorkspace } from './run-workspace-setup.js';
+import { WorkspaceService } from './workspace-service.js';
 import type { JsonObject, JsonValue } from '../../runs/model/json.js';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import { type RunEvent } from '../../runs/model/run-event.js';
@@ -36,6 +39,11 @@ export interface RunServiceDeps {
   wakeRunners: () => void;
   /** The creator's environment fingerprint, stored on every run created here (see `RunSpec.envFingerprint`); asked on the first create. */
   envFingerprint?: () => string;
+  /**
+   * Where this host keeps run workspaces: with it, runs get their own git workspace (see
+   * `run-workspace-setup.ts`); without it (tests of the service alone) every run works in place.
+   */
+  workspaces?: WorkspaceHost;
 }
 
 /**
@@ -52,6 +60,7 @@ function notFound(id: string): WeftError {
 export class RunService {
   readonly #deps: RunServiceDeps;
   #pairing: PairService | undefined;
+  #workspaceService: WorkspaceService | undefined;
 
   constructor(deps: RunServiceDeps) {
     this.#deps = deps;
@@ -59,6 +68,14 @@ export class RunService {
 
   get store(): RunStore {
     return this.#deps.store;
+  }
+
+  /** Diff, rewind, fork and merge of runs' workspaces on this host. */
+  get workspaces(): WorkspaceService {
+    const host = this.#deps.workspaces;
+    if (host === undefined) throw new WeftError('INTERNAL', 'This run service was built without a workspace root; workspaces cannot be read here.');
+    this.#workspaceService ??= new WorkspaceService(this, host);
+    return this.#workspaceService;
   }
 
   /** Pair sessions with running agent stages (`weft pair`, `weft_run_pair`), over the same store. */
@@ -80,7 +97,15 @@ export class RunService {
     const inputs = resolveInputs(workflow, request.inputs ?? {});
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
-    const run = await this.#deps.store.createRun({
+    const id = newId();
+    const host = this.#deps.workspaces;
+    const setup =
+      host === undefined
+        ? { events: [] }
+        : await setUpRunWorkspace({ runId: id, cwd, spec: { ...workflow.run.workspace, ...request.workspace }, dryRun: request.dryRun ?? false, ...(host.identity === undefined ? {} : { identity: host.identity }) });
+    const initialStatus = request.start === false ? undefined : autoApprove ? ('queued' as const) : ('pending' as const);
+    const created = await this.#deps.store.createRun({
+      id,
       workflow: workflow.name,
       workflowPath: workflow.file,
       goal,
@@ -94,8 +119,16 @@ export class RunService {
       ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
       ...(request.budget === undefined ? {} : { budget: request.budget }),
       ...(request.priority === undefined ? {} : { priority: request.priority }),
-      ...(request.start === false ? {} : { initialStatus: autoApprove ? ('queued' as const) : ('pending' as const) }),
+      ...(setup.workspace === undefined ? {} : { workspace: setup.workspace }),
+      ...(request.origin === undefined ? {} : { origin: request.origin }),
+      // A first checkpoint is recorded before any runner can take the run.
+      ...(initialStatus === undefined || setup.events.length > 0 ? {} : { initialStatus }),
     });
+    let run = created;
+    if (setup.events.length > 0) {
+      await this.#deps.store.appendEvents(id, [...setup.events, ...(initialStatus === undefined ? [] : [{ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: initialStatus } }])]);
+      run = await this.get(id);
+    }
     if (run.status === 'queued') this.#deps.wakeRunners();
     return run;
   }
@@ -243,6 +276,8 @@ export class RunService {
   async remove(id: string): Promise<void> {
     const run = await this.get(id);
     if (!isTerminal(run.status)) throw this.#wrongState(run, 'removed', ['succeeded', 'failed', 'cancelled']);
+    // The workspace first: if git refuses, the run is still there to remove again.
+    if (this.#deps.workspaces !== undefined) await this.workspaces.removeFor(run);
     await this.#deps.store.deleteRun(id);
   }
 

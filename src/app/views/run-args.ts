@@ -10,6 +10,7 @@ import type { CreateRunRequest } from '../services/run-service.js';
 import { parseDuration } from '../../core/duration.js';
 import type { RunBudgetPayload } from '../../runs/model/event-types.js';
 import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
+import type { WorkspaceSpec } from '../../runs/model/run-workspace.js';
 
 /** A run id, a unique prefix of one or `@last`: RunService resolves it (INVALID_ID, RUN_NOT_FOUND otherwise). */
 export function runIdArg(description: string): z.ZodString {
@@ -52,6 +53,36 @@ export const answerArg = z
 
 export const workflowArg = z.string().min(1).describe('Workflow file (TOML), relative to cwd and inside it');
 
+/** Where a new run works: a mode, or the fields of `[run.workspace]` (snake_case). */
+export const workspaceArg = z
+  .union([
+    z.enum(['worktree', 'in-place', 'clone']),
+    z
+      .object({
+        mode: z.enum(['worktree', 'in-place', 'clone']).optional(),
+        base: z.string().min(1).max(256).optional().describe('Commit, branch or tag the run branch starts from (default: the checked-out commit)'),
+        include_uncommitted: z.boolean().optional().describe("Carry the tree's uncommitted changes in as the run's first checkpoint"),
+        remote: z.string().min(1).max(2048).optional().describe('Git remote (name or URL) each checkpoint is pushed to'),
+        repo: z.string().min(1).max(2048).optional().describe('mode "clone": the repository to clone'),
+        keep_branch: z.boolean().optional().describe('Keep the run branch when the run is removed'),
+      })
+      .strict(),
+  ])
+  .describe('Where the run works: "worktree" (its own git worktree on branch weft/runs/<id>; the default inside a git repository), "in-place" (the cwd itself; the only mode outside git) or "clone", or an object with mode, base, include_uncommitted, remote, repo, keep_branch');
+
+/** The run service's workspace request for `value`. */
+export function workspaceRequest(value: z.output<typeof workspaceArg>): WorkspaceSpec {
+  if (typeof value === 'string') return { mode: value };
+  return {
+    ...(value.mode === undefined ? {} : { mode: value.mode }),
+    ...(value.base === undefined ? {} : { base: value.base }),
+    ...(value.include_uncommitted === undefined ? {} : { includeUncommitted: value.include_uncommitted }),
+    ...(value.remote === undefined ? {} : { remote: value.remote }),
+    ...(value.repo === undefined ? {} : { repo: value.repo }),
+    ...(value.keep_branch === undefined ? {} : { keepBranch: value.keep_branch }),
+  };
+}
+
 /** The fields of one new run (`weft_run_create`'s run object, the body of `POST /api/v1/runs`). */
 export const newRunFields = {
   workflow: workflowArg,
@@ -67,6 +98,7 @@ export const newRunFields = {
   budget: budgetArg.optional(),
   priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY).optional().describe(`Claim order, higher first (${MIN_PRIORITY} to ${MAX_PRIORITY}, default 0): a queued run is claimed as if created a minute earlier per step, so no run waits behind later ones for more than a minute per step of difference`),
   start: z.boolean().default(true).describe('Start the run (default true). false leaves it submitted until it is started'),
+  workspace: workspaceArg.optional(),
 };
 
 export const newRunSchema = z.object(newRunFields).strict();
@@ -88,6 +120,7 @@ export function createRunRequest(item: NewRunArgs, serverCwd: string): CreateRun
     ...(item.model !== undefined ? { model: item.model } : {}),
     ...(item.budget !== undefined ? { budget: budgetRequest(item.budget) } : {}),
     ...(item.priority !== undefined ? { priority: item.priority } : {}),
+    ...(item.workspace !== undefined ? { workspace: workspaceRequest(item.workspace) } : {}),
     start: item.start,
   };
 }

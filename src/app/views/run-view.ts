@@ -3,6 +3,7 @@
  * timestamps, `null` for "none" — and the zod output schemas that describe exactly that,
  * shared by the tools and the resources.
  */
+import { redactGitText } from '../../runs/workspace/git.js';
 import * as z from 'zod';
 import type { QuestionRecord } from '../../runs/model/question.js';
 import type { RunEvent } from '../../runs/model/run-event.js';
@@ -88,7 +89,22 @@ export const runSummarySchema = z.object({
   auto_approve: z.boolean(),
   dry_run: z.boolean(),
   model: z.string().nullable(),
-  cwd: z.string().describe('Directory the run works in'),
+  cwd: z.string().describe('Directory the run was created in'),
+  workspace: z
+    .object({
+      mode: z.enum(['worktree', 'clone']),
+      branch: z.string().describe('The run branch, weft/runs/<id>: one commit per stage that changed files'),
+      base_commit: z.string().describe('The commit the run branch started from'),
+      subdir: z.string().describe("Where in the repository the stages work ('' for its top)"),
+      source_repo: z.string().nullable().describe('worktree: the repository on the creating host'),
+      repo_url: z.string().nullable().describe('clone: what each runner clones'),
+      source_branch: z.string().nullable().describe('The branch the run was created from: the default target of a merge'),
+      remote: z.string().nullable().describe('Where checkpoints are pushed, for runners on other hosts'),
+      keep_branch: z.boolean(),
+    })
+    .nullable()
+    .describe('Where the stages work: the run branch and its base; null when the run works in place (in cwd)'),
+  origin: z.object({ run_id: z.string(), stage_id: z.string(), commit: z.string().nullable() }).nullable().describe('The run and stage this run was forked from; null when it was not forked'),
   current_stage_id: z.string().nullable().describe('Stage that started most recently, e.g. implement@1'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -164,6 +180,8 @@ export function runSummary(run: RunRecord): RunSummary {
     dry_run: run.dryRun,
     model: run.model ?? null,
     cwd: run.cwd,
+    workspace: workspaceView(run),
+    origin: run.origin === undefined ? null : { run_id: run.origin.runId, stage_id: run.origin.stageId, commit: run.origin.commit ?? null },
     current_stage_id: run.currentStageId ?? null,
     created_at: new Date(run.createdAt).toISOString(),
     updated_at: new Date(run.updatedAt).toISOString(),
@@ -174,6 +192,22 @@ export function runSummary(run: RunRecord): RunSummary {
     pair_session: pairSessionView(run.pairSession ?? null),
     tokens: run.usage ? tokenUsageView(run.usage) : null,
     cost: costView(run.usage),
+  };
+}
+
+function workspaceView(run: RunRecord): RunSummary['workspace'] {
+  const workspace = run.workspace;
+  if (workspace === undefined) return null;
+  return {
+    mode: workspace.mode,
+    branch: workspace.branch,
+    base_commit: workspace.baseCommit,
+    subdir: workspace.subdir,
+    source_repo: workspace.sourceRepo ?? null,
+    repo_url: workspace.repoUrl ?? null,
+    source_branch: workspace.sourceBranch ?? null,
+    remote: workspace.remoteUrl === undefined ? null : redactGitText(workspace.remoteUrl),
+    keep_branch: workspace.keepBranch,
   };
 }
 

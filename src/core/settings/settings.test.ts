@@ -41,9 +41,17 @@ describe('loadSettings', () => {
       logLevel: 'warn',
       llm: { aliases: {}, providers: {}, prices: {} },
       cli: {},
+      workspace: {},
       userDocument: undefined,
       projectDocument: undefined,
     });
+  });
+
+  it('reads [workspace]: the root only from the user file (a project cannot move where every run works), the author from either', async () => {
+    await writeFile(join(storageDir, 'settings.toml'), '[workspace]\nroot = "/srv/weft-workspaces"\nauthor_name = "Ana"\n');
+    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[workspace]\nroot = "/tmp/elsewhere"\nauthor_email = "ana@example.com"\n');
+    const settings = await loadSettings({ storageDir, workspaceRoot });
+    expect(settings.workspace).toEqual({ root: '/srv/weft-workspaces', authorName: 'Ana', authorEmail: 'ana@example.com' });
   });
 
   it('lets the project win key by key and appends project approval rules after user rules', async () => {

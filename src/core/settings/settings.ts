@@ -63,6 +63,13 @@ export { CLI_NAMES, type CliName };
 /** `[cli.<name>]`: where to find each external coding CLI (PATH when not set). */
 export type CliSettings = Partial<Record<CliName, { path?: string }>>;
 
+/** `[workspace]` (the user's file only for `root`: a project must not move where every run's files go). */
+export interface WorkspaceSettings {
+  root?: string;
+  authorName?: string;
+  authorEmail?: string;
+}
+
 export interface Settings {
   shellTimeoutMs: number;
   outputLimitBytes: number;
@@ -76,6 +83,8 @@ export interface Settings {
   storeUrl?: string;
   /** `[runs] retention`: finished runs older than this are deleted when a worker starts; unset keeps them. */
   runRetentionMs: number | undefined;
+  /** `[workspace]`: where run worktrees and clones live (absent: `<storage dir>/workspaces`), and who checkpoints are by. */
+  workspace: WorkspaceSettings;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -172,8 +181,20 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     cli: readCli(userDocument, projectDocument),
     ...optionalStoreUrl(pick<string>('store', 'url', userDocument, projectDocument)),
     runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
+    workspace: readWorkspace(userDocument, projectDocument),
     userDocument,
     projectDocument,
+  };
+}
+
+function readWorkspace(user: TomlDocument | undefined, project: TomlDocument | undefined): WorkspaceSettings {
+  const root = section(user, 'workspace').root as string | undefined;
+  const authorName = pick<string>('workspace', 'author_name', user, project);
+  const authorEmail = pick<string>('workspace', 'author_email', user, project);
+  return {
+    ...(root === undefined ? {} : { root }),
+    ...(authorName === undefined ? {} : { authorName }),
+    ...(authorEmail === undefined ? {} : { authorEmail }),
   };
 }
 

@@ -4,7 +4,7 @@
  * the latest outcome of every node, and the stages that failed the run. A runner that
  * picks up a run after a crash calls `replay` and carries on from there.
  */
-import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type RunRewoundPayload, type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import { type RunEvent } from '../model/run-event.js';
 import type { StageOutcome } from '../workflow/index.js';
@@ -125,6 +125,18 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
         // A stage resumed in place after its run ended (a cancel with no runner) asks anew.
         if (event.stageId && state.questions.get(event.stageId)?.questionId === event.payload.questionId) state.questions.delete(event.stageId);
         break;
+      case ENGINE_EVENT.runRewound: {
+        // The run goes back to where it stood when the stage finished; attempt numbers keep counting up.
+        const payload = event.payload as RunRewoundPayload;
+        const back = replay(events.filter((earlier) => earlier.seq <= payload.toSeq), startNode);
+        state.pending = back.pending;
+        state.inflight = back.inflight;
+        state.outcomes = back.outcomes;
+        state.failed = back.failed;
+        state.attemptStartSeq = event.seq;
+        begun = true;
+        break;
+      }
       case RUN_EVENT.runStatusChanged:
         // A retry (failed|cancelled → queued) puts the stages that stopped the run back in line.
         if (event.payload.to === 'queued' && (event.payload.from === 'failed' || event.payload.from === 'cancelled')) {

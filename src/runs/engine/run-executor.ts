@@ -26,6 +26,7 @@ import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
 import { RunTracing } from './run-tracing.js';
+import { CHECKPOINTED_KINDS, inPlaceFiles, openRunFiles, type RunFiles, type WorkspaceHost } from './run-files.js';
 
 export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   toolboxFactory: RunToolboxFactory;
@@ -33,6 +34,8 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
   leaseLost: AbortSignal;
   /** The runner whose lease every append is made under; the store refuses it once another runner took the run over. */
   leaseOwner?: string;
+  /** Where this host keeps run workspaces; without it every run works in its cwd (in place). */
+  workspaces?: WorkspaceHost;
 }
 
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
@@ -60,6 +63,7 @@ export class RunExecutor {
   /** Why the run ended, for the attempt's span. */
   #endReason: string | undefined;
   readonly #heldStarts = new HeldStarts();
+  #files!: RunFiles;
 
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
@@ -101,12 +105,30 @@ export class RunExecutor {
         this.#status = 'running';
       }
       else if (this.#status === 'starting' || this.#status === 'blocked') await this.#moveTo('running');
+      if (!(await this.#openFiles(events))) return;
       await this.#loop();
     } finally {
       this.#control.stop();
       for (const { controller } of this.#running.values()) controller.abort();
       await Promise.allSettled([...this.#running.values()].map((entry) => entry.promise));
       if (this.#toolbox) await (await this.#toolbox.catch(() => undefined))?.close().catch(() => undefined);
+    }
+  }
+
+  /** The run's files on this host, reset to the last checkpoint before any stage runs; a workspace that cannot be opened fails the run. */
+  async #openFiles(events: RunEvent[]): Promise<boolean> {
+    const host = this.#deps.workspaces;
+    if (host === undefined || this.#run.dryRun) {
+      this.#files = inPlaceFiles(this.#run);
+      return true;
+    }
+    try {
+      this.#files = await openRunFiles(this.#run, events, host, (recorded) => this.#append(recorded));
+      return true;
+    } catch (error) {
+      if (this.#deps.leaseLost.aborted) return false;
+      await this.#finishRun('failed', `the run's workspace cannot be opened on this host: ${errorMessage(error)}`);
+      return false;
     }
   }
 
@@ -212,9 +234,11 @@ export class RunExecutor {
       skipStart = false;
       this.#tracing.stageStarted(stage.stageId, node, stage.attempt);
       const startedAt = this.#deps.clock();
-      const result = await this.#execute(stage, node, signal);
+      const executed = await this.#execute(stage, node, signal);
+      const interrupted = signal.aborted && this.#stopReason === 'interrupt';
+      const result = interrupted ? executed : await this.#checkpoint(stage, node, executed);
       const durationMs = this.#deps.clock() - startedAt;
-      if (signal.aborted && this.#stopReason === 'interrupt') {
+      if (interrupted) {
         return this.#recordFinish(stage, result, 'interrupted', [], false, durationMs, () => this.#state.pending.push({ node: node.name, from: stage.from }));
       }
       const retry = 'retry' in node ? node.retry : undefined;
@@ -240,6 +264,23 @@ export class RunExecutor {
         for (const next of step.next) this.#state.pending.push({ node: next, from: node.name });
         if (step.error !== null) this.#failToken(stage, step.error);
       }, step.error);
+    }
+  }
+
+  /**
+   * Commits what the stage changed, recorded just before its `stage-finished` in the same
+   * append: a finished stage always names its checkpoint, and a runner lost in between runs
+   * the stage again on the reset files. A checkpoint that fails (history rewritten, push
+   * refused) fails the stage with git's message.
+   */
+  async #checkpoint(stage: InflightStage, node: WorkflowNode, result: StageResult): Promise<StageResult> {
+    if (!CHECKPOINTED_KINDS.has(node.kind) || this.#deps.leaseLost.aborted) return result;
+    try {
+      const made = await this.#files.checkpoint(node.name, stage.attempt);
+      return made === null ? result : { ...result, finalEvents: [...(result.finalEvents ?? []), made] };
+    } catch (error) {
+      const errorCode = error instanceof WeftError ? error.code : undefined;
+      return { ...result, status: 'failed', error: `checkpoint of ${stage.stageId} failed: ${errorMessage(error)}`, ...(errorCode === undefined ? {} : { errorCode }) };
     }
   }
 
@@ -283,6 +324,7 @@ export class RunExecutor {
             }),
           }),
       run: this.#run,
+      workDir: this.#files.workDir,
       workflow: this.#workflow,
       node,
       stageId: stage.stageId,
@@ -305,7 +347,7 @@ export class RunExecutor {
 
   #toolboxFor(): Promise<RunToolbox> {
     const ask: ApprovalPrompt = (call, tool, signal) => askApprovalQuestion(call, tool, signal, this.#questionDeps());
-    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge());
+    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge(), this.#files.workDir);
     return this.#toolbox;
   }
 

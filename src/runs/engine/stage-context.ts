@@ -38,7 +38,8 @@ export interface RunBridge {
   emit(events: NewRunEvent[]): Promise<void>;
 }
 
-export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge) => Promise<RunToolbox>;
+/** `workDir` is where the run's stages work (its workspace): file tools are confined to it and stdio MCP servers get it as `${WORKDIR}`. */
+export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge, workDir: string) => Promise<RunToolbox>;
 
 /** Runs `agent` and `prompt` stages; the agent layer provides it. */
 export interface AgentStageRunner {
@@ -63,6 +64,11 @@ export interface EngineServices {
 
 export interface StageRun {
   run: RunRecord;
+  /**
+   * Where the stage works: the run's workspace on this host (its worktree or clone, in the
+   * same subfolder the run was created in), or the run's cwd when it works in place.
+   */
+  workDir: string;
   workflow: Workflow;
   node: WorkflowNode;
   stageId: string;

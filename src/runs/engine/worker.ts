@@ -7,6 +7,7 @@
  * from exiting: that run is this runner's to finish if the other one dies.
  */
 import { errorMessage } from '../../core/errors.js';
+import { isUlid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStore } from '../store/run-store.js';
@@ -15,6 +16,8 @@ import { releaseDeadLeases } from './dead-leases.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunExecutor } from './run-executor.js';
 import type { AgentStageRunner, RunToolboxFactory } from './stage-context.js';
+import type { WorkspaceHost } from './run-files.js';
+import { pruneStaleWorkspaces } from '../workspace/index.js';
 
 export interface WorkerOptions {
   store: RunStore;
@@ -36,6 +39,8 @@ export interface WorkerOptions {
    * creator executes their runs with their environment, nobody else's. Undefined: any run.
    */
   envFingerprint?: string;
+  /** Where this host keeps run workspaces (worktrees, clones); without it runs work in their cwd. */
+  workspaces?: WorkspaceHost;
 }
 
 export class Worker {
@@ -70,12 +75,25 @@ export class Worker {
     const stopWatching = store.watchChanges((change) => {
       if (this.#active.size < this.#options.maxParallel && mayBeClaimable(change)) this.wake();
     });
+    await this.#removeStaleWorkspaces();
     try {
       await this.#claimLoop(stopping);
     } finally {
       stopWatching();
     }
     await Promise.allSettled(this.#active.values());
+  }
+
+  /** A crash can leave a working copy whose run is gone (removed meanwhile): it goes before anything else runs. */
+  async #removeStaleWorkspaces(): Promise<void> {
+    const host = this.#options.workspaces;
+    if (host === undefined) return;
+    try {
+      const removed = await pruneStaleWorkspaces(host.root, async (id) => !isUlid(id) || (await this.#options.store.getRun(id)) !== undefined);
+      for (const entry of removed) this.#options.logger.info(`removed the workspace ${entry.path}: run ${entry.runId} no longer exists`);
+    } catch (error) {
+      this.#options.logger.warn(`could not look for stale workspaces under ${host.root}: ${errorMessage(error)}`);
+    }
   }
 
   async #claimLoop(stopping: AbortController): Promise<void> {
@@ -159,6 +177,7 @@ export class Worker {
       toolboxFactory: this.#options.toolboxFactory,
       leaseLost: leaseLost.signal,
       leaseOwner: workerId,
+      ...(this.#options.workspaces === undefined ? {} : { workspaces: this.#options.workspaces }),
     });
     const done = executor
       .execute()

@@ -5,6 +5,9 @@ import type { RunBudgetPayload } from './event-types.js';
  * What creating a run takes (`weft run`, `weft_run_create`, `Weft.createRun`): one shape for
  * every surface, read by the run service.
  */
+import type { RunOrigin, WorkspaceSpec } from './run-workspace.js';
+
+/** What creating a run takes, on every surface. */
 export interface CreateRunRequest {
   /** A workflow `.toml` file or workflow module (`.mjs`, `.js`; `.ts` with tsx installed), relative to `cwd`. */
   workflow: string;
@@ -27,6 +30,10 @@ export interface CreateRunRequest {
   budget?: RunBudgetPayload;
   /** Claim order, higher first (-100 … 100, default 0); see `PRIORITY_STEP_MS` for the starvation bound. */
   priority?: number;
+  /** Where the run works; over the workflow's `[run.workspace]` field by field. Default: a worktree inside a git repository, else in place. */
+  workspace?: WorkspaceSpec;
+  /** Set by `weft fork`: the run and stage this run continues from. */
+  origin?: RunOrigin;
   /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */
   start?: boolean;
 }

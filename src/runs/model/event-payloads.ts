@@ -23,6 +23,7 @@ import { QUESTION_KINDS, type QuestionKind } from './question.js';
 import { STAGE_ID } from './run-event.js';
 import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS, MAX_PRIORITY, MIN_PRIORITY } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
+import { readRunOrigin, readRunWorkspace } from './run-workspace.js';
 
 const MAX_TEXT = 64 * 1024;
 
@@ -83,6 +84,8 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   if (priority !== undefined && (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY)) {
     throw invalid(type, `'priority' must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, got ${JSON.stringify(priority)}.`);
   }
+  const workspace = readRunWorkspace(payload.workspace);
+  const origin = readRunOrigin(payload.origin);
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -97,6 +100,8 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
     ...(budget === undefined ? {} : { budget }),
     ...(priority === undefined || priority === 0 ? {} : { priority: priority as number }),
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(origin === undefined ? {} : { origin }),
   };
 }
 

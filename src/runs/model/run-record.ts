@@ -6,6 +6,7 @@
 import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
 import type { RunBudgetPayload, TokenUsagePayload as TokenUsage } from './event-types.js';
+import type { RunOrigin, RunWorkspace } from './run-workspace.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -55,6 +56,10 @@ export interface RunSpec {
   budget?: RunBudgetPayload;
   /** Claim order: higher first (from -100 to 100; absent is 0); see `claimTime`. */
   priority?: number;
+  /** Where the stages work (resolved at creation); absent on runs created before workspaces: in place. */
+  workspace?: RunWorkspace;
+  /** The run and stage this run was forked from (`weft fork`). */
+  origin?: RunOrigin;
   createdAt: number;
 }
 
@@ -93,7 +98,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, workspace, origin, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -108,6 +113,8 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     ...(envFingerprint === undefined ? {} : { envFingerprint }),
     ...(budget === undefined ? {} : { budget }),
     ...(priority === undefined ? {} : { priority }),
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(origin === undefined ? {} : { origin }),
     createdAt,
   };
   return { spec, state };

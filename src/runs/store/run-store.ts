@@ -11,6 +11,7 @@ import type { QuestionRecord } from '../model/question.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStatus } from '../model/run-status.js';
+import type { RunOrigin, RunWorkspace } from '../model/run-workspace.js';
 import type { StoreChangeListener } from './store-change.js';
 
 /** Epoch milliseconds; injected so tests can expire leases without waiting. */
@@ -40,6 +41,10 @@ export interface CreateRunParams {
   budget?: RunBudgetPayload;
   /** See `RunSpec.priority`. */
   priority?: number;
+  /** See `RunSpec.workspace`. */
+  workspace?: RunWorkspace;
+  /** See `RunSpec.origin`. */
+  origin?: RunOrigin;
   /**
    * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
    * event follows `run-created`), so no crash can leave it behind in `submitted`.

@@ -1,16 +1,18 @@
 /**
  * The parts of a workflow file around the nodes: `[workflow]` (name, description, start),
  * `[run]` defaults (goal, labels, auto_approve, model, approval, opaque `[run.agent]` with
- * its `mcps`) and `[inputs.<name>]` declarations.
+ * its `mcps`, `[run.workspace]`) and `[inputs.<name>]` declarations.
  */
 import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
+import { WORKSPACE_MODES, type WorkspaceSpec } from '../model/run-workspace.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunBudgetSpec, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget'] as const;
+const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace'] as const;
 const BUDGET_FIELDS = ['max_cost_usd', 'max_tokens', 'max_duration', 'on_exceeded'] as const;
+const WORKSPACE_FIELDS = ['mode', 'base', 'include_uncommitted', 'remote', 'repo', 'keep_branch'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
 const APPROVAL_FIELDS = ['pattern', 'action'] as const;
 const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -92,6 +94,30 @@ function parseBudget(run: FieldReader): RunBudgetSpec | undefined {
   return defined<RunBudgetSpec>({ ...limits, onExceeded: budget.oneOf('on_exceeded', ['pause', 'fail'] as const) ?? 'pause' });
 }
 
+/** `[run.workspace]`: where the workflow's runs work; checked here, resolved when a run is created. */
+function parseWorkspace(run: FieldReader): WorkspaceSpec | undefined {
+  const table = run.subtable('workspace');
+  if (table === undefined) return undefined;
+  const workspace = new FieldReader(run.context, table, ['run', 'workspace'], '[run.workspace]');
+  workspace.rejectUnknown(WORKSPACE_FIELDS, '[run.workspace] tables');
+  const request = defined<WorkspaceSpec>({
+    mode: workspace.oneOf('mode', WORKSPACE_MODES),
+    base: workspace.string('base', { nonEmpty: true }),
+    includeUncommitted: workspace.boolean('include_uncommitted'),
+    remote: workspace.string('remote', { nonEmpty: true }),
+    repo: workspace.string('repo', { nonEmpty: true }),
+    keepBranch: workspace.boolean('keep_branch'),
+  });
+  if (request.mode === 'clone' && request.repo === undefined) workspace.problem('repo', `mode = "clone" needs the repository to clone — add repo = "<git URL or path>"`);
+  if (request.repo !== undefined && request.mode !== 'clone') workspace.problem('repo', `'repo' is only for mode = "clone" — set mode = "clone" or remove repo`);
+  if (request.mode === 'in-place') {
+    for (const key of ['base', 'include_uncommitted', 'remote', 'keep_branch'] as const) {
+      if (workspace.has(key)) workspace.problem(key, `'${key}' has no effect with mode = "in-place" (there is no run branch) — remove it or use mode = "worktree"`);
+    }
+  }
+  return request;
+}
+
 export function parseRunSection(context: ParseContext, data: Record<string, unknown>): RunDefaults {
   const run = new FieldReader(context, section(context, data, 'run'), ['run'], '[run]');
   run.rejectUnknown(RUN_FIELDS, '[run] tables');
@@ -106,6 +132,7 @@ export function parseRunSection(context: ParseContext, data: Record<string, unkn
     agent,
     mcpServers,
     budget: parseBudget(run),
+    workspace: parseWorkspace(run),
   };
   return defined<RunDefaults>(defaults);
 }

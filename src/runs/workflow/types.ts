@@ -5,6 +5,7 @@
  */
 import type { CompiledCondition } from './condition.js';
 import type { CliName } from '../../core/cli-names.js';
+import type { WorkspaceSpec } from '../model/run-workspace.js';
 
 /** One validation problem; `line` is 1-based in `file`. `message` ends with ` — how to fix`. */
 export interface WorkflowProblem {
@@ -214,6 +215,8 @@ export interface RunDefaults {
   agent: Record<string, unknown>;
   /** `[run.agent.mcps.*]`, unvalidated here, with where they were written for the MCP config layer's messages. */
   mcpServers?: { file: string; servers: Record<string, Record<string, unknown>>; lines: Record<string, number> };
+  /** `[run.workspace]`, checked; resolved per run at creation. */
+  workspace?: WorkspaceSpec;
 }
 
 /** A checked workflow, as the runner executes it (what `checkWorkflow` returns). Durations are in milliseconds, paths absolute. */

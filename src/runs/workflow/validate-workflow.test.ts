@@ -262,3 +262,20 @@ describe('validateWorkflowText: inline cases', () => {
     ]);
   });
 });
+
+describe('[run.workspace]', () => {
+  const flow = (table: string) => `[workflow]\nname = "w"\nstart = "a"\n[run.workspace]\n${table}\n[nodes.a]\nkind = "command"\nrun = "true"\n`;
+
+  it('reads every field into the run defaults', () => {
+    const { workflow, problems } = validateWorkflowText('/w.toml', flow('mode = "worktree"\nbase = "main"\ninclude_uncommitted = true\nremote = "origin"\nkeep_branch = true'));
+    expect(problems).toEqual([]);
+    expect(workflow?.run.workspace).toEqual({ mode: 'worktree', base: 'main', includeUncommitted: true, remote: 'origin', keepBranch: true });
+  });
+
+  it('names the line, the field and the fix for a bad mode, clone without repo, repo without clone, and run-branch fields in place', () => {
+    expect(check(flow('mode = "worktrees"'))).toEqual([`5: [run.workspace]: 'mode' must be one of worktree, in-place, clone, got "worktrees" — did you mean 'worktree'?`]);
+    expect(check(flow('mode = "clone"'))).toEqual([`4: [run.workspace]: mode = "clone" needs the repository to clone — add repo = "<git URL or path>"`]);
+    expect(check(flow('repo = "https://x/y.git"'))).toEqual([`5: [run.workspace]: 'repo' is only for mode = "clone" — set mode = "clone" or remove repo`]);
+    expect(check(flow('mode = "in-place"\nbase = "main"'))).toEqual([`6: [run.workspace]: 'base' has no effect with mode = "in-place" (there is no run branch) — remove it or use mode = "worktree"`]);
+  });
+});

@@ -118,6 +118,16 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       return `  ⇄ pair session ${String(p.sessionId)} started by ${String(p.by)} on ${String(p.stageId)}`;
     case RUN_EVENT.pairEnded:
       return `  ⇄ pair session ${String(p.sessionId)} ended${p.reason === PAIR_END_REASON.stageFinished ? ' (its stage finished)' : ''}`;
+    case ENGINE_EVENT.checkpointCreated:
+      return `  ⎇ checkpoint ${String(p.commit).slice(0, 12)}: ${String(p.filesChanged)} file${p.filesChanged === 1 ? '' : 's'} changed, +${String(p.linesAdded)} -${String(p.linesRemoved)}${p.pushed === true ? ' (pushed)' : ''}`;
+    case ENGINE_EVENT.workspaceReset:
+      return `  ⎇ workspace reset to ${String(p.commit).slice(0, 12)}: a lost runner's unrecorded checkpoint ${String(p.discarded).slice(0, 12)} is kept${p.keptRef ? ` in ${String(p.keptRef)}` : ''}`;
+    case ENGINE_EVENT.runRewound:
+      return `● run rewound to ${String(p.toStage)} (${String(p.commit).slice(0, 12)})${p.abandonedRef ? `; the abandoned tip ${String(p.abandonedCommit).slice(0, 12)} is kept in ${String(p.abandonedRef)}` : ''}`;
+    case ENGINE_EVENT.runForked:
+      return `● run forked from ${String(p.fromStage)} as run ${String(p.forkId)}`;
+    case ENGINE_EVENT.runMerged:
+      return `● run merged into ${String(p.into)} (${String(p.kind)}, ${String(p.commit).slice(0, 12)})`;
     case RUN_EVENT.runArchived:
       return '● run archived';
     case RUN_EVENT.runUnarchived:

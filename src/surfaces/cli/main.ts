@@ -21,6 +21,7 @@ import { registerStoreCommands } from './commands/store.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerToolCommands } from './commands/tools.js';
+import { registerWorkspaceCommands } from './commands/workspace.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { version } from '../../core/package-version.js';
 
@@ -64,6 +65,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerRunCreateCommands(program);
   registerRunReadCommands(program);
   registerRunSteerCommands(program);
+  registerWorkspaceCommands(program);
   registerPairCommand(program);
   registerWorkflowCommands(program);
   registerWorkerCommand(program);

@@ -77,6 +77,8 @@ export function stageLines(run: RunRecord, stages: readonly StageRecord[]): stri
     const turns = stage.turns > 0 ? `  ${stage.turns} turn${stage.turns === 1 ? '' : 's'}` : '';
     lines.push(`    ${MARK[status] ?? '▶'} ${stage.stageId.padEnd(width)}  ${stage.kind.padEnd(7)}  ${status}${took}${turns}${tokensNote(stage.usage)}`);
     if (stage.error !== undefined) lines.push(`        error: ${errorText(stage.error, '               ')}`);
+    const made = stage.checkpoint;
+    if (made !== undefined) lines.push(`        checkpoint ${made.commit.slice(0, 12)}: ${made.filesChanged} file${made.filesChanged === 1 ? '' : 's'} changed, +${made.linesAdded} -${made.linesRemoved}`);
     if (stage.output !== undefined && textOf(stage.output) !== '') lines.push(...outputLines(stage.output, '        │ ', false, `weft logs ${run.id} --full`));
   }
   const failed = stages.filter((stage) => stage.status === 'failed');

@@ -10,6 +10,8 @@ import { resolveInputs } from '../../run-inputs.js';
 import { loadWorkflow, resolveArgs, type ChildNode } from '../../workflow/index.js';
 import type { NodeExecutor, StageRun } from '../stage-context.js';
 import { abortableDelay } from './abortable-delay.js';
+import { forkRunBranch, pushRunBranch, type RunWorkspace } from '../../workspace/index.js';
+import { gitLine } from '../../workspace/git.js';
 import { traceparentIn } from '../../../core/telemetry/tracing.js';
 import { PARENT_TRACE_LABEL } from '../run-tracing.js';
 
@@ -19,10 +21,28 @@ function parentTrace(stage: StageRun): Record<string, string> {
   return traceparent === undefined ? {} : { [PARENT_TRACE_LABEL]: traceparent };
 }
 
+/**
+ * A child of a run with a git workspace gets its own run branch, made at the parent's
+ * current checkpoint (pushed when the parent has a remote), so it starts from the files the
+ * parent's stages left; a child of a run that works in place works in place too.
+ */
+async function childWorkspace(stage: StageRun, childId: string): Promise<RunWorkspace | undefined> {
+  const parent = stage.run.workspace;
+  if (parent === undefined) return undefined;
+  const repo = await gitLine(['rev-parse', '--show-toplevel'], { cwd: stage.workDir });
+  const workspace = await forkRunBranch(repo, parent, `refs/heads/${parent.branch}`, childId);
+  await pushRunBranch({ runId: childId, workspace, repoDir: repo });
+  return workspace;
+}
+
 async function createChild(stage: StageRun & { node: ChildNode }): Promise<string> {
   const workflow = await loadWorkflow(stage.node.workflow);
   const inputs = resolveInputs(workflow, resolveArgs(stage.node.inputs, stage.context) as Record<string, unknown>);
+  const id = stage.services.newId();
+  const workspace = stage.run.dryRun ? undefined : await childWorkspace(stage, id);
   const child = await stage.services.store.createRun({
+    id,
+    ...(workspace === undefined ? {} : { workspace }),
     workflow: workflow.name,
     workflowPath: workflow.file,
     goal: workflow.run.goal ?? stage.run.goal,

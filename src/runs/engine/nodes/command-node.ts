@@ -20,13 +20,13 @@ function cap(text: string): string {
 }
 
 export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
-  const { node, context, run } = stage;
+  const { node, context, workDir } = stage;
   const script = renderTemplate(node.run, context);
   const env = Object.fromEntries(Object.entries(node.env ?? {}).map(([key, value]) => [key, renderTemplate(value, context)]));
   const timeoutMs = node.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const live = liveOutput((events) => stage.emit(events));
   const outcome = await runCommand(script, {
-    cwd: resolve(run.cwd, node.cwd ?? '.'),
+    cwd: resolve(workDir, node.cwd ?? '.'),
     env,
     timeoutMs,
     signal: stage.signal,

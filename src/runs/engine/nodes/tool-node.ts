@@ -19,7 +19,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   else await stage.emit(started);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
-    { workspaceRoot: stage.run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext },
+    { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext },
   );
   const text = resultText(outcome.result);
   const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;

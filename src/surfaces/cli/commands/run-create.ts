@@ -2,7 +2,9 @@
  * `weft run` (create, approve, start and follow) and `weft create` / `weft start`.
  */
 import { type Command, Option } from 'commander';
+import { join } from 'node:path';
 import type { RunRecord } from '../../../runs/model/run-record.js';
+import type { WorkspaceMode, WorkspaceSpec } from '../../../runs/model/run-workspace.js';
 import type { CreateRunRequest } from '../../../app/services/run-service.js';
 import { printJson, withApp } from '../command-context.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_INTERRUPTED, EXIT_USAGE, exitCodeFor } from '../exit-codes.js';
@@ -25,6 +27,12 @@ interface CreateOptions {
   budget: string[];
   priority?: string;
   json?: boolean;
+  workspace?: string;
+  workspaceBase?: string;
+  workspaceRemote?: string;
+  workspaceRepo?: string;
+  includeUncommitted?: boolean;
+  keepBranch?: boolean;
 }
 
 function addCreateOptions(command: Command): Command {
@@ -40,6 +48,12 @@ function addCreateOptions(command: Command): Command {
     .option('--model <model>', 'model for agent stages')
     .option('--budget <key=value>', "the run's budget, over the workflow's [run.budget] (repeatable): max_cost_usd=5, max_tokens=2000000, max_duration=2h, on_exceeded=fail", collect, [])
     .option('--priority <n>', 'claim order, higher first (-100 to 100, default 0; a minute earlier in the queue per step)')
+    .addOption(new Option('--workspace <mode>', 'where the run works: its own git worktree (default inside a git repository), the directory itself, or a fresh clone').choices(['worktree', 'in-place', 'clone']))
+    .option('--workspace-base <ref>', 'commit, branch or tag the run branch starts from (default: the checked-out commit)')
+    .option('--workspace-remote <remote>', 'git remote (name or URL) every checkpoint is pushed to, for runners on other hosts')
+    .option('--workspace-repo <url>', 'the repository to clone (--workspace clone)')
+    .option('--include-uncommitted', "carry this tree's uncommitted changes into the run as its first checkpoint")
+    .option('--keep-branch', "keep the run's branch when the run is removed")
     .option('--json', 'print JSON');
 }
 
@@ -57,7 +71,29 @@ function createRequest(workflow: string, cwd: string, options: CreateOptions): C
     ...(options.model ? { model: options.model } : {}),
     ...(options.budget.length > 0 ? { budget: parseBudget(options.budget) } : {}),
     ...(options.priority !== undefined ? { priority: parsePriority(options.priority) } : {}),
+    ...(workspaceOf(options) === undefined ? {} : { workspace: workspaceOf(options) }),
   };
+}
+
+/** The workspace flags as a request; undefined when none was given (the workflow's `[run.workspace]` decides). */
+function workspaceOf(options: CreateOptions): WorkspaceSpec | undefined {
+  const spec: WorkspaceSpec = {
+    ...(options.workspace === undefined ? {} : { mode: options.workspace as WorkspaceMode }),
+    ...(options.workspaceBase === undefined ? {} : { base: options.workspaceBase }),
+    ...(options.workspaceRemote === undefined ? {} : { remote: options.workspaceRemote }),
+    ...(options.workspaceRepo === undefined ? {} : { repo: options.workspaceRepo }),
+    ...(options.includeUncommitted ? { includeUncommitted: true } : {}),
+    ...(options.keepBranch ? { keepBranch: true } : {}),
+  };
+  return Object.keys(spec).length === 0 ? undefined : spec;
+}
+
+/** Where the run's files are, for the first line of `weft run`. */
+function whereItWorks(run: RunRecord, workspaceRoot: string | undefined): string {
+  const workspace = run.workspace;
+  if (workspace === undefined) return `working in place in ${run.cwd}`;
+  const dir = workspaceRoot === undefined ? `its ${workspace.mode}` : join(workspaceRoot, run.id, ...(workspace.subdir === '' ? [] : workspace.subdir.split('/')));
+  return `working in ${dir} on branch ${workspace.branch}`;
 }
 
 function describeCreated(run: RunRecord): string {
@@ -94,7 +130,7 @@ export function registerRunCreateCommands(program: Command): void {
         };
         // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
         const { finished, stopped } = await untilInterrupted(async (signal) => {
-          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n`);
+          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n${whereItWorks(run, app.workspaceHost.root)}\n`);
           return { finished: await followRun(runs, run.id, { json: options.json === true, signal, onEvent }), stopped: signal.aborted };
         });
         if (stopped) {

@@ -3,6 +3,7 @@
  */
 import type { StageRecord } from '../../../runs/stage-fold.js';
 import type { Command } from 'commander';
+import { redactGitText } from '../../../runs/workspace/git.js';
 import { formatDuration } from '../../../core/duration.js';
 import { WeftError } from '../../../core/errors.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
@@ -151,6 +152,8 @@ export function registerRunReadCommands(program: Command): void {
           `  workflow  ${run.workflow} (${run.workflowPath})`,
           ...(run.goal ? [`  goal      ${run.goal}`] : []),
           `  cwd       ${run.cwd}`,
+          ...(run.workspace === undefined ? [] : [`  workspace ${run.workspace.mode} on branch ${run.workspace.branch} (from ${run.workspace.baseCommit.slice(0, 12)}${run.workspace.remoteUrl === undefined ? '' : `, pushed to ${redactGitText(run.workspace.remoteUrl)}`}); see it with: weft diff ${run.id}`]),
+          ...(run.origin === undefined ? [] : [`  forked    from ${run.origin.stageId} of run ${run.origin.runId}`]),
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),

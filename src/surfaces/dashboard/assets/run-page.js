@@ -9,6 +9,7 @@ import { questionForm } from './question-form.js';
 import { actionBar, actionKey, messageBox } from './run-actions.js';
 import { runPanels } from './run-panels.js';
 import { costText, costTitle } from './spend.js';
+import { workspacePanel } from './workspace-panel.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
 const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'question-withdrawn', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
@@ -28,6 +29,7 @@ export async function renderRun(root, signal, runId) {
   const graph = h('div', { class: 'graph', id: 'run-graph', onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node) });
   const stageRows = h('tbody');
   const detail = h('div');
+  const files = workspacePanel(runId, () => refresh());
   const live = h('span', { class: 'live', id: 'events-live' }, 'connecting');
   let current;
   let chosenStage;
@@ -48,7 +50,9 @@ export async function renderRun(root, signal, runId) {
         questions,
         h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
         detail,
+<<<<<<< HEAD
         panels,
+        files.element,
       ),
       h('section', { class: 'card run-graph', 'aria-label': 'Workflow graph' }, h('h2', {}, 'Graph'), graph, legend()),
     ),
@@ -162,6 +166,7 @@ export async function renderRun(root, signal, runId) {
     fill(detail, stage ? stageDetail(stage, events) : null);
     const after = detail.querySelector('.live-output');
     if (after !== null) after.scrollTop = follow ? after.scrollHeight : before.scrollTop;
+    if (current) files.update(current, stage?.stage_id);
   }
 
   function selectNode(node) {

@@ -34,6 +34,18 @@ const ACTIONS = [
   action({ name: 'cancel', summary: 'End the run', body: withReason, act: (runs, id, body) => runs.cancel(id, body.reason) }),
   action({ name: 'retry', summary: 'Run a failed or cancelled run again from where it stopped', body: empty, act: (runs, id) => runs.retry(id) }),
   action({
+    name: 'rewind',
+    summary: "Take a failed or cancelled run back to a stage's checkpoint; it runs on from there as a new attempt (nothing is deleted)",
+    body: z.object({ to: z.string().min(1).max(200).describe('The stage, e.g. build or build@1') }).strict(),
+    act: (runs, id, body) => runs.workspaces.rewind(id, body.to),
+  }),
+  action({
+    name: 'fork',
+    summary: "A new run from a stage of this one: its files start at that stage's checkpoint, the stages up to it count as done (the answer is the new run)",
+    body: z.object({ from: z.string().min(1).max(200).describe('The stage, e.g. plan or plan@2'), inputs: z.record(z.string(), z.unknown()).optional().describe('Inputs that differ from the original run') }).strict(),
+    act: (runs, id, body) => runs.workspaces.fork(id, { fromStage: body.from, ...(body.inputs === undefined ? {} : { inputs: body.inputs }) }),
+  }),
+  action({
     name: 'archive',
     summary: 'Hide an ended run from lists (archived: false shows it again)',
     body: z.object({ archived: z.boolean().default(true) }).strict(),

@@ -13,6 +13,7 @@ import { questionSchema, questionView, runPreview, runPreviewSchema, runSummary,
 import { saveInlineWorkflow } from '../../../app/services/inline-workflow.js';
 import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
+import { runDiffSchema, runDiffView } from '../../../app/views/run-diff-view.js';
 import { HttpFailure } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
 import { runListStreams } from './run-list-stream.js';
@@ -120,6 +121,17 @@ export function runRoutes(deps: HttpDeps): ApiRoute[] {
       async handle({ params }) {
         await (await deps.runs()).remove(params.id!);
         return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/runs/{id}/diff',
+      summary: "What a run changed in its workspace since its base, or what one stage's checkpoint changed (stage=build or build@2)",
+      query: z.object({ stage: z.string().min(1).max(200).optional(), stat: z.enum(['true', 'false']).default('false') }).strict(),
+      response: runDiffSchema,
+      async handle({ params, query }) {
+        const diff = await (await deps.runs()).workspaces.diff(params.id!, { ...(query.stage === undefined ? {} : { stage: query.stage }), stat: query.stat === 'true' });
+        return { json: runDiffView(diff) };
       },
     }),
     defineRoute({

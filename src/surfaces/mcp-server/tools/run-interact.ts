@@ -15,7 +15,7 @@ import { runNextSteps } from '../next-steps.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/views/run-args.js';
 
-export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
+export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'rewind', 'fork', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
 
 const input = z
   .object({
@@ -23,7 +23,7 @@ const input = z
     action: z
       .enum(INTERACT_ACTIONS)
       .describe(
-        'start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run\'s agents see on their next turn; signal: send the event a wait stage awaits (event, data); interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question',
+        'start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run\'s agents see on their next turn; signal: send the event a wait stage awaits (event, data); interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; rewind: take a failed or cancelled run back to a stage\'s checkpoint (stage) and run on from there, nothing deleted; fork: a new run from a stage (stage, inputs) whose files start at that checkpoint, the stages up to it done; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question',
       ),
     reason: reasonArg.optional().describe('deny, cancel: why (recorded on the run)'),
     text: messageTextArg.optional().describe('message: the text to send (required for message)'),
@@ -32,6 +32,8 @@ const input = z
     parent_id: runIdArg('link_parent: the new parent run (required for link_parent)').optional(),
     question_id: runIdArg('answer: the question to answer (from pending_question_ids or get_questions; required for answer)').optional(),
     answer: answerArg.optional().describe('answer: the answer (required for answer); true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted'),
+    stage: z.string().min(1).max(200).optional().describe('rewind, fork: the stage, e.g. build (its latest attempt) or build@2 (required for rewind and fork)'),
+    inputs: z.record(z.string(), z.unknown()).optional().describe('fork: inputs that differ from the original run'),
     pending_only: z.boolean().default(true).describe('get_questions: only unanswered questions (default true)'),
   })
   .strict();
@@ -89,6 +91,14 @@ async function act(runs: RunService, args: Args): Promise<Done> {
       const run = await runs.retry(id);
       return { run, summary: `Retrying run ${id} (attempt ${run.attempt}, ${run.status}).` };
     }
+    case 'rewind': {
+      const run = await runs.workspaces.rewind(id, needArg(args.stage, action, 'stage'));
+      return { run, summary: `Rewound run ${run.id} to ${args.stage ?? ''}; it runs on from that checkpoint (${run.status}).` };
+    }
+    case 'fork': {
+      const run = await runs.workspaces.fork(id, { fromStage: needArg(args.stage, action, 'stage'), ...(args.inputs === undefined ? {} : { inputs: args.inputs }) });
+      return { run, summary: `Forked run ${run.id} from ${args.stage ?? ''} of run ${id} (${run.status}${run.status === 'pending' ? '; approve it to start' : ''}).` };
+    }
     case 'archive':
     case 'unarchive': {
       const run = await runs.archive(id, action === 'archive');
@@ -126,7 +136,7 @@ export const runInteractTool = defineTool({
   name: 'weft_run_interact',
   title: 'Steer a weft run',
   description:
-    'Act on one run: start, approve, deny (reason), message (text), signal (event, data), interrupt, cancel (reason), retry, archive, unarchive, link_parent (parent_id), unlink_parent, get_questions, answer (question_id, answer). Returns the run afterwards. Runs waiting for a person are "blocked"; answer their pending_question_ids.',
+    'Act on one run: start, approve, deny (reason), message (text), signal (event, data), interrupt, cancel (reason), retry, rewind (stage), fork (stage, inputs; returns the new run), archive, unarchive, link_parent (parent_id), unlink_parent, get_questions, answer (question_id, answer). Returns the run afterwards. Runs waiting for a person are "blocked"; answer their pending_question_ids.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
