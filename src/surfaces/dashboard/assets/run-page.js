@@ -50,7 +50,6 @@ export async function renderRun(root, signal, runId) {
         questions,
         h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
         detail,
-<<<<<<< HEAD
         panels,
         files.element,
       ),
