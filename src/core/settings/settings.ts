@@ -10,6 +10,7 @@ import { WeftError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import { CLI_NAMES, type CliName } from '../cli-names.js';
 import { SETTINGS_SHAPE, checkShape } from './settings-shape.js';
+import { mergeSandboxSpecs, readSandboxSpec, type SandboxSpec } from '../sandbox/sandbox-rules.js';
 import { readTomlFile, type TomlDocument } from './toml-file.js';
 
 export interface ApprovalRuleSetting {
@@ -62,6 +63,8 @@ export interface Settings {
   storeUrl?: string;
   /** `[runs] retention`: finished runs older than this are deleted when a worker starts; unset keeps them. */
   runRetentionMs: number | undefined;
+  /** `[run.sandbox]`: the user's, then the project's (paths add up, the rest the project's). */
+  sandbox: SandboxSpec;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -146,6 +149,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     cli: readCli(userDocument, projectDocument),
     ...optionalStoreUrl(pick<string>('store', 'url', userDocument, projectDocument)),
     runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
+    sandbox: mergeSandboxSpecs(readSandbox(userDocument), readSandbox(projectDocument)),
     userDocument,
     projectDocument,
   };
@@ -159,6 +163,14 @@ function readCli(user: TomlDocument | undefined, project: TomlDocument | undefin
     if (typeof path === 'string') cli[name] = { path };
   }
   return cli;
+}
+
+function readSandbox(document: TomlDocument | undefined): SandboxSpec | undefined {
+  const value = section(document, 'run').sandbox;
+  if (document === undefined || value === undefined) return undefined;
+  const { spec, problems } = readSandboxSpec(value, '[run.sandbox]');
+  if (problems.length > 0) throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
+  return spec;
 }
 
 function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {

@@ -5,7 +5,7 @@
  * run — or stops when asked to cancel or interrupt. Every step is an event, written
  * before the run moves on, so another runner can pick up from the log alone.
  */
-import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type SandboxViolationPayload, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
 import type { JsonValue } from '../model/json.js';
@@ -19,15 +19,18 @@ import { nextNodes, retryDelayMs } from './next-nodes.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { HeldStarts } from './held-starts.js';
 import { RunControl } from './run-control.js';
-import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
+import type { EngineServices, RunBridge, RunSandboxFactory, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
+import { describeViolation, type PreparedSandbox, type SandboxViolation } from '../../core/sandbox/index.js';
 import { askApprovalQuestion } from './approval-question.js';
 import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
 import { RunTracing } from './run-tracing.js';
 
-export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
+export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'sandbox'> {
   toolboxFactory: RunToolboxFactory;
+  /** Absent: runs are never sandboxed (tests of the engine alone). */
+  sandboxFactory?: RunSandboxFactory;
   /** Aborts when the runner lost its lease: stop at once and write nothing more. */
   leaseLost: AbortSignal;
   /** The runner whose lease every append is made under; the store refuses it once another runner took the run over. */
@@ -50,6 +53,7 @@ export class RunExecutor {
   #state!: ExecutionState;
   #control!: RunControl;
   #toolbox: Promise<RunToolbox> | undefined;
+  #sandbox: PreparedSandbox | undefined;
   readonly #running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
   // A plain copy: templates read only plain objects, and Node 20's `process.env` is not one.
   readonly #env: Record<string, string | undefined> = { ...process.env };
@@ -85,6 +89,13 @@ export class RunExecutor {
       await this.#finishRun('failed', `workflow ${this.#run.workflowPath} cannot be loaded: ${errorMessage(error)}`);
       return;
     }
+    try {
+      this.#sandbox = await this.#deps.sandboxFactory?.(this.#run, this.#workflow, (violation) => void this.#reportViolation(violation));
+    } catch (error) {
+      await this.#moveTo('starting');
+      await this.#finishRun('failed', errorMessage(error));
+      return;
+    }
     this.#state = replay(events, this.#workflow.start);
     // Control requests count from the start of this attempt: a cancel before a retry is history.
     this.#control = new RunControl(this.#deps.store, this.#run.id, this.#state.attemptStartSeq, this.#deps.pollMs);
@@ -106,7 +117,17 @@ export class RunExecutor {
       for (const { controller } of this.#running.values()) controller.abort();
       await Promise.allSettled([...this.#running.values()].map((entry) => entry.promise));
       if (this.#toolbox) await (await this.#toolbox.catch(() => undefined))?.close().catch(() => undefined);
+      await this.#sandbox?.dispose();
     }
+  }
+
+  /** A sandbox refusal, on the stage started last (the proxy cannot tell which process asked). */
+  async #reportViolation(violation: SandboxViolation): Promise<void> {
+    const { kind, setting } = violation;
+    const payload: SandboxViolationPayload = { kind, setting, message: describeViolation(violation), ...(violation.kind === 'network' ? { host: violation.host, port: violation.port } : { path: violation.path }) };
+    await this.#bridge()
+      .emit([{ type: ENGINE_EVENT.sandboxViolation, payload }])
+      .catch((error: unknown) => this.#deps.logger.warn(`could not record a sandbox violation of ${this.#run.id}: ${errorMessage(error)}`));
   }
 
   async #loop(): Promise<void> {
@@ -278,7 +299,7 @@ export class RunExecutor {
       context: { ...this.#context(), last: stage.from ? this.#state.outcomes.get(stage.from) : undefined },
       signal,
       control: this.#control,
-      services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
+      services: { ...this.#deps, toolbox: () => this.#toolboxFor(), sandbox: () => this.#sandbox },
       emit: (events) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }))),
       hold: (events) => this.#heldStarts.holdAlong(stage.stageId, events),
       whileBlocked: (work) => this.#whileBlocked(work),
@@ -293,7 +314,7 @@ export class RunExecutor {
 
   #toolboxFor(): Promise<RunToolbox> {
     const ask: ApprovalPrompt = (call, tool, signal) => askApprovalQuestion(call, tool, signal, this.#questionDeps());
-    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge());
+    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge(), this.#sandbox);
     return this.#toolbox;
   }
 

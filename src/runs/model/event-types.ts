@@ -107,7 +107,26 @@ export const ENGINE_EVENT = {
   stageOutput: 'stage-output',
   stageProcessStarted: 'stage-process-started',
   traceStarted: 'run-trace-started',
+  sandboxViolation: 'sandbox-violation',
 } as const;
+
+/**
+ * Something a sandboxed run's process tried and the sandbox refused (`[run.sandbox]`): a
+ * write outside `allow_write`, a read under `deny_read` (both read from the process's
+ * stderr) or a connection `network.allow` does not name (from weft's proxy).
+ */
+export type SandboxViolationPayload = {
+  kind: 'write' | 'read' | 'network';
+  /** The path refused (write, read). */
+  path?: string;
+  /** The host and port refused (network). */
+  host?: string;
+  port?: number;
+  /** The setting that would allow it. */
+  setting: 'allow_write' | 'deny_read' | 'network.allow';
+  /** The refusal, said for people (and the agent). */
+  message: string;
+};
 
 /** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
 export type StageStatus = 'succeeded' | 'failed' | 'cancelled' | 'abandoned' | 'interrupted';
@@ -377,6 +396,7 @@ export interface EventPayloads {
   /** Nothing writes it today. */
   [ENGINE_EVENT.stageOutput]: JsonObject;
   [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
+  [ENGINE_EVENT.sandboxViolation]: SandboxViolationPayload;
   [ENGINE_EVENT.traceStarted]: RunTraceStartedPayload;
   [AGENT_EVENT.agentStarted]: AgentStartedPayload;
   [AGENT_EVENT.modelTextStreamed]: ModelTextStreamedPayload;

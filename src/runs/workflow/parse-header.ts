@@ -5,11 +5,12 @@
  */
 import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
+import { readSandboxSpec, type SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent'] as const;
+const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'sandbox'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
 const APPROVAL_FIELDS = ['pattern', 'action'] as const;
 const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -75,6 +76,14 @@ function parseMcps(run: FieldReader, agent: Record<string, unknown>): RunDefault
   return { file: run.context.file, servers, lines };
 }
 
+function parseSandbox(run: FieldReader): SandboxSpec | undefined {
+  const value = run.table.sandbox;
+  if (value === undefined) return undefined;
+  const { spec, problems } = readSandboxSpec(value, '[run.sandbox]');
+  for (const problem of problems) report(run.context, ['run', 'sandbox'], problem);
+  return spec;
+}
+
 export function parseRunSection(context: ParseContext, data: Record<string, unknown>): RunDefaults {
   const run = new FieldReader(context, section(context, data, 'run'), ['run'], '[run]');
   run.rejectUnknown(RUN_FIELDS, '[run] tables');
@@ -88,6 +97,7 @@ export function parseRunSection(context: ParseContext, data: Record<string, unkn
     approval: parseApproval(run),
     agent,
     mcpServers,
+    sandbox: parseSandbox(run),
   };
   return defined<RunDefaults>(defaults);
 }
