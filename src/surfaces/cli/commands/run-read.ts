@@ -16,6 +16,7 @@ import { followRun, type FollowOptions } from '../run-follow.js';
 import { stageLines, tokensLine } from '../stage-lines.js';
 import { addTokenUsage, NO_TOKENS } from '../../../runs/model/token-usage.js';
 import type { RunService } from '../../../app/services/run-service.js';
+import { runSandboxView } from '../../../app/services/run-sandbox-view.js';
 
 
 function age(run: RunRecord): string {
@@ -107,14 +108,15 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
         }
         const run = await runs.get(id);
-        const [questions, stages] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id)]);
+        const [questions, stages, sandbox] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runSandboxView(app.storageDir, run)]);
         const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage });
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage, sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules } });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
           ...(run.goal ? [`  goal      ${run.goal}`] : []),
           `  cwd       ${run.cwd}`,
+          `  sandbox   ${sandbox.summary}`,
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
