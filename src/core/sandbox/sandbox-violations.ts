@@ -33,10 +33,14 @@ function target(path: string): string {
   return path;
 }
 
+/** `sh: 1: `, `bash: line 3: `, `cat: `: the program's name in front is not a path it was refused. */
+const PROGRAM = /^[^\s:]+:\s(?:line\s)?(?:\d+:\s)?/;
+
 function candidates(line: string, cwd: string): string[] {
   const found: string[] = [];
+  const body = line.replace(PROGRAM, '');
   for (const pattern of PATHS) {
-    for (const match of line.matchAll(pattern)) {
+    for (const match of body.matchAll(pattern)) {
       const text = match[1]?.trim();
       if (text === undefined || text === '' || /^\d+$/.test(text) || text.includes(' ')) continue;
       found.push(isAbsolute(text) ? resolve(text) : resolve(cwd, text));
