@@ -79,9 +79,10 @@ sys.stdout.write(str(len(pids)))
 }
 
 function script(f: Fixture, vector: string): string {
+  // The last two attempts leave their errors on the process's own stderr, where weft reads refusals from.
   return `${attacks(f, vector)
     .map((attack) => attack.script)
-    .join('\n')}\ntrue\n`;
+    .join('\n')}\ncat ${f.home}/.ssh/id_ed25519 >/dev/null; echo pwned > /usr/weft-sandbox-${vector}\ntrue\n`;
 }
 
 function results(text: string): Record<string, string> {
