@@ -179,7 +179,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         clock: Date.now,
         newId,
         toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: runStore, artifacts }),
-        sandboxFactory: runSandboxFactory({ storageDir, settings: runSettings }),
+        sandboxFactory: runSandboxFactory({ storageDir, settings: runSettings, env }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
         agent: new ModelStageRunner({
           llmSettings: async (run) => (await runSettings(run)).llm,

@@ -125,6 +125,7 @@ export class RunExecutor {
   async #reportViolation(violation: SandboxViolation): Promise<void> {
     const { kind, setting } = violation;
     const payload: SandboxViolationPayload = { kind, setting, message: describeViolation(violation), ...(violation.kind === 'network' ? { host: violation.host, port: violation.port } : { path: violation.path }) };
+    this.#tracing.violation(this.#activeStage(), { 'weft.sandbox.kind': kind, 'weft.sandbox.setting': setting, 'weft.sandbox.refused': violation.kind === 'network' ? `${violation.host}:${violation.port}` : violation.path });
     await this.#bridge()
       .emit([{ type: ENGINE_EVENT.sandboxViolation, payload }])
       .catch((error: unknown) => this.#deps.logger.warn(`could not record a sandbox violation of ${this.#run.id}: ${errorMessage(error)}`));

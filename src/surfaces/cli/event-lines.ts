@@ -88,6 +88,8 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       return `  ⇄ pair session ${String(p.sessionId)} started by ${String(p.by)} on ${String(p.stageId)}`;
     case RUN_EVENT.pairEnded:
       return `  ⇄ pair session ${String(p.sessionId)} ended${p.reason === PAIR_END_REASON.stageFinished ? ' (its stage finished)' : ''}`;
+    case ENGINE_EVENT.sandboxViolation:
+      return `  ⛔ ${event.stageId ?? 'run'}: ${String(p.message)}`;
     case RUN_EVENT.runArchived:
       return '● run archived';
     case RUN_EVENT.runUnarchived:
