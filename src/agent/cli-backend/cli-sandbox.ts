@@ -17,15 +17,16 @@ const DEFAULT_ENDPOINTS: Readonly<Record<string, string>> = {
   GOOGLE_GEMINI_BASE_URL: 'https://generativelanguage.googleapis.com',
 };
 
-function hostPort(url: string): string | undefined {
+function hostPort(url: string): { host: string; port: number } | undefined {
   try {
     const parsed = new URL(url);
-    const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
-    return `${parsed.hostname}:${port}`;
+    return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
   } catch {
     return undefined;
   }
 }
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** The native file behind `binary` (npm's `codex.js` wrapper re-executes the native binary under another argv[0], which a link cannot survive). */
 function native(binary: string, adapter: Pick<CliAdapter, 'bundledBinary'>): string {
@@ -56,6 +57,10 @@ export async function linkBinaryAliases(adapter: Pick<CliAdapter, 'bundledBinary
 export function cliSandboxExtras(adapter: Pick<CliAdapter, 'modelEnvironment'>, env: Readonly<Record<string, string | undefined>>, runToolsUrl: string, stateDir: string): WrapExtras {
   const endpointVariable = adapter.modelEnvironment.endpoint;
   const endpoint = env[endpointVariable] ?? DEFAULT_ENDPOINTS[endpointVariable];
-  const hosts = [endpoint === undefined ? undefined : hostPort(endpoint), hostPort(runToolsUrl)].filter((host): host is string => host !== undefined);
-  return { allowWrite: [stateDir], allowHosts: hosts };
+  const endpoints = [endpoint === undefined ? undefined : hostPort(endpoint), hostPort(runToolsUrl)].filter((found) => found !== undefined);
+  // On the host's loopback (weft's run-tools server, a local model server): forwarded to the same address inside, for clients that ignore HTTP_PROXY.
+  const loopback = endpoints.filter((found) => LOOPBACK.has(found.host) && found.host !== '::1').map((found) => found.port);
+  // Also through the proxy: clients that honour HTTP_PROXY send loopback requests there too.
+  const hosts = endpoints.map((found) => `${found.host}:${found.port}`);
+  return { allowWrite: [stateDir], allowHosts: hosts, loopbackPorts: loopback };
 }

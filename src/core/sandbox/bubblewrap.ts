@@ -19,6 +19,7 @@ import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join, sep } from 'node:path';
+import { createServer, connect, type Server } from 'node:net';
 import { WeftError } from '../errors.js';
 import { startSandboxProxy, type SandboxProxy } from './network-proxy.js';
 import type { PreparedSandbox, ProcessSpec, SandboxProvider, SandboxRequirements, SandboxViolation, WrapExtras } from './sandbox-provider.js';
@@ -27,7 +28,9 @@ import { violationsInStderr } from './sandbox-violations.js';
 
 /** Where the proxy listens inside the sandbox (socat's end). */
 export const SANDBOX_PROXY_PORT = 3128;
-const PROXY_SOCKET = '/run/weft-proxy.sock';
+/** weft's sockets (the proxy, loopback forwards) inside the sandbox. */
+const SOCKETS = '/run/weft';
+const PROXY_SOCKET = `${SOCKETS}/proxy.sock`;
 /** Used for the sandbox's user when weft runs as root: a non-root user cannot rewrite `pid_max`. */
 const ROOT_STAND_IN = 1000;
 const REQUIRED = [
@@ -36,13 +39,15 @@ const REQUIRED = [
   { binary: 'setpriv', apt: 'util-linux' },
 ] as const;
 
-// $1 = pid_max; $2 = 1 when the proxy is wired. Runs with CAP_SYS_ADMIN in the sandbox's
+// $1 = pid_max; $2 = 1 when the proxy is wired; $3 = loopback ports forwarded. Runs with CAP_SYS_ADMIN in the sandbox's
 // user namespace only long enough to set the limit; socat and the command run without any.
 const PRELUDE = [
-  'max=$1; proxy=$2; shift 2',
+  'max=$1; proxy=$2; ports=$3; shift 3',
   'drop="setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --"',
   'echo "$max" > /proc/sys/kernel/pid_max 2>/dev/null || ulimit -u "$max" 2>/dev/null',
   `if [ "$proxy" = 1 ]; then $drop socat TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null & i=0; while [ $i -lt 500 ] && ! grep -q ':0C38 00000000:0000 0A' /proc/net/tcp; do sleep 0.01; i=$((i+1)); done; fi`,
+  `for p in $ports; do $drop socat TCP-LISTEN:$p,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS}/port-$p.sock 2>/dev/null & done`,
+  'for p in $ports; do hex=$(printf %04X "$p"); i=0; while [ $i -lt 500 ] && ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp; do sleep 0.01; i=$((i+1)); done; done',
   'exec $drop "$@"',
 ].join('\n');
 
@@ -93,10 +98,10 @@ function inside(path: string, folder: string): boolean {
 }
 
 /** The bwrap arguments for one process (everything before `--`). Exported for its unit test. */
-export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string; deniedFile: string; proxySocket?: string; uid: number; gid: number; cwd: string }, extras: WrapExtras = {}): string[] {
+export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string; deniedFile: string; sockets: string; proxied: boolean; uid: number; gid: number; cwd: string }, extras: WrapExtras = {}): string[] {
   const args = ['--unshare-user', '--uid', String(where.uid), '--gid', String(where.gid), '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', where.privateTmp, '/tmp', '--perms', '0755', '--tmpfs', '/run');
-  if (where.proxySocket !== undefined) args.push('--ro-bind', where.proxySocket, PROXY_SOCKET);
+  args.push('--ro-bind', where.sockets, SOCKETS);
   args.push('--remount-ro', '/run');
   const writable = [...rules.allowWrite, ...(extras.allowWrite ?? [])].map(real).filter((path): path is string => path !== undefined);
   const denied = rules.denyRead.flatMap((path) => [path, real(path)]).filter((path): path is string => path !== undefined && existsSync(path));
@@ -108,7 +113,7 @@ export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string;
   // A writable folder inside a hidden one (a CLI stage's config home in weft's storage) comes back on top.
   for (const path of writable) if (denied.some((hidden) => inside(path, hidden) && path !== hidden)) args.push('--bind', path, path);
   args.push('--chdir', where.cwd, '--setenv', 'TMPDIR', '/tmp', '--cap-add', 'CAP_SYS_ADMIN');
-  if (where.proxySocket !== undefined) {
+  if (where.proxied) {
     const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
     for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) args.push('--setenv', name, proxy);
     args.push('--unsetenv', 'NO_PROXY', '--unsetenv', 'no_proxy');
@@ -121,6 +126,7 @@ class BubblewrapSandbox implements PreparedSandbox {
   readonly #base: string;
   readonly #proxy: SandboxProxy;
   readonly #onViolation: (violation: SandboxViolation) => void;
+  readonly #forwards = new Map<number, Server>();
 
   constructor(rules: SandboxRules, base: string, proxy: SandboxProxy, onViolation: (violation: SandboxViolation) => void) {
     this.rules = rules;
@@ -139,14 +145,30 @@ class BubblewrapSandbox implements PreparedSandbox {
     const where = {
       privateTmp: join(this.#base, 'tmp'),
       deniedFile: join(this.#base, 'denied'),
-      ...(wired ? { proxySocket: join(this.#base, 'proxy.sock') } : {}),
+      sockets: join(this.#base, 'sockets'),
+      proxied: wired,
       uid: uid === 0 ? ROOT_STAND_IN : uid,
       gid: uid === 0 ? ROOT_STAND_IN : gid,
       cwd: spec.cwd,
     };
     const args = bubblewrapArgs(this.rules, where, extras);
     const limit = String(Math.max(301, this.rules.maxProcesses + 1));
-    return { command: 'bwrap', args: [...args, '--', '/bin/sh', '-c', PRELUDE, 'weft-sandbox', limit, wired ? '1' : '0', spec.command, ...spec.args], cwd: spec.cwd, env: spec.env };
+    const ports = [...new Set(extras.loopbackPorts ?? [])];
+    for (const port of ports) this.#forward(port);
+    return { command: 'bwrap', args: [...args, '--', '/bin/sh', '-c', PRELUDE, 'weft-sandbox', limit, wired ? '1' : '0', ports.join(' '), spec.command, ...spec.args], cwd: spec.cwd, env: spec.env };
+  }
+
+  /** A Unix socket in the sandbox's socket folder that pipes to the host's 127.0.0.1:port (socat inside listens on the same port). */
+  #forward(port: number): void {
+    if (this.#forwards.has(port)) return;
+    const server = createServer((client) => {
+      const upstream = connect({ host: '127.0.0.1', port });
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(join(this.#base, 'sockets', `port-${port}.sock`));
+    this.#forwards.set(port, server);
   }
 
   noticeViolations(stderr: string, cwd: string): SandboxViolation[] {
@@ -157,6 +179,7 @@ class BubblewrapSandbox implements PreparedSandbox {
 
   async dispose(): Promise<void> {
     await this.#proxy.close().catch(() => undefined);
+    for (const server of this.#forwards.values()) server.close();
     await rm(this.#base, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -180,11 +203,12 @@ export function bubblewrapProvider(env: Readonly<Record<string, string | undefin
       }
       const base = await mkdtemp(join(tmpdir(), 'weft-sandbox-'));
       await mkdir(join(base, 'tmp'), { mode: 0o700 });
+      await mkdir(join(base, 'sockets'), { mode: 0o755 });
       await writeFile(join(base, 'denied'), '', { mode: 0o000 });
       await chmod(join(base, 'denied'), 0o000);
       // Started even with network = "none": a CLI stage's own model endpoint goes through it.
       const allow = rules.network === 'none' ? [] : rules.network.allow;
-      const proxy = await startSandboxProxy(join(base, 'proxy.sock'), allow, (refused) => context.onViolation({ kind: 'network', ...refused, setting: 'network.allow' }));
+      const proxy = await startSandboxProxy(join(base, 'sockets', 'proxy.sock'), allow, (refused) => context.onViolation({ kind: 'network', ...refused, setting: 'network.allow' }));
       return new BubblewrapSandbox(rules, base, proxy, context.onViolation);
     },
   };

@@ -26,6 +26,12 @@ export interface WrapExtras {
   allowWrite?: readonly string[];
   /** `host:port` entries the proxy lets this run reach from now on. */
   allowHosts?: readonly string[];
+  /**
+   * Ports of the host's loopback this process reaches at the same address (127.0.0.1:port),
+   * forwarded by weft: for clients that ignore `HTTP_PROXY` (a CLI's MCP client reaching
+   * weft's run-tools server).
+   */
+  loopbackPorts?: readonly number[];
 }
 
 /** One run's prepared sandbox. */
