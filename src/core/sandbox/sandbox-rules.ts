@@ -10,8 +10,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { describeValue, isTable } from '../config-text/describe-value.js';
 import { suggestion } from '../config-text/did-you-mean.js';
 
-export const SANDBOX_MODES = ['none', 'os'] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
+/** `none`: processes run with the user's full power; `os`: inside the OS sandbox. */
+export type SandboxMode = 'none' | 'os';
+export const SANDBOX_MODES: readonly SandboxMode[] = ['none', 'os'];
 
 /** `network = "none"`, or `{ allow = ["host", "host:port", "*.suffix"] }` reached through weft's proxy. */
 export type SandboxNetwork = 'none' | { allow: string[] };
