@@ -32,8 +32,10 @@ describe('weft doctor', () => {
     const result = await runCli(['doctor', '--json'], { cwd: workspace, env });
     expect(result.code).toBe(1);
     const checks = Object.fromEntries((JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [check.name, check]));
-    expect(Object.keys(checks)).toEqual(['node', 'store', 'mcp broken', 'mcp good', 'workspaces', 'model', 'cli claude', 'cli codex', 'cli gemini', 'claude-code', 'cursor', 'codex']);
+    expect(Object.keys(checks)).toEqual(['node', 'store', 'mcp broken', 'mcp good', 'workspaces', 'sandbox', 'model', 'cli claude', 'cli codex', 'cli gemini', 'claude-code', 'cursor', 'codex']);
     expect(checks.node).toMatchObject({ level: 'ok', fix: null });
+    // The test machine has bubblewrap, socat and setpriv (test/system-packages.ts) and Linux ≥ 6.14.
+    expect(checks.sandbox).toMatchObject({ level: 'ok', detail: 'bubblewrap, socat and setpriv found (mode = "none" in settings)', fix: null });
     expect(checks.store).toMatchObject({ level: 'ok', detail: expect.stringContaining(join(base, 'weft-home')) });
     expect(checks['mcp good']).toMatchObject({ level: 'ok', detail: expect.stringMatching(/^ready, \d+ tools/) });
     expect(checks['mcp broken']).toMatchObject({ level: 'fail', fix: `run 'weft mcp test broken' for details; fix or disable the entry in ${join(workspace, '.mcp.json')}` });

@@ -38,16 +38,16 @@ export function runToolboxFactory(params: {
   /** Where the run's full tool outputs go (the shared database, or files in the storage dir). */
   artifacts: (runId: string) => ArtifactSink;
 }): RunToolboxFactory {
-  return async (run, workflow, askApproval, bridge, workDir) => {
+  return async (run, workflow, askApproval, bridge, workDir, sandbox) => {
     const settings = await params.settings(run);
     const registry = new ToolRegistry();
     for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) registry.register(tool);
     const logger = params.logger.child(`run ${run.id}`);
     const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger, workDir);
     const policy = new ApprovalPolicy([...settings.approvalRules, ...workflow.run.approval]);
-    const approvalMode = { interactive: false, autoApprove: run.autoApprove };
+    const approvalMode = { interactive: false, autoApprove: run.autoApprove, sandboxed: sandbox !== undefined };
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
-    const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers });
+    const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers, ...(sandbox ? { processSandbox: sandbox } : {}) });
     // A server no stage can use comes up in the background: one that hangs costs the run nothing.
     await hub.start(servers.filter((server) => server.enabled), { waitFor: serversNeededBy(workflow) });
     const scope = { workspaceRoot: workDir, homeDir: homedir(), env: params.env, logger };
@@ -68,6 +68,7 @@ export function runToolboxFactory(params: {
       logger,
       outputLimitBytes: settings.outputLimitBytes,
       askApproval,
+      ...(sandbox ? { sandbox } : {}),
     });
     return {
       registry,

@@ -167,7 +167,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     readArtifact: async (ref) => (await opened.get()).readArtifact(ref),
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { runnerId }, { ModelStageRunner, CliStageRunner, cliAdapters }, { runToolboxFactory, loadRunMcpServers }, { runSettingsReader }, { newId }, { environmentFingerprint }, { withStoredAccessTokens }] = await Promise.all([
+      const [{ Worker }, { runnerId }, { ModelStageRunner, CliStageRunner, cliAdapters }, { runToolboxFactory, loadRunMcpServers }, { runSettingsReader }, { newId }, { environmentFingerprint }, { withStoredAccessTokens }, { runSandboxFactory }] = await Promise.all([
         import('../runs/engine/worker.js'),
         import('../runs/engine/runner-id.js'),
         import('../agent/index.js'),
@@ -176,6 +176,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         import('../core/ids.js'),
         import('./environment-fingerprint.js'),
         import('../mcp/oauth/stored-token-headers.js'),
+        import('./run-sandbox.js'),
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);
@@ -187,6 +188,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         clock: Date.now,
         newId,
         toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: runStore, artifacts }),
+        sandboxFactory: runSandboxFactory({ storageDir, settings: runSettings, env }),
         // Each run reads [llm] from its own project's settings, like its tools and MCP servers.
         agent: new ModelStageRunner({
           llmSettings: async (run) => (await runSettings(run)).llm,

@@ -68,3 +68,15 @@ describe('ApprovalPolicy', () => {
     expect(policy.decide(builtin('shell'), workflow).action).toBe('ask');
   });
 });
+
+describe('inside an OS sandbox', () => {
+  it("lets the agent's shell run unasked (the boundary replaces the prompt); other tools and explicit rules are unchanged", () => {
+    const shell = { name: 'shell', source: 'builtin' as const, annotations: { readOnlyHint: false } };
+    const write = { name: 'write_file', source: 'builtin' as const, annotations: { readOnlyHint: false } };
+    const sandboxed = { interactive: false, autoApprove: false, sandboxed: true };
+    expect(new ApprovalPolicy([]).decide(shell, sandboxed).action).toBe('allow');
+    expect(new ApprovalPolicy([]).decide(shell, { interactive: false, autoApprove: false }).action).toBe('ask');
+    expect(new ApprovalPolicy([]).decide(write, sandboxed).action).toBe('ask');
+    expect(new ApprovalPolicy([{ pattern: 'shell', action: 'deny' }]).decide(shell, sandboxed).action).toBe('deny');
+  });
+});

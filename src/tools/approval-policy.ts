@@ -22,6 +22,8 @@ export interface ApprovalMode {
   interactive: boolean;
   /** The run's `auto_approve`; decides unmatched MCP tools when not interactive. */
   autoApprove: boolean;
+  /** The run is in an OS sandbox (`[run.sandbox] mode = "os"`): its boundary replaces the prompt before `shell`. */
+  sandboxed?: boolean;
 }
 
 /** What the policy needs to know of a tool: its name, where it comes from, whether it only reads. */
@@ -59,6 +61,7 @@ function askUnlessAutoApproved(mode: ApprovalMode): ApprovalAction {
 function defaultAction(tool: ApprovalSubject, mode: ApprovalMode): ApprovalAction {
   switch (tool.source) {
     case 'builtin':
+      if (mode.sandboxed === true && tool.name === 'shell') return 'allow';
       // Built-ins declare their hints themselves; one that does not say it only reads is treated as one that writes.
       return tool.annotations?.readOnlyHint === true ? 'allow' : askUnlessAutoApproved(mode);
     case 'weft':

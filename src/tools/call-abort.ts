@@ -6,6 +6,7 @@
  */
 
 import type { Logger } from '../core/logger.js';
+import type { PreparedSandbox } from '../core/sandbox/sandbox-provider.js';
 import type { FileReadTracker, ToolContext, ToolProgress } from './tool.js';
 import type { RealRoots } from './tool.js';
 
@@ -91,6 +92,7 @@ export class CallContext implements ToolContext {
   readonly logger: Logger;
   readonly onProgress: ((progress: ToolProgress) => void) | undefined;
   readonly realRoots: RealRoots | undefined;
+  readonly sandbox: PreparedSandbox | undefined;
 
   constructor(parts: {
     workspaceRoot: string;
@@ -99,8 +101,10 @@ export class CallContext implements ToolContext {
     logger: Logger;
     onProgress?: ((progress: ToolProgress) => void) | undefined;
     realRoots?: RealRoots;
+    sandbox?: PreparedSandbox;
   }) {
     this.workspaceRoot = parts.workspaceRoot;
+    this.sandbox = parts.sandbox;
     this.realRoots = parts.realRoots;
     this.cancellation = parts.cancellation;
     this.readFiles = parts.readFiles;

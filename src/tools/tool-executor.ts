@@ -4,6 +4,7 @@
  * an error result; nothing a tool does can throw through to the caller.
  */
 import { WeftError, errorMessage } from '../core/errors.js';
+import type { PreparedSandbox } from '../core/sandbox/sandbox-provider.js';
 import { checkAgainstSchema, compileSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
 import { redactSecrets } from '../core/redact.js';
@@ -55,6 +56,8 @@ export interface ToolExecutorOptions {
   /** Applies to tools without their own `timeoutMs`. */
   defaultTimeoutMs?: number;
   outputLimitBytes?: number;
+  /** The run's sandbox, handed to every call (`shell` runs inside it; file tools refuse its `deny_read`). */
+  sandbox?: PreparedSandbox;
 }
 
 // Above shell's own 600 s cap, so a tool's own timeout always fires first.
@@ -160,6 +163,7 @@ export class ToolExecutor {
             logger: this.#toolLogger(tool.name),
             onProgress: onProgress ? (progress) => onProgress(call.id, progress) : undefined,
             realRoots: this.#realRoots,
+            ...(this.#options.sandbox === undefined ? {} : { sandbox: this.#options.sandbox }),
           }),
         )
         .then(

@@ -4,6 +4,7 @@
  */
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Logger } from '../core/logger.js';
+import type { PreparedSandbox } from '../core/sandbox/sandbox-provider.js';
 import type { AbortLike } from './call-abort.js';
 
 export type ToolSource = 'builtin' | 'mcp' | 'weft';
@@ -65,6 +66,8 @@ export interface ToolContext {
   readFiles: FileReadTracker;
   logger: Logger;
   onProgress?: (progress: ToolProgress) => void;
+  /** The run's sandbox (`[run.sandbox] mode = "os"`): the `shell` tool runs inside it and file tools refuse its `deny_read`. */
+  sandbox?: PreparedSandbox;
   /** The realpath of `workspaceRoot`, remembered by whoever made the context (a run's toolbox); file tools resolve it themselves without. */
   realRoots?: RealRoots;
 }

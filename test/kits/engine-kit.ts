@@ -19,7 +19,7 @@ import type { RunRecord } from '../../src/runs/model/run-record.js';
 import { RunService } from '../../src/app/services/run-service.js';
 import { MemoryRunStore } from '../../src/runs/store/memory/memory-run-store.js';
 import type { RunStore } from '../../src/runs/store/run-store.js';
-import type { AgentStageRunner, RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
+import type { AgentStageRunner, RunSandboxFactory, RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
 import { Worker } from '../../src/runs/engine/worker.js';
 
 export interface EngineKit {
@@ -44,6 +44,8 @@ export interface EngineKitOptions {
   pollMs?: number;
   /** Whether creating a run wakes the kit's workers directly (default true), as `weft run` does. */
   wakeOnCreate?: boolean;
+  /** Each run's sandbox (default: none). */
+  sandboxFactory?: RunSandboxFactory;
 }
 
 export async function createEngineKit(options: EngineKitOptions = {}): Promise<EngineKit> {
@@ -51,21 +53,22 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
   const store = options.store ?? new MemoryRunStore();
   const workers: Worker[] = [];
   const service = new RunService({ store, clock: Date.now, wakeRunners: () => (options.wakeOnCreate === false ? undefined : workers.forEach((worker) => worker.wake())) });
-  const toolboxFactory: RunToolboxFactory = async (run, workflow, askApproval) => {
+  const toolboxFactory: RunToolboxFactory = async (run, workflow, askApproval, _bridge, _workDir, sandbox) => {
     const registry = new ToolRegistry();
     for (const tool of [...builtinTools(), ...(options.extraTools ?? [])]) registry.register(tool);
     const executor = new ToolExecutor({
       registry,
       policy: new ApprovalPolicy([...(options.rules ?? []), ...workflow.run.approval]),
-      approvalMode: { interactive: false, autoApprove: run.autoApprove },
+      approvalMode: { interactive: false, autoApprove: run.autoApprove, sandboxed: sandbox !== undefined },
       artifacts: fileArtifactSink(join(dir, '.artifacts')),
+      ...(sandbox ? { sandbox } : {}),
       logger: silentLogger,
       askApproval,
     });
     return { registry, executor, close: async () => {} };
   };
   const makeWorker = (agent?: AgentStageRunner, maxParallel = 8, idleExitMs?: number) =>
-    new Worker({ store, workerId: `test-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, agent, leaseMs: 5000, heartbeatMs: 1000, maxParallel, pollMs: options.pollMs ?? 20, idleExitMs });
+    new Worker({ store, workerId: `test-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, ...(options.sandboxFactory ? { sandboxFactory: options.sandboxFactory } : {}), agent, leaseMs: 5000, heartbeatMs: 1000, maxParallel, pollMs: options.pollMs ?? 20, idleExitMs });
 
   const kit: EngineKit = {
     dir,

@@ -94,6 +94,11 @@ export interface CliStageSpec {
   env: Readonly<Record<string, string | undefined>>;
   /** Whether weft wants to send messages while it runs (a pair session may open): see `messageLine`. */
   interactive: boolean;
+  /**
+   * The CLI runs inside weft's OS sandbox (`[run.sandbox] mode = "os"`): weft's boundary
+   * already confines its writes, reads and network, so a CLI's own sandbox may stand aside.
+   */
+  sandboxed?: boolean;
 }
 
 /** How to start the CLI for one stage. weft spawns `binary args…` in `spec.workspaceDir`, in its own process group. */
@@ -108,6 +113,11 @@ export interface CliInvocation {
    * `messageLine`s (a stream-input mode), kept open until the stage ends.
    */
   stdin: { kind: 'closed' } | { kind: 'messages'; first: string };
+  /**
+   * Names the CLI's own binary must also answer to on PATH (a link to it in a folder of
+   * the stage's, put first on PATH): Codex re-executes itself as `codex-linux-sandbox`.
+   */
+  binaryAliases?: string[];
 }
 
 /** Tokens and money one model turn or the whole session used, as far as the CLI reports them. */

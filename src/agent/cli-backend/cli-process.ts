@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { errorMessage } from '../../core/errors.js';
+import type { PreparedSandbox, WrapExtras } from '../../core/sandbox/sandbox-provider.js';
 import { endMarkedProcesses } from '../../core/marked-processes.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
 import type { ProcessIdentity } from '../../core/process-identity.js';
@@ -40,6 +41,9 @@ export interface CliProcessOptions {
   onLine: (line: string) => Promise<void>;
   signal: AbortSignal;
   watchdog?: GroupWatchdog;
+  /** The run's OS sandbox: the CLI (and all it starts) runs inside it, with `sandboxExtras` beyond the run's rules. */
+  sandbox?: PreparedSandbox;
+  sandboxExtras?: WrapExtras;
 }
 
 export interface CliExit {
@@ -73,9 +77,11 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
   const stderrTail = new LineTail(20, 1000);
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', GATE, 'weft-cli', options.binary, ...options.args], {
-      cwd: options.cwd,
-      env: options.env,
+    const direct = { command: '/bin/sh', args: ['-c', GATE, 'weft-cli', options.binary, ...options.args], cwd: options.cwd, env: options.env };
+    const started = options.sandbox?.wrap(direct, options.sandboxExtras) ?? direct;
+    child = spawn(started.command, started.args, {
+      cwd: started.cwd,
+      env: started.env,
       detached: PROCESS_GROUPS,
       stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
@@ -94,7 +100,13 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
     },
     { maxLineBytes: MAX_LINE_BYTES, onOversize: (bytes) => stderrTail.add(`[weft: dropped a ${bytes}-byte stdout line]`) },
   );
-  const stderr = new LineReader((line) => stderrTail.add(line), { maxLineBytes: 64 * 1024 });
+  const stderr = new LineReader(
+    (line) => {
+      stderrTail.add(line);
+      options.sandbox?.noticeViolations(line, options.cwd);
+    },
+    { maxLineBytes: 64 * 1024 },
+  );
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));

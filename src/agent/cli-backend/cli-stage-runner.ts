@@ -36,6 +36,7 @@ import { runMessageInbox, type MessageInbox } from '../run-messages.js';
 import { messageDeliveredEvent } from '../transcript-events.js';
 import type { CliAdapter, CliStageSpec } from './cli-adapter.js';
 import { findCliBinary } from './cli-binary.js';
+import { cliSandboxExtras, linkBinaryAliases } from './cli-sandbox.js';
 import { permissionDecider } from './cli-permission.js';
 import { startCliProcess, type CliExit } from './cli-process.js';
 import { cliFailure } from './cli-failure.js';
@@ -137,6 +138,7 @@ export class CliStageRunner {
   ): Promise<{ result: StageResult; refusedResume: boolean }> {
     const { adapter, plan } = params;
     const marker = `${stage.run.id}/${stage.stageId}`;
+    const sandbox = stage.services.sandbox();
     const env = { ...withoutWeftSecrets(this.#options.env), [STAGE_PROCESS_ENV]: marker };
     const spec: CliStageSpec = {
       prompt: plan.prompt,
@@ -153,6 +155,7 @@ export class CliStageRunner {
       resumeSessionId: params.resumeSessionId,
       env,
       interactive: adapter.messageLine !== undefined,
+      sandboxed: sandbox !== undefined,
     };
     const invocation = adapter.invocation(spec);
     for (const file of invocation.files) {
@@ -161,6 +164,7 @@ export class CliStageRunner {
       params.written.add(file.path);
       await writeFile(file.path, file.text, { mode: 0o600 });
     }
+    const path = await linkBinaryAliases(adapter, params.binary, invocation.binaryAliases ?? [], params.stateDir, this.#options.env.PATH);
     const transcript = new CliTranscript(this.#options.clock ?? Date.now);
     const parser = adapter.createParser();
     let inbox: MessageInbox | undefined;
@@ -185,7 +189,8 @@ export class CliStageRunner {
       binary: params.binary,
       args: invocation.args,
       cwd: stage.workDir,
-      env: { ...env, ...invocation.env },
+      env: { ...env, ...invocation.env, ...(path === undefined ? {} : { PATH: path }) },
+      ...(sandbox === undefined ? {} : { sandbox, sandboxExtras: cliSandboxExtras(adapter, env, params.runTools.server.url, params.stateDir) }),
       stdin: invocation.stdin.kind === 'messages',
       marker,
       signal: stage.signal,

@@ -154,7 +154,8 @@ export function codexConfig(spec: CliStageSpec): TomlTable {
     ...(spec.model === undefined ? {} : { model: spec.model }),
     model_provider: CODEX_PROVIDER,
     approval_policy: 'never',
-    sandbox_mode: writes ? 'workspace-write' : 'read-only',
+    // Inside weft's OS sandbox, Codex's own (bubblewrap again, nested) stands aside: weft's boundary already holds the writes to the workspace.
+    sandbox_mode: writes ? (spec.sandboxed === true ? 'danger-full-access' : 'workspace-write') : 'read-only',
     ...(spec.systemPrompt.trim() === '' ? {} : { developer_instructions: spec.systemPrompt }),
     // Codex starts its first turn without optional servers still starting after this grace; weft's own agents wait for them.
     mcp_optional_startup_grace_ms: Math.max(0, ...spec.mcpServers.map((server) => server.startupTimeoutMs)),
@@ -182,6 +183,9 @@ function invocation(spec: CliStageSpec): CliInvocation {
     env: { CODEX_HOME: home, NO_COLOR: '1' },
     files: [{ path: join(home, 'config.toml'), text: stringify(codexConfig(spec)) }],
     stdin: { kind: 'closed' },
+    // Where bubblewrap is installed, Codex's sandbox runs `bwrap … codex-linux-sandbox …` and finds that
+    // name on PATH; Codex links it itself, but not when CODEX_HOME is under a temp dir (as it is in tests).
+    binaryAliases: ['codex-linux-sandbox'],
   };
 }
 

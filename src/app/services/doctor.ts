@@ -5,6 +5,7 @@
  * a `weft` entry. Each check is a value; none throws.
  */
 import { readFile } from 'node:fs/promises';
+import { bubblewrapRequirements } from '../../core/sandbox/index.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../../core/errors.js';
@@ -64,10 +65,25 @@ export async function runDoctor(app: WeftApp, env: Record<string, string | undef
     checks.push({ name: 'mcp', level: 'fail', detail: errorMessage(error), fix: "fix the server configuration named above, then run 'weft mcp list'" });
   }
   checks.push(await workspacesCheck(app));
+  checks.push(sandboxCheck(app, env));
   checks.push(modelCheck(app, env));
   checks.push(...(await cliBackendChecks(app.workspaceRoot, app.settings, env)));
   checks.push(...(await clientEntries(app.workspaceRoot, env)));
   return checks;
+}
+
+/** The os sandbox's tools: a failure only when settings ask for `[run.sandbox] mode = "os"`, else a warning. */
+function sandboxCheck(app: WeftApp, env: Record<string, string | undefined>): DoctorCheck {
+  const needs = bubblewrapRequirements(env);
+  const wanted = app.settings.sandbox.mode === 'os';
+  const notes = needs.notes.length > 0 ? `; ${needs.notes.join('; ')}` : '';
+  if (needs.ok) return { name: 'sandbox', level: needs.notes.length > 0 ? 'warn' : 'ok', detail: `bubblewrap, socat and setpriv found (mode = "${app.settings.sandbox.mode ?? 'none'}" in settings)${notes}`, fix: null };
+  return {
+    name: 'sandbox',
+    level: wanted ? 'fail' : 'warn',
+    detail: `${needs.missing.join(', ')} missing: [run.sandbox] mode = "os" runs are refused${notes}`,
+    fix: needs.install === undefined ? 'the os sandbox needs Linux' : `${needs.install} (as root)`,
+  };
 }
 
 function modelCheck(app: WeftApp, env: Record<string, string | undefined>): DoctorCheck {

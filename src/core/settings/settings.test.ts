@@ -42,6 +42,8 @@ describe('loadSettings', () => {
       llm: { aliases: {}, providers: {}, prices: {} },
       cli: {},
       workspace: {},
+      runRetentionMs: undefined,
+      sandbox: {},
       userDocument: undefined,
       projectDocument: undefined,
     });
@@ -180,5 +182,20 @@ describe('[store] url', () => {
     expect(error.message).toContain(join(workspaceRoot, '.weft', 'settings.toml'));
     expect(error.message).toContain("key 'store.url' must be a PostgreSQL URL");
     expect(`${error.message} ${JSON.stringify(error.data)}`).not.toContain('hunter2');
+  });
+});
+
+describe('[run.sandbox]', () => {
+  it("layers the user's and the project's tables: paths add up, the project's mode and network win", async () => {
+    await writeFile(join(storageDir, 'settings.toml'), '[run.sandbox]\nmode = "os"\nallow_write = ["~/.cache"]\nnetwork = { allow = ["registry.npmjs.org"] }\n');
+    await writeFile(join(workspaceRoot, '.weft', 'settings.toml'), '[run.sandbox]\nallow_write = ["build"]\nnetwork = "none"\n');
+    expect((await loadSettings({ storageDir, workspaceRoot })).sandbox).toEqual({ mode: 'os', allowWrite: ['~/.cache', 'build'], network: 'none' });
+  });
+
+  it('refuses a bad value naming the file, the key and the fix', async () => {
+    await writeFile(join(workspaceRoot, '.weft', 'settings.toml'), '[run.sandbox]\nmode = "strict"\n');
+    const error = await failure();
+    expect(error.code).toBe('SETTINGS_INVALID');
+    expect(error.message).toBe(`${join(workspaceRoot, '.weft', 'settings.toml')}: [run.sandbox]: 'mode' must be "none" or "os", not a string ("strict").`);
   });
 });

@@ -10,6 +10,7 @@ import { WeftError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import { CLI_NAMES, type CliName } from '../cli-names.js';
 import { SETTINGS_SHAPE, checkShape } from './settings-shape.js';
+import { mergeSandboxSpecs, readSandboxSpec, type SandboxSpec } from '../sandbox/sandbox-rules.js';
 import { readTomlFile, type TomlDocument } from './toml-file.js';
 
 export interface ApprovalRuleSetting {
@@ -85,6 +86,8 @@ export interface Settings {
   runRetentionMs: number | undefined;
   /** `[workspace]`: where run worktrees and clones live (absent: `<storage dir>/workspaces`), and who checkpoints are by. */
   workspace: WorkspaceSettings;
+  /** `[run.sandbox]`: the user's, then the project's (paths add up, the rest the project's). */
+  sandbox: SandboxSpec;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -182,6 +185,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     ...optionalStoreUrl(pick<string>('store', 'url', userDocument, projectDocument)),
     runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
     workspace: readWorkspace(userDocument, projectDocument),
+    sandbox: mergeSandboxSpecs(readSandbox(userDocument), readSandbox(projectDocument)),
     userDocument,
     projectDocument,
   };
@@ -206,6 +210,14 @@ function readCli(user: TomlDocument | undefined, project: TomlDocument | undefin
     if (typeof path === 'string') cli[name] = { path };
   }
   return cli;
+}
+
+function readSandbox(document: TomlDocument | undefined): SandboxSpec | undefined {
+  const value = section(document, 'run').sandbox;
+  if (document === undefined || value === undefined) return undefined;
+  const { spec, problems } = readSandboxSpec(value, '[run.sandbox]');
+  if (problems.length > 0) throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
+  return spec;
 }
 
 function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../../core/logger.js';
+import type { PreparedSandbox } from '../../core/sandbox/sandbox-provider.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
 import { LineReader, type LineTail } from './line-reader.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
@@ -17,6 +18,9 @@ export interface StdioLaunch {
   cwd: string;
   env: Record<string, string>;
 }
+
+/** The part of a run's OS sandbox a server process needs: start inside it, report what it refused. */
+export type ProcessSandbox = Pick<PreparedSandbox, 'wrap' | 'noticeViolations'>;
 
 export interface GroupChildOptions {
   server: string;
@@ -33,11 +37,13 @@ export interface GroupChildOptions {
   onError: (error: Error) => void;
   /** The leader exited: `exited with code 3` or `was killed by SIGKILL`. */
   onExit: (description: string, child: ChildProcess) => void;
+  /** Starts the server inside the run's OS sandbox. */
+  processSandbox?: ProcessSandbox;
 }
 
 /** Spawns the server; resolves with the child once it runs, rejects when it could not start. */
 export function spawnGroupChild(options: GroupChildOptions): Promise<ChildProcess> {
-  const { launch } = options;
+  const launch = options.processSandbox?.wrap(options.launch) ?? options.launch;
   return new Promise((resolve, reject) => {
     const child = spawn(launch.command, launch.args, {
       cwd: launch.cwd,
@@ -68,11 +74,12 @@ export async function reapGroup(pid: number, killGraceMs: number, watchdog: Grou
   watchdog?.unwatch(pid);
 }
 
-function captureStderr(child: ChildProcess, options: Pick<GroupChildOptions, 'server' | 'logger' | 'stderrTail'>): void {
+function captureStderr(child: ChildProcess, options: Pick<GroupChildOptions, 'server' | 'logger' | 'stderrTail' | 'processSandbox' | 'launch'>): void {
   const { logger, server } = options;
   const stderr = new LineReader(
     (line) => {
       options.stderrTail.add(line);
+      options.processSandbox?.noticeViolations(line, options.launch.cwd);
       logger.debug(`MCP [${server}] stderr: ${line}`);
     },
     { maxLineBytes: 1024 * 1024 },

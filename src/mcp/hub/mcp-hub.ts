@@ -24,6 +24,7 @@ import type {
   McpServerStatus,
 } from './types.js';
 import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
+import type { ProcessSandbox } from './group-child.js';
 
 export interface McpHubOptions {
   registry: ToolRegistry;
@@ -54,6 +55,8 @@ export interface McpHubOptions {
   oauth?: { storageDir: string };
   /** How long a sandbox server may take to listen on its port (the larger of this and its startup_timeout). Default 30 s. */
   sandboxListenTimeoutMs?: number;
+  /** The run's OS sandbox (`[run.sandbox]`): stdio servers start inside it. */
+  processSandbox?: ProcessSandbox;
 }
 
 export interface McpStartOptions {
@@ -263,6 +266,7 @@ export class McpHub {
       ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
       ...(options.oauth ? { oauth: { storageDir: options.oauth.storageDir } } : {}),
       ...(options.sandboxListenTimeoutMs !== undefined ? { sandboxListenTimeoutMs: options.sandboxListenTimeoutMs } : {}),
+      ...(options.processSandbox ? { processSandbox: options.processSandbox } : {}),
     };
   }
 }

@@ -11,7 +11,7 @@ import { serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import { BatchedWriter } from './batched-writer.js';
 import { asJsonRpcMessage, parseJsonObjectLine } from './json-rpc-message.js';
-import { reapGroup, spawnGroupChild, type StdioLaunch } from './group-child.js';
+import { reapGroup, spawnGroupChild, type ProcessSandbox, type StdioLaunch } from './group-child.js';
 import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
@@ -27,6 +27,7 @@ export interface StdioTransportOptions {
   eofGraceMs?: number;
   /** After SIGTERM, how long before SIGKILL. Default 2 s. */
   killGraceMs?: number;
+  processSandbox?: ProcessSandbox;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;

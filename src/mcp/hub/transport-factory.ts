@@ -23,6 +23,7 @@ import { SandboxProcess, sandboxUrl } from './sandbox-process.js';
 import type { LineTail } from './line-reader.js';
 import type { HostEnv } from './types.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
+import type { ProcessSandbox } from './group-child.js';
 
 export interface TransportDeps {
   workspaceRoot: string;
@@ -35,6 +36,8 @@ export interface TransportDeps {
   oauth?: { storageDir: string };
   /** How long a sandbox server may take to listen (the larger of this and its startup_timeout). Default 30 s. */
   sandboxListenTimeoutMs?: number;
+  /** The run's OS sandbox: stdio servers start inside it. */
+  processSandbox?: ProcessSandbox;
 }
 
 export type BuiltTransport =
@@ -102,6 +105,7 @@ export function createTransport(config: McpServerConfig, deps: TransportDeps): B
         watchdog: deps.watchdog,
         eofGraceMs: deps.eofGraceMs,
         killGraceMs: deps.killGraceMs,
+        ...(deps.processSandbox ? { processSandbox: deps.processSandbox } : {}),
       });
       return { kind: 'stdio', transport, command: launch.command };
     }
@@ -143,6 +147,8 @@ function httpAuth(config: McpServerConfig, url: URL, deps: TransportDeps): AuthP
 function sandboxTransport(config: McpServerConfig, deps: TransportDeps): BuiltTransport {
   const { port } = config;
   if (port === undefined) throw new StartupProblem('no port — set port = 3000 (the port the sandbox server listens on)');
+  // Its port would be inside the OS sandbox's own network namespace, out of weft's reach: refused, never started outside it.
+  if (deps.processSandbox) throw new StartupProblem('a type = "sandbox" server cannot start in a run with [run.sandbox] mode = "os" (weft cannot reach its port inside the OS sandbox) — use type = "stdio"');
   const launch = stdioLaunch(config, deps);
   if (!existsSync(launch.cwd)) throw new StartupProblem(`working directory does not exist: ${launch.cwd} — fix cwd`);
   if (!Object.hasOwn(config.env, 'PORT')) launch.env.PORT = String(port);

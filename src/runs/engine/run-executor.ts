@@ -6,7 +6,7 @@
  * before the run moves on, so another runner can pick up from the log alone.
  */
 import { BudgetGuard, effectiveBudget } from './budget-guard.js';
-import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type SandboxViolationPayload, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
 import type { JsonValue } from '../model/json.js';
@@ -20,7 +20,8 @@ import { nextNodes, retryDelayMs } from './next-nodes.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { HeldStarts } from './held-starts.js';
 import { RunControl } from './run-control.js';
-import type { EngineServices, RunBridge, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
+import type { EngineServices, RunBridge, RunSandboxFactory, RunToolbox, RunToolboxFactory, StageResult, StageRun } from './stage-context.js';
+import { describeViolation, type PreparedSandbox, type SandboxViolation } from '../../core/sandbox/index.js';
 import { askApprovalQuestion } from './approval-question.js';
 import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
@@ -28,8 +29,10 @@ import { eventsOf } from '../store/event-pages.js';
 import { RunTracing } from './run-tracing.js';
 import { CHECKPOINTED_KINDS, inPlaceFiles, openRunFiles, type RunFiles, type WorkspaceHost } from './run-files.js';
 
-export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
+export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'sandbox'> {
   toolboxFactory: RunToolboxFactory;
+  /** Absent: runs are never sandboxed (tests of the engine alone). */
+  sandboxFactory?: RunSandboxFactory;
   /** Aborts when the runner lost its lease: stop at once and write nothing more. */
   leaseLost: AbortSignal;
   /** The runner whose lease every append is made under; the store refuses it once another runner took the run over. */
@@ -54,6 +57,7 @@ export class RunExecutor {
   #state!: ExecutionState;
   #control!: RunControl;
   #toolbox: Promise<RunToolbox> | undefined;
+  #sandbox: PreparedSandbox | undefined;
   readonly #running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
   // A plain copy: templates read only plain objects, and Node 20's `process.env` is not one.
   readonly #env: Record<string, string | undefined> = { ...process.env };
@@ -106,12 +110,26 @@ export class RunExecutor {
       }
       else if (this.#status === 'starting' || this.#status === 'blocked') await this.#moveTo('running');
       if (!(await this.#openFiles(events))) return;
+      if (!(await this.#prepareSandbox())) return;
       await this.#loop();
     } finally {
       this.#control.stop();
       for (const { controller } of this.#running.values()) controller.abort();
       await Promise.allSettled([...this.#running.values()].map((entry) => entry.promise));
       if (this.#toolbox) await (await this.#toolbox.catch(() => undefined))?.close().catch(() => undefined);
+      await this.#sandbox?.dispose();
+    }
+  }
+
+  /** The run's sandbox around its workspace; one that cannot be made fails the run before any stage, never running it unsandboxed. */
+  async #prepareSandbox(): Promise<boolean> {
+    try {
+      this.#sandbox = await this.#deps.sandboxFactory?.(this.#run, this.#workflow, (violation) => void this.#reportViolation(violation), this.#files.workDir);
+      return true;
+    } catch (error) {
+      if (this.#deps.leaseLost.aborted) return false;
+      await this.#finishRun('failed', errorMessage(error));
+      return false;
     }
   }
 
@@ -130,6 +148,16 @@ export class RunExecutor {
       await this.#finishRun('failed', `the run's workspace cannot be opened on this host: ${errorMessage(error)}`);
       return false;
     }
+  }
+
+  /** A sandbox refusal, on the stage started last (the proxy cannot tell which process asked). */
+  async #reportViolation(violation: SandboxViolation): Promise<void> {
+    const { kind, setting } = violation;
+    const payload: SandboxViolationPayload = { kind, setting, message: describeViolation(violation), ...(violation.kind === 'network' ? { host: violation.host, port: violation.port } : { path: violation.path }) };
+    this.#tracing.violation(this.#activeStage(), { 'weft.sandbox.kind': kind, 'weft.sandbox.setting': setting, 'weft.sandbox.refused': violation.kind === 'network' ? `${violation.host}:${violation.port}` : violation.path });
+    await this.#bridge()
+      .emit([{ type: ENGINE_EVENT.sandboxViolation, payload }])
+      .catch((error: unknown) => this.#deps.logger.warn(`could not record a sandbox violation of ${this.#run.id}: ${errorMessage(error)}`));
   }
 
   async #loop(): Promise<void> {
@@ -332,7 +360,7 @@ export class RunExecutor {
       context: { ...this.#context(), last: stage.from ? this.#state.outcomes.get(stage.from) : undefined },
       signal,
       control: this.#control,
-      services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
+      services: { ...this.#deps, toolbox: () => this.#toolboxFor(), sandbox: () => this.#sandbox },
       emit,
       hold: (events) => this.#heldStarts.holdAlong(stage.stageId, events),
       whileBlocked: (work) => this.#whileBlocked(work),
@@ -347,7 +375,7 @@ export class RunExecutor {
 
   #toolboxFor(): Promise<RunToolbox> {
     const ask: ApprovalPrompt = (call, tool, signal) => askApprovalQuestion(call, tool, signal, this.#questionDeps());
-    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge(), this.#files.workDir);
+    this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge(), this.#files.workDir, this.#sandbox);
     return this.#toolbox;
   }
 

@@ -6,7 +6,7 @@
  * an interrupt — start as its children, so the whole run is one trace.
  */
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_WORKFLOW_NAME, GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW } from '../../core/telemetry/gen-ai.js';
-import { contextOfTraceparent, contextWith, recordFailure, setSpanAttributes, startSpan, traceparentOf, type Span, type TraceContext } from '../../core/telemetry/tracing.js';
+import { contextOfTraceparent, contextWith, recordFailure, safeAttributes, setSpanAttributes, startSpan, traceparentOf, type Span, type TraceContext } from '../../core/telemetry/tracing.js';
 import { ENGINE_EVENT, type StageStatus } from '../model/event-types.js';
 import type { RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
@@ -61,6 +61,12 @@ export class RunTracing {
   /** Where a stage's own spans (agent, model turns, tool calls) go. */
   contextOf(stageId: string): TraceContext {
     return this.#stages.get(stageId)?.context ?? this.#context;
+  }
+
+  /** A sandbox refusal, as an event on the stage's span (else the attempt's). */
+  violation(stageId: string | undefined, attributes: Record<string, string | number>): void {
+    const span = (stageId === undefined ? undefined : this.#stages.get(stageId)?.span) ?? this.#attempt;
+    span.addEvent('weft.sandbox.violation', safeAttributes(attributes));
   }
 
   stageFinished(stageId: string, status: StageStatus, error: string | null): void {

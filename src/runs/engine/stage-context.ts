@@ -15,6 +15,7 @@ import type { RunStore } from '../store/run-store.js';
 import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.js';
 import type { RunControl } from './run-control.js';
 import type { TraceContext } from '../../core/telemetry/tracing.js';
+import type { PreparedSandbox, SandboxViolation } from '../../core/sandbox/sandbox-provider.js';
 
 /** The tools one run can call: built-ins plus its MCP servers, behind the run's approval rules. */
 export interface RunToolbox {
@@ -39,7 +40,13 @@ export interface RunBridge {
 }
 
 /** `workDir` is where the run's stages work (its workspace): file tools are confined to it and stdio MCP servers get it as `${WORKDIR}`. */
-export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge, workDir: string) => Promise<RunToolbox>;
+export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge, workDir: string, sandbox?: PreparedSandbox) => Promise<RunToolbox>;
+/**
+ * The run's sandbox for this attempt (`[run.sandbox]`), or undefined when it has none.
+ * Rejects (a `WeftError` naming what is missing and how to install it) when the sandbox the
+ * run asks for cannot be made: the run fails before any stage, never running unsandboxed.
+ */
+export type RunSandboxFactory = (run: RunRecord, workflow: Workflow, onViolation: (violation: SandboxViolation) => void, workDir: string) => Promise<PreparedSandbox | undefined>;
 
 /** Runs `agent` and `prompt` stages; the agent layer provides it. */
 export interface AgentStageRunner {
@@ -55,6 +62,8 @@ export interface EngineServices {
   newId: () => string;
   /** Built on first use, so runs without tool nodes never start MCP servers. */
   toolbox: () => Promise<RunToolbox>;
+  /** The run's sandbox (prepared before its first stage); every process a stage starts goes through its `wrap`. */
+  sandbox: () => PreparedSandbox | undefined;
   agent: AgentStageRunner | undefined;
   /** Makes sure some runner will execute a run this one just queued (a child run). */
   wakeRunners: () => void;

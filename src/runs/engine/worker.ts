@@ -15,7 +15,7 @@ import { mayBeClaimable } from '../store/store-change.js';
 import { releaseDeadLeases } from './dead-leases.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
 import { RunExecutor } from './run-executor.js';
-import type { AgentStageRunner, RunToolboxFactory } from './stage-context.js';
+import type { AgentStageRunner, RunSandboxFactory, RunToolboxFactory } from './stage-context.js';
 import type { WorkspaceHost } from './run-files.js';
 import { pruneStaleWorkspaces } from '../workspace/index.js';
 
@@ -26,6 +26,8 @@ export interface WorkerOptions {
   clock: () => number;
   newId: () => string;
   toolboxFactory: RunToolboxFactory;
+  /** Each run's sandbox (`[run.sandbox]`); absent: no run is sandboxed. */
+  sandboxFactory?: RunSandboxFactory;
   agent?: AgentStageRunner;
   leaseMs: number;
   heartbeatMs: number;
@@ -175,6 +177,7 @@ export class Worker {
       wakeRunners: () => this.wake(),
       pollMs: this.#options.pollMs,
       toolboxFactory: this.#options.toolboxFactory,
+      ...(this.#options.sandboxFactory === undefined ? {} : { sandboxFactory: this.#options.sandboxFactory }),
       leaseLost: leaseLost.signal,
       leaseOwner: workerId,
       ...(this.#options.workspaces === undefined ? {} : { workspaces: this.#options.workspaces }),

@@ -135,7 +135,26 @@ export const ENGINE_EVENT = {
   runRewound: 'run-rewound',
   runForked: 'run-forked',
   runMerged: 'run-merged',
+  sandboxViolation: 'sandbox-violation',
 } as const;
+
+/**
+ * Something a sandboxed run's process tried and the sandbox refused (`[run.sandbox]`): a
+ * write outside `allow_write`, a read under `deny_read` (both read from the process's
+ * stderr) or a connection `network.allow` does not name (from weft's proxy).
+ */
+export type SandboxViolationPayload = {
+  kind: 'write' | 'read' | 'network';
+  /** The path refused (write, read). */
+  path?: string;
+  /** The host and port refused (network). */
+  host?: string;
+  port?: number;
+  /** The setting that would allow it. */
+  setting: 'allow_write' | 'deny_read' | 'network.allow';
+  /** The refusal, said for people (and the agent). */
+  message: string;
+};
 
 /** How a stage ended. `abandoned` and `interrupted` stages are run again as a new attempt. */
 export type StageStatus = 'succeeded' | 'failed' | 'cancelled' | 'abandoned' | 'interrupted';
@@ -520,6 +539,7 @@ export interface EventPayloads {
   [ENGINE_EVENT.signalSent]: SignalSentPayload;
   [ENGINE_EVENT.stageOutput]: StageOutputPayload;
   [ENGINE_EVENT.stageProcessStarted]: StageProcessStartedPayload;
+  [ENGINE_EVENT.sandboxViolation]: SandboxViolationPayload;
   [ENGINE_EVENT.traceStarted]: RunTraceStartedPayload;
   [ENGINE_EVENT.checkpointCreated]: CheckpointCreatedPayload;
   [ENGINE_EVENT.workspaceReset]: WorkspaceResetPayload;

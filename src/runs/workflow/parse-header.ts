@@ -5,12 +5,13 @@
  */
 import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
+import { readSandboxSpec, type SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import { WORKSPACE_MODES, type WorkspaceSpec } from '../model/run-workspace.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunBudgetSpec, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace'] as const;
+const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox'] as const;
 const BUDGET_FIELDS = ['max_cost_usd', 'max_tokens', 'max_duration', 'on_exceeded'] as const;
 const WORKSPACE_FIELDS = ['mode', 'base', 'include_uncommitted', 'remote', 'repo', 'keep_branch'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
@@ -118,6 +119,14 @@ function parseWorkspace(run: FieldReader): WorkspaceSpec | undefined {
   return request;
 }
 
+function parseSandbox(run: FieldReader): SandboxSpec | undefined {
+  const value = run.table.sandbox;
+  if (value === undefined) return undefined;
+  const { spec, problems } = readSandboxSpec(value, '[run.sandbox]');
+  for (const problem of problems) report(run.context, ['run', 'sandbox'], problem);
+  return spec;
+}
+
 export function parseRunSection(context: ParseContext, data: Record<string, unknown>): RunDefaults {
   const run = new FieldReader(context, section(context, data, 'run'), ['run'], '[run]');
   run.rejectUnknown(RUN_FIELDS, '[run] tables');
@@ -133,6 +142,7 @@ export function parseRunSection(context: ParseContext, data: Record<string, unkn
     mcpServers,
     budget: parseBudget(run),
     workspace: parseWorkspace(run),
+    sandbox: parseSandbox(run),
   };
   return defined<RunDefaults>(defaults);
 }

@@ -3,6 +3,7 @@
  * `kind`) each carrying its outgoing edges. Produced by `validateWorkflowText`, read by the
  * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
  */
+import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import type { CompiledCondition } from './condition.js';
 import type { CliName } from '../../core/cli-names.js';
 import type { WorkspaceSpec } from '../model/run-workspace.js';
@@ -217,6 +218,8 @@ export interface RunDefaults {
   mcpServers?: { file: string; servers: Record<string, Record<string, unknown>>; lines: Record<string, number> };
   /** `[run.workspace]`, checked; resolved per run at creation. */
   workspace?: WorkspaceSpec;
+  /** `[run.sandbox]` as written (checked): layered over the settings' for the workflow's runs. */
+  sandbox?: SandboxSpec;
 }
 
 /** A checked workflow, as the runner executes it (what `checkWorkflow` returns). Durations are in milliseconds, paths absolute. */

@@ -128,6 +128,8 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       return `● run forked from ${String(p.fromStage)} as run ${String(p.forkId)}`;
     case ENGINE_EVENT.runMerged:
       return `● run merged into ${String(p.into)} (${String(p.kind)}, ${String(p.commit).slice(0, 12)})`;
+    case ENGINE_EVENT.sandboxViolation:
+      return `  ⛔ ${event.stageId ?? 'run'}: ${String(p.message)}`;
     case RUN_EVENT.runArchived:
       return '● run archived';
     case RUN_EVENT.runUnarchived:

@@ -32,7 +32,7 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   if (oldText === newText) {
     throw new WeftError('TOOL_INVALID_ARGS', 'old_string and new_string are identical, so the edit would change nothing.');
   }
-  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots, context.sandbox?.rules.denyRead);
   const shown = displayPath(context.workspaceRoot, absolute);
   const stats = await statOrUndefined(absolute);
   if (!stats) throw fileNotFound(shown, 'edit_file changes existing files; use write_file to create a new one.');

@@ -13,7 +13,7 @@ export const MAX_GLOB_RESULTS = 1000;
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const pattern = args.pattern as string;
   const basePath = (args.path as string | undefined) ?? '.';
-  const base = await resolveInWorkspace(context.workspaceRoot, basePath, context.realRoots);
+  const base = await resolveInWorkspace(context.workspaceRoot, basePath, context.realRoots, context.sandbox?.rules.denyRead);
   const shownBase = displayPath(context.workspaceRoot, base);
   const stats = await statOrUndefined(base);
   if (!stats) throw fileNotFound(shownBase, 'Use list_dir to see which folders exist.');

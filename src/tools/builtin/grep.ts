@@ -31,7 +31,7 @@ function clip(text: string): string {
 }
 
 async function candidateFiles(context: ToolContext, searchPath: string, glob: string | undefined): Promise<string[]> {
-  const absolute = await resolveInWorkspace(context.workspaceRoot, searchPath, context.realRoots);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, searchPath, context.realRoots, context.sandbox?.rules.denyRead);
   const stats = await statOrUndefined(absolute);
   if (!stats) throw fileNotFound(displayPath(context.workspaceRoot, absolute), 'Use list_dir or glob to find the right path.');
   // A file named explicitly is searched even when .gitignore would hide it.

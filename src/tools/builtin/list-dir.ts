@@ -53,7 +53,7 @@ const byName = (a: Entry, b: Entry): number => (a.name < b.name ? -1 : a.name > 
 
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const dirPath = (args.path as string | undefined) ?? '.';
-  const absolute = await resolveInWorkspace(context.workspaceRoot, dirPath, context.realRoots);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, dirPath, context.realRoots, context.sandbox?.rules.denyRead);
   const shown = displayPath(context.workspaceRoot, absolute);
   const stats = await statOrUndefined(absolute);
   if (!stats) throw fileNotFound(shown, 'Use list_dir on a parent folder to see what exists.');

@@ -68,7 +68,7 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const offset = (args.offset as number | undefined) ?? 1;
   const limit = (args.limit as number | undefined) ?? DEFAULT_READ_LIMIT;
   const realRoot = await workspaceRealRoot(context.workspaceRoot, context.realRoots);
-  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots, context.sandbox?.rules.denyRead);
   const shown = displayPath(context.workspaceRoot, absolute, realRoot);
   const stats = await statOrUndefined(absolute);
   if (!stats) {

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { withoutWeftSecrets } from '../../core/child-environment.js';
+import { describeViolation, type PreparedSandbox } from '../../core/sandbox/index.js';
 import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Tool, ToolContext, ToolResult } from '../tool.js';
 import { textResult } from '../tool.js';
@@ -93,10 +94,13 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
         signal: context.signal,
         maxCaptureBytes,
         killGraceMs,
+        ...(context.sandbox === undefined ? {} : { sandbox: context.sandbox }),
       });
       if (outcome.cancelled) throw new WeftError('TOOL_CANCELLED', 'Cancelled');
+      const refused = context.sandbox?.noticeViolations(outcome.stderr, context.workspaceRoot) ?? [];
+      const notes = refused.map((violation) => `\n[weft: ${describeViolation(violation)}]`).join('');
 
-      return textResult(formatOutcome(outcome, timeoutMs, maxTimeoutMs), {
+      return textResult(formatOutcome(outcome, timeoutMs, maxTimeoutMs) + notes, {
         isError: outcome.exitCode !== 0,
         structuredContent: {
           exitCode: outcome.exitCode,
@@ -130,6 +134,8 @@ export interface RunOptions {
   beforeStart?: (group: ProcessIdentity) => Promise<void>;
   /** Called with each piece of output as it arrives (live views); the outcome still holds all of it. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** The run's sandbox: the command runs inside it. */
+  sandbox?: Pick<PreparedSandbox, 'wrap'>;
 }
 
 // Waits for `go` on fd 3 and then becomes the command (same pid, same group). If weft dies
@@ -140,11 +146,13 @@ const GATE = 'IFS= read -r go <&3 && [ "$go" = go ] || exit 125; exec 3<&-; exec
 export async function runCommand(command: string, options: RunOptions): Promise<ShellOutcome> {
   let child: ChildProcess;
   try {
-    child = spawn('/bin/bash', options.beforeStart ? ['-c', GATE, 'weft-command', command] : ['-c', command], {
-      cwd: options.cwd,
+    const direct = { command: '/bin/bash', args: options.beforeStart ? ['-c', GATE, 'weft-command', command] : ['-c', command], cwd: options.cwd, env: withoutWeftSecrets({ ...process.env, ...options.env }) };
+    const started = options.sandbox?.wrap(direct) ?? direct;
+    child = spawn(started.command, started.args, {
+      cwd: started.cwd,
       detached: true,
       stdio: options.beforeStart ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
-      env: withoutWeftSecrets({ ...process.env, ...options.env }),
+      env: started.env,
     });
   } catch (error) {
     throw new WeftError('TOOL_FAILED', `Could not start /bin/bash in ${options.cwd}: ${errorMessage(error)}`, {

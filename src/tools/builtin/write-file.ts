@@ -26,7 +26,7 @@ function countLines(content: string): number {
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const filePath = args.file_path as string;
   const content = args.content as string;
-  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots);
+  const absolute = await resolveInWorkspace(context.workspaceRoot, filePath, context.realRoots, context.sandbox?.rules.denyRead);
   const shown = displayPath(context.workspaceRoot, absolute);
   const existing = await statOrUndefined(absolute);
   if (existing?.isDirectory()) {

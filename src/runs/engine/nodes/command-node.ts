@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { formatDuration } from '../../../core/duration.js';
 import { runCommand } from '../../../tools/builtin/shell.js';
+import { describeViolation } from '../../../core/sandbox/index.js';
 import { renderTemplate, type CommandNode } from '../../workflow/index.js';
 import { ENGINE_EVENT, type StageProcessStartedPayload } from '../../model/event-types.js';
 import type { NodeExecutor } from '../stage-context.js';
@@ -25,8 +26,11 @@ export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
   const env = Object.fromEntries(Object.entries(node.env ?? {}).map(([key, value]) => [key, renderTemplate(value, context)]));
   const timeoutMs = node.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const live = liveOutput((events) => stage.emit(events));
+  const sandbox = stage.services.sandbox();
+  const cwd = resolve(workDir, node.cwd ?? '.');
   const outcome = await runCommand(script, {
-    cwd: resolve(workDir, node.cwd ?? '.'),
+    cwd,
+    ...(sandbox === undefined ? {} : { sandbox }),
     env,
     timeoutMs,
     signal: stage.signal,
@@ -39,9 +43,12 @@ export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
     onOutput: live.push,
   }).finally(() => live.close());
   const stdout = cap(outcome.stdout.replace(/\n$/, ''));
+  // Refusals are recorded even when the command went on and succeeded.
+  const refused = sandbox?.noticeViolations(outcome.stderr, cwd) ?? [];
   if (outcome.cancelled) return { status: 'cancelled', output: stdout, exitCode: outcome.exitCode, error: 'Cancelled' };
   if (outcome.timedOut) return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: `Command timed out after ${formatDuration(timeoutMs)}` };
   if (outcome.exitCode === 0) return { status: 'succeeded', output: stdout, exitCode: 0 };
   const stderr = cap(outcome.stderr.trim());
-  return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: stderr || `exit code ${outcome.exitCode ?? outcome.signal}` };
+  const error = [stderr || `exit code ${outcome.exitCode ?? outcome.signal}`, ...refused.map((violation) => `weft: ${describeViolation(violation)}`)].join('\n');
+  return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error };
 };

@@ -3,6 +3,7 @@
  */
 import { type Command, Option } from 'commander';
 import { join } from 'node:path';
+import { runSandboxView } from '../../../app/services/run-sandbox-view.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { WorkspaceMode, WorkspaceSpec } from '../../../runs/model/run-workspace.js';
 import type { CreateRunRequest } from '../../../app/services/run-service.js';
@@ -128,9 +129,10 @@ export function registerRunCreateCommands(program: Command): void {
           // A code this version does not know maps to 1 (exitCodeFor's default), so the cast is safe.
           if (typeof code === 'string' && exitCodeFor(code as WeftErrorCode) === EXIT_USAGE) configErrors.push(`${event.stageId ?? '?'}: ${String(event.payload.error)}`);
         };
+        const sandbox = options.json ? undefined : await runSandboxView(app.storageDir, run);
         // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
         const { finished, stopped } = await untilInterrupted(async (signal) => {
-          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n${whereItWorks(run, app.workspaceHost.root)}\n`);
+          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n${whereItWorks(run, app.workspaceHost.root)}\nsandbox: ${sandbox?.summary ?? ''}\n`);
           return { finished: await followRun(runs, run.id, { json: options.json === true, signal, onEvent }), stopped: signal.aborted };
         });
         if (stopped) {

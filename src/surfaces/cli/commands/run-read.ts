@@ -19,6 +19,7 @@ import { addTokenUsage, costText, NO_TOKENS } from '../../../runs/model/token-us
 import type { RunService } from '../../../app/services/run-service.js';
 import { parseSince, summarizeUsage, USAGE_GROUPS, type UsageGroupBy, type UsageSummary } from '../../../app/services/usage-summary.js';
 import { usageSummaryView } from '../../../app/views/usage-view.js';
+import { runSandboxView } from '../../../app/services/run-sandbox-view.js';
 
 
 function age(run: RunRecord): string {
@@ -144,9 +145,9 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
         }
         const run = await runs.get(id);
-        const [questions, stages] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id)]);
+        const [questions, stages, sandbox] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runSandboxView(app.storageDir, run)]);
         const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage });
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage, sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules } });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
@@ -154,6 +155,7 @@ export function registerRunReadCommands(program: Command): void {
           `  cwd       ${run.cwd}`,
           ...(run.workspace === undefined ? [] : [`  workspace ${run.workspace.mode} on branch ${run.workspace.branch} (from ${run.workspace.baseCommit.slice(0, 12)}${run.workspace.remoteUrl === undefined ? '' : `, pushed to ${redactGitText(run.workspace.remoteUrl)}`}); see it with: weft diff ${run.id}`]),
           ...(run.origin === undefined ? [] : [`  forked    from ${run.origin.stageId} of run ${run.origin.runId}`]),
+          `  sandbox   ${sandbox.summary}`,
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
