@@ -239,6 +239,25 @@ describe('elicitation in runs', () => {
     expect(run.status).toBe('succeeded');
     expect(stageOutput(events)).toContain('User declined to provide the requested information.');
   });
+  it('goes on the stage whose call the server serves, not on a parallel branch started after it', async () => {
+    const fan = '[nodes.fan]\nkind = "parallel"\nbranches = ["call", "hold"]\njoin = "done"\n\n[nodes.hold]\nkind = "human"\nquestion = "Hold on?"\ntype = "yes_no"\nnext = "done"\n\n[nodes.done]\nkind = "join"\n';
+    const id = await startRun(`${toolWorkflow('mcp__everything__trigger-elicitation-request', {}).replace('[nodes.call]', `${fan}\n[nodes.call]`)}next = "done"\n`);
+    await until(id, (run) => run.counts.questionsPending === 2, 'both questions');
+    const questions = await runs.questions(id, true);
+    expect(questions.map((question) => [question.stageId, question.kind]).sort()).toEqual([
+      ['call@1', 'freeform'],
+      ['hold@1', 'yes_no'],
+    ]);
+    const elicited = questions.find((question) => question.stageId === 'call@1')!;
+    await runs.answerText(id, elicited.id, 'decline');
+    await until(id, (run) => run.counts.questionsPending === 1 && run.status === 'blocked', 'the elicitation answered');
+    const held = await runs.questions(id, true);
+    expect(held.map((question) => question.stageId)).toEqual(['hold@1']);
+    await runs.answer(id, held[0]!.id, true);
+    const { run, events } = await finished(id);
+    expect(run.status).toBe('succeeded');
+    expect(events.filter((event) => event.type === 'stage-finished').map((event) => event.stageId).sort()).toEqual(['call@1', 'done@1', 'fan@1', 'hold@1']);
+  });
 });
 
 describe('roots in runs', () => {

@@ -10,7 +10,7 @@ import picomatch from 'picomatch';
 import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { LlmSettings } from '../core/settings/settings.js';
-import type { AgentStageRunner, StageResult, StageRun } from '../runs/engine/stage-context.js';
+import { callOriginOf, type AgentStageRunner, type StageResult, type StageRun } from '../runs/engine/stage-context.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { AgentNode, PromptNode, Workflow } from '../runs/workflow/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -172,7 +172,7 @@ export class ModelStageRunner implements AgentStageRunner {
         prompt,
         tools,
         ...(executor === undefined ? {} : { executor }),
-        session: { workspaceRoot: run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext },
+        session: { workspaceRoot: run.cwd, readFiles: createFileReadTracker(), signal: stage.signal, traceContext, origin: callOriginOf(stage) },
         traceContext,
         limits,
         signal: stage.signal,

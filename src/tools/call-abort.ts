@@ -6,7 +6,7 @@
  */
 
 import type { Logger } from '../core/logger.js';
-import type { FileReadTracker, ToolContext, ToolProgress } from './tool.js';
+import type { CallOrigin, FileReadTracker, ToolContext, ToolProgress } from './tool.js';
 import type { RealRoots } from './tool.js';
 
 /** The members of `AbortSignal` that code listening for an abort uses (an AbortSignal is one). */
@@ -91,6 +91,7 @@ export class CallContext implements ToolContext {
   readonly logger: Logger;
   readonly onProgress: ((progress: ToolProgress) => void) | undefined;
   readonly realRoots: RealRoots | undefined;
+  readonly origin: CallOrigin | undefined;
 
   constructor(parts: {
     workspaceRoot: string;
@@ -99,7 +100,9 @@ export class CallContext implements ToolContext {
     logger: Logger;
     onProgress?: ((progress: ToolProgress) => void) | undefined;
     realRoots?: RealRoots;
+    origin?: CallOrigin | undefined;
   }) {
+    this.origin = parts.origin;
     this.workspaceRoot = parts.workspaceRoot;
     this.realRoots = parts.realRoots;
     this.cancellation = parts.cancellation;

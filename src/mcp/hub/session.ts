@@ -75,7 +75,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     samplingEnabled: config.sampling,
     configFile: config.source.file,
     serverLogger: options.serverLogger,
-    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy) },
+    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy), callOrigin: () => events.callOrigin() },
   });
   const events = options.events(client);
   options.onAttempt({ client, built }, false);

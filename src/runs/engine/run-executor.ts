@@ -8,6 +8,7 @@
 import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
+import type { CallOrigin } from '../../tools/tool.js';
 import type { JsonValue } from '../model/json.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
@@ -292,25 +293,30 @@ export class RunExecutor {
   }
 
   #toolboxFor(): Promise<RunToolbox> {
-    const ask: ApprovalPrompt = (call, tool, signal) => askApprovalQuestion(call, tool, signal, this.#questionDeps());
+    const ask: ApprovalPrompt = (call, tool, signal, origin) => askApprovalQuestion(call, tool, signal, this.#questionDeps(origin));
     this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge());
     return this.#toolbox;
   }
 
-  /** Questions of tools (approvals, elicitation, sampling) land on the stage started last. */
-  #questionDeps(): StageQuestionDeps {
-    return { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: this.#activeStage() };
+  /** Questions of tools (approvals, elicitation, sampling) land on the stage whose call asks. */
+  #questionDeps(origin: CallOrigin | undefined): StageQuestionDeps {
+    return { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: this.#stageOf(origin) };
   }
 
-  #activeStage(): string | undefined {
+  /**
+   * The stage a call's question or event belongs to: the call's own while it is in flight;
+   * for a request no call carries (a server asking on its own), the stage started last.
+   */
+  #stageOf(origin: CallOrigin | undefined): string | undefined {
+    if (origin !== undefined && origin.runId === this.#run.id && this.#state.inflight.has(origin.stageId)) return origin.stageId;
     return [...this.#state.inflight.keys()].at(-1);
   }
 
   #bridge(): RunBridge {
     return {
-      ask: (question, signal) => askStageQuestion(question, signal, this.#questionDeps()),
-      emit: async (events) => {
-        const stageId = this.#activeStage();
+      ask: (question, signal, origin) => askStageQuestion(question, signal, this.#questionDeps(origin)),
+      emit: async (events, origin) => {
+        const stageId = this.#stageOf(origin);
         await this.#append(events.map((event) => (event.stageId === undefined && stageId !== undefined ? { ...event, stageId } : event)));
       },
     };

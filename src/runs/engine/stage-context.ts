@@ -6,6 +6,7 @@
 import type { Logger } from '../../core/logger.js';
 import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import type { CallOrigin } from '../../tools/tool.js';
 import type { JsonValue } from '../model/json.js';
 import type { QuestionAskedPayload, TokenUsagePayload } from '../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
@@ -27,14 +28,19 @@ export type StageQuestion = Omit<QuestionAskedPayload, 'questionId'>;
 
 /**
  * What a run's tools may ask of the run while a stage calls them: MCP servers that sample
- * the run's model or elicit input. Both attach to the stage that is calling tools (with
- * parallel branches: the one started last, as tool approvals do).
+ * the run's model or elicit input. Both attach to `origin`, the stage whose call the server
+ * serves; without one (a server asking outside any call), to the stage started last.
  */
 export interface RunBridge {
   /** Asks a question and waits (the run is `blocked`) for its answer; rejects with `TOOL_CANCELLED` when `signal` aborts. */
-  ask(question: StageQuestion, signal: AbortSignal): Promise<JsonValue>;
-  /** Appends events to the run, on the stage that is calling tools. */
-  emit(events: NewRunEvent[]): Promise<void>;
+  ask(question: StageQuestion, signal: AbortSignal, origin?: CallOrigin): Promise<JsonValue>;
+  /** Appends events to the run, on `origin`'s stage. */
+  emit(events: NewRunEvent[], origin?: CallOrigin): Promise<void>;
+}
+
+/** What a stage's tool calls carry, so what they ask of the run lands on this stage. */
+export function callOriginOf(stage: Pick<StageRun, 'run' | 'stageId' | 'attempt'>): CallOrigin {
+  return { runId: stage.run.id, stageId: stage.stageId, attempt: stage.attempt };
 }
 
 export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge) => Promise<RunToolbox>;
