@@ -39,6 +39,7 @@ const PUBLIC_DECLARATIONS = [
   'lib/ai-sdk.d.ts',
   'lib/server.d.ts',
   'core/errors.d.ts',
+  'core/error-catalogue.d.ts',
   'core/cli-names.d.ts',
   'core/config-text/describe-value.d.ts',
   'core/logger.d.ts',

@@ -402,7 +402,7 @@ export class RunExecutor {
   }
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
-    if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
+    if (this.#deps.leaseLost.aborted) throw new WeftError('RUN_LEASE_LOST', `runner lost its lease on run ${this.#run.id}; another runner owns it now`, { data: { runId: this.#run.id } });
     const appended = await this.#deps.store.appendEvents(this.#run.id, this.#heldStarts.placeIn(events), this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
     this.#control.skipOwn(appended);
