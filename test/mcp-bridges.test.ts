@@ -16,7 +16,7 @@ import type { QuestionRecord } from '../src/runs/model/question.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { isTerminal } from '../src/runs/model/run-status.js';
 import type { RunRecord } from '../src/runs/model/run-record.js';
-import { RunService } from '../src/app/services/run-service.js';
+import type { RunService } from '../src/app/services/run-service.js';
 import { eventLine } from '../src/surfaces/cli/event-lines.js';
 import { SHAPES, TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ApiShape, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
@@ -73,9 +73,9 @@ beforeAll(async () => {
   await mkdir(join(project, '.weft'), { recursive: true });
   const providers = SHAPES.map(({ shape, provider }) => `[llm.providers.${provider}]\nbase_url = "${server.baseUrl(shape)}"\n`).join('\n');
   await writeFile(join(project, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-sampler"\nstream = false\n\n${providers}`);
-  app = await createWeftApp({ cwd: project, storageDir, env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error' });
-  // Our own runner executes the runs; the app's service would spawn a detached one.
-  runs = new RunService({ store: (await app.runs()).store, clock: Date.now, wakeRunners: () => worker?.wake() });
+  // Our own runner executes the runs (claiming them on the store's change notices): the app's service must not spawn a detached one.
+  app = await createWeftApp({ cwd: project, storageDir, env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error', runners: 'in-process' });
+  runs = await app.runs();
   worker = await app.worker({ maxParallel: 4, untilIdle: false });
   stopWorker = new AbortController();
   workerDone = worker.run(stopWorker.signal);

@@ -177,7 +177,7 @@ export class ModelStageRunner implements AgentStageRunner {
         limits,
         signal: stage.signal,
         emit: (events) => stage.emit(events),
-        ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.store, run.id, stage.stageId, started?.seq ?? 0) } : {}),
+        ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.runs, stage.stageId, started?.seq ?? 0) } : {}),
         onWarning: (warning) => logger.warn(warning),
       });
     } finally {
@@ -214,7 +214,7 @@ function unmatchedPatterns(node: AgentNode | PromptNode, registry: ToolRegistry 
  */
 async function endPairSession(stage: StageRun): Promise<void> {
   try {
-    const session = (await stage.services.store.getRun(stage.run.id))?.pairSession;
+    const session = (await stage.services.runs.ownRun())?.pairSession;
     if (session?.stageId !== stage.stageId) return;
     await stage.emit([{ type: RUN_EVENT.pairEnded, payload: { sessionId: session.sessionId, reason: PAIR_END_REASON.stageFinished } }]);
   } catch {

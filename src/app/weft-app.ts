@@ -122,14 +122,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const runs = once(async () => {
     if (options.runners === 'in-process') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined });
+      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger });
     }
     const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./runner-launcher.js'), import('./environment-fingerprint.js')]);
     const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
     const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
-    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint });
+    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger });
   });
 
   const mcpConfig = async () => {

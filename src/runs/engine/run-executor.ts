@@ -26,8 +26,12 @@ import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
 import { RunTracing } from './run-tracing.js';
+import { stageRuns } from './stage-runs.js';
+import type { RunStore } from '../store/run-store.js';
 
-export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox'> {
+export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs'> {
+  /** The executor's own: stages get `stageRuns` over it, never the store. */
+  store: RunStore;
   toolboxFactory: RunToolboxFactory;
   /** Aborts when the runner lost its lease: stop at once and write nothing more. */
   leaseLost: AbortSignal;
@@ -61,10 +65,14 @@ export class RunExecutor {
   #endReason: string | undefined;
   readonly #heldStarts = new HeldStarts();
 
+  readonly #services: EngineServices;
+
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
     this.#status = run.status;
     this.#deps = deps;
+    const { logger, clock, newId, agent, wakeRunners, pollMs } = deps;
+    this.#services = { runs: stageRuns(deps.store, run.id, clock), logger, clock, newId, agent, wakeRunners, pollMs, toolbox: () => this.#toolboxFor() };
   }
 
   async execute(): Promise<void> {
@@ -279,7 +287,7 @@ export class RunExecutor {
       context: { ...this.#context(), last: stage.from ? this.#state.outcomes.get(stage.from) : undefined },
       signal,
       control: this.#control,
-      services: { ...this.#deps, toolbox: () => this.#toolboxFor() },
+      services: this.#services,
       emit: (events) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }))),
       hold: (events) => this.#heldStarts.holdAlong(stage.stageId, events),
       whileBlocked: (work) => this.#whileBlocked(work),

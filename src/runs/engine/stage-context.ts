@@ -11,7 +11,7 @@ import type { JsonValue } from '../model/json.js';
 import type { QuestionAskedPayload, TokenUsagePayload } from '../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
-import type { RunStore } from '../store/run-store.js';
+import type { CreateRunParams, ListEventsOptions } from '../store/run-store.js';
 import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.js';
 import type { RunControl } from './run-control.js';
 import type { TraceContext } from '../../core/telemetry/tracing.js';
@@ -52,8 +52,27 @@ export interface AgentStageRunner {
   checkStage?(stage: StageRun): Promise<StageResult>;
 }
 
+/**
+ * What a stage may read of the store and do to other runs: its own run's record and
+ * events, and the children it creates. Its own writes go through `StageRun.emit`, under
+ * the runner's lease; nothing here appends to its run.
+ */
+export interface StageRuns {
+  /** Its own run as stored now (a pair session opened meanwhile, say). */
+  ownRun(): Promise<RunRecord | undefined>;
+  /** Its own run's events. */
+  ownEvents(options?: ListEventsOptions): Promise<RunEvent[]>;
+  /** Queues a child run of its own run. */
+  createChild(params: Omit<CreateRunParams, 'parentId'>): Promise<RunRecord>;
+  /** A child run of its own run; undefined when there is none with that id. */
+  child(childId: string): Promise<RunRecord | undefined>;
+  /** Asks a child run of its own run to stop. */
+  cancelChild(childId: string, reason: string): Promise<void>;
+}
+
 export interface EngineServices {
-  store: RunStore;
+  /** This run's records and its children, and nothing more of the store. */
+  runs: StageRuns;
   logger: Logger;
   clock: () => number;
   newId: () => string;
