@@ -9,7 +9,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createMcpHttpEndpoint } from '../mcp-server/index.js';
 import { allowedHostnames, MCP_PATH, requestOrigin } from '../mcp-server/http-transport.js';
-import { isLoopbackHost } from '../mcp-server/loopback.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 import { API_PREFIX } from './api-route.js';
 import { createHttpApp, type StaticAsset } from './app.js';
 import { apiAuth } from './auth.js';

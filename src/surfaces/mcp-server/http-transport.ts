@@ -15,7 +15,7 @@ import { hostname as machineName } from 'node:os';
 import { classifyInboundRequest, createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
 import { listenRefusal, listenRequest, ListenWatches } from './listen-watches.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 import { headerValue, MAX_BODY_BYTES, readBody, rpcError, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
 import { SessionTransport } from './session-transport.js';
