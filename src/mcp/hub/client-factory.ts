@@ -8,7 +8,7 @@
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, LoggingMessageNotificationParams } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import type { CallOrigin } from '../../tools/tool.js';
@@ -53,6 +53,8 @@ export interface ClientSetup {
   /** Tagged with the server; receives the server's `notifications/message`. */
   serverLogger: Logger;
   events: ClientEvents;
+  /** weft's `Client` (and with it the hub's own `tools/call`) or, false, the SDK's own (`fast-path.ts`). */
+  fastPath: boolean;
 }
 
 // Large enough for any real catalogue; the SDK walks `nextCursor` up to this many pages.
@@ -65,7 +67,7 @@ export function createClient(setup: ClientSetup): Client {
   const sampling = handlers.sampling;
   if (sampling) capabilities.sampling = {};
 
-  const client = new WeftClient({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
+  const client = new (setup.fastPath ? WeftClient : Client)({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
 
   const rootUri = pathToFileURL(setup.workspaceRoot).href;
   client.setRequestHandler('roots/list', () => ({ roots: [{ uri: rootUri, name: basename(setup.workspaceRoot) || setup.workspaceRoot }] }));
