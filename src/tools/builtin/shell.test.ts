@@ -7,7 +7,7 @@ import { silentLogger } from '../../core/logger.js';
 import type { ToolContext, ToolResult } from '../tool.js';
 import { createFileReadTracker, resultText } from '../tool.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
-import { recordingWatchdog } from '../../core/watchdog-test-kit.js';
+import { recordingWatchdog } from '../../../test/kits/watchdog-kit.js';
 import { StreamCapture, createShellTool, runCommand, shellTool } from './shell.js';
 
 let workspace: string;
