@@ -5,7 +5,7 @@
  * run — or stops when asked to cancel or interrupt. Every step is an event, written
  * before the run moves on, so another runner can pick up from the log alone.
  */
-import { ENGINE_EVENT, RUN_EVENT, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type StageStartedPayload } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
 import type { CallOrigin } from '../../tools/tool.js';
@@ -26,6 +26,7 @@ import { endAbandonedGroup } from './abandoned-group.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
 import { RunTracing } from './run-tracing.js';
+import { stageFinishedEvents, type StageFinish } from './stage-finish.js';
 import { stageRuns } from './stage-runs.js';
 import type { RunStore } from '../store/run-store.js';
 
@@ -43,6 +44,8 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs'
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
 
 type StopReason = 'cancel' | 'interrupt';
+
+
 
 /** Why the run loop stops waiting for control events: a stage ended. */
 const LOOP_WOKEN = 'a stage ended';
@@ -155,10 +158,10 @@ export class RunExecutor {
       }
       if (stage.process && !(await endAbandonedGroup(stage.stageId, stage.process, this.#deps.logger))) {
         const error = `runner lost, and its process group ${stage.process.pgid} survived SIGKILL; the stage is not run again while it lives`;
-        await this.#recordFinish(stage, { status: 'failed', error }, 'failed', [], false, 0, () => this.#failToken(stage, error));
+        await this.#recordFinish(stage, { result: { status: 'failed', error }, status: 'failed', apply: () => this.#failToken(stage, error) });
         continue;
       }
-      await this.#recordFinish(stage, { status: 'failed', error: 'runner lost; the stage runs again' }, 'abandoned', [], false, 0);
+      await this.#recordFinish(stage, { result: { status: 'failed', error: 'runner lost; the stage runs again' }, status: 'abandoned' });
       this.#state.pending.push({ node: stage.node, from: stage.from });
     }
   }
@@ -223,13 +226,13 @@ export class RunExecutor {
       const result = await this.#execute(stage, node, signal);
       const durationMs = this.#deps.clock() - startedAt;
       if (signal.aborted && this.#stopReason === 'interrupt') {
-        return this.#recordFinish(stage, result, 'interrupted', [], false, durationMs, () => this.#state.pending.push({ node: node.name, from: stage.from }));
+        return this.#recordFinish(stage, { result, status: 'interrupted', durationMs, apply: () => this.#state.pending.push({ node: node.name, from: stage.from }) });
       }
       const retry = 'retry' in node ? node.retry : undefined;
       if (result.status === 'failed' && retry && stage.attempt < this.#firstAttempt(stage) + retry.attempts - 1 && !signal.aborted) {
-        await this.#recordFinish(stage, result, 'failed', [], true, durationMs);
+        await this.#recordFinish(stage, { result, status: 'failed', retrying: true, durationMs });
         if (!(await abortableDelay(retryDelayMs(retry, stage.attempt - this.#firstAttempt(stage) + 1), signal))) {
-          return this.#recordFinish(stage, { status: 'cancelled', error: 'Cancelled' }, 'cancelled', [], false, 0, () => this.#failToken(stage, 'Cancelled'));
+          return this.#recordFinish(stage, { result: { status: 'cancelled', error: 'Cancelled' }, status: 'cancelled', apply: () => this.#failToken(stage, 'Cancelled') });
         }
         const attempt = (this.#state.attempts.get(node.name) ?? stage.attempt) + 1;
         this.#state.attempts.set(node.name, attempt);
@@ -243,11 +246,12 @@ export class RunExecutor {
       const incoming = stage.from ? this.#state.outcomes.get(stage.from) : undefined;
       const routing = node.kind === 'branch' && incoming ? { ...outcome, status: incoming.status } : outcome;
       const step = nextNodes(node, result, routing, this.#context());
-      return this.#recordFinish(stage, result, result.status, step.next, false, durationMs, () => {
+      const apply = () => {
         this.#state.outcomes.set(node.name, outcome);
         for (const next of step.next) this.#state.pending.push({ node: next, from: node.name });
         if (step.error !== null) this.#failToken(stage, step.error);
-      }, step.error);
+      };
+      return this.#recordFinish(stage, { result, status: result.status, next: step.next, durationMs, apply, runError: step.error });
     }
   }
 
@@ -343,25 +347,12 @@ export class RunExecutor {
     return { status: result.status, output: result.output, exit_code: result.exitCode ?? null, answer: result.answer };
   }
 
-  async #recordFinish(stage: InflightStage, result: StageResult, status: StageStatus, next: string[], retrying: boolean, durationMs: number, apply?: () => void, runError?: string | null): Promise<void> {
-    const payload: StageFinishedPayload = {
-      node: stage.node,
-      status,
-      durationMs: Math.round(durationMs),
-      output: result.output ?? null,
-      exitCode: result.exitCode ?? null,
-      answer: result.answer ?? null,
-      error: result.error ?? runError ?? null,
-      next,
-      retrying,
-      usage: result.usage ?? null,
-      errorCode: result.errorCode ?? null,
-    };
-    const final = (result.finalEvents ?? []).map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }));
-    await this.#append([...final, { type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
-    this.#tracing.stageFinished(stage.stageId, status, payload.error);
-    if (!retrying) this.#state.inflight.delete(stage.stageId);
-    apply?.();
+  async #recordFinish(stage: InflightStage, finish: StageFinish): Promise<void> {
+    const { events, error } = stageFinishedEvents(stage, finish);
+    await this.#append(events);
+    this.#tracing.stageFinished(stage.stageId, finish.status, error);
+    if (!finish.retrying) this.#state.inflight.delete(stage.stageId);
+    finish.apply?.();
   }
 
   async #whileBlocked<T>(work: () => Promise<T>): Promise<T> {
