@@ -36,7 +36,7 @@ import { runMessageInbox, type MessageInbox } from '../run-messages.js';
 import { messageDeliveredEvent } from '../transcript-events.js';
 import type { CliAdapter, CliStageSpec } from './cli-adapter.js';
 import { findCliBinary } from './cli-binary.js';
-import { permissionDecider } from './cli-permission.js';
+import { permissionDecider } from './cli-permission-decider.js';
 import { startCliProcess, type CliExit } from './cli-process.js';
 import { cliFailure } from './cli-failure.js';
 import { CliTranscript } from './cli-transcript.js';
