@@ -61,7 +61,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '/surfaces/(?!http/index\\.js$|mcp-server/(?:index|loopback)\\.js$)', message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.' }] },
+        { patterns: [{ regex: '/surfaces/(?!http/index\\.js$|mcp-server/index\\.js$|shared/loopback\\.js$)', message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.' }] },
       ],
     },
   },
