@@ -14,7 +14,8 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='it'][callee.property.name='skip']", message: 'No skipped tests.' }, { selector: "CallExpression[callee.object.name='describe'][callee.property.name='skip']", message: 'No skipped tests.' }, { selector: "CallExpression[callee.object.name='test'][callee.property.name='skip']", message: 'No skipped tests.' }],
+      // No skipped, focused or pending tests, plain or conditional (it.skipIf(...)(…), describe.only.each …).
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name=/^(it|test|describe|suite)$/][property.name=/^(skip|only|todo|skipIf|runIf)$/]", message: 'No skipped, focused or pending tests (.skip, .only, .todo, .skipIf, .runIf).' }, { selector: "MemberExpression[object.type='MemberExpression'][object.object.name=/^(it|test|describe|suite)$/][property.name=/^(skip|only|todo|skipIf|runIf)$/]", message: 'No skipped, focused or pending tests (.skip, .only, .todo, .skipIf, .runIf).' }],
     },
   },
   {
@@ -60,7 +61,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '/surfaces/(?!http/index\\.js$|mcp-server/(?:index|loopback)\\.js$)', message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.' }] },
+        { patterns: [{ regex: '/surfaces/(?!http/index\\.js$|mcp-server/index\\.js$|shared/loopback\\.js$)', message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.' }] },
       ],
     },
   },

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWeftApp } from '../src/app/weft-app.js';
-import { RunService } from '../src/app/services/run-service.js';
 import { createEngineKit, finishedStages, type EngineKit } from './kits/engine-kit.js';
 import { agentRunner, llmSettings, runWorkflow, stageFinished, TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
@@ -94,10 +93,10 @@ describe('agent workflows end to end', () => {
     await mkdir(join(project, '.weft'), { recursive: true });
     await writeFile(join(project, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-app"\nbase_url = "${server.baseUrl('anthropic')}"\n`);
     await writeFile(join(project, 'hello.toml'), '[nodes.hello]\nkind = "prompt"\nprompt = "Say hello."\n');
-    const app = await createWeftApp({ cwd: project, storageDir: join(home, 'storage'), env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error' });
+    // Our own runner executes the run: the app's service must not spawn a detached one.
+    const app = await createWeftApp({ cwd: project, storageDir: join(home, 'storage'), env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error', runners: 'in-process' });
     try {
-      // Our own runner executes the run; the app's service would also spawn a detached one.
-      const runs = new RunService({ store: (await app.runs()).store, clock: Date.now, wakeRunners: () => {} });
+      const runs = await app.runs();
       const created = await runs.create({ workflow: join(project, 'hello.toml'), cwd: project, autoApprove: true, start: true });
       const worker = await app.worker({ maxParallel: 1, untilIdle: false });
       const stop = new AbortController();

@@ -11,11 +11,13 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 const LAYERS = ['core', 'tools', 'mcp', 'runs', 'agent', 'app', 'surfaces'] as const;
+/** What several surfaces share (Host/Origin and bearer checks, input-issue wording): below them all, importing none. */
+const SHARED_SURFACE = 'surfaces/shared';
 /** Surface → surface imports that are allowed, each with its reason. */
 const SURFACE_EDGES: ReadonlyMap<string, string> = new Map([
   ['surfaces/cli → surfaces/mcp-server', "the CLI is the launcher of every surface: 'weft mcp start' imports the MCP server on demand"],
   ['surfaces/cli → surfaces/http', "the CLI is the launcher of every surface: 'weft serve' imports the HTTP surface on demand"],
-  ['surfaces/http → surfaces/mcp-server', "'weft serve' mounts the MCP server at /mcp, with the same token, Host/Origin checks and argument descriptions"],
+  ['surfaces/http → surfaces/mcp-server', "'weft serve' mounts the MCP server at /mcp"],
   ['surfaces/http → surfaces/dashboard', "'weft serve' serves the dashboard's static assets at /"],
   ['lib → surfaces/http', "weft-runtime/server mounts the HTTP API, the dashboard and /mcp in the application's own server, as 'weft serve' does"],
   ['lib → surfaces/mcp-server', 'weft-runtime/server serves the MCP server on stdio or a transport of the application'],
@@ -61,6 +63,8 @@ export function layeringViolations(files: Map<string, string>): string[] {
       if (relative(SRC, resolved).startsWith('..') && !file.endsWith('.test.ts')) violations.push(`${where}: only tests import from outside src (test kits live in test/kits)`);
       else if (from.rank < 0) violations.push(`${where}: ${from.layer} is not a known layer (${LAYERS.join(', ')})`);
       else if (target.rank > from.rank) violations.push(`${where}: ${from.layer} may not import from ${target.layer} (higher layer)`);
+      else if (target.unit === SHARED_SURFACE && from.layer === 'surfaces' && from.unit !== SHARED_SURFACE) continue;
+      else if (from.unit === SHARED_SURFACE && target.layer === 'surfaces' && target.unit !== SHARED_SURFACE) violations.push(`${where}: what the surfaces share imports no surface`);
       else if (from.layer === 'surfaces' && target.layer === 'surfaces' && from.unit !== target.unit && !SURFACE_EDGES.has(`${from.unit} → ${target.unit}`)) {
         violations.push(`${where}: surfaces do not import each other`);
       }

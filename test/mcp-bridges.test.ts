@@ -16,7 +16,7 @@ import type { QuestionRecord } from '../src/runs/model/question.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { isTerminal } from '../src/runs/model/run-status.js';
 import type { RunRecord } from '../src/runs/model/run-record.js';
-import { RunService } from '../src/app/services/run-service.js';
+import type { RunService } from '../src/app/services/run-service.js';
 import { eventLine } from '../src/surfaces/cli/event-lines.js';
 import { SHAPES, TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ApiShape, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
@@ -73,9 +73,9 @@ beforeAll(async () => {
   await mkdir(join(project, '.weft'), { recursive: true });
   const providers = SHAPES.map(({ shape, provider }) => `[llm.providers.${provider}]\nbase_url = "${server.baseUrl(shape)}"\n`).join('\n');
   await writeFile(join(project, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-sampler"\nstream = false\n\n${providers}`);
-  app = await createWeftApp({ cwd: project, storageDir, env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error' });
-  // Our own runner executes the runs; the app's service would spawn a detached one.
-  runs = new RunService({ store: (await app.runs()).store, clock: Date.now, wakeRunners: () => worker?.wake() });
+  // Our own runner executes the runs (claiming them on the store's change notices): the app's service must not spawn a detached one.
+  app = await createWeftApp({ cwd: project, storageDir, env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error', runners: 'in-process' });
+  runs = await app.runs();
   worker = await app.worker({ maxParallel: 4, untilIdle: false });
   stopWorker = new AbortController();
   workerDone = worker.run(stopWorker.signal);
@@ -246,6 +246,25 @@ describe('elicitation in runs', () => {
     const { run, events } = await finished(id);
     expect(run.status).toBe('succeeded');
     expect(stageOutput(events)).toContain('User declined to provide the requested information.');
+  });
+  it('goes on the stage whose call the server serves, not on a parallel branch started after it', async () => {
+    const fan = '[nodes.fan]\nkind = "parallel"\nbranches = ["call", "hold"]\njoin = "done"\n\n[nodes.hold]\nkind = "human"\nquestion = "Hold on?"\ntype = "yes_no"\nnext = "done"\n\n[nodes.done]\nkind = "join"\n';
+    const id = await startRun(`${toolWorkflow('mcp__everything__trigger-elicitation-request', {}).replace('[nodes.call]', `${fan}\n[nodes.call]`)}next = "done"\n`);
+    await until(id, (run) => run.counts.questionsPending === 2, 'both questions');
+    const questions = await runs.questions(id, true);
+    expect(questions.map((question) => [question.stageId, question.kind]).sort()).toEqual([
+      ['call@1', 'freeform'],
+      ['hold@1', 'yes_no'],
+    ]);
+    const elicited = questions.find((question) => question.stageId === 'call@1')!;
+    await runs.answerText(id, elicited.id, 'decline');
+    await until(id, (run) => run.counts.questionsPending === 1 && run.status === 'blocked', 'the elicitation answered');
+    const held = await runs.questions(id, true);
+    expect(held.map((question) => question.stageId)).toEqual(['hold@1']);
+    await runs.answer(id, held[0]!.id, true);
+    const { run, events } = await finished(id);
+    expect(run.status).toBe('succeeded');
+    expect(events.filter((event) => event.type === 'stage-finished').map((event) => event.stageId).sort()).toEqual(['call@1', 'done@1', 'fan@1', 'hold@1']);
   });
 });
 

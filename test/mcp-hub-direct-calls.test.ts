@@ -14,12 +14,17 @@ import { REPO_ROOT, createTestHub, serverConfig, toolContext, waitFor, type Test
 
 const RAW_SERVER = resolve(REPO_ROOT, 'test/fixtures/servers/raw-results-server.mjs');
 
-describe('MCP hub: its own tools/call path matches the SDK client (raw JSON-RPC server over stdio)', () => {
+// The same expectations hold on the plain SDK path (WEFT_MCP_FAST_PATH=0), where the hub's
+// client is the SDK's own and sends tools/call itself.
+describe.each([
+  { path: 'the fast path', env: process.env, direct: true },
+  { path: 'the plain SDK path', env: { ...process.env, WEFT_MCP_FAST_PATH: '0' }, direct: false },
+])('MCP hub on $path: its tools/call matches the SDK client (raw JSON-RPC server over stdio)', ({ env, direct }) => {
   let kit: TestHub;
   let sdk: Client;
 
   beforeAll(async () => {
-    kit = createTestHub();
+    kit = createTestHub({ env });
     await kit.hub.start([serverConfig('raw', { command: [process.execPath, RAW_SERVER] })]);
     sdk = new Client({ name: 'sdk-side', version: '1.0.0' });
     await sdk.connect(new StdioClientTransport({ command: process.execPath, args: [RAW_SERVER] }));
@@ -46,11 +51,12 @@ describe('MCP hub: its own tools/call path matches the SDK client (raw JSON-RPC 
     throw new Error(`the SDK accepted the result of '${name}'`);
   }
 
-  it('negotiated the 2025 era, where the hub sends tools/call itself: string ids, each its own progress token', async () => {
+  it('negotiated the 2025 era; the fast path sends tools/call itself (string ids, each its own progress token), the SDK numeric ids', async () => {
     expect(sdk.getProtocolEra()).toBe('legacy');
     await hubCall('text');
     const line = await waitFor('the server to log the call', () => kit.records.find((record) => record.message.includes('tools/call text id=')));
-    expect(line.message).toMatch(/id="(weft-\d+)" progressToken="\1"/);
+    if (direct) expect(line.message).toMatch(/id="(weft-\d+)" progressToken="\1"/);
+    else expect(line.message).toMatch(/id=\d+ /);
   });
 
   it('returns what the SDK accepts: text, structured content that fits its schema, annotated text and images, _meta', async () => {

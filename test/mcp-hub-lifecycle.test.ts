@@ -30,16 +30,15 @@ describe('MCP hub lifecycle', () => {
     return kit;
   }
 
-  it('starts servers in parallel: three slow handshakes take about as long as one', async () => {
+  it('starts servers in parallel: every slow handshake began before any of them ended', async () => {
     const { hub } = testHub();
     const slow = { FIXTURE_HANDSHAKE_DELAY_MS: '300' };
-    const started = Date.now();
     const statuses = await hub.start([fixtureConfig('a', slow), fixtureConfig('b', slow), fixtureConfig('c', slow)]);
-    const elapsed = Date.now() - started;
     expect(statuses.map((status) => status.state)).toEqual(['ready', 'ready', 'ready']);
-    const slowest = Math.max(...statuses.map((status) => status.timings.connectMs ?? 0));
-    expect(slowest).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(2 * slowest);
+    const began = statuses.map((status) => Date.parse(status.timings.startedAt!));
+    const ended = statuses.map((status, index) => began[index]! + (status.timings.connectMs ?? 0));
+    expect(Math.min(...statuses.map((status) => status.timings.connectMs ?? 0))).toBeGreaterThanOrEqual(300);
+    expect(Math.max(...began)).toBeLessThan(Math.min(...ended));
   });
 
   it('follows nextCursor through every page of tools/list', async () => {
@@ -105,21 +104,19 @@ describe('MCP hub lifecycle', () => {
     await hub.start([fixtureConfig('fx')]);
     const firstPid = hub.serverStatus('fx').pid;
 
-    const started = Date.now();
     await expect(registry.get('mcp__fx__crash')?.execute({}, toolContext())).rejects.toMatchObject({
       code: 'MCP_SERVER_UNAVAILABLE',
       message: "[fx] tool 'crash' failed: the server exited with code 3 — reconnecting",
     });
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(hub.serverStatus('fx')).toMatchObject({ state: 'offline', error: expect.stringContaining('the server exited with code 3') });
     expect(registry.get('mcp__fx__echo')).toBeDefined();
 
-    const offlineStarted = Date.now();
     await expect(registry.get('mcp__fx__echo')?.execute({ message: 'x' }, toolContext())).rejects.toMatchObject({
       code: 'MCP_SERVER_UNAVAILABLE',
       message: '[fx] is offline — reconnecting',
     });
-    expect(Date.now() - offlineStarted).toBeLessThan(100);
+    // It failed at once, not after waiting for the reconnect: the server is not back yet.
+    expect(hub.serverStatus('fx').state).not.toBe('ready');
 
     await waitFor('the reconnect', () => hub.serverStatus('fx').state === 'ready');
     expect(await registry.get('mcp__fx__echo')?.execute({ message: 'back' }, toolContext())).toMatchObject({ content: [{ type: 'text', text: 'echo: back' }] });
@@ -156,10 +153,8 @@ describe('MCP hub lifecycle', () => {
     const starting = hub.start([fixtureConfig('slowpoke', { FIXTURE_NO_HANDSHAKE: '1', FIXTURE_PID_FILE: pidFile }, { startupTimeoutMs: 20_000 })]);
     await waitFor('the server process', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0);
     expect(hub.serverStatus('slowpoke')).toMatchObject({ state: 'connecting', pid: Number(readFileSync(pidFile, 'utf8')) });
-    const started = Date.now();
     await hub.close();
     await starting;
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(pidAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
     expect(hub.status()).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../src/mcp/config/server-config.js';
 import type { McpHub } from '../src/mcp/hub/index.js';
 import { groupAlive } from '../src/core/process-group.js';
-import { recordingWatchdog } from '../src/core/watchdog-test-kit.js';
+import { recordingWatchdog } from './kits/watchdog-kit.js';
 import { EVERYTHING, createTestHub, freePort, pidAlive, serverConfig, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
 
 function sandboxConfig(name: string, port: number, fields: Partial<McpServerConfig> = {}): McpServerConfig {

@@ -4,7 +4,7 @@
  * and bad input. Runs are executed by the runners the server starts, in separate processes.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkListenSubscriptions, MODERN_CLIENT_OPTIONS } from './helpers/mcp-listen.js';
@@ -365,16 +365,20 @@ describe('weft mcp start over stdio', () => {
 describe('runs created through MCP outlive the server', () => {
   it('keeps running after the client disconnects and the server exits', async () => {
     const ws = makeWorkspace();
-    writeFileSync(join(ws.dir, 'steady.toml'), '[nodes.work]\nkind = "command"\nrun = "sleep 2; echo finished"\n');
+    // The stage can only end once the test writes `release`, after the first client is gone.
+    writeFileSync(join(ws.dir, 'steady.toml'), '[nodes.work]\nkind = "command"\nrun = "echo started >> ran.log; while [ ! -f release ]; do sleep 0.05; done; echo finished"\n');
     try {
       const first = await connectStdio(ws);
       const run = await createRun(first, { workflow: 'steady.toml', auto_approve: true });
       await waitForStatus(first, run.id, ['running']);
       await first.close();
+      writeFileSync(join(ws.dir, 'release'), '');
       const second = await connectStdio(ws);
       const gathered = await call(second, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 });
       expect(gathered.data).toMatchObject({ timed_out: false, runs: [{ id: run.id, status: 'succeeded' }] });
       await second.close();
+      // It ran once, through the disconnect: not started again by anyone.
+      expect(readFileSync(join(ws.dir, 'ran.log'), 'utf8')).toBe('started\n');
     } finally {
       ws.remove();
     }

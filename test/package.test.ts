@@ -41,6 +41,7 @@ const PUBLIC_DECLARATIONS = [
   'core/errors.d.ts',
   'core/sandbox/sandbox-provider.d.ts',
   'core/sandbox/sandbox-rules.d.ts',
+  'core/error-catalogue.d.ts',
   'core/cli-names.d.ts',
   'core/config-text/describe-value.d.ts',
   'core/logger.d.ts',

@@ -14,7 +14,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWeftApp, type WeftApp } from '../src/app/weft-app.js';
-import { RunService } from '../src/app/services/run-service.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
@@ -97,8 +96,8 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  app = await createWeftApp({ cwd: fixture.project, storageDir: fixture.storage, env: { ...TEST_ENV, PATH: process.env.PATH, HOME: fixture.home }, logLevel: 'error' });
-  const runs = new RunService({ store: (await app.runs()).store, clock: Date.now, wakeRunners: () => {} });
+  app = await createWeftApp({ cwd: fixture.project, storageDir: fixture.storage, env: { ...TEST_ENV, PATH: process.env.PATH, HOME: fixture.home }, logLevel: 'error', runners: 'in-process' });
+  const runs = await app.runs();
   const created = await runs.create({ workflow: join(fixture.project, 'attacks.toml'), cwd: fixture.project, autoApprove: false, start: true });
   // Without auto_approve: the agent's shell runs unasked only because the run is sandboxed.
   await runs.approve(created.id);
@@ -111,7 +110,7 @@ beforeAll(async () => {
   stop.abort();
   await done;
   status = finished?.status ?? 'missing';
-  events = await (await app.runs()).store.listEvents(created.id, { limit: 5000 });
+  events = await runs.events(created.id, { limit: 5000 });
   const finishedOf = (stage: string) => events.find((event) => event.type === 'stage-finished' && event.stageId === stage)?.payload;
   const toolResult = events.find((event) => event.type === 'tool-call-finished')?.payload;
   const text = (payload: RunEvent['payload'] | undefined) => (payload === undefined ? '' : [payload.output, payload.error, payload.text].map((part) => (typeof part === 'string' ? part : JSON.stringify(part ?? ''))).join('\n').replaceAll('\\n', '\n'));

@@ -10,7 +10,7 @@ import picomatch from 'picomatch';
 import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { LlmSettings } from '../core/settings/settings.js';
-import type { AgentStageRunner, StageResult, StageRun } from '../runs/engine/stage-context.js';
+import { callOriginOf, type AgentStageRunner, type StageResult, type StageRun } from '../runs/engine/stage-context.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { AgentNode, PromptNode, Workflow } from '../runs/workflow/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -172,12 +172,12 @@ export class ModelStageRunner implements AgentStageRunner {
         prompt,
         tools,
         ...(executor === undefined ? {} : { executor }),
-        session: { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext },
+        session: { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext, origin: callOriginOf(stage) },
         traceContext,
         limits,
         signal: stage.signal,
         emit: (events) => stage.emit(events),
-        ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.store, run.id, stage.stageId, started?.seq ?? 0) } : {}),
+        ...(node.kind === 'agent' ? { inbox: runMessageInbox(stage.services.runs, stage.stageId, started?.seq ?? 0) } : {}),
         onWarning: (warning) => logger.warn(warning),
         ...(stage.budget === undefined ? {} : { budget: stage.budget }),
       });
@@ -215,7 +215,7 @@ function unmatchedPatterns(node: AgentNode | PromptNode, registry: ToolRegistry 
  */
 async function endPairSession(stage: StageRun): Promise<void> {
   try {
-    const session = (await stage.services.store.getRun(stage.run.id))?.pairSession;
+    const session = (await stage.services.runs.ownRun())?.pairSession;
     if (session?.stageId !== stage.stageId) return;
     await stage.emit([{ type: RUN_EVENT.pairEnded, payload: { sessionId: session.sessionId, reason: PAIR_END_REASON.stageFinished } }]);
   } catch {

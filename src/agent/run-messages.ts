@@ -5,7 +5,7 @@
  * appended just before a turn is never missed by a poll still in flight.
  */
 import { ENGINE_EVENT } from '../runs/model/event-types.js';
-import type { RunStore } from '../runs/store/run-store.js';
+import type { StageRuns } from '../runs/engine/stage-context.js';
 
 export interface RunMessage {
   seq: number;
@@ -18,13 +18,13 @@ export interface MessageInbox {
 }
 
 /** Reads `message-sent` events after `afterSeq`; ones addressed to another stage are skipped. */
-export function runMessageInbox(store: RunStore, runId: string, stageId: string, afterSeq: number): MessageInbox {
+export function runMessageInbox(runs: Pick<StageRuns, 'ownEvents'>, stageId: string, afterSeq: number): MessageInbox {
   let cursor = afterSeq;
   return {
     take: async () => {
       const messages: RunMessage[] = [];
       for (;;) {
-        const events = await store.listEvents(runId, { afterSeq: cursor, types: [ENGINE_EVENT.messageSent], limit: 100 });
+        const events = await runs.ownEvents({ afterSeq: cursor, types: [ENGINE_EVENT.messageSent], limit: 100 });
         for (const event of events) {
           cursor = Math.max(cursor, event.seq);
           if (event.stageId !== undefined && event.stageId !== stageId) continue;

@@ -10,10 +10,11 @@ import { WeftError } from '../core/errors.js';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
 import { loadMcpServerConfigs, resolveServerConfig, type McpConfigProblem, type McpServerConfig } from '../mcp/config/index.js';
 import { McpHub, type McpHubHandlers } from '../mcp/hub/index.js';
-import { ApprovalPolicy, type ApprovalRule } from '../tools/approval-policy.js';
+import type { ApprovalRule } from '../tools/approval-policy.js';
 import { fileArtifactSink } from '../tools/artifact-sink.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { ToolExecutor, type ApprovalPrompt } from '../tools/tool-executor.js';
+import type { ApprovalPrompt, ToolExecutor } from '../tools/tool-executor.js';
+import { buildToolbox } from '../tools/toolbox.js';
 import type { Tool } from '../tools/tool.js';
 
 export interface McpToolboxOptions {
@@ -89,11 +90,10 @@ export async function createMcpToolbox(options: McpToolboxOptions): Promise<McpT
   const project = options.projectConfig === false ? { servers: [], problems: [] } : await loadMcpServerConfigs({ workspaceRoot: options.cwd, homeDir: homedir(), env, logger });
   const givenNames = new Set(given.map((server) => server.name));
   const servers = [...given, ...project.servers.filter((server) => !givenNames.has(server.name))].filter((server) => server.enabled);
-  const registry = new ObservedRegistry(options.onToolsChanged);
-  const hub = new McpHub({ registry, workspaceRoot: options.cwd, env, logger: logger.child('mcp'), clientVersion: options.clientVersion ?? '0.0.0', ...(options.handlers ? { handlers: options.handlers } : {}) });
-  const executor = new ToolExecutor({
-    registry,
-    policy: new ApprovalPolicy(options.approval ?? []),
+  const { registry, executor } = buildToolbox({
+    registry: new ObservedRegistry(options.onToolsChanged),
+    builtins: false,
+    rules: options.approval ?? [],
     approvalMode: { interactive: options.askApproval !== undefined, autoApprove: options.autoApprove ?? true },
     artifacts: fileArtifactSink(options.artifactsDir ?? join(tmpdir(), 'weft-artifacts')),
     logger,
@@ -101,5 +101,6 @@ export async function createMcpToolbox(options: McpToolboxOptions): Promise<McpT
     ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
     ...(options.outputLimitBytes !== undefined ? { outputLimitBytes: options.outputLimitBytes } : {}),
   });
+  const hub = new McpHub({ registry, workspaceRoot: options.cwd, env, logger: logger.child('mcp'), clientVersion: options.clientVersion ?? '0.0.0', ...(options.handlers ? { handlers: options.handlers } : {}) });
   return { hub, registry, executor, servers, problems: project.problems, logger, env };
 }

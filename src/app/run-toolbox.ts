@@ -14,11 +14,8 @@ import type { McpServerConfig } from '../mcp/config/index.js';
 import { McpHub, toolPatternMayName } from '../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
 import type { Workflow } from '../runs/workflow/index.js';
-import { ApprovalPolicy } from '../tools/approval-policy.js';
 import type { ArtifactSink } from '../tools/artifact-sink.js';
-import { builtinTools } from '../tools/builtin/index.js';
-import { ToolRegistry } from '../tools/registry.js';
-import { ToolExecutor } from '../tools/tool-executor.js';
+import { buildToolbox } from '../tools/toolbox.js';
 import type { RunStore } from '../runs/store/run-store.js';
 import { runtimeServerConfig } from './services/mcp-registry.js';
 import { runHubHandlers } from './mcp-host/run-bridges.js';
@@ -40,12 +37,19 @@ export function runToolboxFactory(params: {
 }): RunToolboxFactory {
   return async (run, workflow, askApproval, bridge, workDir, sandbox) => {
     const settings = await params.settings(run);
-    const registry = new ToolRegistry();
-    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) registry.register(tool);
     const logger = params.logger.child(`run ${run.id}`);
-    const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger, workDir);
-    const policy = new ApprovalPolicy([...settings.approvalRules, ...workflow.run.approval]);
     const approvalMode = { interactive: false, autoApprove: run.autoApprove, sandboxed: sandbox !== undefined };
+    const { registry, executor, policy } = buildToolbox({
+      builtins: { shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts },
+      rules: [...settings.approvalRules, ...workflow.run.approval],
+      approvalMode,
+      artifacts: params.artifacts(run.id),
+      logger,
+      outputLimitBytes: settings.outputLimitBytes,
+      askApproval,
+      ...(sandbox ? { sandbox } : {}),
+    });
+    const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger, workDir);
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
     const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers, ...(sandbox ? { processSandbox: sandbox } : {}) });
     // A server no stage can use comes up in the background: one that hangs costs the run nothing.
@@ -60,16 +64,6 @@ export function runToolboxFactory(params: {
       logger,
     });
     await follower.synced;
-    const executor = new ToolExecutor({
-      registry,
-      policy,
-      approvalMode,
-      artifacts: params.artifacts(run.id),
-      logger,
-      outputLimitBytes: settings.outputLimitBytes,
-      askApproval,
-      ...(sandbox ? { sandbox } : {}),
-    });
     return {
       registry,
       executor,

@@ -1,8 +1,11 @@
 /**
  * The composition root: the only place that builds infrastructure objects (settings,
  * registry, executor, MCP hub, run store) and wires them into the application services
- * that the surfaces call. Each service is built — and its modules loaded — on first use,
- * so `weft ps` never loads the MCP SDK and `weft tools list` never opens the database.
+ * that the surfaces call — for the CLI, runners (`worker()`), the MCP server (`runs()`
+ * only) and the library alike, all from the one `cwd` and storage dir. Each service is
+ * built — and its modules loaded — on first use, so `weft ps` never loads the MCP SDK,
+ * `weft tools list` never opens the database, and `weft mcp start` loads neither the
+ * registry nor the hub.
  */
 import { join, resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
@@ -91,36 +94,30 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   // Traces are exported by the processes that do traced work (runners, tool calls), not by `weft ps`.
   const tracing = once(() => startTracingIfWanted(env, { version, onError: (message) => logger.warn(message) }));
 
-  const registry = once(async () => {
-    const [{ ToolRegistry }, { builtinTools }] = await Promise.all([import('../tools/registry.js'), import('../tools/builtin/index.js')]);
-    const tools = new ToolRegistry();
-    for (const tool of builtinTools({ shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts })) tools.register(tool);
-    return tools;
-  });
-
-  const mcp = once(async () => {
-    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./services/mcp-service.js'), import('./mcp-host/terminal-bridges.js'), import('./mcp-host/terminal-prompter.js')]);
-    const handlers = terminalHubHandlers({ terminal: options.terminal ?? detachedTerminal(), settings, env, logger });
-    return new McpService({ registry: await registry.get(), settings, workspaceRoot, env, logger, clientVersion: version, storageDir, handlers });
-  });
-
-  const tools = once(async () => {
-    const [{ ToolService }, { ToolExecutor }, { ApprovalPolicy }, { fileArtifactSink }] = await Promise.all([
-      import('./services/tool-service.js'),
-      import('../tools/tool-executor.js'),
-      import('../tools/approval-policy.js'),
-      import('../tools/artifact-sink.js'),
-    ]);
-    const executor = new ToolExecutor({
-      registry: await registry.get(),
-      policy: new ApprovalPolicy(settings.approvalRules),
+  // The registry (built-ins, then the MCP servers' tools) and its executor: `weft tools`, `weft mcp`.
+  const toolbox = once(async () => {
+    const [{ buildToolbox }, { fileArtifactSink }] = await Promise.all([import('../tools/toolbox.js'), import('../tools/artifact-sink.js')]);
+    return buildToolbox({
+      builtins: { shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts },
+      rules: settings.approvalRules,
       approvalMode: { interactive: false, autoApprove: true },
       artifacts: fileArtifactSink(resolve(storageDir, 'artifacts', 'tool-output')),
       logger,
       outputLimitBytes: settings.outputLimitBytes,
     });
+  });
+
+  const mcp = once(async () => {
+    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./services/mcp-service.js'), import('./mcp-host/terminal-bridges.js'), import('./mcp-host/terminal-prompter.js')]);
+    const handlers = terminalHubHandlers({ terminal: options.terminal ?? detachedTerminal(), settings, env, logger });
+    return new McpService({ registry: (await toolbox.get()).registry, settings, workspaceRoot, env, logger, clientVersion: version, storageDir, handlers });
+  });
+
+  const tools = once(async () => {
+    const { ToolService } = await import('./services/tool-service.js');
+    const { registry, executor } = await toolbox.get();
     await tracing.get();
-    return new ToolService(await registry.get(), executor, await mcp.get(), workspaceRoot);
+    return new ToolService(registry, executor, await mcp.get(), workspaceRoot);
   });
 
   const opened = once(async () => {
@@ -132,10 +129,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const runs = once(async () => {
     if (options.runners === 'in-process') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, workspaces: workspaceHost(storageDir, settings, env) });
+      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
     }
-    const { runServiceOver } = await import('./run-host.js');
-    return runServiceOver(await store.get(), storageDir, env, workspaceHost(storageDir, settings, env));
+    const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./runner-launcher.js'), import('./environment-fingerprint.js')]);
+    const launcher = detachedRunnerLauncher(storageDir, env);
+    let fingerprint: string | undefined;
+    // Only creators need it: `weft ps` neither computes it nor creates the key.
+    const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
+    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env) });
   });
 
   const mcpConfig = async () => {

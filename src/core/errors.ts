@@ -1,8 +1,11 @@
 /**
- * The one error type weft throws across layers. Surfaces map `code` to exit codes,
- * HTTP statuses and JSON-RPC errors in one table each; nothing branches on `message`.
+ * The one error type weft throws across layers. Every code has one line in the catalogue
+ * (`error-catalogue.ts`: fault class, retryable, data shape, hint), which the surfaces map
+ * to exit codes, HTTP statuses and JSON-RPC errors; nothing branches on `message`.
  */
+import type { WeftErrorDataOf } from './error-catalogue.js';
 
+/** Every stable error code; the catalogue (`error-catalogue.ts`) gives each its fault class, retryability, data and hint. */
 export type WeftErrorCode =
   | 'USAGE'
   | 'SETTINGS_INVALID'
@@ -55,9 +58,9 @@ export type WeftErrorCode =
   | 'WORKSPACE_GIT_FAILED'
   | 'INTERNAL';
 
-/** What a `WeftError` carries besides its code and message. */
-export interface WeftErrorOptions {
-  data?: Record<string, unknown>;
+/** What a `WeftError` carries besides its code and message: `data` of the shape the catalogue gives its code. */
+export interface WeftErrorOptions<C extends WeftErrorCode = WeftErrorCode> {
+  data?: WeftErrorDataOf<C>;
   cause?: unknown;
 }
 
@@ -66,12 +69,13 @@ export interface WeftErrorOptions {
  * @example
  * try { await weft.getRun(id); } catch (error) { if (WeftError.is(error, 'RUN_NOT_FOUND')) return undefined; throw error; }
  */
-export class WeftError extends Error {
-  readonly code: WeftErrorCode;
-  readonly data: Record<string, unknown>;
+export class WeftError<C extends WeftErrorCode = WeftErrorCode> extends Error {
+  readonly code: C;
+  /** Fields may be absent: an error built without `data` has none. */
+  readonly data: Partial<WeftErrorDataOf<C>>;
 
 /** Builds an error with a stable `code` and a message for people. */
-  constructor(code: WeftErrorCode, message: string, options: WeftErrorOptions = {}) {
+  constructor(code: C, message: string, options: WeftErrorOptions<C> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WeftError';
     this.code = code;
@@ -79,7 +83,7 @@ export class WeftError extends Error {
   }
 
 /** Whether `value` is a `WeftError` (with this `code`, when given); works across copies of the package in one process only if they share the class. */
-  static is(value: unknown, code?: WeftErrorCode): value is WeftError {
+  static is<C extends WeftErrorCode = WeftErrorCode>(value: unknown, code?: C): value is WeftError<C> {
     return value instanceof WeftError && (code === undefined || value.code === code);
   }
 }

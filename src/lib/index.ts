@@ -23,6 +23,7 @@ import { version } from '../core/package-version.js';
 import { rememberApp } from './app-of.js';
 
 export { WeftError, type WeftErrorCode, type WeftErrorOptions } from '../core/errors.js';
+export { ERROR_CATALOGUE, type ErrorEntry, type FaultClass, type WeftErrorData, type WeftErrorDataOf } from '../core/error-catalogue.js';
 export type { JsonObject, JsonPrimitive } from '../runs/model/json.js';
 export type { QuestionKind, QuestionStatus } from '../runs/model/question.js';
 export type { PairSession, RunCounts, RunLease } from '../runs/model/run-record.js';

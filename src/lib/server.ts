@@ -12,7 +12,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { WeftError } from '../core/errors.js';
 import { version } from '../core/package-version.js';
 import { redactSecrets, registerSecret } from '../core/redact.js';
-import { isLoopbackHost } from '../surfaces/mcp-server/loopback.js';
+import { isLoopbackHost } from '../surfaces/shared/loopback.js';
 import { appOf } from './app-of.js';
 import type { Weft } from './index.js';
 

@@ -7,7 +7,7 @@
 
 import type { Logger } from '../core/logger.js';
 import type { PreparedSandbox } from '../core/sandbox/sandbox-provider.js';
-import type { FileReadTracker, ToolContext, ToolProgress } from './tool.js';
+import type { CallOrigin, FileReadTracker, ToolContext, ToolProgress } from './tool.js';
 import type { RealRoots } from './tool.js';
 
 /** The members of `AbortSignal` that code listening for an abort uses (an AbortSignal is one). */
@@ -93,6 +93,7 @@ export class CallContext implements ToolContext {
   readonly onProgress: ((progress: ToolProgress) => void) | undefined;
   readonly realRoots: RealRoots | undefined;
   readonly sandbox: PreparedSandbox | undefined;
+  readonly origin: CallOrigin | undefined;
 
   constructor(parts: {
     workspaceRoot: string;
@@ -102,7 +103,9 @@ export class CallContext implements ToolContext {
     onProgress?: ((progress: ToolProgress) => void) | undefined;
     realRoots?: RealRoots;
     sandbox?: PreparedSandbox;
+    origin?: CallOrigin | undefined;
   }) {
+    this.origin = parts.origin;
     this.workspaceRoot = parts.workspaceRoot;
     this.sandbox = parts.sandbox;
     this.realRoots = parts.realRoots;

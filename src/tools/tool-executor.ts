@@ -12,7 +12,7 @@ import type { ApprovalDecision, ApprovalMode, ApprovalPolicy } from './approval-
 import type { ArtifactSink } from './artifact-sink.js';
 import { DEFAULT_OUTPUT_LIMIT_BYTES, applyOutputBudget, fitsOutputBudget } from './output-budget.js';
 import type { ToolRegistry } from './registry.js';
-import { errorResult, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
+import { errorResult, type CallOrigin, type FileReadTracker, type Tool, type ToolProgress, type ToolResult } from './tool.js';
 import { CallContext } from './call-abort.js';
 import { RunningCall } from './running-call.js';
 import { endToolCallSpan, startToolCallSpan } from './tool-call-span.js';
@@ -41,10 +41,12 @@ export interface ToolSession {
   onProgress?: (callId: string, progress: ToolProgress) => void;
   /** The span the calls' spans belong to (the stage's or the agent's); none: the active context. */
   traceContext?: TraceContext;
+  /** The run stage whose calls these are; approvals and what MCP servers ask during the calls go on it. */
+  origin?: CallOrigin;
 }
 
-/** Asked when the policy says `ask`; resolves true to allow the call, rejects when `signal` aborts. */
-export type ApprovalPrompt = (call: ToolCall, tool: Tool, signal: AbortSignal) => Promise<boolean>;
+/** Asked when the policy says `ask`; resolves true to allow the call, rejects when `signal` aborts. `origin`: the session's. */
+export type ApprovalPrompt = (call: ToolCall, tool: Tool, signal: AbortSignal, origin?: CallOrigin) => Promise<boolean>;
 
 export interface ToolExecutorOptions {
   registry: ToolRegistry;
@@ -116,14 +118,15 @@ export class ToolExecutor {
   }
 
   async #approveThenRun(decision: ApprovalDecision, call: ToolCall, tool: Tool, args: Record<string, unknown>, session: ToolSession): Promise<ToolResult> {
-    const refusal = await this.#approve(decision, call, tool, session.signal);
+    const refusal = await this.#approve(decision, call, tool, session);
     if (refusal) return refusal;
     // An abort while approval was decided fired before the call listens for it.
     if (session.signal.aborted) return errorResult('Cancelled');
     return this.#executeWithLimits(tool, args, call, session);
   }
 
-  async #approve(decision: ApprovalDecision, call: ToolCall, tool: Tool, signal: AbortSignal): Promise<ToolResult | undefined> {
+  async #approve(decision: ApprovalDecision, call: ToolCall, tool: Tool, session: ToolSession): Promise<ToolResult | undefined> {
+    const { signal } = session;
     switch (decision.action) {
       case 'allow':
         return undefined;
@@ -135,7 +138,7 @@ export class ToolExecutor {
           return errorResult(`Tool '${tool.name}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${tool.name}", action = "allow" } or enable auto_approve.`);
         }
         try {
-          return (await ask(call, tool, signal)) ? undefined : errorResult(`Tool '${tool.name}' was denied by the user.`);
+          return (await ask(call, tool, signal, session.origin)) ? undefined : errorResult(`Tool '${tool.name}' was denied by the user.`);
         } catch (error) {
           if (signal.aborted) return errorResult('Cancelled');
           return errorResult(`Approval for '${tool.name}' failed: ${errorMessage(error)}`);
@@ -164,6 +167,7 @@ export class ToolExecutor {
             onProgress: onProgress ? (progress) => onProgress(call.id, progress) : undefined,
             realRoots: this.#realRoots,
             ...(this.#options.sandbox === undefined ? {} : { sandbox: this.#options.sandbox }),
+            origin: session.origin,
           }),
         )
         .then(

@@ -54,6 +54,16 @@ export interface RealRoots {
   get(workspaceRoot: string): Promise<string>;
 }
 
+/**
+ * Who makes a call: the run, stage and attempt that the questions and events it causes
+ * (approvals, MCP elicitation and sampling) belong to. Absent outside runs.
+ */
+export interface CallOrigin {
+  runId: string;
+  stageId: string;
+  attempt: number;
+}
+
 export interface ToolContext {
   /** The workspace root (the run's cwd); file tools never reach outside it. */
   workspaceRoot: string;
@@ -68,6 +78,8 @@ export interface ToolContext {
   onProgress?: (progress: ToolProgress) => void;
   /** The run's sandbox (`[run.sandbox] mode = "os"`): the `shell` tool runs inside it and file tools refuse its `deny_read`. */
   sandbox?: PreparedSandbox;
+  /** The run stage making the call, so what the call asks of the run lands on that stage. */
+  origin?: CallOrigin;
   /** The realpath of `workspaceRoot`, remembered by whoever made the context (a run's toolbox); file tools resolve it themselves without. */
   realRoots?: RealRoots;
 }

@@ -8,11 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../../src/core/ids.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { ApprovalPolicy, type ApprovalRule } from '../../src/tools/approval-policy.js';
+import type { ApprovalRule } from '../../src/tools/approval-policy.js';
 import { fileArtifactSink } from '../../src/tools/artifact-sink.js';
-import { builtinTools } from '../../src/tools/builtin/index.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
-import { ToolExecutor } from '../../src/tools/tool-executor.js';
+import { buildToolbox } from '../../src/tools/toolbox.js';
 import type { Tool } from '../../src/tools/tool.js';
 import type { RunEvent } from '../../src/runs/model/run-event.js';
 import type { RunRecord } from '../../src/runs/model/run-record.js';
@@ -54,11 +52,10 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
   const workers: Worker[] = [];
   const service = new RunService({ store, clock: Date.now, wakeRunners: () => (options.wakeOnCreate === false ? undefined : workers.forEach((worker) => worker.wake())) });
   const toolboxFactory: RunToolboxFactory = async (run, workflow, askApproval, _bridge, _workDir, sandbox) => {
-    const registry = new ToolRegistry();
-    for (const tool of [...builtinTools(), ...(options.extraTools ?? [])]) registry.register(tool);
-    const executor = new ToolExecutor({
-      registry,
-      policy: new ApprovalPolicy([...(options.rules ?? []), ...workflow.run.approval]),
+    const { registry, executor } = buildToolbox({
+      builtins: {},
+      tools: options.extraTools ?? [],
+      rules: [...(options.rules ?? []), ...workflow.run.approval],
       approvalMode: { interactive: false, autoApprove: run.autoApprove, sandboxed: sandbox !== undefined },
       artifacts: fileArtifactSink(join(dir, '.artifacts')),
       ...(sandbox ? { sandbox } : {}),

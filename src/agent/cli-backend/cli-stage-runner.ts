@@ -37,7 +37,7 @@ import { messageDeliveredEvent } from '../transcript-events.js';
 import type { CliAdapter, CliStageSpec } from './cli-adapter.js';
 import { findCliBinary } from './cli-binary.js';
 import { cliSandboxExtras, linkBinaryAliases } from './cli-sandbox.js';
-import { permissionDecider } from './cli-permission.js';
+import { permissionDecider } from './cli-permission-decider.js';
 import { startCliProcess, type CliExit } from './cli-process.js';
 import { cliFailure } from './cli-failure.js';
 import { CliTranscript } from './cli-transcript.js';
@@ -69,7 +69,7 @@ type AgentStage = StageRun & { node: AgentNode };
 
 /** The session the last attempt of this node started on the same CLI, from its `agent-started`. */
 async function earlierSession(stage: AgentStage, cli: CliName): Promise<string | undefined> {
-  const events = await stage.services.store.listEvents(stage.run.id, { types: [AGENT_EVENT.agentStarted] });
+  const events = await stage.services.runs.ownEvents({ types: [AGENT_EVENT.agentStarted] });
   const prefix = `${stage.node.name}@`;
   const earlier = events.filter((event) => event.stageId !== stage.stageId && event.stageId?.startsWith(prefix) === true && event.payload.cli === cli && typeof event.payload.session === 'string');
   const session = earlier.at(-1)?.payload.session;
@@ -197,7 +197,7 @@ export class CliStageRunner {
       beforeStart: async (group) => {
         const payload: StageProcessStartedPayload = { pgid: group.pid, host: group.host, start: group.start, marker };
         const [recorded] = await stage.emit([{ type: ENGINE_EVENT.stageProcessStarted, payload }]);
-        inbox = runMessageInbox(stage.services.store, stage.run.id, stage.stageId, recorded?.seq ?? 0);
+        inbox = runMessageInbox(stage.services.runs, stage.stageId, recorded?.seq ?? 0);
       },
       onLine,
     });

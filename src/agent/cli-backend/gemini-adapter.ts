@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'smol-toml';
 import type { McpServerConfig } from '../../mcp/config/server-config.js';
 import type { CliAdapter, CliInvocation, CliStageSpec } from './cli-adapter.js';
-import { CliPermissionReader } from './cli-permissions.js';
+import { CliPermissionReader } from './cli-permission-reader.js';
 import { CLI_RESUME_MESSAGE } from './cli-resume.js';
 import { geminiLoginRequired, geminiStreamParser } from './gemini-stream.js';
 

@@ -2,7 +2,7 @@
  * The MCP hub handlers of one run: `sampling/createMessage` answered by the run's model
  * (the run's own, else the workflow's `[run] model`, else `[llm] model`) behind the run's
  * approval rules, an `ask` becoming a confirmation question; `elicitation/create` becoming
- * a question on the stage that is calling the tool, which waits (`blocked`) for the answer.
+ * a question on the stage whose tool call the server serves, which waits (`blocked`) for the answer.
  */
 import type { LlmSettings } from '../../core/settings/settings.js';
 import type { Logger } from '../../core/logger.js';
@@ -29,11 +29,11 @@ export interface RunBridgeParams {
 
 /** Elicitation in a run: one question per request; `decline` / `cancel` answers end it so. */
 export function runElicitationHandler(bridge: RunBridge): ElicitationHandler {
-  return async ({ server, params, signal }) => {
+  return async ({ server, params, signal, origin }) => {
     // weft offers form elicitation only; a URL request from a server that ignores that is declined.
     if (params.mode === 'url') return { action: 'decline' };
     const { question, toResult } = elicitationQuestion(server, params);
-    return toResult(await bridge.ask(question, signal));
+    return toResult(await bridge.ask(question, signal, origin));
   };
 }
 
@@ -56,9 +56,9 @@ export function runHubHandlers(params: RunBridgeParams): McpHubHandlers {
     sampling: samplingHandler({
       policy: params.policy,
       approvalMode: params.approvalMode,
-      confirm: async (prompt, signal) => (await bridge.ask({ kind: 'confirmation', prompt }, signal)) === true,
+      confirm: async (prompt, signal, origin) => (await bridge.ask({ kind: 'confirmation', prompt }, signal, origin)) === true,
       model,
-      record: (events) => bridge.emit(events),
+      record: (events, origin) => bridge.emit(events, origin),
       logger: params.logger,
     }),
     elicitation: runElicitationHandler(bridge),

@@ -20,6 +20,7 @@ import type { SamplingHandler, SamplingRequest } from '../../mcp/hub/types.js';
 import { SAMPLING_EVENT, type SamplingFinishedPayload, type SamplingRequestedPayload, type SamplingRequestRetriedPayload } from '../../runs/model/event-types.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
+import type { CallOrigin } from '../../tools/tool.js';
 import { clipText } from '../../core/clip-text.js';
 
 /** Most characters of the model's answer a `sampling-finished` event keeps. */
@@ -30,12 +31,12 @@ const PROMPT_EXCERPT_LIMIT = 300;
 export interface SamplingHandlerDeps {
   policy: ApprovalPolicy;
   approvalMode: ApprovalMode;
-  /** Asks a person to allow one request; absent when nobody can be asked. */
-  confirm?: (prompt: string, signal: AbortSignal) => Promise<boolean>;
+  /** Asks a person to allow one request (`origin`: the request's); absent when nobody can be asked. */
+  confirm?: (prompt: string, signal: AbortSignal, origin?: CallOrigin) => Promise<boolean>;
   /** The model that answers; built on first use, so a bad `[llm]` only fails sampling. */
   model: () => Promise<ModelClient>;
-  /** Records events (a run's log); absent outside runs. */
-  record?: (events: NewRunEvent[]) => Promise<void>;
+  /** Records events (a run's log, on `origin`'s stage); absent outside runs. */
+  record?: (events: NewRunEvent[], origin?: CallOrigin) => Promise<void>;
   logger: Logger;
 }
 
@@ -59,12 +60,13 @@ function confirmPrompt(request: SamplingRequest, client: ModelClient): string {
  * const handlers = { sampling: samplingHandler({ policy, approvalMode: { interactive: false, autoApprove: true }, model: async () => client, logger }) };
  */
 export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
-  const record = async (events: NewRunEvent[]) => {
+  const recordFor = (origin: CallOrigin | undefined) => async (events: NewRunEvent[]) => {
     // The log is a record, not a gate: a failed append must not fail the sampling.
-    await deps.record?.(events).catch((error: unknown) => deps.logger.warn(`could not record sampling events: ${errorMessage(error)}`));
+    await deps.record?.(events, origin).catch((error: unknown) => deps.logger.warn(`could not record sampling events: ${errorMessage(error)}`));
   };
   return async (request) => {
     const { server, params, signal } = request;
+    const record = recordFor(request.origin);
     const decision = deps.policy.decide({ name: samplingToolName(server), source: 'mcp' }, deps.approvalMode);
     if (decision.action === 'deny') {
       throw new WeftError('TOOL_DENIED', `sampling by MCP server '${server}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`);
@@ -99,7 +101,7 @@ async function askPerson(request: SamplingRequest, client: ModelClient, deps: Sa
     const name = samplingToolName(request.server);
     throw new WeftError('TOOL_DENIED', `sampling by MCP server '${request.server}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${name}", action = "allow" } or enable auto_approve.`);
   }
-  if (!(await deps.confirm(confirmPrompt(request, client), request.signal))) {
+  if (!(await deps.confirm(confirmPrompt(request, client), request.signal, request.origin))) {
     throw new WeftError('TOOL_DENIED', `sampling by MCP server '${request.server}' was denied by the user.`);
   }
 }

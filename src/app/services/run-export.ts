@@ -6,7 +6,6 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventsOf } from '../../runs/store/event-pages.js';
 import type { RunService } from './run-service.js';
 
 export type RunExportLine =
@@ -18,7 +17,7 @@ export type RunExportLine =
 export async function* exportRun(runs: RunService, storageDir: string, id: string): AsyncGenerator<RunExportLine> {
   const run = await runs.get(id);
   yield { type: 'run', format: 'weft-run-export', version: 1, run };
-  for await (const event of eventsOf(runs.store, run.id)) yield { type: 'event', event };
+  for await (const event of runs.allEvents(run.id)) yield { type: 'event', event };
   for (const path of await filesUnder(join(storageDir, 'artifacts', run.id))) yield { type: 'artifact', path, bytes: (await stat(path)).size };
 }
 

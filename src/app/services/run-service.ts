@@ -23,7 +23,11 @@ import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
 import { realPathInRunDir, refuseNulInPath } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
-import { foldStages, runResults, type RunResults, type StageRecord } from '../../runs/stage-fold.js';
+import { foldStages, runResults, type RunResults, type StageFold, type StageRecord } from '../../runs/stage-fold.js';
+import { eventsOf } from '../../runs/store/event-pages.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import { RunEventFanout, type EventFollower } from './run-event-fanout.js';
+import { RunListFanout, type ListFollower } from './run-list-fanout.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import { isStoreOutage, OUTAGE_RETRY_MS } from './store-outage.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
@@ -44,6 +48,8 @@ export interface RunServiceDeps {
    * `run-workspace-setup.ts`); without it (tests of the service alone) every run works in place.
    */
   workspaces?: WorkspaceHost;
+  /** The app's logger: the live fan-outs report their read failures to it. Default: silent. */
+  logger?: Logger;
 }
 
 /**
@@ -61,20 +67,43 @@ export class RunService {
   readonly #deps: RunServiceDeps;
   #pairing: PairService | undefined;
   #workspaceService: WorkspaceService | undefined;
+  #events: RunEventFanout | undefined;
+  #list: RunListFanout | undefined;
 
   constructor(deps: RunServiceDeps) {
     this.#deps = deps;
   }
 
-  get store(): RunStore {
-    return this.#deps.store;
+  /** Every event of a run, a page at a time (an export). */
+  allEvents(id: string): AsyncIterable<RunEvent> {
+    return eventsOf(this.#deps.store, id);
+  }
+
+  /** Folds the run's events after `fold.seq` into `fold` (a cached view reading only what is new). */
+  foldInto(fold: StageFold, id: string): Promise<StageFold> {
+    return fold.readFrom(this.#deps.store, id);
+  }
+
+  /**
+   * Follows a run's events live from after `afterSeq`; every follower of this service
+   * shares one reader per run (HTTP SSE streams, the dashboard).
+   */
+  followEvents(runId: string, afterSeq: number, types?: readonly string[]): EventFollower {
+    this.#events ??= new RunEventFanout(this.#deps.store, this.#deps.logger ?? silentLogger);
+    return this.#events.follow(runId, afterSeq, types);
+  }
+
+  /** Follows the runs that change from `after` (epoch ms) on, as `pick` sees them; all followers share one reader. */
+  followList<T>(pick: (run: RunRecord) => T | undefined, after?: number): ListFollower<T> {
+    this.#list ??= new RunListFanout(this.#deps.store, this.#deps.logger ?? silentLogger);
+    return this.#list.follow(pick, after);
   }
 
   /** Diff, rewind, fork and merge of runs' workspaces on this host. */
   get workspaces(): WorkspaceService {
     const host = this.#deps.workspaces;
     if (host === undefined) throw new WeftError('INTERNAL', 'This run service was built without a workspace root; workspaces cannot be read here.');
-    this.#workspaceService ??= new WorkspaceService(this, host);
+    this.#workspaceService ??= new WorkspaceService(this, this.#deps.store, host);
     return this.#workspaceService;
   }
 
@@ -175,9 +204,10 @@ export class RunService {
   }
 
   /** Every stage of the run in start order, with how each ended (status, duration, output, error). */
-  async stages(ref: string): Promise<StageRecord[]> {
+  /** `countTurns: false` spares reading the agents' turns (a graph needs only states). */
+  async stages(ref: string, options: { countTurns?: boolean } = {}): Promise<StageRecord[]> {
     const { id } = await this.get(ref);
-    return [...(await foldStages(this.#deps.store, id)).stages.values()];
+    return [...(await foldStages(this.#deps.store, id, options)).stages.values()];
   }
 
   /** submitted → pending|queued; a paused run resumes. */

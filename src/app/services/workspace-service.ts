@@ -17,6 +17,7 @@ import { resolveInputs } from '../../runs/run-inputs.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
 import { diffWorkspace, findStaleWorkspaces, forkRunBranch, mergeRunBranch, pushRunBranch, removeWorkspace, repositoryFor, rewindRunBranch, type MergeResult, type RunWorkspace, type StaleWorkspace, type WorkspaceDiff } from '../../runs/workspace/index.js';
 import type { RunService } from './run-service.js';
+import type { RunStore } from '../../runs/store/run-store.js';
 
 /** The events a fork copies from its origin: enough for its runner to replay the stages it counts as done. */
 const COPIED_ON_FORK: ReadonlySet<string> = new Set([ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished, ENGINE_EVENT.checkpointCreated]);
@@ -38,9 +39,12 @@ export interface RunForkRequest {
 
 export class WorkspaceService {
   readonly #runs: RunService;
+  /** The store the run service reads, for the events diff, rewind, fork and merge write. */
+  readonly #store: RunStore;
   readonly #host: WorkspaceHost;
 
-  constructor(runs: RunService, host: WorkspaceHost) {
+  constructor(runs: RunService, store: RunStore, host: WorkspaceHost) {
+    this.#store = store;
     this.#runs = runs;
     this.#host = host;
   }
@@ -77,7 +81,7 @@ export class WorkspaceService {
     // With a remote, the remote's branch is what a runner starts from: it must go back too.
     await pushRunBranch({ runId: run.id, workspace, repoDir: repo });
     const payload: RunRewoundPayload = { toStage: finished.stageId, toSeq: finished.seq, commit, abandonedCommit: moved.abandonedRef === undefined ? null : moved.from, abandonedRef: moved.abandonedRef ?? null };
-    await this.#runs.store.appendEvents(run.id, [
+    await this.#store.appendEvents(run.id, [
       { type: ENGINE_EVENT.runRewound, payload },
       { type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to: 'queued', reason: `rewound to ${finished.stageId}` } },
     ]);
@@ -101,7 +105,7 @@ export class WorkspaceService {
       workspace = await forkRunBranch(repo, origin.workspace, commit, id);
       await pushRunBranch({ runId: id, workspace, repoDir: repo });
     }
-    const created = await this.#runs.store.createRun({
+    const created = await this.#store.createRun({
       id,
       workflow: origin.workflow,
       workflowPath: origin.workflowPath,
@@ -118,9 +122,9 @@ export class WorkspaceService {
     });
     const copied: NewRunEvent[] = prefix.filter((event) => COPIED_ON_FORK.has(event.type)).map((event) => ({ type: event.type, ...(event.stageId === undefined ? {} : { stageId: event.stageId }), payload: event.payload }));
     const start = origin.autoApprove ? 'queued' : 'pending';
-    await this.#runs.store.appendEvents(created.id, [...copied, { type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: start } }]);
+    await this.#store.appendEvents(created.id, [...copied, { type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: start } }]);
     const forked: RunForkedPayload = { forkId: created.id, fromStage: finished.stageId, commit: commit ?? null };
-    await this.#runs.store.appendEvents(origin.id, [{ type: ENGINE_EVENT.runForked, payload: forked }]);
+    await this.#store.appendEvents(origin.id, [{ type: ENGINE_EVENT.runForked, payload: forked }]);
     const run = await this.#runs.get(created.id);
     this.#runs.ensureRunner(run);
     return run;
@@ -133,7 +137,7 @@ export class WorkspaceService {
     const repo = await repositoryFor(workspace, this.#host.root, run.id);
     const result = await mergeRunBranch({ runId: run.id, workspace, repoDir: repo, ...(into === undefined ? {} : { into }), ...(this.#host.identity === undefined ? {} : { identity: this.#host.identity }) });
     const payload: RunMergedPayload = { into: result.into, kind: result.kind, commit: result.commit, previous: result.previous };
-    await this.#runs.store.appendEvents(run.id, [{ type: ENGINE_EVENT.runMerged, payload }]);
+    await this.#store.appendEvents(run.id, [{ type: ENGINE_EVENT.runMerged, payload }]);
     return { runId: run.id, ...result };
   }
 
@@ -146,13 +150,13 @@ export class WorkspaceService {
 
   /** Working copies under this host's root whose run is gone (`weft doctor`). */
   async stale(): Promise<{ root: string; stale: StaleWorkspace[] }> {
-    const stale = await findStaleWorkspaces(this.#host.root, async (id) => !isUlid(id) || (await this.#runs.store.getRun(id)) !== undefined);
+    const stale = await findStaleWorkspaces(this.#host.root, async (id) => !isUlid(id) || (await this.#store.getRun(id)) !== undefined);
     return { root: this.#host.root, stale };
   }
 
   async #allEvents(id: string): Promise<RunEvent[]> {
     const events: RunEvent[] = [];
-    for await (const event of eventsOf(this.#runs.store, id)) events.push(event);
+    for await (const event of eventsOf(this.#store, id)) events.push(event);
     return events;
   }
 

@@ -89,7 +89,7 @@ export class RunDetails {
     const run = await runs.get(id);
     let fold = this.#folds.get(run.id);
     this.#folds.delete(run.id);
-    if (fold === undefined || fold.seq < run.counts.events) fold = await (fold ?? new StageFold()).readFrom(runs.store, run.id);
+    if (fold === undefined || fold.seq < run.counts.events) fold = await runs.foldInto(fold ?? new StageFold(), run.id);
     // Events up to the summary's head are folded in (later ones too, when they came meanwhile).
     fold.seq = Math.max(fold.seq, run.counts.events);
     this.#folds.set(run.id, fold);

@@ -6,7 +6,7 @@
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { isTerminal } from '../../runs/model/run-status.js';
 import type { RunService } from '../services/run-service.js';
-import { foldStages, type StageRecord } from '../../runs/stage-fold.js';
+import type { StageRecord } from '../../runs/stage-fold.js';
 import type { GraphFormat } from '../../runs/workflow/render-graph.js';
 import type { NodeState } from '../../runs/workflow/graph-model.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
@@ -52,7 +52,7 @@ export async function drawRunGraph(runs: RunService, id: string, format: GraphFo
   const run = await runs.get(id);
   const [workflow, stages, { renderGraph }] = await Promise.all([
     loadWorkflow(run.workflowPath),
-    foldStages(runs.store, id, { countTurns: false }).then((fold) => [...fold.stages.values()]),
+    runs.stages(id, { countTurns: false }),
     import('../../runs/workflow/render-graph.js'),
   ]);
   return renderGraph(workflow, format, nodeStates(workflow, stages, run));

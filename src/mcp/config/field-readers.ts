@@ -18,7 +18,7 @@ export interface RawField {
   value: unknown;
 }
 
-export class FieldReader {
+export class EntryFieldReader {
   readonly problems: McpConfigProblem[] = [];
 
   constructor(

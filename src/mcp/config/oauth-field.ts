@@ -14,7 +14,7 @@
 import { dirname, resolve } from 'node:path';
 import { describeValue } from '../../core/config-text/describe-value.js';
 import { ENV_NAME } from './entry-fields.js';
-import type { FieldReader } from './field-readers.js';
+import type { EntryFieldReader } from './field-readers.js';
 import { collectKnownKeys } from './known-keys.js';
 import { example, hasErrors, isPlainObject } from './problems.js';
 import type { McpOAuthConfig } from './server-config.js';
@@ -61,7 +61,7 @@ export function isClientMetadataUrl(value: string): boolean {
 }
 
 /** Reads and checks `oauth`; problems go to the reader, and `undefined` comes back when there is none or it is invalid. */
-export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined {
+export function readOAuthField(reader: EntryFieldReader): McpOAuthConfig | undefined {
   const raw = reader.fields.get('oauth');
   if (!raw) return undefined;
   const { ctx } = reader;
@@ -134,7 +134,7 @@ export function readOAuthField(reader: FieldReader): McpOAuthConfig | undefined 
 }
 
 /** The client credentials grant authenticates with exactly one of a secret or a private key, and has no metadata document. */
-function checkClientCredentials(reader: FieldReader, written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
+function checkClientCredentials(reader: EntryFieldReader, written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
   if (written.clientId === undefined) reader.error(keyOf('grant'), `needs '${keyOf('clientId')}'`, 'add the client ID the authorization server issued for this machine client');
   const secret = written.clientSecretEnv !== undefined;
   const key = written.privateKeyFile !== undefined;
@@ -148,7 +148,7 @@ function checkClientCredentials(reader: FieldReader, written: Partial<Record<OAu
 }
 
 /** Cross-app access needs the IdP, weft's client there and the ID token; no other grant reads them. */
-function checkIdentityProvider(reader: FieldReader, grant: McpOAuthConfig['grant'], written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
+function checkIdentityProvider(reader: EntryFieldReader, grant: McpOAuthConfig['grant'], written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
   if (grant === 'cross_app_access') {
     for (const target of ['idpClientId', 'idTokenEnv'] as const) {
       if (written[target] === undefined) reader.error(keyOf('grant'), `needs '${keyOf(target)}'`, `add it, e.g. ${example(reader.ctx.format, keyOf(target).split('.').pop() ?? target, SAMPLES[target])}`);

@@ -5,7 +5,7 @@
  */
 import { describeValue } from '../../core/config-text/describe-value.js';
 import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, SECONDS_ALIASES, TYPE_VALUES, entryFieldOf, type EntryField } from './entry-fields.js';
-import { FieldReader, type RawField } from './field-readers.js';
+import { EntryFieldReader, type RawField } from './field-readers.js';
 import { collectKnownKeys } from './known-keys.js';
 import { readOAuthField } from './oauth-field.js';
 import { example, fieldProblem, hasErrors, isPlainObject, renderValue, serverProblem, type FileContext, type McpConfigProblem } from './problems.js';
@@ -97,7 +97,7 @@ function checkApplicability(ctx: FileContext, name: string, type: McpTransportTy
   }
 }
 
-function readCommand(reader: FieldReader): CommandPart[] | undefined {
+function readCommand(reader: EntryFieldReader): CommandPart[] | undefined {
   const raw = reader.fields.get('command');
   if (!raw) return undefined;
   let parts: CommandPart[] | undefined;
@@ -117,7 +117,7 @@ function readCommand(reader: FieldReader): CommandPart[] | undefined {
   return parts;
 }
 
-function readProcess(reader: FieldReader, type: McpTransportType): Pick<ValidatedEntry, 'command' | 'script'> {
+function readProcess(reader: EntryFieldReader, type: McpTransportType): Pick<ValidatedEntry, 'command' | 'script'> {
   if (type !== 'stdio' && type !== 'sandbox') return {};
   const { ctx } = reader;
   const command = readCommand(reader);
@@ -136,7 +136,7 @@ function readProcess(reader: FieldReader, type: McpTransportType): Pick<Validate
   return { command, script };
 }
 
-function readEndpoint(reader: FieldReader, type: McpTransportType): Pick<ValidatedEntry, 'url' | 'headers' | 'bearerTokenEnvVar'> {
+function readEndpoint(reader: EntryFieldReader, type: McpTransportType): Pick<ValidatedEntry, 'url' | 'headers' | 'bearerTokenEnvVar'> {
   if (type !== 'http' && type !== 'sse') return { headers: {} };
   const { ctx, server } = reader;
   const url = reader.string('url');
@@ -156,7 +156,7 @@ function readEndpoint(reader: FieldReader, type: McpTransportType): Pick<Validat
   return { url, headers, bearerTokenEnvVar: bearer };
 }
 
-function readEnv(reader: FieldReader): Record<string, string> {
+function readEnv(reader: EntryFieldReader): Record<string, string> {
   const env = reader.stringMap('env') ?? {};
   for (const key of Object.keys(env)) {
     if (key === '' || key.includes('=') || key.includes('\0')) {
@@ -166,7 +166,7 @@ function readEnv(reader: FieldReader): Record<string, string> {
   return env;
 }
 
-function readSandbox(reader: FieldReader, type: McpTransportType): Pick<ValidatedEntry, 'port' | 'protocol'> {
+function readSandbox(reader: EntryFieldReader, type: McpTransportType): Pick<ValidatedEntry, 'port' | 'protocol'> {
   const port = reader.port('port');
   if (type === 'sandbox' && !reader.has('port')) {
     reader.error('port', 'is required for type "sandbox"', `add ${example(reader.ctx.format, 'port', 3000)} (the port the server listens on)`);
@@ -199,7 +199,7 @@ export function validateServerEntry(ctx: FileContext, name: string, raw: unknown
   if (!type) return { problems };
   checkApplicability(ctx, name, type, fields, problems);
 
-  const reader = new FieldReader(ctx, name, fields);
+  const reader = new EntryFieldReader(ctx, name, fields);
   const proc = readProcess(reader, type);
   const cwd = type === 'stdio' ? reader.string('cwd') : undefined;
   const env = readEnv(reader);

@@ -8,9 +8,10 @@
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, LoggingMessageNotificationParams } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
+import type { CallOrigin } from '../../tools/tool.js';
 import type { McpHubHandlers } from './types.js';
 import { WeftClient } from './weft-client.js';
 
@@ -21,6 +22,8 @@ export interface ClientEvents {
   onResourceUpdated(uri: string): void;
   /** weft started (true) or finished (false) answering a request of the server's: sampling or elicitation. */
   onAnswering(busy: boolean): void;
+  /** The stage whose tool call on this server a request of the server's most likely serves. */
+  callOrigin(): CallOrigin | undefined;
 }
 
 /** Brackets the answer to a server's request with `onAnswering`, so call timeouts stand still meanwhile. */
@@ -31,6 +34,11 @@ async function answering<T>(events: ClientEvents, answer: () => Promise<T>): Pro
   } finally {
     events.onAnswering(false);
   }
+}
+
+function originOf(events: ClientEvents): { origin?: CallOrigin } {
+  const origin = events.callOrigin();
+  return origin ? { origin } : {};
 }
 
 export interface ClientSetup {
@@ -45,6 +53,8 @@ export interface ClientSetup {
   /** Tagged with the server; receives the server's `notifications/message`. */
   serverLogger: Logger;
   events: ClientEvents;
+  /** weft's `Client` (and with it the hub's own `tools/call`) or, false, the SDK's own (`fast-path.ts`). */
+  fastPath: boolean;
 }
 
 // Large enough for any real catalogue; the SDK walks `nextCursor` up to this many pages.
@@ -57,19 +67,19 @@ export function createClient(setup: ClientSetup): Client {
   const sampling = handlers.sampling;
   if (sampling) capabilities.sampling = {};
 
-  const client = new WeftClient({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
+  const client = new (setup.fastPath ? WeftClient : Client)({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
 
   const rootUri = pathToFileURL(setup.workspaceRoot).href;
   client.setRequestHandler('roots/list', () => ({ roots: [{ uri: rootUri, name: basename(setup.workspaceRoot) || setup.workspaceRoot }] }));
 
   const elicitation = handlers.elicitation;
   if (elicitation) {
-    client.setRequestHandler('elicitation/create', (request, ctx) => answering(setup.events, () => elicitation({ server, params: request.params, signal: ctx.mcpReq.signal })));
+    client.setRequestHandler('elicitation/create', (request, ctx) => answering(setup.events, () => elicitation({ server, params: request.params, signal: ctx.mcpReq.signal, ...originOf(setup.events) })));
   }
   if (sampling) {
     client.setRequestHandler('sampling/createMessage', (request, ctx) => {
       if (!setup.samplingEnabled) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, samplingOffMessage(server, setup.configFile));
-      return answering(setup.events, () => sampling({ server, params: request.params, signal: ctx.mcpReq.signal }));
+      return answering(setup.events, () => sampling({ server, params: request.params, signal: ctx.mcpReq.signal, ...originOf(setup.events) }));
     });
   }
 

@@ -10,7 +10,7 @@ import { WeftError, errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { AbortLike } from '../../tools/call-abort.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { ToolContext, ToolResult } from '../../tools/tool.js';
+import type { CallOrigin, ToolContext, ToolResult } from '../../tools/tool.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { callFailure, isConnectionLoss, offlineError, timeoutError } from './call-errors.js';
@@ -66,6 +66,12 @@ export class ServerConnection {
     const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
     return timeoutError({ server: this.name, what: toolWhat(toolName), timeoutMs: toolTimeoutMs, maxTimeoutMs: maxToolTimeoutMs });
   };
+  /**
+   * The origins of the tool calls in flight, oldest first. MCP does not tie a server's
+   * request to the call it serves (stdio has no way to), so a request goes to the stage of
+   * the call started last on this server: exact whenever one stage at a time calls it.
+   */
+  readonly #callOrigins: CallOrigin[] = [];
   readonly #subscriptions = new Set<string>();
   readonly #reportedCollisions = new Set<string>();
 
@@ -111,10 +117,12 @@ export class ServerConnection {
   async callTool(
     originalName: string,
     args: Record<string, unknown>,
-    context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress'>,
+    context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress' | 'origin'>,
     definition?: McpToolDefinition,
   ): Promise<ToolResult> {
     const session = this.#readySession();
+    const origin = context.origin;
+    if (origin) this.#callOrigins.push(origin);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
     // Aborted by the caller's cancellation or by the hub's own timeout.
     const signal = new CallSignal(this.#clock, { idleMs: toolTimeoutMs, maxMs: maxToolTimeoutMs }, context.cancellation ?? context.signal, originalName, this.#timeoutReason);
@@ -129,6 +137,7 @@ export class ServerConnection {
       throw this.#requestFailure(error, session, toolWhat(originalName), signal);
     } finally {
       signal.stop();
+      if (origin) this.#callOrigins.splice(this.#callOrigins.lastIndexOf(origin), 1);
     }
   }
 
@@ -195,6 +204,7 @@ export class ServerConnection {
         onListChanged: (kind) => this.#onListChanged(client, kind),
         onResourceUpdated: (uri) => this.#onResourceUpdated(client, uri),
         onAnswering: (busy) => this.#onAnswering(busy),
+        callOrigin: () => this.#callOrigins.at(-1),
       }),
       onAttempt: (attempt, over) => {
         if (!over) this.#attempt = attempt;

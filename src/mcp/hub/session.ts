@@ -14,6 +14,7 @@ import { StartupTimeout, describeStartupFailure } from './startup-failure.js';
 import { createTransport, localProcess, type BuiltTransport, type TransportDeps } from './transport-factory.js';
 import type { McpHubHandlers } from './types.js';
 import { WeftClient } from './weft-client.js';
+import { mcpFastPath } from './fast-path.js';
 
 export interface SessionParts {
   client: Client;
@@ -74,8 +75,9 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     handlers: deps.handlers,
     samplingEnabled: config.sampling,
     configFile: config.source.file,
+    fastPath: mcpFastPath(deps.env),
     serverLogger: options.serverLogger,
-    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy) },
+    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy), callOrigin: () => events.callOrigin() },
   });
   const events = options.events(client);
   options.onAttempt({ client, built }, false);

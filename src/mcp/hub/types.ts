@@ -4,7 +4,7 @@
  */
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { McpTransportType } from '../config/server-config.js';
-import type { ToolContent } from '../../tools/tool.js';
+import type { CallOrigin, ToolContent } from '../../tools/tool.js';
 
 /** The host environment (`process.env` or a test's stand-in); stdio servers get a safe subset. */
 export type HostEnv = Readonly<Record<string, string | undefined>>;
@@ -16,12 +16,16 @@ export interface ElicitationRequest {
   server: string;
   params: ElicitRequestParams;
   signal: AbortSignal;
+  /** The run stage whose tool call the server is serving (see `ServerConnection.callOrigin`); absent outside runs. */
+  origin?: CallOrigin;
 }
 
 export interface SamplingRequest {
   server: string;
   params: CreateMessageRequestParams;
   signal: AbortSignal;
+  /** The run stage whose tool call the server is serving (see `ServerConnection.callOrigin`); absent outside runs. */
+  origin?: CallOrigin;
 }
 
 /** Answers `elicitation/create` (a run question or a terminal prompt, wired by the app layer). */

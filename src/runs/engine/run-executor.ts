@@ -6,9 +6,10 @@
  * before the run moves on, so another runner can pick up from the log alone.
  */
 import { BudgetGuard, effectiveBudget } from './budget-guard.js';
-import { ENGINE_EVENT, RUN_EVENT, type SandboxViolationPayload, type StageFinishedPayload, type StageStartedPayload, type StageStatus } from '../model/event-types.js';
+import { ENGINE_EVENT, RUN_EVENT, type SandboxViolationPayload, type StageStartedPayload } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
+import type { CallOrigin } from '../../tools/tool.js';
 import type { JsonValue } from '../model/json.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
@@ -28,8 +29,13 @@ import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { eventsOf } from '../store/event-pages.js';
 import { RunTracing } from './run-tracing.js';
 import { CHECKPOINTED_KINDS, inPlaceFiles, openRunFiles, type RunFiles, type WorkspaceHost } from './run-files.js';
+import { stageFinishedEvents, type StageFinish } from './stage-finish.js';
+import { stageRuns } from './stage-runs.js';
+import type { RunStore } from '../store/run-store.js';
 
-export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'sandbox'> {
+export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs' | 'sandbox'> {
+  /** The executor's own: stages get `stageRuns` over it, never the store. */
+  store: RunStore;
   toolboxFactory: RunToolboxFactory;
   /** Absent: runs are never sandboxed (tests of the engine alone). */
   sandboxFactory?: RunSandboxFactory;
@@ -45,6 +51,8 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'sandb
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
 
 type StopReason = 'cancel' | 'interrupt';
+
+
 
 /** Why the run loop stops waiting for control events: a stage ended. */
 const LOOP_WOKEN = 'a stage ended';
@@ -69,10 +77,14 @@ export class RunExecutor {
   readonly #heldStarts = new HeldStarts();
   #files!: RunFiles;
 
+  readonly #services: EngineServices;
+
   constructor(run: RunRecord, deps: RunExecutorDeps) {
     this.#run = run;
     this.#status = run.status;
     this.#deps = deps;
+    const { logger, clock, newId, agent, wakeRunners, pollMs } = deps;
+    this.#services = { runs: stageRuns(deps.store, run.id, clock), logger, clock, newId, agent, wakeRunners, pollMs, toolbox: () => this.#toolboxFor(), sandbox: () => this.#sandbox };
   }
 
   async execute(): Promise<void> {
@@ -154,7 +166,7 @@ export class RunExecutor {
   async #reportViolation(violation: SandboxViolation): Promise<void> {
     const { kind, setting } = violation;
     const payload: SandboxViolationPayload = { kind, setting, message: describeViolation(violation), ...(violation.kind === 'network' ? { host: violation.host, port: violation.port } : { path: violation.path }) };
-    this.#tracing.violation(this.#activeStage(), { 'weft.sandbox.kind': kind, 'weft.sandbox.setting': setting, 'weft.sandbox.refused': violation.kind === 'network' ? `${violation.host}:${violation.port}` : violation.path });
+    this.#tracing.violation(this.#stageOf(undefined), { 'weft.sandbox.kind': kind, 'weft.sandbox.setting': setting, 'weft.sandbox.refused': violation.kind === 'network' ? `${violation.host}:${violation.port}` : violation.path });
     await this.#bridge()
       .emit([{ type: ENGINE_EVENT.sandboxViolation, payload }])
       .catch((error: unknown) => this.#deps.logger.warn(`could not record a sandbox violation of ${this.#run.id}: ${errorMessage(error)}`));
@@ -197,10 +209,10 @@ export class RunExecutor {
       }
       if (stage.process && !(await endAbandonedGroup(stage.stageId, stage.process, this.#deps.logger))) {
         const error = `runner lost, and its process group ${stage.process.pgid} survived SIGKILL; the stage is not run again while it lives`;
-        await this.#recordFinish(stage, { status: 'failed', error }, 'failed', [], false, 0, () => this.#failToken(stage, error));
+        await this.#recordFinish(stage, { result: { status: 'failed', error }, status: 'failed', apply: () => this.#failToken(stage, error) });
         continue;
       }
-      await this.#recordFinish(stage, { status: 'failed', error: 'runner lost; the stage runs again' }, 'abandoned', [], false, 0);
+      await this.#recordFinish(stage, { result: { status: 'failed', error: 'runner lost; the stage runs again' }, status: 'abandoned' });
       this.#state.pending.push({ node: stage.node, from: stage.from });
     }
   }
@@ -267,13 +279,13 @@ export class RunExecutor {
       const result = interrupted ? executed : await this.#checkpoint(stage, node, executed);
       const durationMs = this.#deps.clock() - startedAt;
       if (interrupted) {
-        return this.#recordFinish(stage, result, 'interrupted', [], false, durationMs, () => this.#state.pending.push({ node: node.name, from: stage.from }));
+        return this.#recordFinish(stage, { result, status: 'interrupted', durationMs, apply: () => this.#state.pending.push({ node: node.name, from: stage.from }) });
       }
       const retry = 'retry' in node ? node.retry : undefined;
       if (result.status === 'failed' && retry && stage.attempt < this.#firstAttempt(stage) + retry.attempts - 1 && !signal.aborted) {
-        await this.#recordFinish(stage, result, 'failed', [], true, durationMs);
+        await this.#recordFinish(stage, { result, status: 'failed', retrying: true, durationMs });
         if (!(await abortableDelay(retryDelayMs(retry, stage.attempt - this.#firstAttempt(stage) + 1), signal))) {
-          return this.#recordFinish(stage, { status: 'cancelled', error: 'Cancelled' }, 'cancelled', [], false, 0, () => this.#failToken(stage, 'Cancelled'));
+          return this.#recordFinish(stage, { result: { status: 'cancelled', error: 'Cancelled' }, status: 'cancelled', apply: () => this.#failToken(stage, 'Cancelled') });
         }
         const attempt = (this.#state.attempts.get(node.name) ?? stage.attempt) + 1;
         this.#state.attempts.set(node.name, attempt);
@@ -287,11 +299,12 @@ export class RunExecutor {
       const incoming = stage.from ? this.#state.outcomes.get(stage.from) : undefined;
       const routing = node.kind === 'branch' && incoming ? { ...outcome, status: incoming.status } : outcome;
       const step = nextNodes(node, result, routing, this.#context());
-      return this.#recordFinish(stage, result, result.status, step.next, false, durationMs, () => {
+      const apply = () => {
         this.#state.outcomes.set(node.name, outcome);
         for (const next of step.next) this.#state.pending.push({ node: next, from: node.name });
         if (step.error !== null) this.#failToken(stage, step.error);
-      }, step.error);
+      };
+      return this.#recordFinish(stage, { result, status: result.status, next: step.next, durationMs, apply, runError: step.error });
     }
   }
 
@@ -360,7 +373,7 @@ export class RunExecutor {
       context: { ...this.#context(), last: stage.from ? this.#state.outcomes.get(stage.from) : undefined },
       signal,
       control: this.#control,
-      services: { ...this.#deps, toolbox: () => this.#toolboxFor(), sandbox: () => this.#sandbox },
+      services: this.#services,
       emit,
       hold: (events) => this.#heldStarts.holdAlong(stage.stageId, events),
       whileBlocked: (work) => this.#whileBlocked(work),
@@ -374,25 +387,30 @@ export class RunExecutor {
   }
 
   #toolboxFor(): Promise<RunToolbox> {
-    const ask: ApprovalPrompt = (call, tool, signal) => askApprovalQuestion(call, tool, signal, this.#questionDeps());
+    const ask: ApprovalPrompt = (call, tool, signal, origin) => askApprovalQuestion(call, tool, signal, this.#questionDeps(origin));
     this.#toolbox ??= this.#deps.toolboxFactory(this.#run, this.#workflow, ask, this.#bridge(), this.#files.workDir, this.#sandbox);
     return this.#toolbox;
   }
 
-  /** Questions of tools (approvals, elicitation, sampling) land on the stage started last. */
-  #questionDeps(): StageQuestionDeps {
-    return { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: this.#activeStage() };
+  /** Questions of tools (approvals, elicitation, sampling) land on the stage whose call asks. */
+  #questionDeps(origin: CallOrigin | undefined): StageQuestionDeps {
+    return { append: (events) => this.#append(events), control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: this.#stageOf(origin) };
   }
 
-  #activeStage(): string | undefined {
+  /**
+   * The stage a call's question or event belongs to: the call's own while it is in flight;
+   * for a request no call carries (a server asking on its own), the stage started last.
+   */
+  #stageOf(origin: CallOrigin | undefined): string | undefined {
+    if (origin !== undefined && origin.runId === this.#run.id && this.#state.inflight.has(origin.stageId)) return origin.stageId;
     return [...this.#state.inflight.keys()].at(-1);
   }
 
   #bridge(): RunBridge {
     return {
-      ask: (question, signal) => askStageQuestion(question, signal, this.#questionDeps()),
-      emit: async (events) => {
-        const stageId = this.#activeStage();
+      ask: (question, signal, origin) => askStageQuestion(question, signal, this.#questionDeps(origin)),
+      emit: async (events, origin) => {
+        const stageId = this.#stageOf(origin);
         await this.#append(events.map((event) => (event.stageId === undefined && stageId !== undefined ? { ...event, stageId } : event)));
       },
     };
@@ -411,25 +429,12 @@ export class RunExecutor {
     return { status: result.status, output: result.output, exit_code: result.exitCode ?? null, answer: result.answer };
   }
 
-  async #recordFinish(stage: InflightStage, result: StageResult, status: StageStatus, next: string[], retrying: boolean, durationMs: number, apply?: () => void, runError?: string | null): Promise<void> {
-    const payload: StageFinishedPayload = {
-      node: stage.node,
-      status,
-      durationMs: Math.round(durationMs),
-      output: result.output ?? null,
-      exitCode: result.exitCode ?? null,
-      answer: result.answer ?? null,
-      error: result.error ?? runError ?? null,
-      next,
-      retrying,
-      usage: result.usage ?? null,
-      errorCode: result.errorCode ?? null,
-    };
-    const final = (result.finalEvents ?? []).map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId }));
-    await this.#append([...final, { type: ENGINE_EVENT.stageFinished, stageId: stage.stageId, payload }]);
-    this.#tracing.stageFinished(stage.stageId, status, payload.error);
-    if (!retrying) this.#state.inflight.delete(stage.stageId);
-    apply?.();
+  async #recordFinish(stage: InflightStage, finish: StageFinish): Promise<void> {
+    const { events, error } = stageFinishedEvents(stage, finish);
+    await this.#append(events);
+    this.#tracing.stageFinished(stage.stageId, finish.status, error);
+    if (!finish.retrying) this.#state.inflight.delete(stage.stageId);
+    finish.apply?.();
   }
 
   async #whileBlocked<T>(work: () => Promise<T>): Promise<T> {
@@ -478,7 +483,7 @@ export class RunExecutor {
   }
 
   async #append(events: NewRunEvent[]): Promise<RunEvent[]> {
-    if (this.#deps.leaseLost.aborted) throw new WeftError('INTERNAL', `runner lost its lease on run ${this.#run.id}; another runner owns it now`);
+    if (this.#deps.leaseLost.aborted) throw new WeftError('RUN_LEASE_LOST', `runner lost its lease on run ${this.#run.id}; another runner owns it now`, { data: { runId: this.#run.id } });
     const appended = await this.#deps.store.appendEvents(this.#run.id, this.#heldStarts.placeIn(events), this.#deps.leaseOwner === undefined ? undefined : { leaseOwner: this.#deps.leaseOwner });
     this.#state.lastSeq = appended.at(-1)?.seq ?? this.#state.lastSeq;
     this.#control.skipOwn(appended);

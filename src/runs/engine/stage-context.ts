@@ -7,11 +7,12 @@ import type { BudgetCheck } from './budget-guard.js';
 import type { Logger } from '../../core/logger.js';
 import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import type { CallOrigin } from '../../tools/tool.js';
 import type { JsonValue } from '../model/json.js';
 import type { QuestionAskedPayload, TokenUsagePayload } from '../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
-import type { RunStore } from '../store/run-store.js';
+import type { CreateRunParams, ListEventsOptions } from '../store/run-store.js';
 import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.js';
 import type { RunControl } from './run-control.js';
 import type { TraceContext } from '../../core/telemetry/tracing.js';
@@ -29,14 +30,19 @@ export type StageQuestion = Omit<QuestionAskedPayload, 'questionId'>;
 
 /**
  * What a run's tools may ask of the run while a stage calls them: MCP servers that sample
- * the run's model or elicit input. Both attach to the stage that is calling tools (with
- * parallel branches: the one started last, as tool approvals do).
+ * the run's model or elicit input. Both attach to `origin`, the stage whose call the server
+ * serves; without one (a server asking outside any call), to the stage started last.
  */
 export interface RunBridge {
   /** Asks a question and waits (the run is `blocked`) for its answer; rejects with `TOOL_CANCELLED` when `signal` aborts. */
-  ask(question: StageQuestion, signal: AbortSignal): Promise<JsonValue>;
-  /** Appends events to the run, on the stage that is calling tools. */
-  emit(events: NewRunEvent[]): Promise<void>;
+  ask(question: StageQuestion, signal: AbortSignal, origin?: CallOrigin): Promise<JsonValue>;
+  /** Appends events to the run, on `origin`'s stage. */
+  emit(events: NewRunEvent[], origin?: CallOrigin): Promise<void>;
+}
+
+/** What a stage's tool calls carry, so what they ask of the run lands on this stage. */
+export function callOriginOf(stage: Pick<StageRun, 'run' | 'stageId' | 'attempt'>): CallOrigin {
+  return { runId: stage.run.id, stageId: stage.stageId, attempt: stage.attempt };
 }
 
 /** `workDir` is where the run's stages work (its workspace): file tools are confined to it and stdio MCP servers get it as `${WORKDIR}`. */
@@ -55,8 +61,27 @@ export interface AgentStageRunner {
   checkStage?(stage: StageRun): Promise<StageResult>;
 }
 
+/**
+ * What a stage may read of the store and do to other runs: its own run's record and
+ * events, and the children it creates. Its own writes go through `StageRun.emit`, under
+ * the runner's lease; nothing here appends to its run.
+ */
+export interface StageRuns {
+  /** Its own run as stored now (a pair session opened meanwhile, say). */
+  ownRun(): Promise<RunRecord | undefined>;
+  /** Its own run's events. */
+  ownEvents(options?: ListEventsOptions): Promise<RunEvent[]>;
+  /** Queues a child run of its own run. */
+  createChild(params: Omit<CreateRunParams, 'parentId'>): Promise<RunRecord>;
+  /** A child run of its own run; undefined when there is none with that id. */
+  child(childId: string): Promise<RunRecord | undefined>;
+  /** Asks a child run of its own run to stop. */
+  cancelChild(childId: string, reason: string): Promise<void>;
+}
+
 export interface EngineServices {
-  store: RunStore;
+  /** This run's records and its children, and nothing more of the store. */
+  runs: StageRuns;
   logger: Logger;
   clock: () => number;
   newId: () => string;

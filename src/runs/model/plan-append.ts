@@ -40,7 +40,7 @@ export interface AppendContext {
 }
 
 /**
- * @example planAppend(state, [{ type: 'stage-started', stageId: 'plan@1', payload: {} }], context).state.currentStageId // → 'plan@1'
+ * @example planAppend(state, [{ type: ENGINE_EVENT.stageStarted, stageId: 'plan@1', payload: {} }], context).state.currentStageId // → 'plan@1'
  */
 export function planAppend(current: RunState | undefined, inputs: readonly NewRunEvent[], context: AppendContext): AppendPlan {
   if (!Array.isArray(inputs)) throw new WeftError('RUN_INVALID_PARAMS', 'events must be an array of { type, stageId?, payload, at? }.');

@@ -6,7 +6,7 @@ import type { RunEvent } from '../model/run-event.js';
 import { EVENT_LIMITS, type RunStore } from './run-store.js';
 
 /**
- * @example for await (const event of eventsOf(store, runId, { types: ['stage-started'] })) console.log(event.seq);
+ * @example for await (const event of eventsOf(store, runId, { types: [ENGINE_EVENT.stageStarted] })) console.log(event.seq);
  */
 export async function* eventsOf(store: Pick<RunStore, 'listEvents'>, runId: string, options: { types?: readonly string[]; afterSeq?: number } = {}): AsyncGenerator<RunEvent> {
   let afterSeq = options.afterSeq ?? 0;

@@ -1,7 +1,9 @@
 /**
- * The one table from error codes to process exit codes: 2 for a usage or config mistake,
- * 1 for a failure of the thing asked.
+ * Process exit codes, and the one mapping from error codes to them: 2 when the caller
+ * asked wrongly (the catalogue's `caller` and `missing` fault classes), 1 for a failure of
+ * the thing asked.
  */
+import { catalogueEntry, type ErrorEntry, type FaultClass } from '../../core/error-catalogue.js';
 import type { WeftErrorCode } from '../../core/errors.js';
 
 export const EXIT_OK = 0;
@@ -10,31 +12,11 @@ export const EXIT_USAGE = 2;
 /** 128 + SIGINT, as a shell reports a command stopped with Ctrl-C. */
 export const EXIT_INTERRUPTED = 130;
 
+/** A mistake in what was asked (its arguments, the files it names, a name that does not exist) is a usage error. */
+const USAGE_FAULTS: ReadonlySet<FaultClass> = new Set(['caller', 'missing']);
+
+/** From the code's fault class in the catalogue; no exceptions. A code this version does not know (from a newer runner's event) is 1. */
 export function exitCodeFor(code: WeftErrorCode): number {
-  switch (code) {
-    case 'USAGE':
-    case 'SETTINGS_INVALID':
-    case 'CONFIG_INVALID':
-    case 'TOOL_NOT_FOUND':
-    case 'TOOL_INVALID_ARGS':
-    case 'MCP_SERVER_NOT_FOUND':
-    case 'MCP_SERVER_EXISTS':
-    case 'INVALID_ID':
-    case 'WORKFLOW_INVALID':
-    case 'FILE_NOT_FOUND':
-    case 'RUN_NOT_FOUND':
-    case 'STAGE_NOT_FOUND':
-    case 'RUN_INVALID_PARAMS':
-    case 'QUESTION_NOT_FOUND':
-    case 'RUN_PARENT_CYCLE':
-    case 'MODEL_CONFIG_INVALID':
-    case 'MODEL_KEY_MISSING':
-    case 'WORKSPACE_INVALID':
-    case 'WORKSPACE_NOT_A_REPOSITORY':
-    case 'WORKSPACE_BASE_NOT_FOUND':
-    case 'WORKSPACE_BRANCH_NOT_FOUND':
-      return EXIT_USAGE;
-    default:
-      return EXIT_FAILURE;
-  }
+  const fault = (catalogueEntry(code) as ErrorEntry | undefined)?.fault;
+  return fault !== undefined && USAGE_FAULTS.has(fault) ? EXIT_USAGE : EXIT_FAILURE;
 }

@@ -7,7 +7,7 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type * as z from 'zod';
-import { describeIssues } from '../mcp-server/tool-kit.js';
+import { describeIssues } from '../shared/input-issues.js';
 import { HttpFailure } from './error-response.js';
 
 export const API_PREFIX = '/api/v1';

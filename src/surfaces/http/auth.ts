@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { bearerCheck } from '../mcp-server/token.js';
+import { bearerCheck } from '../shared/bearer-check.js';
 import { HttpFailure } from './error-response.js';
 
 export const SESSION_COOKIE = 'weft_session';

@@ -15,12 +15,13 @@ import { hostname as machineName } from 'node:os';
 import { classifyInboundRequest, createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
 import { listenRefusal, listenRequest, ListenWatches } from './listen-watches.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../shared/loopback.js';
+import { requestOrigin } from '../shared/request-origin.js';
 import { headerValue, MAX_BODY_BYTES, readBody, rpcError, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
 import { SessionTransport } from './session-transport.js';
 import type { McpServerDeps } from './tool-kit.js';
-import { bearerCheck } from './token.js';
+import { bearerCheck } from '../shared/bearer-check.js';
 
 export const MCP_PATH = '/mcp';
 /** Sessions unused for this long are closed (clients re-initialize on 404). */
@@ -207,10 +208,6 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
   };
 }
 
-/** `http://<Host header>` when the header is a plain host name, else `http://localhost`. */
-export function requestOrigin(req: IncomingMessage): string {
-  return `http://${req.headers.host && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : 'localhost'}`;
-}
 
 export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {
   const endpoint = createMcpEndpoint(options);

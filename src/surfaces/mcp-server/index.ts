@@ -17,7 +17,7 @@ import type { McpEndpoint } from './http-transport.js';
 
 export type { McpEndpoint };
 
-export { isLoopbackHost } from './loopback.js';
+export { isLoopbackHost } from '../shared/loopback.js';
 export { loadServerToken, TOKEN_ENV, TOKEN_FILE_NAME } from './token.js';
 
 /** Well after a client's `initialize` and `tools/list`, which the warm-up must not slow down. */

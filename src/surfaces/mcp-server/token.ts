@@ -3,7 +3,7 @@
  * stored in `<storage dir>/mcp-server-token` (mode 0600), generated on first use. Tokens
  * are compared in constant time and registered for redaction.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeftError } from '../../core/errors.js';
@@ -66,18 +66,3 @@ export async function loadServerToken(storageDir: string, env: Record<string, st
   return { token, source: 'created', file };
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/**
- * The check of `Authorization` headers against `token`: true for `Bearer <token>`, compared
- * in constant time. The token's digest is computed once, not per request.
- *
- * @example const authorized = bearerCheck(token); authorized(req.headers.authorization) // → true or false
- */
-export function bearerCheck(token: string): (authorization: string | null | undefined) => boolean {
-  const expected = digest(token);
-  return (authorization) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected);
-  };
-}

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { describeIssues } from './tool-kit.js';
+import { describeIssues } from '../shared/input-issues.js';
 
 const run = z.object({ workflow: z.string(), dry_run: z.boolean().optional() }).strict();
 const input = z.object({ runs: z.array(z.union([z.string().min(1), run])).max(2), action: z.enum(['a', 'b']).optional() }).strict();

@@ -11,6 +11,7 @@ import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON, 
 import * as z from 'zod';
 import type { RunService } from '../../app/services/run-service.js';
 import { failure, toFailure, toolErrorResult, type McpFailure } from './error-codes.js';
+import { describeIssues } from '../shared/input-issues.js';
 import type { RunWatcher } from './run-watcher.js';
 
 /** What the tools, resources and prompts of one server instance share. */
@@ -78,35 +79,6 @@ export interface WeftTool {
 function advertiseOnly(schema: z.ZodType): StandardSchemaWithJSON<unknown, unknown> {
   const standard = schema['~standard'];
   return { '~standard': { version: 1, vendor: 'weft', validate: (value: unknown) => ({ value }), jsonSchema: standard.jsonSchema } };
-}
-
-type Issue = z.core.$ZodIssue;
-
-/**
- * One line per problem, each with its path. A union (a run given as a path or an object)
- * reports the branch the value was meant for — the one whose problems lie inside the
- * value — instead of zod's bare "Invalid input".
- *
- * @example describeIssues(error) // → 'runs.0.dry_run: Invalid input: expected boolean, received string'
- */
-export function describeIssues(error: z.ZodError): string {
-  const lines: string[] = [];
-  const visit = (issue: Issue, prefix: readonly PropertyKey[]) => {
-    const path = [...prefix, ...issue.path];
-    if (issue.code === 'invalid_union') {
-      const inside = issue.errors.find((branch) => branch.length > 0 && branch.every((nested) => nested.path.length > 0));
-      if (inside) return inside.forEach((nested) => visit(nested, path));
-      const expected = issue.errors.flatMap((branch) => branch.flatMap((nested) => (nested.code === 'invalid_type' ? [nested.expected] : [])));
-      if (expected.length > 0) return void lines.push(`${describePath(path)}: Invalid input: expected ${[...new Set(expected)].join(' or ')}`);
-    }
-    lines.push(`${describePath(path)}: ${issue.message}`);
-  };
-  for (const issue of error.issues) visit(issue, []);
-  return lines.join('; ');
-}
-
-function describePath(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? 'arguments' : path.map(String).join('.');
 }
 
 function progressOf(ctx: ServerContext): ToolContext['progress'] {

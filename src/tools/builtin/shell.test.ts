@@ -7,7 +7,7 @@ import { silentLogger } from '../../core/logger.js';
 import type { ToolContext, ToolResult } from '../tool.js';
 import { createFileReadTracker, resultText } from '../tool.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
-import { recordingWatchdog } from '../../core/watchdog-test-kit.js';
+import { recordingWatchdog } from '../../../test/kits/watchdog-kit.js';
 import { StreamCapture, createShellTool, runCommand, shellTool } from './shell.js';
 
 let workspace: string;
@@ -130,7 +130,6 @@ describe('shell tool', () => {
   });
 
   it('on timeout kills the whole process group, grandchildren included', async () => {
-    const started = Date.now();
     const result = await shellTool.execute(
       {
         command: "bash -c 'sleep 300 & echo $! > gc.pid; sleep 300' & echo $! > c.pid; echo started; wait",
@@ -143,7 +142,6 @@ describe('shell tool', () => {
     leftovers.push(child, grandchild);
     expect(isDead(child)).toBe(true);
     expect(isDead(grandchild)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.isError).toBe(true);
     const text = resultText(result);
     expect(text).toContain('Command timed out after 0.5s');
@@ -166,9 +164,7 @@ describe('shell tool', () => {
 
   it('clamps timeout_ms to the configured cap', async () => {
     const tool = createShellTool({ maxTimeoutMs: 300 });
-    const started = Date.now();
     const result = await tool.execute({ command: 'sleep 30', timeout_ms: 600_000 }, context());
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(resultText(result)).toContain('Command timed out after 0.3s');
     expect(structured(result).timedOut).toBe(true);
   });
@@ -210,10 +206,11 @@ describe('shell tool', () => {
   });
 
   it('does not wait for a background process that keeps the pipes open after the shell exits', async () => {
-    const started = Date.now();
     const result = await shellTool.execute({ command: 'sleep 300 & echo $! > bg.pid; echo hi' }, context());
-    leftovers.push(readPid('bg.pid'));
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const background = readPid('bg.pid');
+    leftovers.push(background);
+    // The call came back while the background process (holding the pipes) still lives.
+    expect(isDead(background)).toBe(false);
     expect(result.isError).toBe(false);
     expect(structured(result)).toMatchObject({ exitCode: 0, stdout: 'hi\n', timedOut: false });
     expect(resultText(result)).toContain('still holds its output open');

@@ -181,18 +181,18 @@ describe('web_fetch tool', () => {
     expect(text).not.toContain('<');
   });
 
-  it('caps a 5 MB page at 100 KB with a note of what was cut, promptly', async () => {
-    const started = Date.now();
+  it('caps a 5 MB page at 100 KB with a note of what was cut, converting only the head of the page', async () => {
     const result = await localTool.execute({ url: `${base}/big` }, context());
-    const elapsed = Date.now() - started;
     const text = resultText(result);
     expect(result.isError).toBe(false);
-    expect(elapsed).toBeLessThan(5_000);
     const [content, note] = text.split('\n\n[Output truncated: ');
     expect(Buffer.byteLength(content!, 'utf8')).toBeLessThanOrEqual(100 * 1024);
     expect(Buffer.byteLength(content!, 'utf8')).toBeGreaterThan(90 * 1024);
     expect(content!.startsWith('# Big')).toBe(true);
     expect(note).toMatch(/^showing the first \d+ of \d+ bytes converted from the first \d+ of \d+ characters of HTML/);
+    // What costs time is converting: only a head of the page was, not the 5 MB.
+    const [, converted, total] = /from the first (\d+) of (\d+) characters/.exec(note!)!;
+    expect(Number(converted)).toBeLessThan(Number(total) / 10);
     expect(note).toMatch(/\d+ bytes were cut\.\]$/);
     expect(result.structuredContent).toMatchObject({ truncated: true, status: 200 });
   });
@@ -208,12 +208,10 @@ describe('web_fetch tool', () => {
   });
 
   it('times out on a server that does not answer, saying how to wait longer', async () => {
-    const started = Date.now();
     const error = await failure(localTool.execute({ url: `${base}/slow`, timeout_ms: 300 }, context()));
     expect(error.code).toBe('FETCH_FAILED');
     expect(error.message).toContain('timed out after 0.3s');
     expect(error.message).toContain('timeout_ms');
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('throws TOOL_CANCELLED when the session is aborted mid-request', async () => {

@@ -5,7 +5,6 @@
  */
 import { ENGINE_EVENT, type ChildRunCreatedPayload } from '../../model/event-types.js';
 import { isTerminal } from '../../model/run-status.js';
-import { requestCancel } from '../../run-cancel.js';
 import { resolveInputs } from '../../run-inputs.js';
 import { loadWorkflow, resolveArgs, type ChildNode } from '../../workflow/index.js';
 import type { NodeExecutor, StageRun } from '../stage-context.js';
@@ -40,7 +39,7 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
   const inputs = resolveInputs(workflow, resolveArgs(stage.node.inputs, stage.context) as Record<string, unknown>);
   const id = stage.services.newId();
   const workspace = stage.run.dryRun ? undefined : await childWorkspace(stage, id);
-  const child = await stage.services.store.createRun({
+  const child = await stage.services.runs.createChild({
     id,
     ...(workspace === undefined ? {} : { workspace }),
     workflow: workflow.name,
@@ -48,7 +47,6 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
     goal: workflow.run.goal ?? stage.run.goal,
     inputs,
     labels: { ...workflow.run.labels, 'weft/parent-stage': stage.stageId, ...parentTrace(stage) },
-    parentId: stage.run.id,
     autoApprove: stage.run.autoApprove,
     dryRun: stage.run.dryRun,
     ...(stage.run.model ? { model: stage.run.model } : {}),
@@ -62,18 +60,18 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
 }
 
 export const executeChildNode: NodeExecutor<ChildNode> = async (stage) => {
-  const { store } = stage.services;
+  const { runs } = stage.services;
   const childId = stage.resume.childId ?? (await createChild(stage));
   stage.services.wakeRunners();
   for (;;) {
-    const child = await store.getRun(childId);
+    const child = await runs.child(childId);
     if (!child) return { status: 'failed', error: `Child run ${childId} no longer exists` };
     if (isTerminal(child.status)) {
       const output = { runId: child.id, status: child.status, ...(child.reason ? { reason: child.reason } : {}) };
       return child.status === 'succeeded' ? { status: 'succeeded', output } : { status: 'failed', output, error: `Child run ${child.id} ${child.status}${child.reason ? `: ${child.reason}` : ''}` };
     }
     if (!(await abortableDelay(stage.services.pollMs, stage.signal))) {
-      await requestCancel(store, childId, `parent run ${stage.run.id} was cancelled`, stage.services.clock()).catch(() => undefined);
+      await runs.cancelChild(childId, `parent run ${stage.run.id} was cancelled`).catch(() => undefined);
       return { status: 'cancelled', output: { runId: childId }, error: 'Cancelled' };
     }
   }

@@ -7,7 +7,7 @@ import { RUN_EVENT, type ToolCallFinishedPayload, type ToolCallStartedPayload } 
 import { createFileReadTracker, resultText, type Tool } from '../../../tools/tool.js';
 import type { JsonObject, JsonValue } from '../../model/json.js';
 import { resolveArgs, type ToolNode } from '../../workflow/index.js';
-import type { NodeExecutor } from '../stage-context.js';
+import { callOriginOf, type NodeExecutor } from '../stage-context.js';
 
 export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const { node, context } = stage;
@@ -19,7 +19,7 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   else await stage.emit(started);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
-    { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext },
+    { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext, origin: callOriginOf(stage) },
   );
   const text = resultText(outcome.result);
   const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;

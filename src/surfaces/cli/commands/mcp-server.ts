@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { redactSecrets } from '../../../core/redact.js';
-import type { RunHost } from '../../../app/run-host.js';
-import { globalOptions, printJson } from '../command-context.js';
+import type { WeftApp } from '../../../app/weft-app.js';
+import { globalOptions, openApp, printJson } from '../command-context.js';
 import { collect } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
 
@@ -46,9 +46,9 @@ async function start(options: StartOptions, command: Command): Promise<void> {
   const token = options.http && options.auth ? await mcpServer.loadServerToken(storageDir, process.env) : undefined;
 
   const global = globalOptions(command);
-  let host: Promise<RunHost> | undefined;
-  const openHost = () =>
-    (host ??= import('../../../app/run-host.js').then(({ openRunHost }) => openRunHost({ storageDir, env: process.env, ...(global.verbose ? { logLevel: 'debug' as const } : {}) })));
+  let host: Promise<WeftApp> | undefined;
+  // The app of --cwd (its settings pick the store), built on the first call that needs runs.
+  const openHost = () => (host ??= openApp(command));
   if (!options.http && process.stdin.isTTY) {
     process.stderr.write("weft MCP server on stdio: it speaks JSON-RPC with the MCP client that launched it (see 'weft mcp init --help'). Ctrl-C stops it.\n");
   }
@@ -56,7 +56,7 @@ async function start(options: StartOptions, command: Command): Promise<void> {
     await untilInterrupted(
       (signal) =>
         mcpServer.serveMcp({
-          runs: async () => (await openHost()).runs,
+          runs: async () => (await openHost()).runs(),
           cwd: resolve(global.cwd ?? process.cwd()),
           version,
           ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost } } : {}),

@@ -46,7 +46,7 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
   const port = parsePort(options.port);
   const maxParallel = Number(options.maxParallel);
   if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
-  const [{ isLoopbackHost }, http, { version }] = await Promise.all([import('../../mcp-server/loopback.js'), import('../../http/index.js'), import('../../../core/package-version.js')]);
+  const [{ isLoopbackHost }, http, { version }] = await Promise.all([import('../../shared/loopback.js'), import('../../http/index.js'), import('../../../core/package-version.js')]);
   if (!options.auth && !isLoopbackHost(options.host)) {
     throw new WeftError('USAGE', `--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${options.host}': anyone who can reach it could run commands.`);
   }

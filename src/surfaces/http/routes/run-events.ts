@@ -8,8 +8,6 @@
  */
 import * as z from 'zod';
 import { eventSchema, eventView } from '../../../app/views/run-view.js';
-import { RunEventFanout } from '../../../app/services/run-event-fanout.js';
-import { createLogger, stderrSink } from '../../../core/logger.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import { EVENT_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
@@ -47,8 +45,6 @@ function frame(event: RunEvent): string {
 }
 
 export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
-  // One reader per followed run, shared by every stream on it.
-  let fanout: RunEventFanout | undefined;
   return [
     defineRoute({
       method: 'get',
@@ -63,9 +59,7 @@ export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
         if (wantsEventStream(context)) {
           const runId = (await runs.get(params.id!)).id;
           const from = lastEventId(context, 'the seq of the last event received') ?? args.after_seq;
-          fanout ??= new RunEventFanout(runs.store, createLogger(stderrSink('warn')));
-          const events = fanout;
-          return followerStream(context, () => events.follow(runId, from, types), frame);
+          return followerStream(context, () => runs.followEvents(runId, from, types), frame);
         }
         const events = await runs.events(params.id!, { afterSeq: args.after_seq, limit: args.limit, ...(types ? { types } : {}) });
         const more = events.length === args.limit;

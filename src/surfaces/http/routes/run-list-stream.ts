@@ -9,9 +9,7 @@
  */
 import type { Context } from 'hono';
 import { listMembership, type ListMembership } from '../../../app/services/run-list-membership.js';
-import { RunListFanout } from '../../../app/services/run-list-fanout.js';
 import { runPreview } from '../../../app/views/run-view.js';
-import { createLogger, stderrSink } from '../../../core/logger.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { RunFilter } from '../../../runs/store/run-store.js';
 import type { HttpDeps } from '../http-deps.js';
@@ -37,17 +35,14 @@ function frame({ membership, run }: ListChange): string {
 
 /** Serves the list streams of one `weft serve`, all on one reader. */
 export function runListStreams(deps: HttpDeps): (context: Context, filter: RunFilter, text: string | undefined) => Promise<Response> {
-  let fanout: RunListFanout | undefined;
   return async (context, filter, text) => {
     const membership = listMembership(filter, text);
     const after = lastEventId(context, 'the id (updated_at in epoch ms) of the last run received');
     const runs = await deps.runs();
-    fanout ??= new RunListFanout(runs.store, createLogger(stderrSink('warn')));
-    const list = fanout;
     const pick = (run: RunRecord): ListChange | undefined => {
       const found = membership(run);
       return found === undefined ? undefined : { membership: found, run };
     };
-    return followerStream(context, () => list.follow(pick, after), frame);
+    return followerStream(context, () => runs.followList(pick, after), frame);
   };
 }

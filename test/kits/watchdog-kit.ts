@@ -2,7 +2,7 @@
  * A watchdog for tests that records which process groups it was given, so a test can
  * check that a group was handed over while it ran and taken back once it ended.
  */
-import type { GroupWatchdog } from './process-watchdog.js';
+import type { GroupWatchdog } from '../../src/core/process-watchdog.js';
 
 export interface RecordingWatchdog extends GroupWatchdog {
   /** Groups registered now. */
