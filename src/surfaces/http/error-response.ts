@@ -31,6 +31,7 @@ const STATUS_EXCEPTIONS: Partial<Record<WeftErrorCode, HttpStatus>> = {
   PATH_OUTSIDE_WORKSPACE: 400,
   INVALID_ID: 400,
   RUN_INVALID_PARAMS: 400,
+  WORKSPACE_INVALID: 400,
   // Refused by an approval rule, not mistaken.
   TOOL_DENIED: 403,
   // The database is unavailable for now: a client should come back, not blame a gateway.
