@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, sep } from 'node:path';
 import { createServer, connect, type Server } from 'node:net';
 import { WeftError } from '../errors.js';
+import { packageRoot } from '../package-version.js';
 import { startSandboxProxy, type SandboxProxy } from './network-proxy.js';
 import type { PreparedSandbox, ProcessSpec, SandboxProvider, SandboxRequirements, SandboxViolation, WrapExtras } from './sandbox-provider.js';
 import type { SandboxRules } from './sandbox-rules.js';
@@ -102,6 +103,9 @@ export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string;
   const args = ['--unshare-user', '--uid', String(where.uid), '--gid', String(where.gid), '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', where.privateTmp, '/tmp', '--perms', '0755', '--tmpfs', '/run');
   args.push('--ro-bind', where.sockets, SOCKETS);
+  // weft itself may live under /tmp (a clone in CI): what it starts inside (its fixtures, MCP servers run with its
+  // node_modules) must still read it, though the host's /tmp is replaced by the run's own.
+  if (packageRoot !== undefined && inside(packageRoot, '/tmp')) args.push('--ro-bind', packageRoot, packageRoot);
   args.push('--remount-ro', '/run');
   const writable = [...rules.allowWrite, ...(extras.allowWrite ?? [])].map(real).filter((path): path is string => path !== undefined);
   const denied = rules.denyRead.flatMap((path) => [path, real(path)]).filter((path): path is string => path !== undefined && existsSync(path));
