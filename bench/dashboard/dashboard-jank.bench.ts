@@ -16,7 +16,6 @@
  *   node --import tsx bench/dashboard/dashboard-jank.bench.ts           (after `npm run build`)
  *   node --import tsx bench/dashboard/dashboard-jank.bench.ts --quick   (short window, numbers mean nothing)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import type { BrowserContext } from 'playwright-core';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { launchBrowser } from '../../test/helpers/browser.js';
 import { sleep } from '../lib/measure.js';
+import { startServe } from '../lib/serve-process.js';
 import { REPO_ROOT } from '../lib/paths.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 
@@ -36,36 +36,6 @@ const ROUNDS = QUICK ? 1 : 2;
 const TOKEN = 'bench-dashboard-token-0123456789abcdef';
 const BASELINE = process.env.WEFT_BENCH_BASELINE_BIN;
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startServe(storageDir: string, bin: string): Promise<Served> {
-  const child = spawn(process.execPath, [bin, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'], {
-    env: { ...process.env, BENCH_TOKEN: TOKEN },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
-  });
-  return {
-    url,
-    child,
-    stop: async () => {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 interface Jank {
   rows: number;
@@ -179,7 +149,7 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
-        const served = await startServe(dir, build.bin);
+        const served = await startServe(dir, build.bin, TOKEN);
         try {
           for (const rows of [50, 200]) results.push({ build: build.name, round, ...(await measure(context, served.url, rows, churn)) });
         } finally {

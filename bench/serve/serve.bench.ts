@@ -19,7 +19,6 @@
  *   node --import tsx bench/serve/serve.bench.ts --quick    (tiny counts, numbers mean nothing)
  *   node --import tsx bench/serve/serve.bench.ts --sse-only (only the two SSE rows; no 100k-run store)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
@@ -28,6 +27,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { bigStore } from '../lib/big-store.js';
+import { startServe, type Served } from '../lib/serve-process.js';
 import { now, processCpuMs, sleep } from '../lib/measure.js';
 import { REPO_ROOT } from '../lib/paths.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
@@ -55,36 +55,6 @@ const BASELINE = process.env.WEFT_BENCH_BASELINE_BIN;
 /** Reads of one run in a row, for the polling row. */
 const POLLS_PER_ROUND = QUICK ? 20 : 100;
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startServe(storageDir: string, bin = WEFT_BIN): Promise<Served> {
-  const child = spawn(process.execPath, [bin, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'], {
-    env: { ...process.env, BENCH_TOKEN: TOKEN },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
-  });
-  return {
-    url,
-    child,
-    stop: async () => {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 
@@ -192,8 +162,8 @@ async function apiRound(servers: readonly GetTimes[], pick: () => string): Promi
 
 async function readPhase(): Promise<ReadResults & { generatedSeconds: number | null }> {
   const { dir, ids, generatedSeconds } = await bigStore('serve', RUNS, EVENTS_PER_RUN);
-  const served = await startServe(dir);
-  const baseline = BASELINE === undefined ? undefined : await startServe(dir, BASELINE);
+  const served = await startServe(dir, WEFT_BIN, TOKEN);
+  const baseline = BASELINE === undefined ? undefined : await startServe(dir, BASELINE, TOKEN);
   // The SDK's client passes one long-lived AbortSignal to every fetch (see bench/mcp-server/servers.ts).
   setMaxListeners(0);
   const client = new Client({ name: 'bench-serve', version: '1.0.0' });
@@ -274,7 +244,7 @@ async function subscribe(url: string, runId: string, lastSeq: () => number | und
 
 async function fanOutPhase(): Promise<FanOutResults> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-serve-'));
-  const served = await startServe(dir);
+  const served = await startServe(dir, WEFT_BIN, TOKEN);
   // The appender is another process's store, as a runner's is: notices cross processes.
   const store = await SqliteRunStore.open({ storageDir: dir });
   try {
