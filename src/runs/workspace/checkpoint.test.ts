@@ -1,9 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
-import { blobBytes, filesOf, gitSync, initRepo, reachableCommits, tempDirs, writeFiles } from './git-test-kit.js';
+import { blobBytes, filesOf, gitSync, initRepo, reachableCommits, tempDirs, weftFailure, writeFiles } from '../../../test/kits/git-kit.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';
 import type { OpenedWorkspace } from './workspace-spec.js';
@@ -17,15 +16,6 @@ async function opened(files: Record<string, string | Buffer> = { 'README.md': 'h
   const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
   const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
   return { repo, ws };
-}
-
-async function failure(promise: Promise<unknown>): Promise<WeftError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof WeftError)) throw new Error(`expected a WeftError, got ${String(error)}`);
-  return error;
 }
 
 describe('checkpoint', () => {
@@ -142,7 +132,7 @@ describe('checkpoint', () => {
     const second = (await checkpoint(ws, { stageId: 'one', attempt: 1 }))?.commit as string;
     gitSync(ws.topDir, ['checkout', '--quiet', '--detach', first]);
     writeFiles(ws.topDir, { 'work.txt': 'precious\n' });
-    const error = await failure(checkpoint(ws, { stageId: 'two', attempt: 1 }));
+    const error = await weftFailure(checkpoint(ws, { stageId: 'two', attempt: 1 }));
     expect(error.code).toBe('WORKSPACE_HISTORY_REWRITTEN');
     expect(error.data).toMatchObject({ expected: second, found: first, rescuedRef: 'refs/weft/rescued/run1/1' });
     expect(error.message).toContain(second);
@@ -157,7 +147,7 @@ describe('checkpoint', () => {
     writeFiles(ws.topDir, { 'a.txt': '2\n' });
     const second = (await checkpoint(ws, { stageId: 'one', attempt: 1 }))?.commit as string;
     gitSync(ws.topDir, ['reset', '--quiet', '--hard', 'HEAD~1']);
-    const error = await failure(checkpoint(ws, { stageId: 'two', attempt: 1 }));
+    const error = await weftFailure(checkpoint(ws, { stageId: 'two', attempt: 1 }));
     expect(error.code).toBe('WORKSPACE_HISTORY_REWRITTEN');
     expect(gitSync(repo, ['rev-parse', ws.workspace.branch]).trim()).toBe(second);
     expect(reachableCommits(repo).has(second)).toBe(true);

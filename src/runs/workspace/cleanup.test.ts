@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
 import { findStaleWorkspaces, pruneStaleWorkspaces, removeWorkspace, repositoryFor } from './cleanup.js';
-import { gitSync, initRepo, tempDirs, writeFiles } from './git-test-kit.js';
+import { gitSync, initRepo, tempDirs, writeFiles } from '../../../test/kits/git-kit.js';
 import { rewindRunBranch } from './history.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';

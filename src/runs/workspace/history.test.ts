@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
 import { diffWorkspace } from './diff.js';
-import { gitSync, initRepo, reachableCommits, tempDirs, writeFiles } from './git-test-kit.js';
+import { gitSync, initRepo, reachableCommits, tempDirs, writeFiles } from '../../../test/kits/git-kit.js';
 import { forkRunBranch, rewindRunBranch } from './history.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
-import { commitAll, filesOf, gitSync, initRepo, tempDirs, writeFiles } from './git-test-kit.js';
+import { commitAll, filesOf, gitSync, initRepo, tempDirs, writeFiles } from '../../../test/kits/git-kit.js';
 import { mergeRunBranch } from './merge.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';

@@ -1,9 +1,8 @@
 import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WeftError } from '../../core/errors.js';
 import { checkpoint } from './checkpoint.js';
-import { filesOf, gitSync, initBare, initRepo, tempDirs, writeFiles } from './git-test-kit.js';
+import { filesOf, gitSync, initBare, initRepo, tempDirs, weftFailure, writeFiles } from '../../../test/kits/git-kit.js';
 import { rewindRunBranch } from './history.js';
 import { openWorkspace } from './open.js';
 import { prepareWorkspace } from './prepare.js';
@@ -11,15 +10,6 @@ import { pushRunBranch } from './push.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
-
-async function failure(promise: Promise<unknown>): Promise<WeftError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof WeftError)) throw new Error(`expected a WeftError, got ${String(error)}`);
-  return error;
-}
 
 /** Every file under `dir` except `.git`, path → content. */
 function treeOf(dir: string): Map<string, string> {
@@ -165,7 +155,7 @@ describe('openWorkspace', () => {
     const repo = dirs.make('repo');
     initRepo(repo);
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
-    const error = await failure(openWorkspace({ runId: 'run1', workspace: { ...workspace, sourceRepo: '/nowhere/repo' }, root: dirs.make('hostB') }));
+    const error = await weftFailure(openWorkspace({ runId: 'run1', workspace: { ...workspace, sourceRepo: '/nowhere/repo' }, root: dirs.make('hostB') }));
     expect(error.code).toBe('WORKSPACE_NOT_ON_HOST');
     expect(error.message).toContain('remote');
   });
@@ -224,7 +214,7 @@ describe('pushRunBranch', () => {
     const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
     writeFiles(ws.topDir, { 'work.txt': 'valuable\n' });
     const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
-    const error = await failure(pushRunBranch({ runId: 'run1', workspace, repoDir: ws.repoDir }));
+    const error = await weftFailure(pushRunBranch({ runId: 'run1', workspace, repoDir: ws.repoDir }));
     expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
     expect(error.message).toContain('policy: run branches need review');
     expect(error.message).toContain('Nothing is lost');
@@ -261,7 +251,7 @@ describe('pushRunBranch', () => {
     await pushRunBranch({ runId: 'run1', workspace: elsewhere, repoDir: hostB.repoDir });
     writeFiles(hostA.topDir, { 'a.txt': 'host A, too late\n' });
     const fromA = await checkpoint(hostA, { stageId: 'two', attempt: 1 });
-    const error = await failure(pushRunBranch({ runId: 'run1', workspace, repoDir: hostA.repoDir }));
+    const error = await weftFailure(pushRunBranch({ runId: 'run1', workspace, repoDir: hostA.repoDir }));
     expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
     expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(fromB?.commit);
     expect(gitSync(repo, ['rev-parse', 'weft/runs/run1']).trim()).toBe(fromA?.commit);
@@ -271,7 +261,7 @@ describe('pushRunBranch', () => {
     const repo = dirs.make('repo');
     initRepo(repo);
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
-    const error = await failure(pushRunBranch({ runId: 'run1', workspace: { ...workspace, remoteUrl: 'http://alice:s3cr3t-pass@127.0.0.1:9/repo.git' }, repoDir: repo }));
+    const error = await weftFailure(pushRunBranch({ runId: 'run1', workspace: { ...workspace, remoteUrl: 'http://alice:s3cr3t-pass@127.0.0.1:9/repo.git' }, repoDir: repo }));
     expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
     expect(JSON.stringify({ message: error.message, data: error.data })).not.toContain('s3cr3t-pass');
   });

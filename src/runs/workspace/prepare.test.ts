@@ -2,20 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../core/errors.js';
-import { filesOf, gitSync, initBare, initRepo, tempDirs, writeFiles } from './git-test-kit.js';
+import { filesOf, gitSync, initBare, initRepo, tempDirs, weftFailure, writeFiles } from '../../../test/kits/git-kit.js';
 import { prepareWorkspace } from './prepare.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
-
-async function failure(promise: Promise<unknown>): Promise<WeftError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof WeftError)) throw new Error(`expected a WeftError, got ${String(error)}`);
-  return error;
-}
 
 describe('prepareWorkspace (worktree mode)', () => {
   it('creates the run branch at the checked-out commit and records repo, subdir and source branch', async () => {
@@ -29,7 +20,7 @@ describe('prepareWorkspace (worktree mode)', () => {
 
   it('outside a git repository fails with WORKSPACE_NOT_A_REPOSITORY saying what to do', async () => {
     const plain = dirs.make('plain');
-    const error = await failure(prepareWorkspace({ runId: 'run1', cwd: plain, spec: { mode: 'worktree' } }));
+    const error = await weftFailure(prepareWorkspace({ runId: 'run1', cwd: plain, spec: { mode: 'worktree' } }));
     expect(error.code).toBe('WORKSPACE_NOT_A_REPOSITORY');
     expect(error.message).toContain(plain);
     expect(error.message).toContain('mode = "in-place"');
@@ -102,7 +93,7 @@ describe('prepareWorkspace (worktree mode)', () => {
     expect(gitSync(shallow, ['rev-parse', '--is-shallow-repository']).trim()).toBe('true');
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: shallow, spec: {} });
     expect(workspace.baseCommit).toBe(gitSync(shallow, ['rev-parse', 'HEAD']).trim());
-    const error = await failure(prepareWorkspace({ runId: 'run2', cwd: shallow, spec: { base: older } }));
+    const error = await weftFailure(prepareWorkspace({ runId: 'run2', cwd: shallow, spec: { base: older } }));
     expect(error.code).toBe('WORKSPACE_BASE_NOT_FOUND');
     expect(error.message).toContain(older);
     expect(error.message).toContain('--unshallow');
@@ -111,7 +102,7 @@ describe('prepareWorkspace (worktree mode)', () => {
   it('a base that does not exist fails naming it and how to list refs; no branch is left behind', async () => {
     const repo = dirs.make('repo');
     initRepo(repo);
-    const error = await failure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: { base: 'no-such-branch' } }));
+    const error = await weftFailure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: { base: 'no-such-branch' } }));
     expect(error.code).toBe('WORKSPACE_BASE_NOT_FOUND');
     expect(error.message).toContain("'no-such-branch'");
     expect(error.message).toContain('branch -a');
@@ -126,14 +117,14 @@ describe('prepareWorkspace (worktree mode)', () => {
     gitSync(repo, ['add', '-A']);
     gitSync(repo, ['commit', '--quiet', '-m', 'b']);
     expect((await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { base: 'v1' } })).workspace.baseCommit).toBe(first);
-    expect((await failure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { base: '--all' } }))).code).toBe('WORKSPACE_BASE_NOT_FOUND');
+    expect((await weftFailure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { base: '--all' } }))).code).toBe('WORKSPACE_BASE_NOT_FOUND');
   });
 
   it('a run branch that already exists fails with WORKSPACE_BRANCH_EXISTS and leaves it alone', async () => {
     const repo = dirs.make('repo');
     const base = initRepo(repo);
     gitSync(repo, ['branch', 'weft/runs/run1']);
-    const error = await failure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} }));
+    const error = await weftFailure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} }));
     expect(error.code).toBe('WORKSPACE_BRANCH_EXISTS');
     expect(error.message).toContain('branch -D weft/runs/run1');
     expect(gitSync(repo, ['rev-parse', 'weft/runs/run1']).trim()).toBe(base);
@@ -175,7 +166,7 @@ describe('prepareWorkspace (worktree mode)', () => {
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote: 'origin' } });
     expect(workspace.remoteUrl).toBe(remote);
     expect(gitSync(remote, ['rev-parse', 'weft/runs/run1']).trim()).toBe(base);
-    const error = await failure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { remote: 'upstream' } }));
+    const error = await weftFailure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { remote: 'upstream' } }));
     expect(error.code).toBe('WORKSPACE_INVALID');
     expect(error.message).toContain('remote -v');
     expect(gitSync(repo, ['for-each-ref', 'refs/heads/weft/runs/run2'])).toBe('');
@@ -186,7 +177,7 @@ describe('prepareWorkspace (worktree mode)', () => {
     initRepo(repo);
     const remote = initBare(join(dirs.make('remote'), 'strict.git'));
     writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "no run branches here" >&2\nexit 1\n', { mode: 0o755 });
-    const error = await failure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } }));
+    const error = await weftFailure(prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } }));
     expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
     expect(error.message).toContain('no run branches here');
     expect(gitSync(repo, ['for-each-ref', 'refs/heads/weft'])).toBe('');
@@ -201,7 +192,7 @@ describe('prepareWorkspace (clone mode)', () => {
     mkdirSync(join(cwd, 'x'));
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd, spec: { mode: 'clone', repo: origin } });
     expect(workspace).toEqual({ mode: 'clone', repoUrl: origin, subdir: '', branch: 'weft/runs/run1', baseCommit: base, sourceBranch: 'main', keepBranch: false });
-    expect((await failure(prepareWorkspace({ runId: 'run2', cwd, spec: { mode: 'clone' } }))).code).toBe('WORKSPACE_INVALID');
-    expect((await failure(prepareWorkspace({ runId: 'run3', cwd, spec: { mode: 'clone', repo: origin, base: 'nope' } }))).code).toBe('WORKSPACE_BASE_NOT_FOUND');
+    expect((await weftFailure(prepareWorkspace({ runId: 'run2', cwd, spec: { mode: 'clone' } }))).code).toBe('WORKSPACE_INVALID');
+    expect((await weftFailure(prepareWorkspace({ runId: 'run3', cwd, spec: { mode: 'clone', repo: origin, base: 'nope' } }))).code).toBe('WORKSPACE_BASE_NOT_FOUND');
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Real git repositories for tests: a temporary folder per test, repositories made with the
  * system `git` (a clean environment, a fixed identity), and small readers of what git holds.
- * Used by the workspace tests here and by the engine and surface tests above.
+ * Used by the git layer's tests beside `src/runs/workspace/`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { gitEnvironment } from './git.js';
+import { WeftError } from '../../src/core/errors.js';
+import { gitEnvironment } from '../../src/runs/workspace/git.js';
 
 /** Runs git synchronously in `cwd` and returns its stdout (throws with stderr on failure). */
 export function gitSync(cwd: string, args: readonly string[], input?: string): string {
@@ -92,4 +93,14 @@ export function filesOf(repo: string, commit: string): Map<string, string> {
 /** Every commit reachable from any ref. */
 export function reachableCommits(repo: string): Set<string> {
   return new Set(gitSync(repo, ['rev-list', '--all']).split('\n').filter((line) => line !== ''));
+}
+
+/** The `WeftError` a promise rejects with (fails the test when it resolves or rejects with anything else). */
+export async function weftFailure(promise: Promise<unknown>): Promise<WeftError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof WeftError)) throw new Error(`expected a WeftError, got ${String(error)}`);
+  return error;
 }
