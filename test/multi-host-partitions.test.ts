@@ -22,6 +22,7 @@ import { canCreateNamespaces, createTestNet, type TestNet } from './helpers/netn
 import { REPO_ROOT, WEFT_BIN } from './helpers/run-cli.js';
 import { runNode } from './helpers/run-node.js';
 import { TEST_TOKEN } from './helpers/serve-kit.js';
+import { listeningUrl } from './helpers/listening-url.js';
 
 const HOLD = `
 [workflow]
@@ -145,19 +146,8 @@ async function startApi(ws: string, home: string, leaseMs: number): Promise<void
   const address = net!.hosts.get('api')!.address;
   const env = { ...process.env, WEFT_HOME: home, WEFT_DATABASE_URL: url, WEFT_LEASE_MS: String(leaseMs), WORKER_NAME: 'api', WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_MCP_TOKEN: '' };
   const child = net!.spawnIn('api', process.execPath, [WEFT_BIN, '--cwd', ws, 'serve', '--host', address, '--port', '0', '--token-env', 'WEFT_TEST_TOKEN', '--no-worker'], { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    const read = (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    };
-    child.stdout!.setEncoding('utf8').on('data', read);
-    child.stderr!.setEncoding('utf8').on('data', read);
-    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
-  });
-  api = { child, url: '', output: () => output };
-  api.url = await listening;
+  const { url: apiUrl, output } = await listeningUrl(child);
+  api = { child, url: apiUrl, output };
 }
 
 async function setUp(leaseMs: number): Promise<{ ws: string }> {

@@ -15,6 +15,7 @@ import { rssBytes } from '../../test/fuzz/store-probe.js';
 import { WEFT_BIN } from '../../test/helpers/run-cli.js';
 import { benchPostgres, type BenchPostgres } from '../lib/postgres.js';
 import { RESULTS_DIR } from '../lib/paths.js';
+import { listeningUrl } from '../../test/helpers/listening-url.js';
 
 const TOKEN = 'soak-token-0123456789abcdef';
 const IN_FLIGHT = 4;
@@ -111,17 +112,7 @@ async function startServe(dir: string, storageDir: string, env: Record<string, s
     env: { ...process.env, SOAK_TOKEN: TOKEN, WEFT_MCP_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const read = (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    };
-    child.stdout!.setEncoding('utf8').on('data', read);
-    child.stderr!.setEncoding('utf8').on('data', read);
-    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
-  });
+  const { url } = await listeningUrl(child);
   return { child, url };
 }
 

@@ -4,6 +4,7 @@
  * that drive the HTTP API or the dashboard (serve, dashboard-jank).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { listeningUrl } from '../../test/helpers/listening-url.js';
 
 export interface Served {
   url: string;
@@ -17,15 +18,7 @@ export async function startServe(storageDir: string, bin: string, token: string)
     env: { ...process.env, BENCH_TOKEN: token },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
-  });
+  const { url } = await listeningUrl(child);
   return {
     url,
     child,

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WEFT_BIN } from './run-cli.js';
+import { listeningUrl } from './listening-url.js';
 
 export interface Serve {
   /** `http://127.0.0.1:<port>` */
@@ -47,24 +48,14 @@ export async function startServe(options: { dir?: string; args?: string[]; env?:
     env: { ...process.env, WEFT_MCP_TOKEN: '', WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_LEASE_MS: '3000', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const read = (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?(?:\s|$)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    };
-    child.stdout!.setEncoding('utf8').on('data', read);
-    child.stderr!.setEncoding('utf8').on('data', read);
-    child.once('exit', (code) => reject(new Error(`weft serve exited with ${code}: ${output}`)));
-  });
+  const { url, output } = await listeningUrl(child);
   return {
     url,
     token: TEST_TOKEN,
     dir,
     storageDir,
     child,
-    output: () => output,
+    output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
