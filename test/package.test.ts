@@ -5,7 +5,8 @@
  * from the network), then its CLI, each entry point, and `tsc` over a consumer file.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, readdir } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, readdir, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -82,6 +83,7 @@ const PUBLIC_DECLARATIONS = [
 ];
 
 let scratch: string;
+let tarball: string;
 let pkg: string;
 let storageDir: string;
 
@@ -91,7 +93,7 @@ beforeAll(async () => {
   const packed = await mkdtemp(join(scratch, 'tarball-'));
   // prepack builds the bundle and the declarations, as for a publish.
   const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', packed], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
-  const tarball = join(packed, stdout.trim().split('\n').pop() ?? '');
+  tarball = join(packed, stdout.trim().split('\n').pop() ?? '');
   pkg = join(scratch, 'node_modules', 'weft-runtime');
   await mkdir(pkg, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', pkg, '--strip-components=1']);
@@ -191,6 +193,57 @@ describe('the packed package', () => {
       expect((found.structuredContent as { runs: { workflow: string }[] }).runs.length).toBeGreaterThan(0);
     } finally {
       await client.close();
+    }
+  });
+
+  it('runs a TypeScript workflow with `npx weft run flow.ts` in a project that installed the package alone', async () => {
+    // Outside the repo, so nothing resolves by walking up to its node_modules: the project
+    // holds the package and exactly the dependencies its manifest declares (linked, as an
+    // install would place them), and no tsx of its own.
+    const project = await mkdtemp(join(tmpdir(), 'weft-package-ts-'));
+    try {
+      const installed = join(project, 'node_modules', 'weft-runtime');
+      await mkdir(installed, { recursive: true });
+      await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+      const { dependencies } = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      expect(Object.keys(dependencies)).toContain('tsx');
+      for (const name of Object.keys(dependencies)) {
+        await mkdir(dirname(join(project, 'node_modules', name)), { recursive: true });
+        await symlink(join(REPO, 'node_modules', name), join(project, 'node_modules', name), 'dir');
+      }
+      await mkdir(join(project, 'node_modules', '.bin'));
+      await symlink('../weft-runtime/bin/weft.js', join(project, 'node_modules', '.bin', 'weft'));
+      await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'ts-flow-user', private: true, type: 'module' }));
+      // Type annotations, an interface and a type-only import: none of it runs in Node 20 without a loader.
+      await writeFile(
+        join(project, 'flow.ts'),
+        [
+          "import { defineWorkflow, type WorkflowDefinition } from 'weft-runtime/workflow';",
+          'interface Greeting { text: string }',
+          'const shout = (text: string): Greeting => ({ text: text.toUpperCase() });',
+          'const flow: WorkflowDefinition = defineWorkflow({',
+          "  workflow: { name: 'typed' },",
+          "  inputs: { who: { default: 'typescript' } },",
+          '  nodes: {',
+          `    greet: { kind: 'command', run: 'echo "hello {{ inputs.who }}"', next: 'shout' },`,
+          "    shout: { kind: 'function', run: ({ stages }) => shout(String(stages.greet.output)) },",
+          '  },',
+          '});',
+          'export default flow;',
+          '',
+        ].join('\n'),
+      );
+      const env: Record<string, string> = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: project, WEFT_HOME: join(project, 'storage'), npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+      const ran = await new Promise<{ code: number | null; out: string }>((done, fail) => {
+        execFile('npx', ['--no-install', 'weft', 'run', 'flow.ts', '--auto-approve'], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+          if (error && typeof error.code !== 'number') fail(error);
+          else done({ code: error ? Number(error.code) : 0, out: `${stdout}\n${stderr}` });
+        });
+      });
+      expect(ran.code, ran.out).toBe(0);
+      expect(ran.out).toContain('HELLO TYPESCRIPT');
+    } finally {
+      await rm(project, { recursive: true, force: true });
     }
   });
 

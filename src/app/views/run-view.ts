@@ -17,6 +17,10 @@ const iso = (at: number | undefined): string | null => (at === undefined ? null 
 export const isoTime = (at: number): string => new Date(at).toISOString();
 const timestamp = z.string().describe('ISO 8601 time');
 const optionalTimestamp = timestamp.nullable();
+const failedOptionalStages = z
+  .number()
+  .int()
+  .describe('Stages that failed for good while the run went on past them (an edge taken on failure): a succeeded run with some is not a clean success');
 
 export const runStatusSchema = z.enum(RUN_STATUSES as [string, ...string[]]).describe('Run state; succeeded, failed and cancelled are terminal');
 
@@ -110,7 +114,13 @@ export const runSummarySchema = z.object({
   updated_at: timestamp,
   started_at: optionalTimestamp,
   finished_at: optionalTimestamp,
-  counts: z.object({ events: z.number().int(), stages: z.number().int(), tool_calls: z.number().int(), questions_pending: z.number().int() }),
+  counts: z.object({
+    events: z.number().int(),
+    stages: z.number().int(),
+    tool_calls: z.number().int(),
+    questions_pending: z.number().int(),
+    failed_optional_stages: failedOptionalStages,
+  }),
   pending_question_ids: z.array(z.string()).describe('Questions waiting for an answer (answer with weft_run_interact action "answer")'),
   pair_session: pairSessionSchema.nullable().describe('The open pair session (weft_run_pair), null when none is open'),
   tokens: tokenUsageSchema.nullable().describe('Model tokens of every turn so far; null before the first'),
@@ -130,6 +140,7 @@ export const runPreviewSchema = z.object({
   goal_preview: z.string().describe('First line of the goal, at most 120 characters'),
   current_stage_id: z.string().nullable(),
   questions_pending: z.number().int(),
+  failed_optional_stages: failedOptionalStages,
   created_at: timestamp,
   updated_at: timestamp,
   started_at: optionalTimestamp.describe('When it first ran; from created to started it was waiting (pending, queued)'),
@@ -187,7 +198,7 @@ export function runSummary(run: RunRecord): RunSummary {
     updated_at: new Date(run.updatedAt).toISOString(),
     started_at: iso(run.startedAt),
     finished_at: iso(run.finishedAt),
-    counts: { events: run.counts.events, stages: run.counts.stages, tool_calls: run.counts.toolCalls, questions_pending: run.counts.questionsPending },
+    counts: { events: run.counts.events, stages: run.counts.stages, tool_calls: run.counts.toolCalls, questions_pending: run.counts.questionsPending, failed_optional_stages: run.counts.failedOptionalStages ?? 0 },
     pending_question_ids: run.pendingQuestionIds,
     pair_session: pairSessionView(run.pairSession ?? null),
     tokens: run.usage ? tokenUsageView(run.usage) : null,
@@ -234,6 +245,7 @@ export function runPreview(run: RunRecord): RunPreview {
     goal_preview: goalPreview(run.goal),
     current_stage_id: run.currentStageId ?? null,
     questions_pending: run.counts.questionsPending,
+    failed_optional_stages: run.counts.failedOptionalStages ?? 0,
     created_at: new Date(run.createdAt).toISOString(),
     updated_at: new Date(run.updatedAt).toISOString(),
     started_at: iso(run.startedAt),

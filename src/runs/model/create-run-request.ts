@@ -9,7 +9,7 @@ import type { RunOrigin, WorkspaceSpec } from './run-workspace.js';
 
 /** What creating a run takes, on every surface. */
 export interface CreateRunRequest {
-  /** A workflow `.toml` file or workflow module (`.mjs`, `.js`; `.ts` with tsx installed), relative to `cwd`. */
+  /** A workflow `.toml` file or workflow module (`.mjs`, `.js`, `.ts`), relative to `cwd`. */
   workflow: string;
   /**
    * The workflow file must lie inside `cwd` by real path. Surfaces acting for a remote

@@ -53,6 +53,25 @@ describe('projectRun', () => {
     });
   });
 
+  it('counts the failed stages a run went on past, not those retried or that ended it', () => {
+    const finished = (stageId: string, status: string, next: string[], retrying = false): NewRunEvent => ({
+      type: 'stage-finished',
+      at: 200,
+      stageId,
+      payload: { node: stageId.replace(/@.*/, ''), status, durationMs: 1, output: null, exitCode: 1, answer: null, error: 'x', next, retrying, usage: null, errorCode: null },
+    });
+    const { run } = plan(undefined, [
+      created,
+      finished('lint@1', 'failed', ['test']),
+      finished('flaky@1', 'failed', [], true),
+      finished('flaky@2', 'succeeded', ['done']),
+      finished('probe@1', 'failed', ['report']),
+      finished('last@1', 'failed', []),
+    ]);
+    expect(run.counts.failedOptionalStages).toBe(2);
+    expect(plan(undefined, [created]).run.counts.failedOptionalStages).toBeUndefined();
+  });
+
   it('equals the fold of the stored events, whatever the batching', () => {
     const questions = new Map<string, QuestionRecord>();
     const events: NewRunEvent[] = [

@@ -75,8 +75,10 @@ export function projectState(state: RunState, event: RunEvent): RunState {
     case RUN_EVENT.stageStarted:
       if (event.stageId === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Invalid stage-started event: set 'stageId' (e.g. 'implement@1').`);
       return { ...next, currentStageId: event.stageId, counts: { ...next.counts, stages: next.counts.stages + 1 } };
-    case RUN_EVENT.stageFinished:
-      return next.pairSession?.stageId === event.stageId ? withoutPairSession(next) : next;
+    case RUN_EVENT.stageFinished: {
+      const passed = passedFailure(event) ? { ...next, counts: { ...next.counts, failedOptionalStages: (next.counts.failedOptionalStages ?? 0) + 1 } } : next;
+      return passed.pairSession?.stageId === event.stageId ? withoutPairSession(passed) : passed;
+    }
     case RUN_EVENT.pairStarted:
       return startPairSession(id, next, event);
     case RUN_EVENT.pairEnded: {
@@ -129,6 +131,12 @@ function changeStatus(id: string, run: RunState, event: RunEvent): RunState {
     return { ...retried, attempt: run.attempt + 1, archived: false };
   }
   return next;
+}
+
+/** A stage that failed for good (no retry coming) whose failure the workflow routes on: the run goes past it. */
+function passedFailure(event: RunEvent): boolean {
+  const { status, retrying, next } = event.payload;
+  return status === 'failed' && retrying !== true && Array.isArray(next) && next.length > 0;
 }
 
 function withoutPairSession(state: RunState): RunState {

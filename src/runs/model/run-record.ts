@@ -14,6 +14,12 @@ export interface RunCounts {
   stages: number;
   toolCalls: number;
   questionsPending: number;
+  /**
+   * Stages that failed for good and the run went on past them (an edge taken on failure):
+   * a run that succeeds with some is not a clean success. Absent in summaries stored before
+   * it was counted (read as 0).
+   */
+  failedOptionalStages?: number;
 }
 
 /** Which runner holds the run, until when (epoch ms). Absent when nobody holds it. */

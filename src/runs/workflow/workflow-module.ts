@@ -1,8 +1,9 @@
 /**
  * Workflow files that are JavaScript or TypeScript modules (`weft run flow.mjs`): the
  * module's default export is a `WorkflowDefinition`. `.mjs`/`.js` load with Node itself;
- * `.ts`/`.mts` through tsx when it can be resolved (weft does not bundle a TypeScript
- * compiler), else the error says how to get it.
+ * `.ts`/`.mts` through tsx, a dependency of the package (Node 20 has no type stripping), so
+ * a project that installed weft alone runs them; tsx stays outside the bundle and loads only
+ * for a TypeScript workflow.
  */
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +20,7 @@ async function importTypeScript(file: string): Promise<unknown> {
   try {
     ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
   } catch (error) {
-    throw new WeftError('WORKFLOW_INVALID', `Workflow module '${file}' is TypeScript, and tsx (which loads it) is not installed — run 'npm install -D tsx', or compile the workflow to .mjs.`, { data: { file }, cause: error });
+    throw new WeftError('WORKFLOW_INVALID', `Workflow module '${file}' is TypeScript, and tsx (the dependency of weft that loads it) could not be loaded: ${(error as Error).message} — reinstall weft-runtime (its dependencies were not all installed), or compile the workflow to .mjs.`, { data: { file }, cause: error });
   }
   return tsImport(pathToFileURL(file).href, import.meta.url);
 }

@@ -95,6 +95,13 @@ export function badge(status) {
   return h('span', { class: 'badge', 'data-status': status }, status);
 }
 
+/** Beside a status: how many stages failed while the run went on past them (nothing when none did). */
+export function failedOptional(count) {
+  if (!(count > 0)) return null;
+  const text = `with ${count} failed optional stage${count === 1 ? '' : 's'}`;
+  return h('span', { class: 'partial', 'data-failed-optional': count, title: 'Stages that failed while the workflow went on past them (an edge taken on failure)' }, text);
+}
+
 /** A message line under a form or at the top of a page; empty text hides it. */
 export function notice(element, text, kind = 'error') {
   element.className = `notice ${kind}`;

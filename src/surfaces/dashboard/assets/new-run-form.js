@@ -1,9 +1,11 @@
 // "Start a run": pick a workflow, then fill the fields its `[inputs]` declare (each with its
 // type, default and description), a goal, labels and a model; the run opens once created.
+// Given a run (`from`), the same form is "Run again with changes": open, filled with that
+// run's workflow, inputs, goal, labels and model, to edit before starting.
 import { api, errorText } from './api.js';
 import { fill, h, notice } from './dom.js';
 
-export function newRunForm() {
+export function newRunForm(from) {
   const message = h('p', { role: 'alert', hidden: true });
   const workflow = h('select', { id: 'new-workflow', name: 'workflow', required: true, onchange: () => showInputs() });
   const inputs = h('fieldset', { class: 'inputs' });
@@ -11,12 +13,13 @@ export function newRunForm() {
   const labels = h('input', { id: 'new-labels', name: 'labels', type: 'text', placeholder: 'team=web, ticket=42', autocomplete: 'off' });
   const model = h('input', { id: 'new-model', name: 'model', type: 'text', placeholder: 'provider:model (optional)', autocomplete: 'off' });
   const autoApprove = h('input', { id: 'new-auto-approve', type: 'checkbox' });
-  const submitButton = h('button', { type: 'submit', class: 'primary' }, 'Start');
+  const submitButton = h('button', { type: 'submit', class: 'primary' }, from ? 'Run again' : 'Start');
   let workflows = [];
+  let listed;
   const details = h(
     'details',
-    { class: 'card new-run', ontoggle: () => details.open && void listWorkflows() },
-    h('summary', {}, 'Start a run'),
+    { class: 'card new-run', open: Boolean(from), 'data-rerun': from?.id, ontoggle: () => details.open && void (listed ??= listWorkflows()) },
+    h('summary', {}, from ? 'Run again with changes' : 'Start a run'),
     h(
       'form',
       { onsubmit: submit, novalidate: true },
@@ -34,6 +37,7 @@ export function newRunForm() {
       submitButton,
     ),
   );
+  if (from) listed = listWorkflows();
   return details;
 
   async function listWorkflows() {
@@ -42,10 +46,37 @@ export function newRunForm() {
       fill(workflow, workflows.map((item) => h('option', { value: item.path, disabled: !item.valid }, `${item.path}${item.valid ? '' : ' (invalid)'}`)));
       const firstValid = workflows.find((item) => item.valid);
       if (firstValid) workflow.value = firstValid.path;
+      if (from) chooseRunWorkflow();
       showInputs();
+      if (from) fillFromRun();
     } catch (error) {
+      listed = undefined;
       notice(message, `The workflows could not be listed: ${errorText(error)}`);
     }
+  }
+
+  /** The listed workflow the run was made from (paths are listed relative to the served folder; the run has it absolute). */
+  function chooseRunWorkflow() {
+    const path = from.workflow_path;
+    const match = workflows.filter((item) => path === item.path || path.endsWith(`/${item.path}`)).sort((a, b) => b.path.length - a.path.length)[0];
+    if (match) workflow.value = match.path;
+    else {
+      workflow.append(h('option', { value: path }, path));
+      workflow.value = path;
+    }
+  }
+
+  function fillFromRun() {
+    for (const control of inputs.querySelectorAll('[data-input]')) {
+      const value = from.inputs?.[control.dataset.input];
+      if (value === undefined) continue;
+      if (control.dataset.type === 'boolean') control.checked = value === true;
+      else control.value = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+    goal.value = from.goal ?? '';
+    labels.value = Object.entries(from.labels ?? {}).map(([key, value]) => `${key}=${value}`).join(', ');
+    model.value = from.model ?? '';
+    autoApprove.checked = from.auto_approve === true;
   }
 
   function chosen() {
@@ -131,6 +162,8 @@ export function newRunForm() {
     submitButton.disabled = true;
     try {
       const body = { workflow: workflow.value, auto_approve: autoApprove.checked, inputs: readInputs() };
+      // Run again where the run ran (its workflow path may be absolute, which only its own folder allows).
+      if (from) body.cwd = from.cwd;
       const labelValues = readLabels();
       if (Object.keys(labelValues).length > 0) body.labels = labelValues;
       if (goal.value.trim()) body.goal = goal.value.trim();

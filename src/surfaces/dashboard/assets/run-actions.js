@@ -1,5 +1,5 @@
 // The buttons that steer a run, offered by its status: start, approve/deny, cancel,
-// interrupt, resume, retry, run again (same inputs), archive; pairing with a running agent
+// interrupt, resume, retry, run again (same inputs, or edited first), archive; pairing with a running agent
 // stage; and sending a message to a run that has an agent to read it.
 import { api, errorText } from './api.js';
 import { h, notice } from './dom.js';
@@ -26,8 +26,8 @@ export function actionKey(detail) {
   return JSON.stringify([run.status, run.archived, run.pair_session?.session_id ?? null, stages.some((stage) => stage.status === 'running' && stage.kind === 'agent')]);
 }
 
-/** The buttons `detail` ({run, stages}) offers now; `changed` reloads the page's data. */
-export function actionBar(detail, changed) {
+/** The buttons `detail` ({run, stages}) offers now; `changed` reloads the page's data, `edit` opens the run-again form. */
+export function actionBar(detail, changed, edit) {
   const { run, stages } = detail;
   const message = h('p', { role: 'alert', hidden: true });
   const act = (label, path, body = {}, primary = false) =>
@@ -45,6 +45,7 @@ export function actionBar(detail, changed) {
     (ACTIVE.has(run.status) || run.status === 'pending' || run.status === 'submitted') && act('Cancel', 'cancel', { reason: 'cancelled in the dashboard' }),
     (run.status === 'failed' || run.status === 'cancelled') && act('Retry', 'retry', {}, true),
     TERMINAL.has(run.status) && h('button', { type: 'button', 'data-action': 'rerun', onclick: () => runAgain(run, message) }, 'Run again'),
+    TERMINAL.has(run.status) && edit && h('button', { type: 'button', 'data-action': 'rerun-edit', onclick: () => edit(run) }, 'Edit and run again'),
     TERMINAL.has(run.status) && act(run.archived ? 'Unarchive' : 'Archive', 'archive', { archived: !run.archived }),
   ];
   return h('div', { class: 'actions' }, h('div', { class: 'buttons', role: 'toolbar', 'aria-label': 'Run actions' }, buttons), message);

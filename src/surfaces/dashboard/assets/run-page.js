@@ -3,8 +3,9 @@
 // transcript, the panels features add (run-panels.js), and the event feed. The event stream
 // drives every refresh; parts are redrawn only where their data changed, so focus stays put.
 import { api, errorText, followEvents } from './api.js';
-import { badge, clip, duration, fill, h, notice, syncRows, when } from './dom.js';
+import { badge, clip, duration, failedOptional, fill, h, notice, syncRows, when } from './dom.js';
 import { createEventFeed, stageDetail } from './event-feed.js';
+import { newRunForm } from './new-run-form.js';
 import { questionForm } from './question-form.js';
 import { actionBar, actionKey, messageBox } from './run-actions.js';
 import { runPanels } from './run-panels.js';
@@ -23,6 +24,11 @@ export async function renderRun(root, signal, runId) {
   const message = h('p', { role: 'alert', hidden: true });
   const head = h('div', { class: 'run-head' });
   const actions = h('div');
+  const rerun = h('div', { class: 'rerun' });
+  const editAgain = (run) => {
+    fill(rerun, newRunForm(run));
+    rerun.querySelector('summary')?.focus();
+  };
   const messages = messageBox(() => current, () => refresh(), () => graph.querySelector('[data-kind="agent"]') !== null);
   const panels = h('div', { class: 'run-panels' });
   const questions = h('div', { class: 'questions', 'aria-live': 'polite' });
@@ -46,6 +52,7 @@ export async function renderRun(root, signal, runId) {
         'div',
         { class: 'run-side' },
         actions,
+        rerun,
         messages.element,
         questions,
         h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
@@ -90,7 +97,7 @@ export async function renderRun(root, signal, runId) {
     document.title = `${run.workflow} · ${run.status} · weft`;
     fill(
       head,
-      h('h1', {}, run.workflow, ' ', badge(run.status), ' ', h('span', { class: 'mono muted run-id' }, run.id)),
+      h('h1', {}, run.workflow, ' ', badge(run.status), ' ', failedOptional(run.counts.failed_optional_stages), ' ', h('span', { class: 'mono muted run-id' }, run.id)),
       run.reason ? h('p', { class: 'reason' }, run.reason) : null,
       run.goal ? h('p', { class: 'goal' }, run.goal) : null,
       h(
@@ -107,7 +114,7 @@ export async function renderRun(root, signal, runId) {
     );
     // The buttons are rebuilt only when the set offered changes, so a focused one keeps its focus.
     const key = actionKey(current);
-    if (key !== shownActions) fill(actions, actionBar(current, refresh));
+    if (key !== shownActions) fill(actions, actionBar(current, refresh, editAgain));
     shownActions = key;
     messages.update();
     // A form stays while its question is pending, so what a person has typed or ticked survives updates.

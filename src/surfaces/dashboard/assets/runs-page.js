@@ -3,7 +3,7 @@
 // "more" pages read by cursor, rows updated in place by the list's change stream (or — only
 // while that stream is down — by asking again every few seconds); and a form to start a run.
 import { api, errorText, followRunList } from './api.js';
-import { badge, clip, duration, h, notice, syncRows, when } from './dom.js';
+import { badge, clip, duration, failedOptional, h, notice, syncRows, when } from './dom.js';
 import { bulkBar } from './bulk-actions.js';
 import { newRunForm } from './new-run-form.js';
 
@@ -233,7 +233,7 @@ function runRow(run, selected, changed) {
     { 'data-run': run.id },
     h('td', { class: 'select' }, h('input', { type: 'checkbox', 'data-select': run.id, 'aria-label': `Select ${run.workflow} ${run.id}`, checked: selected.has(run.id), onchange: toggle })),
     h('td', { 'data-label': 'Run' }, link, h('div', { class: 'muted mono' }, run.id), run.parent_id ? h('div', { class: 'muted' }, 'child of ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono' }, run.parent_id.slice(-8))) : null),
-    h('td', { 'data-label': 'Status' }, badge(run.status), run.archived ? h('span', { class: 'muted' }, ' archived') : null, run.questions_pending > 0 ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`) : null),
+    h('td', { 'data-label': 'Status' }, badge(run.status), ' ', failedOptional(run.failed_optional_stages), run.archived ? h('span', { class: 'muted' }, ' archived') : null, run.questions_pending > 0 ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`) : null),
     h('td', { 'data-label': 'Stage', class: 'mono' }, run.current_stage_id ?? '–'),
     h('td', { 'data-label': 'Goal' }, clip(run.goal_preview ?? '', 80), labels.length > 0 ? h('div', { class: 'labels' }, labels.map(([key, value]) => h('span', { class: 'label mono' }, `${key}=${value}`))) : null),
     h('td', { 'data-label': 'Took' }, took(run)),
