@@ -12,4 +12,6 @@ export interface HttpDeps {
   /** The workspace: relative workflow paths resolve here. */
   workspaceRoot: string;
   storageDir: string;
+  /** Reads a full tool output kept in the database (`weft-artifact:<id>`); absent where none are kept there. */
+  readArtifact?: (ref: string) => Promise<string>;
 }

@@ -60,7 +60,7 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
         port,
         token: token?.token,
         allowedHosts: options.allowedHost,
-        deps: { runs: app.runs, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir },
+        deps: { runs: app.runs, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
         version,
         onError: (error) => process.stderr.write(`weft: serve: ${redactSecrets(error.message)}\n`),
       });

@@ -17,21 +17,23 @@ function render(detail, { events, signal }) {
   const created = events.filter((event) => event.type === 'child-run-created').length;
   let state = shown.get(signal);
   if (state === undefined) {
-    state = { element: h('section', { class: 'card family', 'aria-label': 'Parent and children' }), read: -1, reading: false, children: [], key: '' };
+    state = { element: h('section', { class: 'card family', 'aria-label': 'Parent and children' }), read: -1, asked: 0, children: [], key: '' };
     shown.set(signal, state);
   }
   const key = `${created}/${run.status}/${run.updated_at}`;
-  if (!state.reading && state.key !== key && (state.read !== created || !allEnded(state.children))) {
+  if (state.key !== key && (state.read !== created || !allEnded(state.children))) {
     state.read = created;
     state.key = key;
-    state.reading = true;
+    // Reads may overlap; only the answer to the latest one is drawn.
+    const asked = ++state.asked;
     void readTree(run.id, 1).then(
       (children) => {
+        if (asked !== state.asked) return;
         state.children = children;
         draw(state, run);
       },
-      (error) => fill(state.element, h('p', { class: 'error' }, `Its child runs could not be read: ${errorText(error)}`)),
-    ).finally(() => (state.reading = false));
+      (error) => asked === state.asked && fill(state.element, h('p', { class: 'error' }, `Its child runs could not be read: ${errorText(error)}`)),
+    );
   }
   draw(state, run);
   return run.parent_id || state.children.length > 0 ? state.element : null;

@@ -8,7 +8,7 @@ import { fill, h, notice } from './dom.js';
 export function workspacePanel(runId, changed) {
   const message = h('p', { role: 'alert', hidden: true });
   const body = h('div');
-  const element = h('section', { class: 'card', 'aria-label': 'Files', hidden: true }, h('h2', {}, 'Files'), message, body);
+  const element = h('section', { class: 'card', id: 'run-files', 'aria-label': 'Files', hidden: true }, h('h2', {}, 'Files'), message, body);
   let shownKey;
 
   async function show(run, stage) {
