@@ -349,7 +349,8 @@ describe('dashboard: MCP servers', () => {
     const note = page.locator('form.add-server [role=alert]');
     await expect.poll(() => note.textContent()).toMatch(/^broken was added but did not start: /);
     expect(await note.getAttribute('class')).toBe('notice error');
-    expect(await page.locator('tr[data-server="broken"] button', { hasText: 'Remove' }).count()).toBe(1);
+    // The list is read again after the note; wait for that read, not for a moment.
+    await page.locator('tr[data-server="broken"] button', { hasText: 'Remove' }).waitFor();
     expect(consoleErrors.filter((text) => text.includes('pattern'))).toEqual([]);
   });
 });

@@ -146,10 +146,10 @@ describe('dashboard: what a run came to', () => {
     expect(await grandchild.locator(':scope > .badge').textContent()).toBe('succeeded');
 
     const leafId = await grandchild.getAttribute('data-child');
+    const middleId = await child.getAttribute('data-child');
     await grandchild.locator(':scope > a').click();
     await page.waitForURL((url) => url.hash === `#/runs/${leafId}`);
     const parentLink = page.locator('.family a[data-parent]');
-    const middleId = await child.getAttribute('data-child');
     await expect.poll(() => parentLink.getAttribute('data-parent')).toBe(middleId);
     await parentLink.click();
     await page.locator(`.family a[data-parent="${top.id}"]`).click();

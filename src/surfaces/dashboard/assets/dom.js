@@ -38,16 +38,20 @@ export function clip(value, max = 120) {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** The exact time in the reader's locale; one formatter, as `toLocaleString` makes one per call. */
+const EXACT = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: 'short' });
+
 /** `3 min ago` for an ISO time or epoch ms; the exact time is the element's tooltip. `tickTimes` keeps it current. */
 export function when(time) {
   if (time === null || time === undefined) return h('span', {}, '–');
   const at = new Date(time);
-  return h('time', { datetime: at.toISOString(), title: at.toLocaleString(), 'data-relative': true }, relative(at));
+  return h('time', { datetime: at.toISOString(), title: EXACT.format(at), 'data-relative': true }, relative(at));
 }
 
 function relative(at) {
   const seconds = Math.round((Date.now() - at.getTime()) / 1000);
-  return seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : at.toLocaleDateString();
+  return seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : DAY.format(at);
 }
 
 /** Brings every relative time under `root` up to date (text written only where it changed). */
@@ -58,24 +62,44 @@ export function tickTimes(root) {
   }
 }
 
-/** What `syncRows` last built in each body: key → { row, data }. */
+/** What `syncRows` last built in each body: key → { row, item, data }. */
 const builtRows = new WeakMap();
 
-/** Replaces the rows of `body` by `items`, keyed by `key(item)`: a row whose data did not change stays (with its focus), others are built by `build(item)`. */
-export function syncRows(body, items, key, build) {
+/**
+ * Replaces the rows of `body` by `items`, keyed by `key(item)`: a row whose item is the same
+ * object, or has the same data, stays as it is (with its focus); a changed one is brought up
+ * to date in place by `update(row, item)` when given (the row stays, only what changed is
+ * redrawn), else built anew by `build(item)`. Rows move only when the order changed.
+ */
+export function syncRows(body, items, key, build, update) {
   const before = builtRows.get(body) ?? new Map();
   const after = new Map();
+  let replaced = false;
   const rows = items.map((item) => {
     const id = key(item);
-    const data = JSON.stringify(item);
     const old = before.get(id);
-    const row = old !== undefined && old.data === data ? old.row : build(item);
-    after.set(id, { row, data });
+    if (old !== undefined && old.item === item) {
+      after.set(id, old);
+      return old.row;
+    }
+    const data = JSON.stringify(item);
+    let row;
+    if (old !== undefined && old.data === data) row = old.row;
+    else if (old !== undefined && update !== undefined) {
+      update(old.row, item);
+      row = old.row;
+    } else {
+      row = build(item);
+      replaced ||= old !== undefined;
+    }
+    after.set(id, { row, item, data });
     return row;
   });
   builtRows.set(body, after);
-  const kept = new Set(rows);
-  for (const row of [...body.children]) if (!kept.has(row)) row.remove();
+  if (replaced || rows.length !== body.children.length || [...before.keys()].some((id) => !after.has(id))) {
+    const kept = new Set(rows);
+    for (const row of [...body.children]) if (!kept.has(row)) row.remove();
+  }
   let at = body.firstElementChild;
   for (const row of rows) {
     if (row === at) at = at.nextElementSibling;
@@ -90,9 +114,9 @@ export function duration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** A status word in its colour (`data-status` picks the colour in app.css). */
-export function badge(status) {
-  return h('span', { class: 'badge', 'data-status': status }, status);
+/** A status word in its colour (`data-status` picks the colour in app.css; `data-partial`: a success with failed optional stages). */
+export function badge(status, failedOptionalStages = 0) {
+  return h('span', { class: 'badge', 'data-status': status, 'data-partial': failedOptionalStages > 0 && status === 'succeeded' }, status);
 }
 
 /** Beside a status: how many stages failed while the run went on past them (nothing when none did). */

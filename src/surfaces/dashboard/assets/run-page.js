@@ -97,7 +97,7 @@ export async function renderRun(root, signal, runId) {
     document.title = `${run.workflow} · ${run.status} · weft`;
     fill(
       head,
-      h('h1', {}, run.workflow, ' ', badge(run.status), ' ', failedOptional(run.counts.failed_optional_stages), ' ', h('span', { class: 'mono muted run-id' }, run.id)),
+      h('h1', {}, run.workflow, ' ', badge(run.status, run.counts.failed_optional_stages), ' ', failedOptional(run.counts.failed_optional_stages), ' ', h('span', { class: 'mono muted run-id' }, run.id)),
       run.reason ? h('p', { class: 'reason' }, run.reason) : null,
       run.goal ? h('p', { class: 'goal' }, run.goal) : null,
       h(

@@ -3,7 +3,7 @@
 // "more" pages read by cursor, rows updated in place by the list's change stream (or — only
 // while that stream is down — by asking again every few seconds); and a form to start a run.
 import { api, errorText, followRunList } from './api.js';
-import { badge, clip, duration, failedOptional, h, notice, syncRows, when } from './dom.js';
+import { badge, clip, duration, failedOptional, fill, h, notice, syncRows, when } from './dom.js';
 import { bulkBar } from './bulk-actions.js';
 import { newRunForm } from './new-run-form.js';
 
@@ -159,7 +159,7 @@ export async function renderRuns(root, signal) {
     cancelAnimationFrame(frame);
     frame = undefined;
     // Only rows whose run changed are rebuilt, so focus stays and 200 rows cost no more than the change.
-    syncRows(rows, shownRuns, (run) => run.id, (run) => runRow(run, selected, bulk.update));
+    syncRows(rows, shownRuns, (run) => run.id, (run) => runRow(run, selected, bulk.update), updateRow);
     empty.hidden = shownRuns.length > 0;
     more.hidden = !cursor;
   }
@@ -220,25 +220,55 @@ export async function renderRuns(root, signal) {
   signal.addEventListener('abort', () => (clearInterval(timer), cancelAnimationFrame(frame)));
 }
 
+/**
+ * The row's cells, each with what it shows (`key`): a change of a run redraws only the cells
+ * whose key changed (status, stage, duration as it runs), never the whole row.
+ */
+const CELLS = [
+  { label: null, key: () => '', draw: (run, selected, changed) => selectBox(run, selected, changed) },
+  { label: 'Run', key: (run) => `${run.workflow}|${run.parent_id}`, draw: (run) => [h('a', { href: `#/runs/${run.id}` }, run.workflow), h('div', { class: 'muted mono' }, run.id), run.parent_id ? h('div', { class: 'muted' }, 'child of ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono' }, run.parent_id.slice(-8))) : null] },
+  {
+    label: 'Status',
+    key: (run) => `${run.status}|${run.archived}|${run.questions_pending}|${run.failed_optional_stages}`,
+    draw: (run) => [badge(run.status, run.failed_optional_stages), ' ', failedOptional(run.failed_optional_stages), run.archived ? h('span', { class: 'muted' }, ' archived') : null, run.questions_pending > 0 ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`) : null],
+  },
+  { label: 'Stage', className: 'mono', key: (run) => run.current_stage_id ?? '', draw: (run) => run.current_stage_id ?? '–' },
+  { label: 'Goal', key: (run) => `${run.goal_preview}|${JSON.stringify(run.labels)}`, draw: (run) => { const labels = Object.entries(run.labels ?? {}); return [clip(run.goal_preview ?? '', 80), labels.length > 0 ? h('div', { class: 'labels' }, labels.map(([key, value]) => h('span', { class: 'label mono' }, `${key}=${value}`))) : null]; } },
+  { label: 'Took', key: (run) => `${run.started_at}|${run.finished_at}|${run.terminal}`, draw: (run) => took(run) },
+  { label: 'Created', key: (run) => run.created_at, draw: (run) => when(run.created_at) },
+];
+
+/** What each row's cells show now: row → their keys. */
+const cellKeys = new WeakMap();
+
 function runRow(run, selected, changed) {
-  const link = h('a', { href: `#/runs/${run.id}` }, run.workflow);
-  const labels = Object.entries(run.labels ?? {});
+  const row = h(
+    'tr',
+    { 'data-run': run.id },
+    CELLS.map((cell) => h('td', { 'data-label': cell.label, class: cell.label === null ? 'select' : cell.className }, cell.draw(run, selected, changed))),
+  );
+  cellKeys.set(row, CELLS.map((cell) => cell.key(run)));
+  return row;
+}
+
+/** Brings `row` up to `run`, redrawing only the cells whose content changed. */
+function updateRow(row, run) {
+  const keys = cellKeys.get(row);
+  CELLS.forEach((cell, index) => {
+    const key = cell.key(run);
+    if (key === keys[index]) return;
+    keys[index] = key;
+    fill(row.cells[index], cell.draw(run));
+  });
+}
+
+function selectBox(run, selected, changed) {
   const toggle = (event) => {
     if (event.currentTarget.checked) selected.add(run.id);
     else selected.delete(run.id);
     changed();
   };
-  return h(
-    'tr',
-    { 'data-run': run.id },
-    h('td', { class: 'select' }, h('input', { type: 'checkbox', 'data-select': run.id, 'aria-label': `Select ${run.workflow} ${run.id}`, checked: selected.has(run.id), onchange: toggle })),
-    h('td', { 'data-label': 'Run' }, link, h('div', { class: 'muted mono' }, run.id), run.parent_id ? h('div', { class: 'muted' }, 'child of ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono' }, run.parent_id.slice(-8))) : null),
-    h('td', { 'data-label': 'Status' }, badge(run.status), ' ', failedOptional(run.failed_optional_stages), run.archived ? h('span', { class: 'muted' }, ' archived') : null, run.questions_pending > 0 ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`) : null),
-    h('td', { 'data-label': 'Stage', class: 'mono' }, run.current_stage_id ?? '–'),
-    h('td', { 'data-label': 'Goal' }, clip(run.goal_preview ?? '', 80), labels.length > 0 ? h('div', { class: 'labels' }, labels.map(([key, value]) => h('span', { class: 'label mono' }, `${key}=${value}`))) : null),
-    h('td', { 'data-label': 'Took' }, took(run)),
-    h('td', { 'data-label': 'Created' }, when(run.created_at)),
-  );
+  return h('input', { type: 'checkbox', 'data-select': run.id, 'aria-label': `Select ${run.workflow} ${run.id}`, checked: selected.has(run.id), onchange: toggle });
 }
 
 /** How long it ran (and, while it waits to start, that it waits). */
