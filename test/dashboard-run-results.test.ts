@@ -29,6 +29,9 @@ interface RunView {
   counts: { failed_optional_stages: number };
 }
 
+/** expect.poll waits 1 s by default; the page and the runner may take longer on a busy machine. */
+const POLL = { timeout: 60_000, interval: 100 };
+
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const answer = await callApi<T>(serve, method, path, body);
   if (answer.status >= 400) throw new Error(`${method} ${path} → ${answer.status}: ${JSON.stringify(answer.body)}`);
@@ -45,7 +48,7 @@ async function finished(id: string): Promise<RunView> {
     .poll(async () => {
       run = (await api<{ run: RunView }>('GET', `/runs/${id}`)).run;
       return ['succeeded', 'failed', 'cancelled'].includes(run.status);
-    })
+    }, POLL)
     .toBe(true);
   return run!;
 }
@@ -118,7 +121,7 @@ describe('dashboard: what a run came to', () => {
     await page.click('button[data-action="rerun-edit"]');
     const form = page.locator(`details.new-run[data-rerun="${first.id}"]`);
     const version = form.locator('#new-input-version');
-    await expect.poll(() => version.inputValue()).toBe('1.2.0');
+    await expect.poll(() => version.inputValue(), POLL).toBe('1.2.0');
     expect(await form.locator('#new-input-count').inputValue()).toBe('5');
     expect(await form.locator('#new-input-dry').isChecked()).toBe(true);
     expect(await form.locator('#new-goal').inputValue()).toBe('ship it');
@@ -150,7 +153,7 @@ describe('dashboard: what a run came to', () => {
     await grandchild.locator(':scope > a').click();
     await page.waitForURL((url) => url.hash === `#/runs/${leafId}`);
     const parentLink = page.locator('.family a[data-parent]');
-    await expect.poll(() => parentLink.getAttribute('data-parent')).toBe(middleId);
+    await expect.poll(() => parentLink.getAttribute('data-parent'), POLL).toBe(middleId);
     await parentLink.click();
     await page.locator(`.family a[data-parent="${top.id}"]`).click();
     await page.locator(`.family li[data-child="${middleId}"]`).waitFor();
@@ -190,10 +193,10 @@ describe('dashboard: what a run came to', () => {
     await page.clock.install({ time: created + 5_000 });
     await logIn();
     const time = page.locator(`tr[data-run="${run.id}"] time`);
-    await expect.poll(() => time.textContent()).toBe('just now');
+    await expect.poll(() => time.textContent(), POLL).toBe('just now');
     await page.clock.fastForward('03:00');
-    await expect.poll(() => time.textContent()).toBe('3 min ago');
+    await expect.poll(() => time.textContent(), POLL).toBe('3 min ago');
     await page.clock.fastForward('02:00:00');
-    await expect.poll(() => time.textContent()).toBe('2 h ago');
+    await expect.poll(() => time.textContent(), POLL).toBe('2 h ago');
   });
 });
