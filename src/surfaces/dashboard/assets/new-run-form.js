@@ -164,6 +164,8 @@ export function newRunForm(from) {
       const body = { workflow: workflow.value, auto_approve: autoApprove.checked, inputs: readInputs() };
       // Run again where the run ran (its workflow path may be absolute, which only its own folder allows).
       if (from) body.cwd = from.cwd;
+      // A workflow the list does not hold has no fields to edit its inputs in: they go as they were.
+      if (from && chosen() === undefined) body.inputs = from.inputs ?? {};
       const labelValues = readLabels();
       if (Object.keys(labelValues).length > 0) body.labels = labelValues;
       if (goal.value.trim()) body.goal = goal.value.trim();
