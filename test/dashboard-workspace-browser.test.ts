@@ -47,6 +47,11 @@ describe('the run page’s Files panel', () => {
     // The latest stage is shown: its checkpoint added one line to made.txt.
     await page.waitForSelector('section[aria-label="Files"] .files-summary:text("more@1: 1 file changed, +1 −0")');
     expect(await page.locator('section[aria-label="Files"] pre.diff').textContent()).toContain('+more');
+    // "What it produced" links the files the stages wrote (this run kept no artifact).
+    const produced = page.locator('section[aria-label="What it produced"]');
+    expect(await produced.locator('p.muted').textContent()).toBe('No artifacts: no tool output was cut short.');
+    await produced.locator('a[data-files-link]').click();
+    await expect.poll(() => page.locator('#run-files').evaluate((files) => (files as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top), { timeout: 30_000 }).toBeLessThan(50);
     await page.click(`tr[data-stage="make@1"] button`);
     await page.waitForSelector('section[aria-label="Files"] .files-summary:text("make@1: 1 file changed, +1 −0")');
     await page.click('section[aria-label="Files"] button[data-action="fork"]');
