@@ -15,6 +15,7 @@
  *
  *   node --import tsx bench/dashboard/dashboard-jank.bench.ts           (after `npm run build`)
  *   node --import tsx bench/dashboard/dashboard-jank.bench.ts --quick   (short window, numbers mean nothing)
+ *   … --top   (also prints where the page's busy time goes, by function, on stderr)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -28,6 +29,21 @@ import { REPO_ROOT } from '../lib/paths.js';
 import { formatNumber, machineInfo, markdownTable, writeResults } from '../lib/report.js';
 
 const QUICK = process.argv.includes('--quick');
+/** `--top`: where the busy time goes (self time per function of the page's profile), on stderr. */
+const TOP = process.argv.includes('--top');
+
+function printTopFunctions(profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] }): void {
+  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, index) => {
+    const frame = frames.get(id);
+    if (frame === undefined || frame.functionName === '(idle)') return;
+    const name = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').pop() ?? ''}:${frame.lineNumber + 1}`;
+    self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+  });
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+  process.stderr.write(`${top.map(([name, ms]) => `${ms.toFixed(0).padStart(7)} ms  ${name}`).join('\n')}\n\n`);
+}
 const RUNS = 240;
 const LIVE = 40;
 const WINDOW_MS = QUICK ? 3_000 : 15_000;
@@ -99,9 +115,10 @@ async function measure(context: BrowserContext, url: string, rows: number, churn
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.start');
     const changes = await churn(WINDOW_MS);
-    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
     const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
     const busyMs = profile.samples.reduce((sum, id, index) => sum + (idle.has(id) ? 0 : (profile.timeDeltas[index] ?? 0)), 0) / 1000;
+    if (TOP) printTopFunctions(profile);
     const { holds, entries } = await page.evaluate(() => {
       const globals = globalThis as unknown as PageGlobals;
       return { holds: globals.__holds, entries: globals.__longTasks.length };
