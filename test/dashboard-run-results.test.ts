@@ -3,8 +3,8 @@
  * its own runner, SQLite in a temp storage dir): a success with a failed optional stage
  * told apart from a clean one (list and run page, from the API's count), Run again with
  * edited inputs, the tree of child and grandchild runs with links both ways, the artifacts
- * a run kept (view and download) beside its Files, and relative times that tick under a
- * clock the test moves. Every wait is on a condition, never on time.
+ * a run kept (view and download) beside its Files, keyboard focus kept when what held it
+ * goes away, and relative times that tick under a clock the test moves. Every wait is on a condition, never on time.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,6 +72,7 @@ beforeAll(async () => {
   write('top.toml', '[nodes.spawn]\nkind = "child"\nworkflow = "middle.toml"\n');
   write('middle.toml', '[nodes.spawn]\nkind = "child"\nworkflow = "leaf.toml"\n');
   write('leaf.toml', '[nodes.hello]\nkind = "command"\nrun = "echo leaf"\n');
+  write('ask.toml', '[nodes.ask]\nkind = "human"\nquestion = "Go on?"\ntype = "yes_no"\nnext = "hold"\n\n[nodes.hold]\nkind = "command"\nrun = "while [ ! -f hold.gate ]; do sleep 0.05; done"\n');
   // 40,000 lines are past the 100 KiB output budget: the whole output is kept as an artifact.
   write('dump.toml', '[nodes.dump]\nkind = "tool"\ntool = "shell"\nargs = { command = "seq 1 40000" }\n');
 });
@@ -183,6 +184,33 @@ describe('dashboard: what a run came to', () => {
     expect((await page.request.get(`${serve.url}/api/v1/runs/${run.id}/artifacts/1`)).status()).toBe(404);
     expect((await callApi(serve, 'GET', `/runs/${run.id}/artifacts/x`)).status).toBe(400);
     expect((await fetch(`${serve.url}${view}`)).status).toBe(401);
+  });
+
+  it('keeps keyboard focus on the page when an answered question or a pressed button goes away', async () => {
+    const run = await createRun('ask.toml');
+    await logIn();
+    await page.goto(`${serve.url}/#/runs/${run.id}`);
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string; dataset: { action?: string } } | null } }).document.activeElement;
+        return active === null ? 'none' : `${active.tagName}:${active.dataset.action ?? active.textContent}`;
+      });
+    const yes = page.locator('.question button', { hasText: 'Yes' });
+    await yes.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('tr[data-stage="hold@1"]').waitFor();
+    await expect.poll(focused, POLL).toBe('H2:Stages');
+
+    await page.locator('button[data-action="interrupt"]').focus();
+    await page.keyboard.press('Enter');
+    await badge('paused').waitFor();
+    await expect.poll(focused, POLL).toBe('BUTTON:resume');
+    await page.keyboard.press('Enter');
+    await badge('running').waitFor();
+    writeFileSync(join(serve.dir, 'hold.gate'), '');
+    await badge('succeeded').waitFor();
+    // Through both changes of the buttons offered (running, then succeeded) focus stayed in the toolbar.
+    await expect.poll(focused, POLL).toBe('BUTTON:rerun');
   });
 
   // Last in the file: the clock is the browser context's, which the file's pages share.

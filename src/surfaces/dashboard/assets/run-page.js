@@ -34,6 +34,8 @@ export async function renderRun(root, signal, runId) {
   const questions = h('div', { class: 'questions', 'aria-live': 'polite' });
   const graph = h('div', { class: 'graph', id: 'run-graph', onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node) });
   const stageRows = h('tbody');
+  // Never redrawn: where focus goes when what held it (an answered question) is gone.
+  const stagesHeading = h('h2', { tabindex: '-1' }, 'Stages');
   const detail = h('div');
   const files = workspacePanel(runId, () => refresh());
   const live = h('span', { class: 'live', id: 'events-live' }, 'connecting');
@@ -55,7 +57,7 @@ export async function renderRun(root, signal, runId) {
         rerun,
         messages.element,
         questions,
-        h('section', { class: 'card', 'aria-label': 'Stages' }, h('h2', {}, 'Stages'), h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
+        h('section', { class: 'card', 'aria-label': 'Stages' }, stagesHeading, h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
         detail,
         panels,
         files.element,
@@ -114,13 +116,23 @@ export async function renderRun(root, signal, runId) {
     );
     // The buttons are rebuilt only when the set offered changes, so a focused one keeps its focus.
     const key = actionKey(current);
-    if (key !== shownActions) fill(actions, actionBar(current, refresh, editAgain));
+    if (key !== shownActions) {
+      // A button pressed by keyboard that changed the run must not drop focus to the page's body.
+      const pressed = actions.contains(document.activeElement) ? document.activeElement.dataset.action : undefined;
+      fill(actions, actionBar(current, refresh, editAgain));
+      if (pressed !== undefined) focusFirst(actions.querySelector(`[data-action="${pressed}"]`), actions.querySelector('button'), stagesHeading);
+    }
     shownActions = key;
     messages.update();
     // A form stays while its question is pending, so what a person has typed or ticked survives updates.
     const shown = new Map([...questions.children].map((form) => [form.dataset.question, form]));
     const forms = pending.map((question) => shown.get(question.id) ?? questionForm(run.id, question, refresh));
-    if (forms.length !== questions.children.length || forms.some((form, index) => questions.children[index] !== form)) fill(questions, forms);
+    if (forms.length !== questions.children.length || forms.some((form, index) => questions.children[index] !== form)) {
+      // Answering by keyboard removes the form in focus: focus goes on to the next question, else to the run's buttons.
+      const answering = questions.contains(document.activeElement);
+      fill(questions, forms);
+      if (answering && !questions.contains(document.activeElement)) focusFirst(questions.querySelector('button, input, textarea'), stagesHeading);
+    }
     const waiting = new Set(pending.map((question) => question.stage_id));
     const selected = shownStage()?.stage_id;
     syncRows(stageRows, stages.map((stage) => ({ ...stage, waiting: waiting.has(stage.stage_id), selected: stage.stage_id === selected })), (stage) => stage.stage_id, stageRow);
@@ -193,6 +205,11 @@ export async function renderRun(root, signal, runId) {
       else if (event.stage_id !== undefined && event.stage_id === shownStage()?.stage_id) renderDetail();
     },
   });
+}
+
+/** Focuses the first of `candidates` that is on the page. */
+function focusFirst(...candidates) {
+  candidates.find((element) => element?.isConnected)?.focus();
 }
 
 function legend() {
