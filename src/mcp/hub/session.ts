@@ -8,13 +8,13 @@ import type { Client, Implementation } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { createClient, type ClientEvents } from './client-factory.js';
-import { DirectToolCalls } from './direct-tool-calls.js';
+import { DirectToolCalls } from '../fast-path/direct-tool-calls.js';
 import { discover, type Discovery } from './discovery.js';
 import { StartupTimeout, describeStartupFailure } from './startup-failure.js';
 import { createTransport, localProcess, type BuiltTransport, type TransportDeps } from './transport-factory.js';
 import type { McpHubHandlers } from './types.js';
-import { WeftClient } from './weft-client.js';
-import { mcpFastPath } from './fast-path.js';
+import { WeftClient } from '../fast-path/weft-client.js';
+import { mcpFastPath } from '../fast-path/fast-path-switch.js';
 
 export interface SessionParts {
   client: Client;
