@@ -31,7 +31,7 @@ export function parsePort(value: string): number {
 
 /** The storage dir; `prepare` checks (and creates) it, for the commands that keep state there. */
 async function storageDirOf(command: Command, prepare = false): Promise<string> {
-  const { prepareStorageDir, resolveStorageDir } = await import('../../../app/storage-dir.js');
+  const { prepareStorageDir, resolveStorageDir } = await import('../../../app/host/storage-dir.js');
   const dir = resolveStorageDir(globalOptions(command).storageDir, process.env);
   return prepare ? prepareStorageDir(dir) : dir;
 }
@@ -99,7 +99,7 @@ export function registerMcpServerCommands(mcp: Command): void {
     .action(async (options: { client: string }, command: Command) => {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(options.client)) throw new WeftError('USAGE', `--client must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${options.client}'.`);
-      const { weftBinPath } = await import('../../../app/weft-bin.js');
+      const { weftBinPath } = await import('../../../app/host/weft-bin.js');
       const entry = config.buildClientEntry(options.client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
       if (options.client === 'codex') {
         process.stdout.write(`${(await import('../../../app/services/codex-config.js')).codexConfigBlock(entry)}\n`);
@@ -118,7 +118,7 @@ export function registerMcpServerCommands(mcp: Command): void {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(client)) throw new WeftError('USAGE', `<client> must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${client}'.`);
       if (options.scope !== 'user' && options.scope !== 'project') throw new WeftError('USAGE', `--scope must be 'user' or 'project', not '${options.scope}'.`);
-      const { weftBinPath } = await import('../../../app/weft-bin.js');
+      const { weftBinPath } = await import('../../../app/host/weft-bin.js');
       const home = homedir();
       const global = globalOptions(command);
       const file = config.clientConfigFile(client, options.scope, { home, cwd: resolve(global.cwd ?? process.cwd()), ...(process.env.CODEX_HOME ? { codexHome: process.env.CODEX_HOME } : {}) });

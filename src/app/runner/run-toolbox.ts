@@ -8,21 +8,21 @@
  * and removed at runtime (the store's catalogue) join and leave the hub while the run goes on.
  */
 import { homedir } from 'node:os';
-import type { Logger } from '../core/logger.js';
-import { loadMcpServerConfigs, localMcpJsonFile } from '../mcp/config/index.js';
-import type { McpServerConfig } from '../mcp/config/index.js';
-import { McpHub, toolPatternMayName } from '../mcp/hub/index.js';
-import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
-import type { Workflow } from '../runs/workflow/index.js';
-import type { ArtifactSink } from '../tools/artifact-sink.js';
-import { buildToolbox } from '../tools/toolbox.js';
-import type { RunStore } from '../runs/store/run-store.js';
-import { runtimeServerConfig } from './services/mcp-registry.js';
-import { runHubHandlers } from './mcp-host/run-bridges.js';
+import type { Logger } from '../../core/logger.js';
+import { loadMcpServerConfigs, localMcpJsonFile } from '../../mcp/config/index.js';
+import type { McpServerConfig } from '../../mcp/config/index.js';
+import { McpHub, toolPatternMayName } from '../../mcp/hub/index.js';
+import type { RunToolboxFactory } from '../../runs/engine/stage-context.js';
+import type { Workflow } from '../../runs/workflow/index.js';
+import type { ArtifactSink } from '../../tools/artifact-sink.js';
+import { buildToolbox } from '../../tools/toolbox.js';
+import type { RunStore } from '../../runs/store/run-store.js';
+import { runtimeServerConfig } from '../services/mcp-registry.js';
+import { runHubHandlers } from '../mcp-host/run-bridges.js';
 import { followRuntimeServers } from './runtime-mcp-follower.js';
 import type { RunSettings } from './run-settings.js';
-import type { Settings } from '../core/settings/settings.js';
-import type { RunRecord } from '../runs/model/run-record.js';
+import type { Settings } from '../../core/settings/settings.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
 
 export function runToolboxFactory(params: {
   storageDir: string;
