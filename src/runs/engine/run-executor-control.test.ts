@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, finishedStages, statusChanges, type EngineKit } from '../../../test/kits/engine-kit.js';
+import { createEngineKit, finishedStages, runToEnd, statusChanges, type EngineKit } from '../../../test/kits/engine-kit.js';
 
 let kit: EngineKit;
 beforeEach(async () => {
@@ -12,11 +12,8 @@ afterEach(async () => {
   await kit.close();
 });
 
-async function runWorkflow(toml: string, request: { inputs?: Record<string, unknown> } = {}) {
-  const file = await kit.write('wf.toml', toml);
-  const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, ...request });
-  await kit.runUntilIdle();
-  return { run: await kit.service.get(run.id), events: await kit.events(run.id) };
+function runWorkflow(toml: string, request: { inputs?: Record<string, unknown> } = {}) {
+  return runToEnd(kit, toml, request);
 }
 
 describe('RunExecutor: questions, children, tools and control', () => {

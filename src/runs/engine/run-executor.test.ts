@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngineKit, finishedStages, statusChanges, type EngineKit } from '../../../test/kits/engine-kit.js';
+import { createEngineKit, finishedStages, runToEnd, statusChanges, type EngineKit } from '../../../test/kits/engine-kit.js';
 
 let kit: EngineKit;
 beforeEach(async () => {
@@ -11,11 +11,8 @@ afterEach(async () => {
   await kit.close();
 });
 
-async function runWorkflow(toml: string, request: { inputs?: Record<string, unknown> } = {}) {
-  const file = await kit.write('wf.toml', toml);
-  const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, ...request });
-  await kit.runUntilIdle();
-  return { run: await kit.service.get(run.id), events: await kit.events(run.id) };
+function runWorkflow(toml: string, request: { inputs?: Record<string, unknown> } = {}) {
+  return runToEnd(kit, toml, request);
 }
 
 describe('RunExecutor', () => {

@@ -3,34 +3,14 @@
  * pair sessions (`RUN_EVENT` in `../event-types.ts`, which maps each type to its payload).
  */
 import type { JsonObject, JsonValue } from '../json.js';
+import type { RunSpec } from '../run-record.js';
 import type { QuestionKind } from '../question.js';
 import type { RunStatus } from '../run-status.js';
-import type { RunOrigin, RunWorkspace } from '../run-workspace.js';
 import type { PairEndReason } from '../event-types.js';
 import type { BudgetLimitsPayload } from './budget-payloads.js';
 
-export interface RunCreatedPayload {
-  workflow: string;
-  workflowPath: string;
-  goal: string;
-  inputs: JsonObject;
-  labels: Record<string, string>;
-  parentId?: string;
-  autoApprove: boolean;
-  dryRun: boolean;
-  model?: string;
-  cwd: string;
-  /** A keyed hash of the creator's environment (never the values); see `RunSpec.envFingerprint`. */
-  envFingerprint?: string;
-  /** The budget given when the run was created (`--budget`, `budget`); its fields win over the workflow's `[run.budget]`. */
-  budget?: RunBudgetPayload;
-  /** Claim order, higher first (-100 … 100); absent is 0. */
-  priority?: number;
-  /** The resolved workspace (see `RunSpec.workspace`). */
-  workspace?: RunWorkspace;
-  /** See `RunSpec.origin`. */
-  origin?: RunOrigin;
-}
+/** What the run was created with (its `RunSpec` but the id and time, which the event carries), and its parent. */
+export type RunCreatedPayload = Omit<RunSpec, 'id' | 'createdAt'> & { parentId?: string };
 
 /** A run's own budget: limits and what happens at 100 %. */
 export type RunBudgetPayload = BudgetLimitsPayload & { onExceeded?: 'pause' | 'fail' };
