@@ -5,6 +5,8 @@
  * differ in how a lone request's answer travels (weft: one JSON body; the SDK: an SSE
  * stream), which is how the test tells that the switch reached the server.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, startHttp, type HttpServer, type Workspace } from './helpers/mcp-server-kit.js';
 
@@ -19,17 +21,23 @@ async function post(server: HttpServer, body: unknown, sessionId?: string): Prom
   return { status: response.status, type: response.headers.get('content-type') ?? '', sessionId: response.headers.get('mcp-session-id'), text: await response.text() };
 }
 
-const PATHS: { path: string; env: Record<string, string>; answers: string }[] = [
+const PATHS: { path: string; env: Record<string, string>; settings?: string; answers: string }[] = [
   { path: 'the fast path', env: {}, answers: 'application/json' },
   { path: 'the plain SDK path', env: { WEFT_MCP_FAST_PATH: '0' }, answers: 'text/event-stream' },
+  { path: 'the plain SDK path by setting ([mcp] fast_path = false)', env: {}, settings: '[mcp]\nfast_path = false\n', answers: 'text/event-stream' },
+  { path: 'the fast path, the variable winning over the setting', env: { WEFT_MCP_FAST_PATH: '1' }, settings: '[mcp]\nfast_path = false\n', answers: 'application/json' },
 ];
 
-describe.each(PATHS)('weft mcp start --http on $path', ({ env, answers }) => {
+describe.each(PATHS)('weft mcp start --http on $path', ({ env, settings, answers }) => {
   let ws: Workspace;
   let server: HttpServer;
 
   beforeAll(async () => {
     ws = makeWorkspace();
+    if (settings !== undefined) {
+      mkdirSync(ws.storageDir, { recursive: true });
+      writeFileSync(join(ws.storageDir, 'settings.toml'), settings);
+    }
     server = await startHttp(ws, ['--no-auth'], env);
   });
 

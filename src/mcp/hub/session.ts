@@ -44,6 +44,8 @@ export class ConnectFailure extends Error {
 export interface SessionDeps extends TransportDeps {
   handlers: McpHubHandlers;
   clientVersion: string;
+  /** `[mcp] fast_path` from the settings; `WEFT_MCP_FAST_PATH` wins over it (`fast-path-switch.ts`). */
+  fastPath?: boolean | undefined;
 }
 
 export interface OpenSessionOptions {
@@ -75,7 +77,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     handlers: deps.handlers,
     samplingEnabled: config.sampling,
     configFile: config.source.file,
-    fastPath: mcpFastPath(deps.env),
+    fastPath: mcpFastPath(deps.env, deps.fastPath),
     serverLogger: options.serverLogger,
     events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy), callOrigin: () => events.callOrigin() },
   });

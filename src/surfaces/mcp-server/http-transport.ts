@@ -40,7 +40,7 @@ export interface HttpServeOptions {
   /** What 2026-era `subscriptions/listen` streams watch the store with. */
   deps: McpServerDeps;
   onError: (error: Error) => void;
-  /** weft's own session transport (default: the `WEFT_MCP_FAST_PATH` switch) or, false, the SDK's. */
+  /** `[mcp] fast_path`: weft's own session transport or, false, the SDK's; `WEFT_MCP_FAST_PATH` wins over it. */
   fastPath?: boolean;
 }
 
@@ -109,7 +109,7 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
   const hosts = allowedHostnames(options.host, options.allowedHosts);
   const authorized = options.token === undefined ? () => true : bearerCheck(options.token);
   const sessions = new Map<string, Session>();
-  const fastPath = options.fastPath ?? mcpFastPath(process.env);
+  const fastPath = mcpFastPath(process.env, options.fastPath);
   const modern = createMcpHandler(() => options.factory('modern').server, { legacy: 'reject', onerror: options.onError });
   const listens = new ListenWatches(options.deps, (uri) => modern.notify.resourceUpdated(uri));
 

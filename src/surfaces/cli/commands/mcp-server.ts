@@ -46,6 +46,8 @@ async function start(options: StartOptions, command: Command): Promise<void> {
   const token = options.http && options.auth ? await mcpServer.loadServerToken(storageDir, process.env) : undefined;
 
   const global = globalOptions(command);
+  // Over HTTP, `[mcp] fast_path` picks the session transport (stdio has no fast-path piece to turn off).
+  const fastPath = options.http ? (await (await import('../../../core/settings/settings.js')).loadSettings({ storageDir, workspaceRoot: resolve(global.cwd ?? process.cwd()) })).mcpFastPath : undefined;
   let host: Promise<WeftApp> | undefined;
   // The app of --cwd (its settings pick the store), built on the first call that needs runs.
   const openHost = () => (host ??= openApp(command));
@@ -59,7 +61,7 @@ async function start(options: StartOptions, command: Command): Promise<void> {
           runs: async () => (await openHost()).runs(),
           cwd: resolve(global.cwd ?? process.cwd()),
           version,
-          ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost } } : {}),
+          ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost, ...(fastPath === undefined ? {} : { fastPath }) } } : {}),
           onListening: (url) => {
             const auth = !token ? 'no authentication' : token.source === 'env' ? `bearer token from ${mcpServer.TOKEN_ENV}` : `bearer token in ${token.file}${token.source === 'created' ? ' (new)' : ''}`;
             process.stderr.write(`weft MCP server listening on ${url} (${auth})\n`);
