@@ -34,7 +34,7 @@ const result = await build({
   external,
   splitting: true,
   // The SDK server's Node shim loads ajv eagerly; weft's loads it on first use (see the file).
-  alias: { '@modelcontextprotocol/server/_shims': './src/surfaces/mcp-server/sdk-shims.ts' },
+  alias: { '@modelcontextprotocol/server/_shims': './src/surfaces/mcp-server/fast-path/sdk-shims.ts' },
   sourcemap: 'linked',
   logLevel: 'warning',
   write: false,

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bubblewrapProvider } from '../src/core/sandbox/index.js';
-import { runSandboxFactory } from '../src/app/run-sandbox.js';
+import { runSandboxFactory } from '../src/app/runner/run-sandbox.js';
 import { loadSettings } from '../src/core/settings/settings.js';
 import { validateWorkflowText } from '../src/runs/workflow/index.js';
 import { createEngineKit, type EngineKit } from './kits/engine-kit.js';

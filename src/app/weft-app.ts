@@ -12,7 +12,7 @@ import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/lo
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
 import type { Worker } from '../runs/engine/worker.js';
-import { workspaceHost } from './workspace-host.js';
+import { workspaceHost } from './host/workspace-host.js';
 import type { WorkspaceHost } from '../runs/engine/run-files.js';
 import type { RunService } from './services/run-service.js';
 import type { WorkspaceService } from './services/workspace-service.js';
@@ -20,7 +20,7 @@ import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpRegistry } from './services/mcp-registry.js';
 import type { McpService } from './services/mcp-service.js';
 import type { MigrationReport } from './services/store-migration.js';
-import { prepareStorageDir, resolveStorageDir } from './storage-dir.js';
+import { prepareStorageDir, resolveStorageDir } from './host/storage-dir.js';
 import type { TerminalPrompter } from './mcp-host/terminal-prompter.js';
 import type { ToolService } from './services/tool-service.js';
 import { registerExporterHeaderSecrets, startTracingIfWanted } from './telemetry/tracing-setup.js';
@@ -121,7 +121,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const opened = once(async () => {
-    const { openStore } = await import('./open-store.js');
+    const { openStore } = await import('./host/open-store.js');
     return openStore({ storageDir, env, settings, logger });
   });
   const store = { get: async () => (await opened.get()).store, built: async () => (await opened.built())?.store };
@@ -131,7 +131,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       const { RunService } = await import('./services/run-service.js');
       return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
     }
-    const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./runner-launcher.js'), import('./environment-fingerprint.js')]);
+    const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./host/runner-launcher.js'), import('./host/environment-fingerprint.js')]);
     const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
@@ -172,12 +172,12 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         import('../runs/engine/worker.js'),
         import('../runs/engine/runner-id.js'),
         import('../agent/index.js'),
-        import('./run-toolbox.js'),
-        import('./run-settings.js'),
+        import('./runner/run-toolbox.js'),
+        import('./runner/run-settings.js'),
         import('../core/ids.js'),
-        import('./environment-fingerprint.js'),
+        import('./host/environment-fingerprint.js'),
         import('../mcp/oauth/stored-token-headers.js'),
-        import('./run-sandbox.js'),
+        import('./runner/run-sandbox.js'),
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);

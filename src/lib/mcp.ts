@@ -7,7 +7,7 @@
  * @module weft-runtime/mcp
  */
 // The hub and the MCP SDK load on connect, so importing this entry stays cheap.
-import type { McpToolbox } from '../app/mcp-toolbox.js';
+import type { McpToolbox } from '../app/mcp-host/mcp-toolbox.js';
 import type { LogLevel } from '../core/logger.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { McpConfigProblem } from '../mcp/config/index.js';
@@ -97,7 +97,7 @@ export class McpClient {
   static async connect(options: McpClientOptions = {}): Promise<McpClient> {
     const cwd = options.cwd ?? process.cwd();
     const { askApproval, ...rest } = options;
-    const { createMcpToolbox } = await import('../app/mcp-toolbox.js');
+    const { createMcpToolbox } = await import('../app/mcp-host/mcp-toolbox.js');
     const toolbox = await createMcpToolbox({
       ...rest,
       cwd,
@@ -135,7 +135,7 @@ export class McpClient {
 
   /** Adds a server while connected; resolves with its status once connected or failed. */
   async addServer(name: string, entry: Record<string, unknown>): Promise<McpServerStatus> {
-    const { configsFromObjects } = await import('../app/mcp-toolbox.js');
+    const { configsFromObjects } = await import('../app/mcp-host/mcp-toolbox.js');
     const [config] = configsFromObjects(this.#cwd, { [name]: entry }, this.#toolbox.env, this.#toolbox.logger);
     return this.#toolbox.hub.addServer(config!);
   }

@@ -4,7 +4,10 @@
  * its named suites `core`, `extensions`, `backcompat` and `draft` one after another, which
  * together are `--suite all` (a test checks that nothing is left out) — on Node 20 through
  * the `fs.globSync` loader hook, with results in a temp dir, and asserts each passes
- * against `expected-failures.yml`. Also pins the loader hook itself.
+ * against `expected-failures.yml`. The `core` suite (initialize, tools/call, elicitation,
+ * SSE retry: what the hub's client does outside OAuth) runs again on the plain SDK path
+ * (`WEFT_MCP_FAST_PATH=0`: the SDK's own `Client`), with the same expectations. Also pins
+ * the loader hook itself.
  */
 import nodeFs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,8 +96,8 @@ function scenarioReport(outDir: string, scenario: string): string {
   return [`${scenario}:`, ...lines, '  client stderr:', readFileSync(join(parent, dir, 'stderr.txt'), 'utf8').trim()].join('\n');
 }
 
-function conformance(args: string[], cwd: string): Promise<Finished> {
-  return run(['--import', REGISTER_HOOK, CONFORMANCE_CLI, ...args], cwd);
+function conformance(args: string[], cwd: string, env?: Record<string, string | undefined>): Promise<Finished> {
+  return runNode(['--import', REGISTER_HOOK, CONFORMANCE_CLI, ...args], { cwd, ...(env === undefined ? {} : { env }) });
 }
 
 /** Every client scenario the installed suite knows (`conformance list --client`). */
@@ -120,8 +123,9 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  it.each(SUITES)('suite %s passes against the expected-failures baseline', async (suite) => {
-    const outDir = join(tmp, `results-${suite}`);
+  /** Runs one named suite of client scenarios and checks it against the baseline; returns scenario → passed. */
+  async function runSuite(suite: string, name: string, env?: Record<string, string | undefined>): Promise<Map<string, boolean>> {
+    const outDir = join(tmp, `results-${name}`);
     // The launcher lowers the priority of every client but sse-retry's, whose reconnect is timed.
     const command = [process.execPath, LAUNCHER, adapter];
     // The CLI splits --command on spaces.
@@ -130,6 +134,7 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     const result = await conformance(
       ['client', '--command', command.join(' '), '--suite', suite, '--timeout', String(SCENARIO_TIMEOUT_MS), '--expected-failures', BASELINE, '-o', outDir],
       tmp,
+      env,
     );
     const elapsedMs = Date.now() - startedAt;
     const results = summary(result.stdout);
@@ -139,12 +144,22 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     expect(result.stdout).toContain('Baseline check passed: all failures are expected.');
     const declared = new RegExp(`Running ${suite} suite \\((\\d+) scenarios\\)`).exec(result.stdout);
     expect(Number(declared?.[1])).toBe(results.size);
-    for (const [scenario, ok] of results) ran.set(scenario, ok);
     // Results land in the temp dir, `auth/x` scenarios under `auth/`.
     for (const scenario of results.keys()) {
       const [folder, name] = scenario.includes('/') ? [join(outDir, scenario.split('/')[0]!), scenario.split('/')[1]!] : [outDir, scenario];
       expect(readdirSync(folder)).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${name}-`))]));
     }
+    return results;
+  }
+
+  it.each(SUITES)('suite %s passes against the expected-failures baseline', async (suite) => {
+    for (const [scenario, ok] of await runSuite(suite, suite)) ran.set(scenario, ok);
+  }, SCENARIO_TIMEOUT_MS + 60_000);
+
+  it('suite core passes the same on the plain SDK path (WEFT_MCP_FAST_PATH=0)', async () => {
+    const plain = await runSuite('core', 'core-plain-sdk', { ...process.env, WEFT_MCP_FAST_PATH: '0' });
+    const onFastPath = [...ran].filter(([scenario]) => plain.has(scenario));
+    expect([...plain].sort()).toEqual(onFastPath.sort());
   }, SCENARIO_TIMEOUT_MS + 60_000);
 
   it('ran every client scenario the suite has: the ones weft supports passed, only baseline entries failed', async () => {

@@ -3,7 +3,9 @@
  * The suite's client sends no headers, so the server runs with `--no-auth` (allowed only
  * on a loopback host); DNS-rebinding protection stays on. The generic scenarios must
  * pass; the ones that call the reference server's fixtures are listed, with reasons, in
- * `server-expected-failures.yml`.
+ * `server-expected-failures.yml`. Run on weft's MCP fast path and on the plain SDK path
+ * (`WEFT_MCP_FAST_PATH=0`: the SDK's session transport and JSON Schema validator), with the
+ * same expectations.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +28,11 @@ function run(args: string[], cwd: string): Promise<Finished> {
   return runNode(args, { cwd });
 }
 
+const PATHS = [
+  { path: 'the fast path', env: { ...process.env, WEFT_MCP_FAST_PATH: undefined } },
+  { path: 'the plain SDK path', env: { ...process.env, WEFT_MCP_FAST_PATH: '0' } },
+];
+
 /** `✓ name: 1 passed, 0 failed` lines of the summary: scenario → passed. */
 function summary(stdout: string): Map<string, boolean> {
   const lines = stdout.slice(stdout.indexOf('=== SUMMARY ==='));
@@ -36,7 +43,7 @@ function baselineScenarios(): string[] {
   return [...readFileSync(BASELINE, 'utf8').matchAll(/^\s+-\s+(\S+)/gm)].map((match) => match[1] ?? '');
 }
 
-describe('MCP conformance suite, server scenarios, against weft mcp start --http', () => {
+describe.each(PATHS)('MCP conformance suite, server scenarios, against weft mcp start --http on $path', ({ env }) => {
   let tmp: string;
   let server: ChildProcess;
   let result: Finished;
@@ -44,7 +51,7 @@ describe('MCP conformance suite, server scenarios, against weft mcp start --http
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'weft-conformance-server-'));
-    server = spawn(process.execPath, [WEFT_BIN, '--storage-dir', join(tmp, 'store'), 'mcp', 'start', '--http', '--port', '0', '--no-auth'], { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [WEFT_BIN, '--storage-dir', join(tmp, 'store'), 'mcp', 'start', '--http', '--port', '0', '--no-auth'], { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] });
     const url = await new Promise<string>((done, fail) => {
       server.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
         serverLog += chunk;

@@ -113,6 +113,14 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
   return kit;
 }
 
+/** Runs the workflow (TOML, written as `wf.toml`) to the end, auto-approved: the run as it ended and its events. */
+export async function runToEnd(kit: EngineKit, toml: string, request: { inputs?: Record<string, unknown> } = {}): Promise<{ run: RunRecord; events: RunEvent[] }> {
+  const file = await kit.write('wf.toml', toml);
+  const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, ...request });
+  await kit.runUntilIdle();
+  return { run: await kit.service.get(run.id), events: await kit.events(run.id) };
+}
+
 /** `[stageId, status]` of every finished stage, in order. */
 export function finishedStages(events: readonly RunEvent[]): [string, string][] {
   return events.filter((event) => event.type === 'stage-finished').map((event) => [event.stageId ?? '', String(event.payload.status)]);

@@ -240,6 +240,7 @@ export class McpService {
       env: this.#deps.env,
       logger: this.#deps.logger.child('mcp'),
       clientVersion: this.#deps.clientVersion,
+      fastPath: this.#deps.settings.mcpFastPath,
       oauth: { storageDir: this.#deps.storageDir },
       ...(this.#deps.handlers ? { handlers: this.#deps.handlers } : {}),
     });

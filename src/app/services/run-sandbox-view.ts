@@ -6,7 +6,7 @@ import { loadSettings } from '../../core/settings/settings.js';
 import { describeSandboxRules, type SandboxRules } from '../../core/sandbox/index.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
-import { runSandboxRules } from '../run-sandbox.js';
+import { runSandboxRules } from '../runner/run-sandbox.js';
 
 export interface RunSandboxView {
   sandboxed: boolean;

@@ -29,7 +29,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { RunEventFanout, type EventFollower } from './run-event-fanout.js';
 import { RunListFanout, type ListFollower } from './run-list-fanout.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
-import { isStoreOutage, OUTAGE_RETRY_MS } from './store-outage.js';
+import { isOrphaned, waitForRuns } from './run-waiter.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
@@ -51,13 +51,6 @@ export interface RunServiceDeps {
   /** The app's logger: the live fan-outs report their read failures to it. Default: silent. */
   logger?: Logger;
 }
-
-/**
- * How soon a waiter looks again at a run nobody executes, after waking the runners for it:
- * a runner that is still booting writes nothing, and one that failed to start must be
- * started again.
- */
-const ORPHAN_RECHECK_MS = 1000;
 
 function notFound(id: string): WeftError {
   return new WeftError('RUN_NOT_FOUND', `No run with id ${id}. List runs with 'weft ps --all'.`, { data: { runId: id } });
@@ -313,10 +306,7 @@ export class RunService {
 
   /**
    * Resolves when every run is terminal, or when `timeoutMs` passes or `signal` aborts
-   * (`timedOut: true`). Wakes on the store's change notices (runners write from other
-   * processes), not by polling; the only timers are the deadline and the moments a
-   * runner's lease runs out, when nobody writes but the run needs a new runner.
-   * `returnEarly` ends the wait sooner (`timedOut: false`), e.g. when a run needs a person.
+   * (`timedOut: true`); `returnEarly` ends the wait sooner. See `run-waiter.ts`.
    */
   async wait(
     refs: readonly string[],
@@ -325,41 +315,8 @@ export class RunService {
     onChange?: (runs: RunRecord[]) => void,
     returnEarly?: (runs: readonly RunRecord[]) => boolean,
   ): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
-    const deadline = this.#deps.clock() + timeoutMs;
-    // Watching starts before the first read, so a run that ends between a read and the wait after it is not missed.
-    const changes = this.changes();
-    // A wait that reports nothing along the way needs to look again only when a run may have moved to another status (or lost its runner).
-    const statuses = onChange === undefined && returnEarly === undefined ? new Map<string, RunStatus>() : undefined;
-    try {
-      let ids = refs;
-      let previous = '';
-      for (;;) {
-        let runs: RunRecord[];
-        try {
-          runs = await Promise.all(ids.map((id) => this.get(id)));
-        } catch (error) {
-          // The store is coming back (a restart, a network cut): a waiter keeps waiting until its deadline.
-          const left = deadline - this.#deps.clock();
-          if (!isStoreOutage(error) || left <= 0 || signal?.aborted) throw error;
-          await changes.next(Math.min(left, OUTAGE_RETRY_MS), signal);
-          continue;
-        }
-        for (const run of runs) statuses?.set(run.id, run.status);
-        if (ids === refs) changes.follow(runs.map((run) => run.id), statuses);
-        ids = runs.map((run) => run.id);
-        const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
-        if (key !== previous) onChange?.(runs);
-        previous = key;
-        if (runs.every((run) => isTerminal(run.status)) || returnEarly?.(runs)) return { runs, timedOut: false };
-        // Nobody executes a queued run, or one whose runner died: start a runner for it.
-        if (runs.some((run) => this.#orphaned(run))) this.#deps.wakeRunners();
-        const left = deadline - this.#deps.clock();
-        if (left <= 0 || signal?.aborted) return { runs, timedOut: true };
-        await changes.next(Math.min(left, this.#recheckIn(runs)), signal);
-      }
-    } finally {
-      changes.close();
-    }
+    const { clock, wakeRunners } = this.#deps;
+    return waitForRuns({ get: (id) => this.get(id), changes: () => this.changes(), clock, wakeRunners }, { refs, timeoutMs, signal, onChange, returnEarly });
   }
 
   /**
@@ -371,29 +328,9 @@ export class RunService {
     return new ChangeLatch(this.#deps.store, runIds);
   }
 
-  /** Milliseconds until one of `runs` may need a runner although nothing was written: the earliest lease to run out. */
-  #recheckIn(runs: readonly RunRecord[]): number {
-    const now = this.#deps.clock();
-    let soonest = Number.POSITIVE_INFINITY;
-    for (const run of runs) {
-      if (!this.#executable(run)) continue;
-      const expiresAt = run.lease?.expiresAt;
-      soonest = Math.min(soonest, expiresAt === undefined || expiresAt <= now ? ORPHAN_RECHECK_MS : expiresAt - now);
-    }
-    return soonest;
-  }
-
   /** Starts a runner when nobody executes this run (queued, or its runner died). */
   ensureRunner(run: RunRecord): void {
-    if (this.#orphaned(run)) this.#deps.wakeRunners();
-  }
-
-  #orphaned(run: RunRecord): boolean {
-    return this.#executable(run) && (run.lease === undefined || run.lease.expiresAt <= this.#deps.clock());
-  }
-
-  #executable(run: RunRecord): boolean {
-    return run.status === 'queued' || run.status === 'starting' || run.status === 'running' || run.status === 'blocked';
+    if (isOrphaned(run, this.#deps.clock())) this.#deps.wakeRunners();
   }
 
   async #transition(run: RunRecord, to: RunStatus, reason?: string): Promise<RunRecord> {

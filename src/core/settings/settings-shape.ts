@@ -53,7 +53,7 @@ export const SETTINGS_SHAPE: Shape = {
         },
       },
     },
-    mcp: { kind: 'table', fields: { servers: { kind: 'table' } } },
+    mcp: { kind: 'table', fields: { servers: { kind: 'table' }, fast_path: { kind: 'boolean' } } },
     runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     workspace: { kind: 'table', fields: { root: { kind: 'string' }, author_name: { kind: 'string' }, author_email: { kind: 'string' } } },
     // `[run.sandbox]` is checked by core/sandbox/sandbox-rules.ts (its `network` is a string or a table).

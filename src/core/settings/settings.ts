@@ -88,6 +88,8 @@ export interface Settings {
   workspace: WorkspaceSettings;
   /** `[run.sandbox]`: the user's, then the project's (paths add up, the rest the project's). */
   sandbox: SandboxSpec;
+  /** `[mcp] fast_path`: false turns weft's MCP SDK fast path off (as `WEFT_MCP_FAST_PATH=0` does); absent: on. */
+  mcpFastPath?: boolean;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
   userDocument: TomlDocument | undefined;
   projectDocument: TomlDocument | undefined;
@@ -186,6 +188,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
     workspace: readWorkspace(userDocument, projectDocument),
     sandbox: mergeSandboxSpecs(readSandbox(userDocument), readSandbox(projectDocument)),
+    ...optionalFlag('mcpFastPath', pick<boolean>('mcp', 'fast_path', userDocument, projectDocument)),
     userDocument,
     projectDocument,
   };
@@ -218,6 +221,10 @@ function readSandbox(document: TomlDocument | undefined): SandboxSpec | undefine
   const { spec, problems } = readSandboxSpec(value, '[run.sandbox]');
   if (problems.length > 0) throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
   return spec;
+}
+
+function optionalFlag<K extends string>(key: K, value: boolean | undefined): { [P in K]?: boolean } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: boolean };
 }
 
 function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {

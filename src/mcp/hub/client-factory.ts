@@ -13,7 +13,7 @@ import type { ClientCapabilities, LoggingMessageNotificationParams } from '@mode
 import type { Logger } from '../../core/logger.js';
 import type { CallOrigin } from '../../tools/tool.js';
 import type { McpHubHandlers } from './types.js';
-import { WeftClient } from './weft-client.js';
+import { WeftClient } from '../fast-path/weft-client.js';
 
 export type ListKind = 'tools' | 'resources' | 'prompts';
 

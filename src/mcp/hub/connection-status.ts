@@ -3,7 +3,9 @@
  * and what it has counted: pid, server info and protocol once ready, the reason and next
  * retry while offline, the error when it failed.
  */
+import { WeftError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
+import { offlineError } from './call-errors.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import type { Discovery } from './discovery.js';
 import type { Session, SessionParts } from './session.js';
@@ -76,6 +78,26 @@ export function connectionStatus(state: ConnectionState, facts: ConnectionFacts)
     }
     case 'closed':
       return base;
+    default: {
+      const unreachable: never = state;
+      return unreachable;
+    }
+  }
+}
+
+/** The session calls go to; any other state is `MCP_SERVER_UNAVAILABLE` saying why (offline, starting, failed, closed). */
+export function readySession(state: ConnectionState, name: string): Session {
+  switch (state.kind) {
+    case 'ready':
+      return state.session;
+    case 'offline':
+      throw offlineError(name);
+    case 'connecting':
+      throw new WeftError('MCP_SERVER_UNAVAILABLE', `[${name}] is still starting`, { data: { server: name } });
+    case 'failed':
+      throw new WeftError('MCP_SERVER_UNAVAILABLE', `[${name}] failed to start: ${state.error}`, { data: { server: name } });
+    case 'closed':
+      throw new WeftError('MCP_SERVER_UNAVAILABLE', `[${name}] is closed`, { data: { server: name } });
     default: {
       const unreachable: never = state;
       return unreachable;

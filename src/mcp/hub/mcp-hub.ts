@@ -32,6 +32,8 @@ export interface McpHubOptions {
   workspaceRoot: string;
   /** The host environment; stdio servers get a safe subset of it. */
   env: HostEnv;
+  /** `[mcp] fast_path` from the settings (absent: on); `WEFT_MCP_FAST_PATH` wins over it. */
+  fastPath?: boolean | undefined;
   logger: Logger;
   handlers?: McpHubHandlers;
   /** Reported in `initialize` as the version of `weft`. */
@@ -256,6 +258,7 @@ export class McpHub {
       logger: options.logger,
       handlers: options.handlers ?? {},
       clientVersion: options.clientVersion ?? '0.0.0',
+      fastPath: options.fastPath,
       backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
       random: options.random ?? Math.random,
       clock: options.clock ?? Date.now,

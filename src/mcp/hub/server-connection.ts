@@ -2,32 +2,26 @@
  * One configured server's lifecycle: connecting → ready, or failed; ready → offline (the
  * process exited or the HTTP server dropped) → reconnect with backoff → ready; any → closed.
  * Owns the server's group in the tool registry, its discovered resources and prompts,
- * and routes calls to whichever connection is current. A generation counter makes sure
+ * and routes calls to whichever connection is current (the calls themselves: server-calls.ts). A generation counter makes sure
  * only the newest connection attempt may replace the state.
  */
 import type { Client, Tool as McpToolDefinition } from '@modelcontextprotocol/client';
-import { WeftError, errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { AbortLike } from '../../tools/call-abort.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { CallOrigin, ToolContext, ToolResult } from '../../tools/tool.js';
+import type { ToolResult } from '../../tools/tool.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import { callFailure, isConnectionLoss, offlineError, timeoutError } from './call-errors.js';
-import { CallSignal, toolCallOptions } from './call-signal.js';
-import { CallClock } from './call-timer.js';
 import type { ListKind } from './client-factory.js';
-import { convertToolResult } from './content.js';
 import { EMPTY_DISCOVERY, refetchList, type Discovery } from './discovery.js';
 import { describeDiff } from './list-diff.js';
 import { buildServerTools } from './mcp-tools.js';
 import { ConnectFailure, disposeParts, openSession, type Session, type SessionDeps, type SessionParts } from './session.js';
-import { connectionStatus, type ConnectionState } from './connection-status.js';
+import { connectionStatus, readySession, type ConnectionState } from './connection-status.js';
+import { ServerCalls, type CallContext } from './server-calls.js';
 import { withStderrTail } from './startup-failure.js';
 import { localProcess } from './transport-factory.js';
 import type { McpServerStatus } from './types.js';
-
-const toolWhat = (name: string) => `tool '${name}'`;
 
 export interface ConnectionDeps extends SessionDeps {
   registry: ToolRegistry;
@@ -58,28 +52,16 @@ export class ServerConnection {
   #connectMs: number | undefined;
   #reconnects = 0;
   #stderrTail: string[] = [];
-  /** Requests of the server's that weft is answering now; while any is open, call timeouts stand still. */
-  #answering = 0;
-  /** The tool calls' timeouts; paused while `#answering`. */
-  readonly #clock = new CallClock();
-  readonly #timeoutReason = (toolName: string) => {
-    const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
-    return timeoutError({ server: this.name, what: toolWhat(toolName), timeoutMs: toolTimeoutMs, maxTimeoutMs: maxToolTimeoutMs });
-  };
-  /**
-   * The origins of the tool calls in flight, oldest first. MCP does not tie a server's
-   * request to the call it serves (stdio has no way to), so a request goes to the stage of
-   * the call started last on this server: exact whenever one stage at a time calls it.
-   */
-  readonly #callOrigins: CallOrigin[] = [];
   readonly #subscriptions = new Set<string>();
   readonly #reportedCollisions = new Set<string>();
+  readonly #calls: ServerCalls;
 
   constructor(config: McpServerConfig, deps: ConnectionDeps) {
     this.config = config;
     this.#deps = deps;
     this.#logger = deps.logger;
     this.#state = { kind: 'connecting', since: deps.clock() };
+    this.#calls = new ServerCalls(config, (session) => this.#probe(session));
   }
 
   get name(): string {
@@ -114,41 +96,13 @@ export class ServerConnection {
     });
   }
 
-  async callTool(
-    originalName: string,
-    args: Record<string, unknown>,
-    context: Pick<ToolContext, 'signal' | 'cancellation' | 'onProgress' | 'origin'>,
-    definition?: McpToolDefinition,
-  ): Promise<ToolResult> {
-    const session = this.#readySession();
-    const origin = context.origin;
-    if (origin) this.#callOrigins.push(origin);
-    const { toolTimeoutMs, maxToolTimeoutMs } = this.config;
-    // Aborted by the caller's cancellation or by the hub's own timeout.
-    const signal = new CallSignal(this.#clock, { idleMs: toolTimeoutMs, maxMs: maxToolTimeoutMs }, context.cancellation ?? context.signal, originalName, this.#timeoutReason);
-    signal.start();
-    try {
-      const direct = session.directCalls;
-      const result = direct
-        ? await direct.call(originalName, args, signal, context, definition ?? session.discovery.tools.find((tool) => tool.name === originalName))
-        : await session.client.callTool({ name: originalName, arguments: args }, toolCallOptions(signal, context, session.built.kind, definition));
-      return convertToolResult(result);
-    } catch (error) {
-      throw this.#requestFailure(error, session, toolWhat(originalName), signal);
-    } finally {
-      signal.stop();
-      if (origin) this.#callOrigins.splice(this.#callOrigins.lastIndexOf(origin), 1);
-    }
+  async callTool(originalName: string, args: Record<string, unknown>, context: CallContext, definition?: McpToolDefinition): Promise<ToolResult> {
+    return this.#calls.callTool(this.#readySession(), originalName, args, context, definition);
   }
 
   /** Runs a request on the current connection, bounded by `tool_timeout`, with errors phrased for weft. */
   async request<T>(what: string, run: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const session = this.#readySession();
-    try {
-      return await run(session.client, { timeout: this.config.toolTimeoutMs, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      throw this.#requestFailure(error, session, what, signal);
-    }
+    return this.#calls.request(this.#readySession(), what, run, signal);
   }
 
   async subscribeResource(uri: string): Promise<void> {
@@ -182,7 +136,7 @@ export class ServerConnection {
     this.#state = { kind: 'closed', since: this.#deps.clock() };
     this.#generation += 1;
     clearTimeout(this.#retryTimer);
-    this.#clock.dispose();
+    this.#calls.close();
     this.#deps.registry.removeGroup(this.name);
     this.#originalNames = new Map();
     const attempt = this.#attempt;
@@ -203,8 +157,8 @@ export class ServerConnection {
       events: (client) => ({
         onListChanged: (kind) => this.#onListChanged(client, kind),
         onResourceUpdated: (uri) => this.#onResourceUpdated(client, uri),
-        onAnswering: (busy) => this.#onAnswering(busy),
-        callOrigin: () => this.#callOrigins.at(-1),
+        onAnswering: (busy) => this.#calls.answering(busy),
+        callOrigin: () => this.#calls.lastOrigin(),
       }),
       onAttempt: (attempt, over) => {
         if (!over) this.#attempt = attempt;
@@ -253,30 +207,7 @@ export class ServerConnection {
   // ---- losing and regaining the connection ------------------------------------------
 
   #readySession(): Session {
-    const state = this.#state;
-    switch (state.kind) {
-      case 'ready':
-        return state.session;
-      case 'offline':
-        throw offlineError(this.name);
-      case 'connecting':
-        throw new WeftError('MCP_SERVER_UNAVAILABLE', `[${this.name}] is still starting`, { data: { server: this.name } });
-      case 'failed':
-        throw new WeftError('MCP_SERVER_UNAVAILABLE', `[${this.name}] failed to start: ${state.error}`, { data: { server: this.name } });
-      case 'closed':
-        throw new WeftError('MCP_SERVER_UNAVAILABLE', `[${this.name}] is closed`, { data: { server: this.name } });
-      default: {
-        const unreachable: never = state;
-        return unreachable;
-      }
-    }
-  }
-
-  #requestFailure(error: unknown, session: Session, what: string, signal?: AbortLike): WeftError {
-    const exit = localProcess(session.built)?.exitDescription;
-    const failure = callFailure(error, { server: this.name, what, signal, timeoutMs: this.config.toolTimeoutMs, ...(exit ? { exit } : {}) });
-    if (session.built.kind !== 'stdio' && !signal?.aborted && isConnectionLoss(error)) this.#probe(session);
-    return failure;
+    return readySession(this.#state, this.name);
   }
 
   #onClientError(session: Session, error: Error): void {
@@ -362,12 +293,6 @@ export class ServerConnection {
   }
 
   // ---- change notifications ---------------------------------------------------------
-
-  #onAnswering(busy: boolean): void {
-    this.#answering += busy ? 1 : -1;
-    if (busy && this.#answering === 1) this.#clock.pause();
-    if (!busy && this.#answering === 0) this.#clock.resume();
-  }
 
   #onListChanged(client: Client, kind: ListKind): void {
     this.#refreshes = this.#refreshes.then(() => this.#refresh(client, kind)).catch((error: unknown) => {

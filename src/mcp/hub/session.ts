@@ -8,13 +8,13 @@ import type { Client, Implementation } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { createClient, type ClientEvents } from './client-factory.js';
-import { DirectToolCalls } from './direct-tool-calls.js';
+import { DirectToolCalls } from '../fast-path/direct-tool-calls.js';
 import { discover, type Discovery } from './discovery.js';
 import { StartupTimeout, describeStartupFailure } from './startup-failure.js';
 import { createTransport, localProcess, type BuiltTransport, type TransportDeps } from './transport-factory.js';
 import type { McpHubHandlers } from './types.js';
-import { WeftClient } from './weft-client.js';
-import { mcpFastPath } from './fast-path.js';
+import { WeftClient } from '../fast-path/weft-client.js';
+import { mcpFastPath } from '../fast-path/fast-path-switch.js';
 
 export interface SessionParts {
   client: Client;
@@ -44,6 +44,8 @@ export class ConnectFailure extends Error {
 export interface SessionDeps extends TransportDeps {
   handlers: McpHubHandlers;
   clientVersion: string;
+  /** `[mcp] fast_path` from the settings; `WEFT_MCP_FAST_PATH` wins over it (`fast-path-switch.ts`). */
+  fastPath?: boolean | undefined;
 }
 
 export interface OpenSessionOptions {
@@ -75,7 +77,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     handlers: deps.handlers,
     samplingEnabled: config.sampling,
     configFile: config.source.file,
-    fastPath: mcpFastPath(deps.env),
+    fastPath: mcpFastPath(deps.env, deps.fastPath),
     serverLogger: options.serverLogger,
     events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy), callOrigin: () => events.callOrigin() },
   });

@@ -15,7 +15,7 @@ import { buildChildEnv } from '../config/child-env.js';
 import type { McpServerConfig } from '../config/server-config.js';
 import { StartupProblem } from './startup-failure.js';
 import type { StdioLaunch } from './group-child.js';
-import { StdioProcessTransport } from './stdio-transport.js';
+import { StdioProcessTransport } from '../fast-path/stdio-transport.js';
 import { CLIENT_CREDENTIALS_GRANT, MachineClientProvider, readClientCredential } from '../oauth/client-credentials.js';
 import { crossAppAccessGrant } from '../oauth/cross-app-access.js';
 import { createConnectAuth } from '../oauth/connect-auth.js';

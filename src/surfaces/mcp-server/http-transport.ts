@@ -17,9 +17,10 @@ import { errorMessage } from '../../core/errors.js';
 import { listenRefusal, listenRequest, ListenWatches } from './listen-watches.js';
 import { isLoopbackHost } from '../shared/loopback.js';
 import { requestOrigin } from '../shared/request-origin.js';
-import { headerValue, MAX_BODY_BYTES, readBody, rpcError, sendJson, sendWebResponse, toWebRequest } from './node-http-bridge.js';
+import { headerValue, MAX_BODY_BYTES, readBody, rpcError, sendJson, sendWebResponse, toWebRequest } from './fast-path/node-http-bridge.js';
 import type { McpEra, WeftMcpServer } from './server.js';
-import { SessionTransport } from './session-transport.js';
+import { openLegacySession, type LegacySession } from './fast-path/legacy-session.js';
+import { mcpFastPath } from '../../mcp/fast-path/fast-path-switch.js';
 import type { McpServerDeps } from './tool-kit.js';
 import { bearerCheck } from '../shared/bearer-check.js';
 
@@ -39,6 +40,8 @@ export interface HttpServeOptions {
   /** What 2026-era `subscriptions/listen` streams watch the store with. */
   deps: McpServerDeps;
   onError: (error: Error) => void;
+  /** `[mcp] fast_path`: weft's own session transport or, false, the SDK's; `WEFT_MCP_FAST_PATH` wins over it. */
+  fastPath?: boolean;
 }
 
 export interface HttpServerHandle {
@@ -54,7 +57,7 @@ export interface McpEndpoint {
 }
 
 interface Session {
-  transport: SessionTransport;
+  transport: LegacySession;
   instance: WeftMcpServer;
   lastUsed: number;
 }
@@ -106,6 +109,7 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
   const hosts = allowedHostnames(options.host, options.allowedHosts);
   const authorized = options.token === undefined ? () => true : bearerCheck(options.token);
   const sessions = new Map<string, Session>();
+  const fastPath = mcpFastPath(process.env, options.fastPath);
   const modern = createMcpHandler(() => options.factory('modern').server, { legacy: 'reject', onerror: options.onError });
   const listens = new ListenWatches(options.deps, (uri) => modern.notify.resourceUpdated(uri));
 
@@ -117,13 +121,13 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
     void session.instance.server.close().catch(() => undefined);
   };
 
-  const serveLegacy = async (req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> => {
+  const serveLegacy = async (req: IncomingMessage, res: ServerResponse, origin: string, parsedBody: unknown): Promise<void> => {
     const id = headerValue(req, 'mcp-session-id');
     if (id) {
       const session = sessions.get(id);
       if (!session) return sendJson(res, 404, rpcError(-32001, 'Session not found: it ended or the server restarted. Initialize a new session.', { code: 'SESSION_NOT_FOUND' }));
       session.lastUsed = Date.now();
-      return session.transport.handleRequest(req, res, parsedBody);
+      return session.transport.serve(req, res, parsedBody, origin);
     }
     if (req.method !== 'POST') return sendJson(res, 400, rpcError(-32000, 'Missing mcp-session-id header: initialize a session with a POST first.', { code: 'SESSION_REQUIRED' }));
     if (sessions.size >= MAX_SESSIONS) {
@@ -131,14 +135,14 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
       if (oldest) closeSession(oldest[0]);
     }
     const instance = options.factory('legacy');
-    const transport: SessionTransport = new SessionTransport({
+    const transport: LegacySession = openLegacySession(fastPath, {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, instance, lastUsed: Date.now() }),
       onsessionclosed: (sessionId) => closeSession(sessionId),
     });
-    await instance.server.connect(transport);
-    transport.handleRequest(req, res, parsedBody);
-    if (transport.sessionId === undefined) {
+    await instance.server.connect(transport.transport);
+    await transport.serve(req, res, parsedBody, origin);
+    if (transport.sessionId() === undefined) {
       instance.dispose();
       void instance.server.close().catch(() => undefined);
     }
@@ -186,7 +190,7 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
     if (body === undefined) return sendJson(res, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, { code: 'TOO_LARGE' }));
     // Parsed once here and handed on, instead of each layer reading the body again.
     const parsedBody = parseJson(body);
-    return isSessionRequest(req, parsedBody) ? serveLegacy(req, res, parsedBody) : serveModern(req, res, origin, parsedBody);
+    return isSessionRequest(req, parsedBody) ? serveLegacy(req, res, origin, parsedBody) : serveModern(req, res, origin, parsedBody);
   };
 
   const sweep = setInterval(() => {

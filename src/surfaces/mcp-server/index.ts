@@ -34,6 +34,8 @@ export interface McpServeOptions {
     /** `undefined` turns authentication off. */
     token: string | undefined;
     allowedHosts: readonly string[];
+    /** `[mcp] fast_path` (see `mcp/fast-path/fast-path-switch.ts`). */
+    fastPath?: boolean;
   };
   /** Told where an HTTP server listens, once it does. */
   onListening?: (url: string) => void;

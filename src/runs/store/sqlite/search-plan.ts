@@ -38,6 +38,27 @@ export function driverCandidates(filter: NormalizedFilter): SearchDriver[] {
   return candidates.length > 0 ? candidates : ['created'];
 }
 
+/**
+ * Picks the most selective candidate index by capped counts (`count` runs an
+ * {@link estimateSql}) when there is a choice; with several labels, the rarest one goes
+ * first (it is the one the label index walks).
+ */
+export function planSearch(query: NormalizedFilter, count: (estimate: Sql) => number): { filter: NormalizedFilter; driver: SearchDriver } {
+  let filter = query;
+  if (filter.labels.length > 1) {
+    const counted = filter.labels.map((label) => ({ label, rows: count(estimateSql('label', { ...filter, labels: [label] })) }));
+    filter = { ...filter, labels: counted.sort((a, b) => a.rows - b.rows).map((entry) => entry.label) };
+  }
+  const candidates = driverCandidates(filter);
+  if (candidates.length === 1) return { filter, driver: candidates[0] as SearchDriver };
+  let best: { driver: SearchDriver; rows: number } | undefined;
+  for (const driver of candidates) {
+    const rows = count(estimateSql(driver, filter));
+    if (best === undefined || rows < best.rows) best = { driver, rows };
+  }
+  return { filter, driver: best?.driver ?? 'created' };
+}
+
 /** Counts (up to {@link ESTIMATE_CAP}) the index entries a driver would walk. */
 export function estimateSql(driver: SearchDriver, filter: NormalizedFilter): Sql {
   const access = driverAccess(driver, filter, undefined);

@@ -31,7 +31,7 @@ export function parsePort(value: string): number {
 
 /** The storage dir; `prepare` checks (and creates) it, for the commands that keep state there. */
 async function storageDirOf(command: Command, prepare = false): Promise<string> {
-  const { prepareStorageDir, resolveStorageDir } = await import('../../../app/storage-dir.js');
+  const { prepareStorageDir, resolveStorageDir } = await import('../../../app/host/storage-dir.js');
   const dir = resolveStorageDir(globalOptions(command).storageDir, process.env);
   return prepare ? prepareStorageDir(dir) : dir;
 }
@@ -46,6 +46,8 @@ async function start(options: StartOptions, command: Command): Promise<void> {
   const token = options.http && options.auth ? await mcpServer.loadServerToken(storageDir, process.env) : undefined;
 
   const global = globalOptions(command);
+  // Over HTTP, `[mcp] fast_path` picks the session transport (stdio has no fast-path piece to turn off).
+  const fastPath = options.http ? (await (await import('../../../core/settings/settings.js')).loadSettings({ storageDir, workspaceRoot: resolve(global.cwd ?? process.cwd()) })).mcpFastPath : undefined;
   let host: Promise<WeftApp> | undefined;
   // The app of --cwd (its settings pick the store), built on the first call that needs runs.
   const openHost = () => (host ??= openApp(command));
@@ -59,7 +61,7 @@ async function start(options: StartOptions, command: Command): Promise<void> {
           runs: async () => (await openHost()).runs(),
           cwd: resolve(global.cwd ?? process.cwd()),
           version,
-          ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost } } : {}),
+          ...(options.http ? { http: { host: options.host, port, token: token?.token, allowedHosts: options.allowedHost, ...(fastPath === undefined ? {} : { fastPath }) } } : {}),
           onListening: (url) => {
             const auth = !token ? 'no authentication' : token.source === 'env' ? `bearer token from ${mcpServer.TOKEN_ENV}` : `bearer token in ${token.file}${token.source === 'created' ? ' (new)' : ''}`;
             process.stderr.write(`weft MCP server listening on ${url} (${auth})\n`);
@@ -99,7 +101,7 @@ export function registerMcpServerCommands(mcp: Command): void {
     .action(async (options: { client: string }, command: Command) => {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(options.client)) throw new WeftError('USAGE', `--client must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${options.client}'.`);
-      const { weftBinPath } = await import('../../../app/weft-bin.js');
+      const { weftBinPath } = await import('../../../app/host/weft-bin.js');
       const entry = config.buildClientEntry(options.client, { node: process.execPath, bin: weftBinPath(), storageDir: await storageDirOf(command) });
       if (options.client === 'codex') {
         process.stdout.write(`${(await import('../../../app/services/codex-config.js')).codexConfigBlock(entry)}\n`);
@@ -118,7 +120,7 @@ export function registerMcpServerCommands(mcp: Command): void {
       const config = await import('../../../app/services/mcp-client-setup.js');
       if (!config.isClientTarget(client)) throw new WeftError('USAGE', `<client> must be one of ${config.CLIENT_TARGETS.join(', ')}, not '${client}'.`);
       if (options.scope !== 'user' && options.scope !== 'project') throw new WeftError('USAGE', `--scope must be 'user' or 'project', not '${options.scope}'.`);
-      const { weftBinPath } = await import('../../../app/weft-bin.js');
+      const { weftBinPath } = await import('../../../app/host/weft-bin.js');
       const home = homedir();
       const global = globalOptions(command);
       const file = config.clientConfigFile(client, options.scope, { home, cwd: resolve(global.cwd ?? process.cwd()), ...(process.env.CODEX_HOME ? { codexHome: process.env.CODEX_HOME } : {}) });

@@ -4,8 +4,8 @@
  * same values instead of re-reading the files for every stage. A retry is a new attempt and
  * reads them again, so fixing a setting and retrying works.
  */
-import type { RunRecord } from '../runs/model/run-record.js';
-import { loadSettings, type Settings } from '../core/settings/settings.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import { loadSettings, type Settings } from '../../core/settings/settings.js';
 
 /** Attempts whose settings stay in memory (a worker runs a handful at a time). */
 const KEPT_ATTEMPTS = 64;

@@ -6,16 +6,16 @@
  */
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WeftError } from '../core/errors.js';
-import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
-import { loadMcpServerConfigs, resolveServerConfig, type McpConfigProblem, type McpServerConfig } from '../mcp/config/index.js';
-import { McpHub, type McpHubHandlers } from '../mcp/hub/index.js';
-import type { ApprovalRule } from '../tools/approval-policy.js';
-import { fileArtifactSink } from '../tools/artifact-sink.js';
-import { ToolRegistry } from '../tools/registry.js';
-import type { ApprovalPrompt, ToolExecutor } from '../tools/tool-executor.js';
-import { buildToolbox } from '../tools/toolbox.js';
-import type { Tool } from '../tools/tool.js';
+import { WeftError } from '../../core/errors.js';
+import { createLogger, stderrSink, type Logger, type LogLevel } from '../../core/logger.js';
+import { loadMcpServerConfigs, resolveServerConfig, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
+import { McpHub, type McpHubHandlers } from '../../mcp/hub/index.js';
+import type { ApprovalRule } from '../../tools/approval-policy.js';
+import { fileArtifactSink } from '../../tools/artifact-sink.js';
+import { ToolRegistry } from '../../tools/registry.js';
+import type { ApprovalPrompt, ToolExecutor } from '../../tools/tool-executor.js';
+import { buildToolbox } from '../../tools/toolbox.js';
+import type { Tool } from '../../tools/tool.js';
 
 export interface McpToolboxOptions {
   /** Root offered to servers, default cwd of stdio servers, and where `.mcp.json` is read. Default: `process.cwd()`. */

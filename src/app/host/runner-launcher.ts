@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { withoutWeftSecrets } from '../core/child-environment.js';
+import { withoutWeftSecrets } from '../../core/child-environment.js';
 import { weftBinPath } from './weft-bin.js';
 
 export interface RunnerLauncher {

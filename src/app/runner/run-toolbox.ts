@@ -8,21 +8,21 @@
  * and removed at runtime (the store's catalogue) join and leave the hub while the run goes on.
  */
 import { homedir } from 'node:os';
-import type { Logger } from '../core/logger.js';
-import { loadMcpServerConfigs, localMcpJsonFile } from '../mcp/config/index.js';
-import type { McpServerConfig } from '../mcp/config/index.js';
-import { McpHub, toolPatternMayName } from '../mcp/hub/index.js';
-import type { RunToolboxFactory } from '../runs/engine/stage-context.js';
-import type { Workflow } from '../runs/workflow/index.js';
-import type { ArtifactSink } from '../tools/artifact-sink.js';
-import { buildToolbox } from '../tools/toolbox.js';
-import type { RunStore } from '../runs/store/run-store.js';
-import { runtimeServerConfig } from './services/mcp-registry.js';
-import { runHubHandlers } from './mcp-host/run-bridges.js';
+import type { Logger } from '../../core/logger.js';
+import { loadMcpServerConfigs, localMcpJsonFile } from '../../mcp/config/index.js';
+import type { McpServerConfig } from '../../mcp/config/index.js';
+import { McpHub, toolPatternMayName } from '../../mcp/hub/index.js';
+import type { RunToolboxFactory } from '../../runs/engine/stage-context.js';
+import type { Workflow } from '../../runs/workflow/index.js';
+import type { ArtifactSink } from '../../tools/artifact-sink.js';
+import { buildToolbox } from '../../tools/toolbox.js';
+import type { RunStore } from '../../runs/store/run-store.js';
+import { runtimeServerConfig } from '../services/mcp-registry.js';
+import { runHubHandlers } from '../mcp-host/run-bridges.js';
 import { followRuntimeServers } from './runtime-mcp-follower.js';
 import type { RunSettings } from './run-settings.js';
-import type { Settings } from '../core/settings/settings.js';
-import type { RunRecord } from '../runs/model/run-record.js';
+import type { Settings } from '../../core/settings/settings.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
 
 export function runToolboxFactory(params: {
   storageDir: string;
@@ -51,7 +51,7 @@ export function runToolboxFactory(params: {
     });
     const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger, workDir);
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
-    const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, oauth: { storageDir: params.storageDir }, handlers, ...(sandbox ? { processSandbox: sandbox } : {}) });
+    const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, fastPath: settings.mcpFastPath, oauth: { storageDir: params.storageDir }, handlers, ...(sandbox ? { processSandbox: sandbox } : {}) });
     // A server no stage can use comes up in the background: one that hangs costs the run nothing.
     await hub.start(servers.filter((server) => server.enabled), { waitFor: serversNeededBy(workflow) });
     const scope = { workspaceRoot: workDir, homeDir: homedir(), env: params.env, logger };

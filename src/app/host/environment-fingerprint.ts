@@ -9,8 +9,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WEFT_SECRET_ENV_NAMES } from '../core/child-environment.js';
-import { WeftError, errorMessage } from '../core/errors.js';
+import { WEFT_SECRET_ENV_NAMES } from '../../core/child-environment.js';
+import { WeftError, errorMessage } from '../../core/errors.js';
 
 export const ENVIRONMENT_KEY_FILE = 'environment-key';
 const KEY_BYTES = 32;

@@ -6,13 +6,13 @@
  * its next turn (the loop reads the registry every turn). The catalogue is re-read on the
  * store's change notices that may concern it (`unknown` ones), never by polling; each change is recorded as an event in the run.
  */
-import { errorMessage } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { McpServerConfig } from '../mcp/config/index.js';
-import type { McpHub } from '../mcp/hub/index.js';
-import { MCP_EVENT } from '../runs/model/event-types.js';
-import type { NewRunEvent } from '../runs/model/run-event.js';
-import type { McpServerEntry, RunStore } from '../runs/store/run-store.js';
+import { errorMessage } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { McpServerConfig } from '../../mcp/config/index.js';
+import type { McpHub } from '../../mcp/hub/index.js';
+import { MCP_EVENT } from '../../runs/model/event-types.js';
+import type { NewRunEvent } from '../../runs/model/run-event.js';
+import type { McpServerEntry, RunStore } from '../../runs/store/run-store.js';
 
 export interface RuntimeMcpFollower {
   /** Resolves once the catalogue as it was at the start is connected. */

@@ -25,7 +25,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, type CallToolResult, type JSONRPCRequest, type Tool as McpToolDefinition } from '@modelcontextprotocol/client';
 import type { ToolContext } from '../../tools/tool.js';
-import type { CallSignal } from './call-signal.js';
+import type { CallSignal } from '../hub/call-signal.js';
 import type { InboundClaim, StdioProcessTransport } from './stdio-transport.js';
 import type { WeftClient } from './weft-client.js';
 

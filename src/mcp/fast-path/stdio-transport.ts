@@ -4,15 +4,20 @@
  * skipped instead of breaking the connection, messages may be large (tens of MB), stderr
  * is logged line by line and its tail kept for error reports, and shutdown escalates
  * from closing stdin to SIGTERM and SIGKILL of the whole group.
+ *
+ * Used on both paths: the switch turns off only the hub's own `tools/call`, which claims its
+ * responses here (`InboundClaim`, direct-tool-calls.ts). Retired when the SDK's
+ * `StdioClientTransport` takes a spawn hook (process group, sandbox wrapper), skips
+ * non-JSON-RPC stdout lines instead of closing, and streams stderr lines to the caller.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { serializeMessage } from '@modelcontextprotocol/client';
 import type { Logger } from '../../core/logger.js';
-import { BatchedWriter } from './batched-writer.js';
-import { asJsonRpcMessage, parseJsonObjectLine } from './json-rpc-message.js';
-import { reapGroup, spawnGroupChild, type ProcessSandbox, type StdioLaunch } from './group-child.js';
-import { LineReader, LineTail } from './line-reader.js';
+import { BatchedWriter } from '../hub/batched-writer.js';
+import { asJsonRpcMessage, parseJsonObjectLine } from '../hub/json-rpc-message.js';
+import { reapGroup, spawnGroupChild, type ProcessSandbox, type StdioLaunch } from '../hub/group-child.js';
+import { LineReader, LineTail } from '../hub/line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup, waitForExit } from '../../core/process-group.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
 

@@ -7,7 +7,7 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { WeftError } from '../core/errors.js';
+import { WeftError } from '../../core/errors.js';
 
 export function resolveStorageDir(explicit: string | undefined, env: Record<string, string | undefined>): string {
   if (explicit) return resolve(explicit);

@@ -3,12 +3,12 @@
  * names one (every host pointed at it shares runs, leases and artifacts), else the SQLite
  * file in the storage dir — the zero-setup default. Each kind loads only when chosen.
  */
-import { WeftError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { Settings } from '../core/settings/settings.js';
-import type { RunStore } from '../runs/store/run-store.js';
-import { isPostgresUrl, maskDatabaseUrl } from '../runs/store/postgres/database-url.js';
-import type { ArtifactSink } from '../tools/artifact-sink.js';
+import { WeftError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { Settings } from '../../core/settings/settings.js';
+import type { RunStore } from '../../runs/store/run-store.js';
+import { isPostgresUrl, maskDatabaseUrl } from '../../runs/store/postgres/database-url.js';
+import type { ArtifactSink } from '../../tools/artifact-sink.js';
 
 export interface OpenedStore {
   store: RunStore;
@@ -31,7 +31,7 @@ export function databaseUrl(env: Record<string, string | undefined>, settings: P
 export async function openStore(params: { storageDir: string; env: Record<string, string | undefined>; settings: Pick<Settings, 'storeUrl'>; logger: Logger }): Promise<OpenedStore> {
   const url = databaseUrl(params.env, params.settings);
   if (url !== undefined) {
-    const [{ PostgresRunStore }, { postgresArtifactSink, ARTIFACT_REF_PREFIX }] = await Promise.all([import('../runs/store/postgres/postgres-run-store.js'), import('../runs/store/postgres/pg-artifacts.js')]);
+    const [{ PostgresRunStore }, { postgresArtifactSink, ARTIFACT_REF_PREFIX }] = await Promise.all([import('../../runs/store/postgres/postgres-run-store.js'), import('../../runs/store/postgres/pg-artifacts.js')]);
     const store = await PostgresRunStore.open({ url, logger: params.logger });
     return {
       store,
@@ -44,7 +44,7 @@ export async function openStore(params: { storageDir: string; env: Record<string
       },
     };
   }
-  const [{ SqliteRunStore }, { fileArtifactSink }, { join }] = await Promise.all([import('../runs/store/sqlite/sqlite-run-store.js'), import('../tools/artifact-sink.js'), import('node:path')]);
+  const [{ SqliteRunStore }, { fileArtifactSink }, { join }] = await Promise.all([import('../../runs/store/sqlite/sqlite-run-store.js'), import('../../tools/artifact-sink.js'), import('node:path')]);
   const store = await SqliteRunStore.open({ storageDir: params.storageDir, logger: params.logger });
   return {
     store,

@@ -4,10 +4,10 @@
  * by the `os` provider (bubblewrap) when the mode is "os". A run whose sandbox cannot be
  * made fails before its first stage (see `RunSandboxFactory`).
  */
-import { bubblewrapProvider, mergeSandboxSpecs, resolveSandboxRules, type SandboxProvider, type SandboxRules } from '../core/sandbox/index.js';
-import type { RunRecord } from '../runs/model/run-record.js';
-import type { RunSandboxFactory } from '../runs/engine/stage-context.js';
-import type { Workflow } from '../runs/workflow/index.js';
+import { bubblewrapProvider, mergeSandboxSpecs, resolveSandboxRules, type SandboxProvider, type SandboxRules } from '../../core/sandbox/index.js';
+import type { RunRecord } from '../../runs/model/run-record.js';
+import type { RunSandboxFactory } from '../../runs/engine/stage-context.js';
+import type { Workflow } from '../../runs/workflow/index.js';
 import type { RunSettings } from './run-settings.js';
 
 interface SandboxParams {

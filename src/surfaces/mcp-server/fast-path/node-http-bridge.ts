@@ -4,6 +4,10 @@
  * from an incoming message and its `Response` written back. What that response body holds
  * at once leaves in one write with the headers; only a body that stays open (SSE) is
  * streamed until the client goes away.
+ *
+ * The one fast-path file both paths use: SDK 2.4 serves web-standard `Request`s only, so
+ * the plain path (the 2026 era, and the 2025 era with the switch off) needs this bridge.
+ * Retired by an SDK Node adapter for its handlers and transports (`node:http` in, out).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

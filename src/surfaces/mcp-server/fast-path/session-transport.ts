@@ -12,6 +12,11 @@
  * answer, when the answer is not ready within `streamAfterMs` (so a waiting client has
  * headers and keep-alives), or when the POST is a batch. Messages about no request go to
  * the session's GET stream, or nowhere when none is open.
+ *
+ * Off with the fast-path switch (legacy-session.ts then gives the SDK's transport).
+ * Retired when the SDK's Streamable HTTP server transport runs on node:http without the
+ * WHATWG round trip (a Node adapter writing to `ServerResponse`, as v1's
+ * `StreamableHTTPServerTransport` did) at no more server CPU per call than this one.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
