@@ -94,7 +94,7 @@ describe('per-run workspaces', () => {
     const repo = await repoWith({ 'pkg/where.toml': '[workflow]\nname = "where"\nstart = "pwd"\n[nodes.pwd]\nkind = "command"\nrun = "pwd; echo made > made.txt"\n' });
     const result = await box.cli(['--cwd', join(repo, 'pkg'), 'run', 'where.toml']);
     expect(result.code, result.stderr).toBe(0);
-    const id = /^run (\S+) · where$/m.exec(result.stderr)?.[1] as string;
+    const id = /^run (\S+) · where · /m.exec(result.stderr)?.[1] as string;
     const workDir = join(box.home, 'workspaces', id, 'pkg');
     expect(result.stderr).toContain(`working in ${workDir} on branch weft/runs/${id}`);
     expect(outputOf(await box.events(id), 'pwd@1')).toBe(`${workDir}\n`.trim());
@@ -112,7 +112,7 @@ describe('per-run workspaces', () => {
     await repoWith({});
     const inPlace = await box.cli(['run', 'here.toml', '--workspace', 'in-place']);
     expect(inPlace.code, inPlace.stderr).toBe(0);
-    const id = /^run (\S+) · here$/m.exec(inPlace.stderr)?.[1] as string;
+    const id = /^run (\S+) · here · /m.exec(inPlace.stderr)?.[1] as string;
     expect((await box.events(id)).some((event) => event.type === 'checkpoint-created')).toBe(false);
     expect(git(box.ws, 'branch', '--list', 'weft/*')).toBe('');
   });
@@ -123,7 +123,7 @@ describe('per-run workspaces', () => {
     const repo = await repoWith({ 'parent.toml': parent, 'kid.toml': kid });
     const result = await box.cli(['run', 'parent.toml']);
     expect(result.code, result.stderr).toBe(0);
-    const id = /^run (\S+) · parent$/m.exec(result.stderr)?.[1] as string;
+    const id = /^run (\S+) · parent · /m.exec(result.stderr)?.[1] as string;
     const childId = String((await box.events(id)).find((event) => event.type === 'child-run-created')?.payload.childId);
     expect(outputOf(await box.events(childId), 'look@1')).toBe('from-parent');
     expect(git(repo, 'show', `weft/runs/${childId}:seen.txt`)).toBe('from-parent');
@@ -135,11 +135,11 @@ describe('per-run workspaces', () => {
     const repo = await repoWith({ 'see.toml': '[workflow]\nname = "see"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat draft.txt 2>/dev/null || echo none"\n', 'draft.txt': 'committed\n' });
     await writeFile(join(repo, 'draft.txt'), 'uncommitted\n');
     const plain = await box.cli(['run', 'see.toml']);
-    const plainId = /^run (\S+) · see$/m.exec(plain.stderr)?.[1] as string;
+    const plainId = /^run (\S+) · see · /m.exec(plain.stderr)?.[1] as string;
     expect(outputOf(await box.events(plainId), 'look@1')).toBe('committed');
     const carried = await box.cli(['run', 'see.toml', '--include-uncommitted']);
     expect(carried.code, carried.stderr).toBe(0);
-    const id = /^run (\S+) · see$/m.exec(carried.stderr)?.[1] as string;
+    const id = /^run (\S+) · see · /m.exec(carried.stderr)?.[1] as string;
     const events = await box.events(id);
     expect(outputOf(events, 'look@1')).toBe('uncommitted');
     const first = events.find((event) => event.type === 'checkpoint-created');

@@ -61,6 +61,7 @@ export async function commitTree(options: CommitTreeOptions): Promise<string> {
 }
 
 /** Characters git trims from either end of a name or email, or refuses inside one. */
+// eslint-disable-next-line no-control-regex
 const IDENT_CRUD = /^[\s.,:;<>"\\']|[\s.,:;<>"\\']$|[<>\u0000-\u001f\u007f]/;
 
 /**
