@@ -90,13 +90,13 @@ describe('per-run workspaces', () => {
     }
   });
 
-  it('works in the same subfolder of its worktree; says where on the first lines of weft run', async () => {
+  it('works in the same subfolder of its worktree; says where on the first line of weft run', async () => {
     const repo = await repoWith({ 'pkg/where.toml': '[workflow]\nname = "where"\nstart = "pwd"\n[nodes.pwd]\nkind = "command"\nrun = "pwd; echo made > made.txt"\n' });
     const result = await box.cli(['--cwd', join(repo, 'pkg'), 'run', 'where.toml']);
     expect(result.code, result.stderr).toBe(0);
     const id = /^run (\S+) · where · /m.exec(result.stderr)?.[1] as string;
     const workDir = join(box.home, 'workspaces', id, 'pkg');
-    expect(result.stderr).toContain(`working in ${workDir} on branch weft/runs/${id}`);
+    expect(result.stderr.split('\n')[0]).toBe(`run ${id} · where · working in ${workDir} on branch weft/runs/${id}`);
     expect(outputOf(await box.events(id), 'pwd@1')).toBe(`${workDir}\n`.trim());
     expect(git(repo, 'show', `weft/runs/${id}:pkg/made.txt`)).toBe('made');
     expect(existsSync(join(repo, 'pkg', 'made.txt'))).toBe(false);
@@ -107,7 +107,7 @@ describe('per-run workspaces', () => {
     await writeFile(join(box.ws, 'here.toml'), flow);
     const outside = await box.cli(['run', 'here.toml']);
     expect(outside.code, outside.stderr).toBe(0);
-    expect(outside.stderr).toContain(`working in place in ${box.ws}`);
+    expect(outside.stderr.split('\n')[0]?.replace(/^run \S+ /, 'run <id> ')).toBe(`run <id> · here · working in place in ${box.ws}`);
     expect(await readFile(join(box.ws, 'here.txt'), 'utf8')).toBe('here\n');
     await repoWith({});
     const inPlace = await box.cli(['run', 'here.toml', '--workspace', 'in-place']);
