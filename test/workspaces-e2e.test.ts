@@ -160,6 +160,33 @@ describe('per-run workspaces', () => {
     expect(existsSync(stale)).toBe(false);
   });
 
+  it('a remote that refuses the checkpoint push fails the stage with its message; the checkpoint stays in the local repository', async () => {
+    const remote = join(box.base, 'strict.git');
+    git(box.base, 'init', '-q', '--bare', remote);
+    // The run branch's creation is let through; every checkpoint pushed onto it is refused.
+    const hook = '#!/bin/sh\nwhile read old new ref; do\n  case "$old" in *[!0]*) echo "policy: checkpoints on $ref need review" >&2; exit 1;; esac\ndone\n';
+    await writeFile(join(remote, 'hooks', 'pre-receive'), hook, { mode: 0o755 });
+    const repo = await repoWith({ 'push.toml': `[workflow]\nname = "push"\nstart = "write"\n[run.workspace]\nremote = "${remote}"\n[nodes.write]\nkind = "command"\nrun = "echo valuable > work.txt"\nnext = "after"\n[nodes.after]\nkind = "command"\nrun = "true"\n` });
+    const result = await box.cli(['run', 'push.toml']);
+    expect(result.code, result.stderr).toBe(1);
+    const id = /^run (\S+) · push · /m.exec(result.stderr)?.[1] as string;
+    const events = await box.events(id);
+    const finished = events.filter((event) => event.type === 'stage-finished');
+    expect(finished.map((event) => event.stageId)).toEqual(['write@1']);
+    expect(finished[0]?.payload).toMatchObject({ status: 'failed', errorCode: 'WORKSPACE_PUSH_REFUSED' });
+    expect(String(finished[0]?.payload.error)).toContain(`policy: checkpoints on refs/heads/weft/runs/${id} need review`);
+    expect(String(finished[0]?.payload.error)).toContain('Nothing is lost');
+    // No checkpoint is recorded (the log never names a commit the remote lacks), but the commit is kept here.
+    expect(events.some((event) => event.type === 'checkpoint-created')).toBe(false);
+    expect(git(repo, 'show', `weft/runs/${id}:work.txt`)).toBe('valuable');
+    expect(git(repo, 'log', '-1', '--format=%(trailers:key=Weft-Stage,valueonly)', `weft/runs/${id}`)).toBe('write');
+    expect(git(remote, 'rev-parse', `weft/runs/${id}`)).toBe(git(repo, 'rev-parse', 'main'));
+    const run = await box.inspect(id);
+    expect(run).toMatchObject({ status: 'failed' });
+    const text = await box.cli(['inspect', id]);
+    expect(text.stdout).toContain('policy: checkpoints on');
+  });
+
   it('refuses a bad mode in the workflow, naming the file, the field and the fix', async () => {
     await repoWith({ 'bad.toml': '[workflow]\nname = "bad"\nstart = "a"\n[run.workspace]\nmode = "worktrees"\n[nodes.a]\nkind = "command"\nrun = "true"\n' });
     const result = await box.cli(['run', 'bad.toml']);
