@@ -187,6 +187,21 @@ describe('per-run workspaces', () => {
     expect(text.stdout).toContain('policy: checkpoints on');
   });
 
+  it("parallel branches share the working copy: a branch's checkpoint holds what its running sibling wrote so far, the sibling's the rest", async () => {
+    // `a` ends once `b` has written b1.txt; `b` writes b2.txt only after a's checkpoint is on the branch.
+    const flow = `[workflow]\nname = "fan"\nstart = "fan"\n[nodes.fan]\nkind = "parallel"\nbranches = ["a", "b"]\njoin = "done"\n[nodes.a]\nkind = "command"\nrun = "until [ -e b1.txt ]; do sleep 0.05; done; echo a > a.txt"\nnext = "done"\n[nodes.b]\nkind = "command"\nrun = "echo 1 > b1.txt; until git log -1 --format=%s | grep -q 'a@1'; do sleep 0.05; done; echo 2 > b2.txt"\nnext = "done"\n[nodes.done]\nkind = "join"\nnext = "after"\n[nodes.after]\nkind = "command"\nrun = "cat a.txt b1.txt b2.txt"\n`;
+    const repo = await repoWith({ 'fan.toml': flow });
+    const result = await box.cli(['run', 'fan.toml']);
+    expect(result.code, result.stderr).toBe(0);
+    const id = /^run (\S+) · fan · /m.exec(result.stderr)?.[1] as string;
+    const events = await box.events(id);
+    const files = (stageId: string) => (events.find((event) => event.type === 'checkpoint-created' && event.stageId === stageId)?.payload.files as { path: string }[] | undefined)?.map((file) => file.path);
+    expect(files('a@1')).toEqual(['a.txt', 'b1.txt']);
+    expect(files('b@1')).toEqual(['b2.txt']);
+    expect(outputOf(events, 'after@1')).toBe('a\n1\n2');
+    expect(git(repo, 'log', '--format=%s', `weft/runs/${id}`, '^main')).toBe('weft: b@1\nweft: a@1');
+  });
+
   it('refuses a bad mode in the workflow, naming the file, the field and the fix', async () => {
     await repoWith({ 'bad.toml': '[workflow]\nname = "bad"\nstart = "a"\n[run.workspace]\nmode = "worktrees"\n[nodes.a]\nkind = "command"\nrun = "true"\n' });
     const result = await box.cli(['run', 'bad.toml']);
