@@ -15,6 +15,7 @@ import { WeftError } from '../../core/errors.js';
 import { DIFF_TREE_STDIN, parseDiffTreeStdin, totals } from './changed-files.js';
 import { commitMessage, commitObjectText, commitTree, snapshotTree } from './commit.js';
 import { git, gitLine, isAncestor, readRef, startGit, type StartedGit } from './git.js';
+import { readHeadFile } from './head-file.js';
 import { forgetIndex, indexUntouched, stampIndex } from './index-stamp.js';
 import { knownTree, rememberTree } from './known-trees.js';
 import { nextNumberedRef } from './numbered-ref.js';
@@ -44,8 +45,10 @@ interface HeadState {
   headBranch: string | undefined;
 }
 
-/** HEAD's commit and branch, in one process. */
+/** HEAD's commit and branch: from the files when they are plain, else from one `rev-parse`. */
 async function readHead(topDir: string): Promise<HeadState> {
+  const fromFiles = readHeadFile(topDir);
+  if (fromFiles !== undefined) return fromFiles;
   const { stdout } = await git(['rev-parse', 'HEAD', '--symbolic-full-name', 'HEAD'], { cwd: topDir });
   const [headCommit = '', name = ''] = stdout.split('\n');
   return { headCommit, headBranch: name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : undefined };

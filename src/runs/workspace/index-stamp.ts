@@ -5,23 +5,17 @@
  * `add -A` adding nothing knows the index still holds the last checkpoint's tree and skips
  * `write-tree`.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitDirOf } from './head-file.js';
 import type { OpenedWorkspace } from './workspace-spec.js';
 
 const stamps = new WeakMap<OpenedWorkspace, { head: string; path: string; stamp: string }>();
 
-/** `<git dir>/index` of a working copy: `.git` is the directory, or a file naming it (a worktree). */
+/** `<git dir>/index` of a working copy. */
 function indexPath(topDir: string): string | undefined {
-  const dotGit = join(topDir, '.git');
-  try {
-    if (statSync(dotGit).isDirectory()) return join(dotGit, 'index');
-    const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    if (named === undefined) return undefined;
-    return join(isAbsolute(named) ? named : resolve(topDir, named), 'index');
-  } catch {
-    return undefined;
-  }
+  const gitDir = gitDirOf(topDir);
+  return gitDir === undefined ? undefined : join(gitDir, 'index');
 }
 
 function stampOf(path: string): string | undefined {
