@@ -184,6 +184,16 @@ describe('checkpoint', () => {
     expect(gitSync(repo, ['fsck', '--no-progress', '--strict'])).not.toMatch(/error|warning/i);
   });
 
+  it('a stage that packed the refs (HEAD no longer a loose ref file) still gets its checkpoint, from git itself', async () => {
+    const { repo, ws } = await opened();
+    gitSync(ws.topDir, ['pack-refs', '--all']);
+    writeFiles(ws.topDir, { 'packed.txt': 'p\n' });
+    const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
+    expect(made?.files.map((file) => file.path)).toEqual(['packed.txt']);
+    expect(gitSync(repo, ['rev-parse', ws.workspace.branch]).trim()).toBe(made?.commit);
+    expect(await checkpoint(ws, { stageId: 't', attempt: 1 })).toBeNull();
+  });
+
   it('leaves the user checkout untouched', async () => {
     const { repo, ws } = await opened();
     const before = readFileSync(join(repo, 'README.md'), 'utf8');

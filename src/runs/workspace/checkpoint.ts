@@ -2,12 +2,12 @@
  * A checkpoint per stage: after a stage, commit what it changed in the run's working copy
  * on the run branch, descending from the previous checkpoint. The cost is git's walk of the
  * tree (one `lstat` per tracked file, in `git add -A`) plus process starts, so there are as
- * few as possible in a row: `add -A` (HEAD read beside it), `write-tree`, then the commit
+ * few as possible in a row: `add -A` (HEAD read from its files meanwhile), `write-tree`, then the commit
  * object and the ref move beside the numstat summary — those three processes started while
  * `write-tree` runs, fed through stdin once the tree is known. The run's index is a split
  * index, so each write is the changed entries, not all of them. A stage that changed
- * nothing makes no commit and costs `add -A` (and `rev-parse` beside it) only, when the
- * index is the one the last checkpoint left (see `index-stamp.ts`).
+ * nothing makes no commit and costs `add -A` only, when the index is the one the last
+ * checkpoint left (see `index-stamp.ts`).
  * A stage that moved HEAD or the branch is folded in when its commits descend from the last checkpoint; otherwise the stage fails
  * with `WORKSPACE_HISTORY_REWRITTEN`, its files kept under a `refs/weft/rescued/…` ref.
  */
