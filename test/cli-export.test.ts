@@ -9,7 +9,7 @@ describe('weft export', () => {
   it("writes the run, its whole event log in order and its artifacts' paths as JSON Lines, to stdout or -o", async () => {
     const ran = await box.cli(['run', 'ok.toml']);
     expect(ran.code).toBe(0);
-    const id = /^run (\S+) · ok$/m.exec(ran.stderr)?.[1];
+    const id = /^run (\S+) · ok · /m.exec(ran.stderr)?.[1];
     expect(id).toBeDefined();
     const artifacts = join(box.home, 'artifacts', id!);
     await mkdir(join(artifacts, 'tool-output'), { recursive: true });

@@ -150,7 +150,7 @@ describe('a closed stdout (weft ps | head -1)', () => {
   it('ends ps, events, logs and help quietly with exit 0', async () => {
     const ran = await box.cli(['run', 'ok.toml']);
     expect(ran.code, ran.stderr).toBe(0);
-    const id = /^run (\S+) · ok$/m.exec(ran.stderr)?.[1];
+    const id = /^run (\S+) · ok · /m.exec(ran.stderr)?.[1];
     expect(id).toBeDefined();
     const commands = [['ps'], ['ps', '--json'], ['events', id!], ['logs', id!], ['--help'], ['mcp', 'start', '--help']];
     const results = await Promise.all(commands.map((args) => weft(args, true)));
@@ -190,7 +190,7 @@ async function startCli(args: string[], stream: 'stdout' | 'stderr', ready: RegE
 
 describe('Ctrl-C while following', () => {
   it('exits 130 from weft run and from logs --follow; the run goes on', async () => {
-    const run = await startCli(['run', 'sleep.toml'], 'stderr', /^run (\S+) · sleep\n/);
+    const run = await startCli(['run', 'sleep.toml'], 'stderr', /^run (\S+) · sleep · /);
     const id = /^run (\S+)/.exec(run.output.stderr)![1]!;
     run.child.kill('SIGINT');
     expect(await run.exited).toEqual([130, null]);

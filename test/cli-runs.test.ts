@@ -38,7 +38,7 @@ describe('weft run', () => {
     const tour = await box.tour();
     const result = await box.cli(['--cwd', tour, 'run', 'tour.toml']);
     expect(result.code, result.stderr).toBe(0);
-    const id = /^run (\S+) · tour$/m.exec(result.stderr)?.[1];
+    const id = /^run (\S+) · tour · /m.exec(result.stderr)?.[1];
     expect(id).toMatch(ID);
     expect(result.stderr).toContain(`run ${id} succeeded`);
     // One line per stage start and end, tool calls in between, interpolated arguments.

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runNode } from './helpers/run-node.js';
@@ -23,6 +23,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(storageDir, { recursive: true, force: true });
 });
+
+/** The `weft/runs/*` branches of the repository holding the examples (none when it is not a git checkout, e.g. an unpacked tarball). */
+function runBranches(): string[] {
+  const listed = spawnSync('git', ['for-each-ref', '--format=%(refname)', 'refs/heads/weft/runs/'], { cwd: EXAMPLES, encoding: 'utf8' });
+  return listed.status === 0 ? listed.stdout.split('\n').filter((line) => line !== '') : [];
+}
 
 /** Starts `node <file>` and resolves with the URL once it prints `listening on <url>`. */
 function startListening(file: string, env: Record<string, string | undefined>) {
@@ -98,8 +104,11 @@ describe('examples/library', () => {
   });
 
   it('embed-runs.mjs runs the release workflow module: its function step counts the changes and the branch picks a minor release', async () => {
+    const branchesBefore = runBranches();
     const result = await runNode([join(EXAMPLES, 'embed-runs.mjs')], { cwd: EXAMPLES, env: { ...process.env, WEFT_HOME: storageDir } });
     expect(result.code, result.stderr).toBe(0);
+    // The example works in place (it writes no files): no run branch or worktree of weft's own checkout, which outlives the temp storage dir.
+    expect(runBranches().filter((branch) => !branchesBefore.includes(branch))).toEqual([]);
     expect(result.stdout.trim().split('\n')).toEqual([
       'changes@1 succeeded: "fix: a\\nfeat: b\\nfix: c"',
       'count@1 succeeded: {"fixes":2,"features":1}',

@@ -99,7 +99,7 @@ describe('OpenTelemetry traces', () => {
   it('exports a run as one trace: attempt, stages, agent, model turns with GenAI attributes and tool calls with their MCP server, secrets redacted', async () => {
     const result = await box.cli(['run', 'traced.toml', '--auto-approve'], otelEnv());
     expect(result.code, result.stderr).toBe(1);
-    const id = /^run (\S+) · traced$/m.exec(result.stderr)![1]!;
+    const id = /^run (\S+) · traced · /m.exec(result.stderr)![1]!;
     // The attempt's span ends last; it arrives when the runner flushes before it exits.
     const root = await receiver.waitForSpan((span) => span.name === 'invoke_workflow traced' && span.attributes['weft.run.id'] === id);
     const spans = receiver.spans.filter((span) => span.traceId === root.traceId);

@@ -41,7 +41,7 @@ run = 'echo "cannot use $WEFT_E2E_API_KEY" >&2; exit 3'
     const env = { WEFT_E2E_API_KEY: SECRET, WEFT_E2E_PLAIN: 'visible-value' };
     const result = await box.cli(['run', 'secrets.toml'], env);
     expect(result.code, result.stderr).toBe(1);
-    const id = /^run (\S+) · secrets$/m.exec(result.stderr)?.[1] as string;
+    const id = /^run (\S+) · secrets · /m.exec(result.stderr)?.[1] as string;
     const [finished, logs, ps, inspect] = await Promise.all([
       box.events(id, '--type', 'stage-finished'),
       box.cli(['logs', id], env),
@@ -75,8 +75,8 @@ describe('the runner environment', () => {
     const held = await first;
     expect(held.code, held.stderr).toBe(0);
     expect(held.stdout).toContain('→ base=http://127.0.0.1:1/one');
-    const secondId = /^run (\S+) · show$/m.exec(second.stderr)?.[1] as string;
-    const firstId = /^run (\S+) · hold$/m.exec(held.stderr)?.[1] as string;
+    const secondId = /^run (\S+) · show · /m.exec(second.stderr)?.[1] as string;
+    const firstId = /^run (\S+) · hold · /m.exec(held.stderr)?.[1] as string;
     const [a, b] = await Promise.all([box.inspect(firstId), box.inspect(secondId)]);
     expect([a, b].map((run) => typeof (run as unknown as { envFingerprint?: unknown }).envFingerprint)).toEqual(['string', 'string']);
     expect((a as unknown as { envFingerprint: string }).envFingerprint).not.toBe((b as unknown as { envFingerprint: string }).envFingerprint);

@@ -90,13 +90,13 @@ describe('per-run workspaces', () => {
     }
   });
 
-  it('works in the same subfolder of its worktree; says where on the first lines of weft run', async () => {
+  it('works in the same subfolder of its worktree; says where on the first line of weft run', async () => {
     const repo = await repoWith({ 'pkg/where.toml': '[workflow]\nname = "where"\nstart = "pwd"\n[nodes.pwd]\nkind = "command"\nrun = "pwd; echo made > made.txt"\n' });
     const result = await box.cli(['--cwd', join(repo, 'pkg'), 'run', 'where.toml']);
     expect(result.code, result.stderr).toBe(0);
-    const id = /^run (\S+) · where$/m.exec(result.stderr)?.[1] as string;
+    const id = /^run (\S+) · where · /m.exec(result.stderr)?.[1] as string;
     const workDir = join(box.home, 'workspaces', id, 'pkg');
-    expect(result.stderr).toContain(`working in ${workDir} on branch weft/runs/${id}`);
+    expect(result.stderr.split('\n')[0]).toBe(`run ${id} · where · working in ${workDir} on branch weft/runs/${id}`);
     expect(outputOf(await box.events(id), 'pwd@1')).toBe(`${workDir}\n`.trim());
     expect(git(repo, 'show', `weft/runs/${id}:pkg/made.txt`)).toBe('made');
     expect(existsSync(join(repo, 'pkg', 'made.txt'))).toBe(false);
@@ -107,12 +107,12 @@ describe('per-run workspaces', () => {
     await writeFile(join(box.ws, 'here.toml'), flow);
     const outside = await box.cli(['run', 'here.toml']);
     expect(outside.code, outside.stderr).toBe(0);
-    expect(outside.stderr).toContain(`working in place in ${box.ws}`);
+    expect(outside.stderr.split('\n')[0]?.replace(/^run \S+ /, 'run <id> ')).toBe(`run <id> · here · working in place in ${box.ws}`);
     expect(await readFile(join(box.ws, 'here.txt'), 'utf8')).toBe('here\n');
     await repoWith({});
     const inPlace = await box.cli(['run', 'here.toml', '--workspace', 'in-place']);
     expect(inPlace.code, inPlace.stderr).toBe(0);
-    const id = /^run (\S+) · here$/m.exec(inPlace.stderr)?.[1] as string;
+    const id = /^run (\S+) · here · /m.exec(inPlace.stderr)?.[1] as string;
     expect((await box.events(id)).some((event) => event.type === 'checkpoint-created')).toBe(false);
     expect(git(box.ws, 'branch', '--list', 'weft/*')).toBe('');
   });
@@ -123,7 +123,7 @@ describe('per-run workspaces', () => {
     const repo = await repoWith({ 'parent.toml': parent, 'kid.toml': kid });
     const result = await box.cli(['run', 'parent.toml']);
     expect(result.code, result.stderr).toBe(0);
-    const id = /^run (\S+) · parent$/m.exec(result.stderr)?.[1] as string;
+    const id = /^run (\S+) · parent · /m.exec(result.stderr)?.[1] as string;
     const childId = String((await box.events(id)).find((event) => event.type === 'child-run-created')?.payload.childId);
     expect(outputOf(await box.events(childId), 'look@1')).toBe('from-parent');
     expect(git(repo, 'show', `weft/runs/${childId}:seen.txt`)).toBe('from-parent');
@@ -135,11 +135,11 @@ describe('per-run workspaces', () => {
     const repo = await repoWith({ 'see.toml': '[workflow]\nname = "see"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat draft.txt 2>/dev/null || echo none"\n', 'draft.txt': 'committed\n' });
     await writeFile(join(repo, 'draft.txt'), 'uncommitted\n');
     const plain = await box.cli(['run', 'see.toml']);
-    const plainId = /^run (\S+) · see$/m.exec(plain.stderr)?.[1] as string;
+    const plainId = /^run (\S+) · see · /m.exec(plain.stderr)?.[1] as string;
     expect(outputOf(await box.events(plainId), 'look@1')).toBe('committed');
     const carried = await box.cli(['run', 'see.toml', '--include-uncommitted']);
     expect(carried.code, carried.stderr).toBe(0);
-    const id = /^run (\S+) · see$/m.exec(carried.stderr)?.[1] as string;
+    const id = /^run (\S+) · see · /m.exec(carried.stderr)?.[1] as string;
     const events = await box.events(id);
     expect(outputOf(events, 'look@1')).toBe('uncommitted');
     const first = events.find((event) => event.type === 'checkpoint-created');
@@ -158,6 +158,48 @@ describe('per-run workspaces', () => {
     const worker = await box.cli(['worker', '--until-idle']);
     expect(worker.code, worker.stderr).toBe(0);
     expect(existsSync(stale)).toBe(false);
+  });
+
+  it('a remote that refuses the checkpoint push fails the stage with its message; the checkpoint stays in the local repository', async () => {
+    const remote = join(box.base, 'strict.git');
+    git(box.base, 'init', '-q', '--bare', remote);
+    // The run branch's creation is let through; every checkpoint pushed onto it is refused.
+    const hook = '#!/bin/sh\nwhile read old new ref; do\n  case "$old" in *[!0]*) echo "policy: checkpoints on $ref need review" >&2; exit 1;; esac\ndone\n';
+    await writeFile(join(remote, 'hooks', 'pre-receive'), hook, { mode: 0o755 });
+    const repo = await repoWith({ 'push.toml': `[workflow]\nname = "push"\nstart = "write"\n[run.workspace]\nremote = "${remote}"\n[nodes.write]\nkind = "command"\nrun = "echo valuable > work.txt"\nnext = "after"\n[nodes.after]\nkind = "command"\nrun = "true"\n` });
+    const result = await box.cli(['run', 'push.toml']);
+    expect(result.code, result.stderr).toBe(1);
+    const id = /^run (\S+) · push · /m.exec(result.stderr)?.[1] as string;
+    const events = await box.events(id);
+    const finished = events.filter((event) => event.type === 'stage-finished');
+    expect(finished.map((event) => event.stageId)).toEqual(['write@1']);
+    expect(finished[0]?.payload).toMatchObject({ status: 'failed', errorCode: 'WORKSPACE_PUSH_REFUSED' });
+    expect(String(finished[0]?.payload.error)).toContain(`policy: checkpoints on refs/heads/weft/runs/${id} need review`);
+    expect(String(finished[0]?.payload.error)).toContain('Nothing is lost');
+    // No checkpoint is recorded (the log never names a commit the remote lacks), but the commit is kept here.
+    expect(events.some((event) => event.type === 'checkpoint-created')).toBe(false);
+    expect(git(repo, 'show', `weft/runs/${id}:work.txt`)).toBe('valuable');
+    expect(git(repo, 'log', '-1', '--format=%(trailers:key=Weft-Stage,valueonly)', `weft/runs/${id}`)).toBe('write');
+    expect(git(remote, 'rev-parse', `weft/runs/${id}`)).toBe(git(repo, 'rev-parse', 'main'));
+    const run = await box.inspect(id);
+    expect(run).toMatchObject({ status: 'failed' });
+    const text = await box.cli(['inspect', id]);
+    expect(text.stdout).toContain('policy: checkpoints on');
+  });
+
+  it("parallel branches share the working copy: a branch's checkpoint holds what its running sibling wrote so far, the sibling's the rest", async () => {
+    // `a` ends once `b` has written b1.txt; `b` writes b2.txt only after a's checkpoint is on the branch.
+    const flow = `[workflow]\nname = "fan"\nstart = "fan"\n[nodes.fan]\nkind = "parallel"\nbranches = ["a", "b"]\njoin = "done"\n[nodes.a]\nkind = "command"\nrun = "until [ -e b1.txt ]; do sleep 0.05; done; echo a > a.txt"\nnext = "done"\n[nodes.b]\nkind = "command"\nrun = "echo 1 > b1.txt; until git log -1 --format=%s | grep -q 'a@1'; do sleep 0.05; done; echo 2 > b2.txt"\nnext = "done"\n[nodes.done]\nkind = "join"\nnext = "after"\n[nodes.after]\nkind = "command"\nrun = "cat a.txt b1.txt b2.txt"\n`;
+    const repo = await repoWith({ 'fan.toml': flow });
+    const result = await box.cli(['run', 'fan.toml']);
+    expect(result.code, result.stderr).toBe(0);
+    const id = /^run (\S+) · fan · /m.exec(result.stderr)?.[1] as string;
+    const events = await box.events(id);
+    const files = (stageId: string) => (events.find((event) => event.type === 'checkpoint-created' && event.stageId === stageId)?.payload.files as { path: string }[] | undefined)?.map((file) => file.path);
+    expect(files('a@1')).toEqual(['a.txt', 'b1.txt']);
+    expect(files('b@1')).toEqual(['b2.txt']);
+    expect(outputOf(events, 'after@1')).toBe('a\n1\n2');
+    expect(git(repo, 'log', '--format=%s', `weft/runs/${id}`, '^main')).toBe('weft: b@1\nweft: a@1');
   });
 
   it('refuses a bad mode in the workflow, naming the file, the field and the fix', async () => {

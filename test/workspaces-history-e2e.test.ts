@@ -50,7 +50,7 @@ async function repo(): Promise<string> {
 }
 
 function idOf(stderr: string): string {
-  return /^run (\S+) · steps$/m.exec(stderr)?.[1] as string;
+  return /^run (\S+) · steps · /m.exec(stderr)?.[1] as string;
 }
 
 async function cliOk(args: string[]): Promise<string> {

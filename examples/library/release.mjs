@@ -5,6 +5,9 @@ import { defineWorkflow } from 'weft-runtime/workflow';
 
 export default defineWorkflow({
   workflow: { name: 'release', description: 'Count the changes, then decide' },
+  // Nothing here writes files, so the run works right where it is started instead of in a
+  // git worktree on a branch of whatever repository holds this folder. See docs/workspaces.md.
+  run: { workspace: { mode: 'in-place' } },
   inputs: { version: { default: '1.0.0' } },
   nodes: {
     changes: { kind: 'command', run: 'printf "fix: a\\nfeat: b\\nfix: c\\n"', next: 'count' },

@@ -79,6 +79,8 @@ export interface WorkflowDefinition {
     approval?: { pattern: string; action: 'allow' | 'deny' | 'ask' }[];
     /** `[run.agent]`: default tools, `mcps` servers for agent stages, … (see docs/workflow-format.md). */
     agent?: Record<string, unknown>;
+    /** `[run.workspace]`: where the run works (docs/workspaces.md). */
+    workspace?: { mode?: 'worktree' | 'in-place' | 'clone'; base?: string; include_uncommitted?: boolean; remote?: string; repo?: string; keep_branch?: boolean };
   };
   inputs?: Record<string, InputDefinition>;
   /** In order: the first node is the start unless `workflow.start` says otherwise. */

@@ -17,6 +17,14 @@ export async function changedFiles(cwd: string, from: string, to: string): Promi
   return parseRawNumstat(stdout);
 }
 
+/** `git diff-tree` reading `<from-tree> <to-tree>` lines from stdin, so it can start before the trees are known. */
+export const DIFF_TREE_STDIN = ['diff-tree', '--stdin', '-r', '-z', '--raw', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv'] as const;
+
+/** Parses what `DIFF_TREE_STDIN` prints for one pair of trees: the pair echoed on a line of its own, then the records. */
+export function parseDiffTreeStdin(output: string): ChangedFile[] {
+  return parseRawNumstat(output.slice(output.indexOf('\n') + 1));
+}
+
 /** Parses `--raw --numstat -z` output: raw records (header, path) come first, then numstat records (`added\tremoved\tpath`). */
 export function parseRawNumstat(output: string): ChangedFile[] {
   const tokens = output.split('\0');

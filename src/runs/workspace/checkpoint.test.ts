@@ -160,6 +160,40 @@ describe('checkpoint', () => {
     expect(await checkpoint(ws, { stageId: 's', attempt: 1 })).toBeNull();
   });
 
+  it("a stage that staged its change with `git add` itself (add -A then has nothing to add) still gets a checkpoint", async () => {
+    const { repo, ws } = await opened();
+    expect(await checkpoint(ws, { stageId: 'noop', attempt: 1 })).toBeNull();
+    writeFiles(ws.topDir, { 'README.md': 'staged by the stage\n' });
+    gitSync(ws.topDir, ['add', 'README.md']);
+    const made = await checkpoint(ws, { stageId: 'staged', attempt: 1 });
+    expect(made?.files.map((file) => file.path)).toEqual(['README.md']);
+    expect(filesOf(repo, ws.workspace.branch).get('README.md')).toBe('staged by the stage\n');
+    gitSync(ws.topDir, ['rm', '--quiet', '--cached', 'README.md']);
+    writeFiles(ws.topDir, { 'README.md': 'staged by the stage\n' });
+    expect(await checkpoint(ws, { stageId: 'unstaged-then-same', attempt: 1 })).toBeNull();
+  });
+
+  it('an identity git would tidy (trailing dot, spaces) is written as git writes it', async () => {
+    const { repo, ws } = await opened();
+    writeFiles(ws.topDir, { 'a.txt': 'a\n' });
+    await checkpoint(ws, { stageId: 's', attempt: 1, identity: { name: ' Ana B. ', email: 'ana@example.com' } });
+    writeFiles(ws.topDir, { 'b.txt': 'b\n' });
+    await checkpoint(ws, { stageId: 't', attempt: 1, identity: { name: 'Ana B', email: 'ana@example.com' }, date: new Date('2026-01-02T03:04:05Z') });
+    const log = gitSync(repo, ['log', '-2', '--format=%an <%ae> %cn %ad|%s', '--date=unix', ws.workspace.branch]).trim().split('\n');
+    expect(log).toEqual(['Ana B <ana@example.com> Ana B 1767323045|weft: t@1', expect.stringMatching(/^Ana B <ana@example.com> Ana B \d+\|weft: s@1$/)]);
+    expect(gitSync(repo, ['fsck', '--no-progress', '--strict'])).not.toMatch(/error|warning/i);
+  });
+
+  it('a stage that packed the refs (HEAD no longer a loose ref file) still gets its checkpoint, from git itself', async () => {
+    const { repo, ws } = await opened();
+    gitSync(ws.topDir, ['pack-refs', '--all']);
+    writeFiles(ws.topDir, { 'packed.txt': 'p\n' });
+    const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
+    expect(made?.files.map((file) => file.path)).toEqual(['packed.txt']);
+    expect(gitSync(repo, ['rev-parse', ws.workspace.branch]).trim()).toBe(made?.commit);
+    expect(await checkpoint(ws, { stageId: 't', attempt: 1 })).toBeNull();
+  });
+
   it('leaves the user checkout untouched', async () => {
     const { repo, ws } = await opened();
     const before = readFileSync(join(repo, 'README.md'), 'utf8');

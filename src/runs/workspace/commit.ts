@@ -39,10 +39,15 @@ export interface CommitTreeOptions {
   date?: Date;
 }
 
+/** `<seconds> +0000`: git's raw date, in UTC. */
+function gitDate(date: Date | undefined): string {
+  return `${Math.floor((date ?? new Date()).getTime() / 1000)} +0000`;
+}
+
 /** Creates a commit object (no ref moves) and returns its id. */
 export async function commitTree(options: CommitTreeOptions): Promise<string> {
   const who = options.identity ?? DEFAULT_IDENTITY;
-  const date = `${Math.floor((options.date ?? new Date()).getTime() / 1000)} +0000`;
+  const date = gitDate(options.date);
   const env = {
     GIT_AUTHOR_NAME: who.name,
     GIT_AUTHOR_EMAIL: who.email,
@@ -53,6 +58,23 @@ export async function commitTree(options: CommitTreeOptions): Promise<string> {
   };
   const parentArgs = options.parents.flatMap((parent) => ['-p', parent]);
   return gitLine(['commit-tree', options.tree, ...parentArgs, '-F', '-'], { cwd: options.cwd, env, input: options.message });
+}
+
+/** Characters git trims from either end of a name or email, or refuses inside one. */
+// eslint-disable-next-line no-control-regex
+const IDENT_CRUD = /^[\s.,:;<>"\\']|[\s.,:;<>"\\']$|[<>\u0000-\u001f\u007f]/;
+
+/**
+ * The raw text of the commit `commitTree` would make, for `git hash-object -t commit -w
+ * --stdin` (a process that can be started before the tree is known); undefined when the
+ * identity holds characters git would rewrite, so only `commitTree` can spell it.
+ */
+export function commitObjectText(options: Omit<CommitTreeOptions, 'cwd'>): string | undefined {
+  const who = options.identity ?? DEFAULT_IDENTITY;
+  if (who.name === '' || who.email === '' || IDENT_CRUD.test(who.name) || IDENT_CRUD.test(who.email)) return undefined;
+  const ident = `${who.name} <${who.email}> ${gitDate(options.date)}`;
+  const parents = options.parents.map((parent) => `parent ${parent}\n`).join('');
+  return `tree ${options.tree}\n${parents}author ${ident}\ncommitter ${ident}\n\n${options.message}`;
 }
 
 /**

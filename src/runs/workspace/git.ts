@@ -75,13 +75,31 @@ export function stderrTail(stderr: string): string {
  * @example const { stdout } = await git(['rev-parse', 'HEAD'], { cwd: repo });
  */
 export function git(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  return startGit(args, options).finish(options.input ?? '');
+}
+
+/** A git process started before its input is known: its start-up (a few ms) overlaps the caller's other work. */
+export interface StartedGit {
+  /** Writes the input, closes stdin and waits for the result (as `git()` would). */
+  finish(input: string | Buffer): Promise<GitResult>;
+  /** Kills the process; its result is ignored. */
+  abort(): void;
+}
+
+/**
+ * Starts `git <args>` reading its stdin later (`--stdin` commands: `hash-object`,
+ * `update-ref`, `diff-tree`).
+ * @example const ref = startGit(['update-ref', '--stdin'], { cwd }); await ref.finish(`update ${name} ${id}\n`);
+ */
+export function startGit(args: readonly string[], options: Omit<GitOptions, 'input'>): StartedGit {
   const maxOutput = options.maxOutput ?? DEFAULT_MAX_OUTPUT;
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...FIXED_CONFIG, ...args], {
-      cwd: options.cwd,
-      env: gitEnvironment(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  const child = spawn('git', [...FIXED_CONFIG, ...args], {
+    cwd: options.cwd,
+    env: gitEnvironment(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let aborted = false;
+  const result = new Promise<GitResult>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
@@ -116,10 +134,21 @@ export function git(args: readonly string[], options: GitOptions): Promise<GitRe
         resolve(result);
         return;
       }
-      reject(gitFailure(args, options, result));
+      reject(aborted ? new WeftError('WORKSPACE_GIT_FAILED', `git ${args[0] ?? ''} was stopped.`) : gitFailure(args, options, result));
     });
-    child.stdin.end(options.input ?? '');
   });
+  return {
+    finish(input) {
+      child.stdin.end(input);
+      return result;
+    },
+    abort() {
+      aborted = true;
+      result.catch(() => undefined);
+      child.kill('SIGKILL');
+      child.stdin.destroy();
+    },
+  };
 }
 
 function gitFailure(args: readonly string[], options: GitOptions, result: GitResult): WeftError {

@@ -10,6 +10,7 @@ import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { git, gitLine, isAncestor, readRef, redactGitText, stderrTail } from './git.js';
+import { stampIndex } from './index-stamp.js';
 import { rememberTree } from './known-trees.js';
 import { remoteTrackingRef } from './push.js';
 import { checkedRunId, type OpenedWorkspace, type RunWorkspace } from './workspace-spec.js';
@@ -45,6 +46,7 @@ export async function openWorkspace(options: OpenOptions): Promise<OpenedWorkspa
   await resetTo(topDir, workspace.branch, head);
   const opened: OpenedWorkspace = { runId, workspace, topDir, workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')), repoDir, head };
   rememberTree(opened, head, await gitLine(['rev-parse', `${head}^{tree}`], { cwd: topDir }));
+  stampIndex(opened);
   return opened;
 }
 

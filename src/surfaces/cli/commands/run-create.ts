@@ -89,7 +89,7 @@ function workspaceOf(options: CreateOptions): WorkspaceSpec | undefined {
   return Object.keys(spec).length === 0 ? undefined : spec;
 }
 
-/** Where the run's files are, for the first line of `weft run`. */
+/** Where the run's files are, on the first line of `weft run` (the line every reader sees, before any stage output). */
 function whereItWorks(run: RunRecord, workspaceRoot: string | undefined): string {
   const workspace = run.workspace;
   if (workspace === undefined) return `working in place in ${run.cwd}`;
@@ -132,7 +132,7 @@ export function registerRunCreateCommands(program: Command): void {
         const sandbox = options.json ? undefined : await runSandboxView(app.storageDir, run);
         // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
         const { finished, stopped } = await untilInterrupted(async (signal) => {
-          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''}\n${whereItWorks(run, app.workspaceHost.root)}\nsandbox: ${sandbox?.summary ?? ''}\n`);
+          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''} · ${whereItWorks(run, app.workspaceHost.root)}\nsandbox: ${sandbox?.summary ?? ''}\n`);
           return { finished: await followRun(runs, run.id, { json: options.json === true, signal, onEvent }), stopped: signal.aborted };
         });
         if (stopped) {
