@@ -109,13 +109,20 @@ export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string;
   args.push('--remount-ro', '/run');
   const writable = [...rules.allowWrite, ...(extras.allowWrite ?? [])].map(real).filter((path): path is string => path !== undefined);
   const denied = rules.denyRead.flatMap((path) => [path, real(path)]).filter((path): path is string => path !== undefined && existsSync(path));
-  for (const path of writable) args.push('--bind', path, path);
+  // A writable folder inside a hidden one (the run's worktree and a CLI stage's config home in weft's storage) is
+  // bound on the hidden folder's tmpfs before that is made read-only, which traverses to it (0111) but lists nothing.
+  const nested = (hidden: string) => writable.filter((path) => inside(path, hidden) && path !== hidden);
+  for (const path of writable) if (!denied.some((hidden) => nested(hidden).includes(path))) args.push('--bind', path, path);
   for (const path of new Set(denied)) {
-    if (statSync(path).isDirectory()) args.push('--perms', '0000', '--tmpfs', path, '--remount-ro', path);
-    else args.push('--ro-bind', where.deniedFile, path);
+    if (!statSync(path).isDirectory()) {
+      args.push('--ro-bind', where.deniedFile, path);
+      continue;
+    }
+    const within = nested(path);
+    args.push('--perms', within.length > 0 ? '0111' : '0000', '--tmpfs', path);
+    for (const inner of within) args.push('--bind', inner, inner);
+    args.push('--remount-ro', path);
   }
-  // A writable folder inside a hidden one (a CLI stage's config home in weft's storage) comes back on top.
-  for (const path of writable) if (denied.some((hidden) => inside(path, hidden) && path !== hidden)) args.push('--bind', path, path);
   args.push('--chdir', where.cwd, '--setenv', 'TMPDIR', '/tmp', '--cap-add', 'CAP_SYS_ADMIN');
   if (where.proxied) {
     const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
