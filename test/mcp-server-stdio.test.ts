@@ -75,6 +75,7 @@ describe('weft mcp start over stdio', () => {
     expect(got.data).toEqual({
       run: expect.objectContaining({ id: second!.id, counts: expect.objectContaining({ events: 1 }) }),
       pending_questions: [],
+      sandbox: { sandboxed: false, rules: null, summary: 'none (processes run with your full permissions)' },
       results: { final_output_head: null, final_output_truncated: false, final_stage_id: null, stages: [], stages_omitted: 0, tokens: { input: 0, output: 0, total: 0, cached_input: null, cache_write: null, reasoning: null }, cost: null },
       next_steps: [`Start run ${second!.id} with weft_run_interact {"run_id":"${second!.id}","action":"start"}.`],
     });

@@ -3,6 +3,7 @@
  * are missing (with the install command, never run unsandboxed), bad `[run.sandbox]`
  * values refused with the workflow's line, and weft's own file tools refusing `deny_read`.
  */
+import { existsSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +54,24 @@ describe('a sandboxed run', () => {
     expect(events.filter((event) => event.type === 'sandbox-violation').map((event) => event.payload)).toEqual([
       { kind: 'write', setting: 'allow_write', path: '/usr/weft-sandbox-test', message: 'the sandbox refused a write to /usr/weft-sandbox-test: it is outside [run.sandbox] allow_write (add the folder there to allow it)' },
     ]);
+  });
+
+  it("sandboxes a sandboxed run's child runs, whatever their own workflow says", async () => {
+    kit = await sandboxKit(process.env.PATH ?? '');
+    const outside = `/usr/weft-sandbox-child-${process.pid}`;
+    await kit.write('child.toml', `[run.sandbox]\nmode = "none"\n\n[nodes.touch]\nkind = "command"\nrun = "touch ${outside}"\n`);
+    const file = await kit.write('parent.toml', '[run.sandbox]\nmode = "os"\n\n[nodes.kid]\nkind = "child"\nworkflow = "child.toml"\n');
+    const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
+    await kit.runUntilIdle();
+    const child = (await kit.events(run.id)).find((event) => event.type === 'child-run-created')?.payload.childId as string;
+    const record = await kit.service.get(child);
+    try {
+      expect(record.sandbox).toEqual({ mode: 'os' });
+      expect(record.status).toBe('failed');
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      rmSync(outside, { force: true });
+    }
   });
 
   it("keeps weft's own file tools out of deny_read", async () => {

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { createLogger, stderrSink, type Logger, type LogLevel } from '../core/logger.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { loadSettings, type Settings } from '../core/settings/settings.js';
+import type { RunRecord } from '../runs/model/run-record.js';
 import type { Worker } from '../runs/engine/worker.js';
 import { workspaceHost } from './host/workspace-host.js';
 import type { WorkspaceHost } from '../runs/engine/run-files.js';
@@ -126,17 +127,19 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
   const store = { get: async () => (await opened.get()).store, built: async () => (await opened.built())?.store };
 
+  // Loaded when a run's sandbox is first shown (inspect, run, the run page), not for every command.
+  const sandboxView = async (run: RunRecord) => (await import('./services/run-sandbox-view.js')).runSandboxView({ storageDir, workspaceRoot: workspaceHost(storageDir, settings, env).root, env }, run);
   const runs = once(async () => {
     if (options.runners === 'in-process') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
+      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
     }
     const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./host/runner-launcher.js'), import('./host/environment-fingerprint.js')]);
     const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
     const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
-    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env) });
+    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
   });
 
   const mcpConfig = async () => {

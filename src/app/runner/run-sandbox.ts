@@ -1,6 +1,6 @@
 /**
  * Each run's sandbox: `[run.sandbox]` from the settings (user, then project), then the
- * workflow's, resolved against the run's workspace and weft's storage dir, and prepared
+ * workflow's, then the run's own (`--sandbox`, `sandbox` on create), resolved against the run's workspace and weft's storage dir, and prepared
  * by the `os` provider (bubblewrap) when the mode is "os". A run whose sandbox cannot be
  * made fails before its first stage (see `RunSandboxFactory`).
  */
@@ -17,11 +17,10 @@ interface SandboxParams {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The rules a run gets, or undefined when it is not sandboxed. */
-/** `workDir`: where the run's stages work (its worktree or clone); absent: the run's cwd (views of a run not being executed). */
-export async function runSandboxRules(params: SandboxParams, run: RunRecord, workflow: Pick<Workflow, 'run'>, workDir: string = run.cwd): Promise<SandboxRules | undefined> {
+/** The rules a run gets, or undefined when it is not sandboxed; `workDir`: where its stages work (its worktree or clone, else its cwd). */
+export async function runSandboxRules(params: SandboxParams, run: RunRecord, workflow: Pick<Workflow, 'run'>, workDir: string): Promise<SandboxRules | undefined> {
   const settings = await params.settings(run);
-  const spec = mergeSandboxSpecs(settings.sandbox, workflow.run.sandbox);
+  const spec = mergeSandboxSpecs(settings.sandbox, workflow.run.sandbox, run.sandbox);
   const home = params.env?.HOME;
   return resolveSandboxRules(spec, { workspace: workDir, storageDir: params.storageDir, ...(home === undefined || home === '' ? {} : { home }) });
 }

@@ -33,6 +33,7 @@ import { isOrphaned, waitForRuns } from './run-waiter.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
+import type { RunSandboxView } from './run-sandbox-view.js';
 
 export type { CreateRunRequest };
 
@@ -50,6 +51,8 @@ export interface RunServiceDeps {
   workspaces?: WorkspaceHost;
   /** The app's logger: the live fan-outs report their read failures to it. Default: silent. */
   logger?: Logger;
+  /** Whether a run is sandboxed and with which rules (`run-sandbox-view.ts`); absent: reported as unknown. */
+  sandboxView?: (run: RunRecord) => Promise<RunSandboxView>;
 }
 
 function notFound(id: string): WeftError {
@@ -143,6 +146,7 @@ export class RunService {
       ...(request.priority === undefined ? {} : { priority: request.priority }),
       ...(setup.workspace === undefined ? {} : { workspace: setup.workspace }),
       ...(request.origin === undefined ? {} : { origin: request.origin }),
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
       // A first checkpoint is recorded before any runner can take the run.
       ...(initialStatus === undefined || setup.events.length > 0 ? {} : { initialStatus }),
     });
@@ -162,6 +166,11 @@ export class RunService {
     } catch (error) {
       throw new WeftError('RUN_INVALID_PARAMS', `goal file '${goalFile}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: error });
     }
+  }
+
+  /** Whether the run is sandboxed and with which rules, resolved against the folder it works in on this host. */
+  async sandbox(run: RunRecord): Promise<RunSandboxView> {
+    return this.#deps.sandboxView?.(run) ?? { sandboxed: false, rules: null, summary: 'unknown (no sandbox view on this service)' };
   }
 
   /** Accepts a whole run id, any unique prefix of one (any case), or `@last`; see `run-ref.ts`. */

@@ -118,6 +118,7 @@ export class WorkspaceService {
       cwd: origin.cwd,
       ...(origin.envFingerprint === undefined ? {} : { envFingerprint: origin.envFingerprint }),
       ...(workspace === undefined ? {} : { workspace }),
+      ...(origin.sandbox === undefined ? {} : { sandbox: origin.sandbox }),
       origin: { runId: origin.id, stageId: finished.stageId, ...(commit === undefined ? {} : { commit }) },
     });
     const copied: NewRunEvent[] = prefix.filter((event) => COPIED_ON_FORK.has(event.type)).map((event) => ({ type: event.type, ...(event.stageId === undefined ? {} : { stageId: event.stageId }), payload: event.payload }));

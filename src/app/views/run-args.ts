@@ -11,6 +11,7 @@ import { parseDuration } from '../../core/duration.js';
 import type { RunBudgetPayload } from '../../runs/model/event-types.js';
 import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
 import type { WorkspaceSpec } from '../../runs/model/run-workspace.js';
+import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 
 /** A run id, a unique prefix of one or `@last`: RunService resolves it (INVALID_ID, RUN_NOT_FOUND otherwise). */
 export function runIdArg(description: string): z.ZodString {
@@ -83,6 +84,37 @@ export function workspaceRequest(value: z.output<typeof workspaceArg>): Workspac
   };
 }
 
+/** The run's own sandbox: a mode, or the fields of `[run.sandbox]` (snake_case); checked further by the run service (host names, paths). */
+export const sandboxArg = z
+  .union([
+    z.enum(['os', 'none']),
+    z
+      .object({
+        mode: z.enum(['os', 'none']).optional(),
+        allow_write: z.array(z.string().min(1).max(4096)).max(100).optional().describe('Folders writable besides the workspace (relative to the workspace, or absolute, or ~/…)'),
+        deny_read: z.array(z.string().min(1).max(4096)).max(100).optional().describe('Paths hidden besides the credential folders and weft\'s storage'),
+        network: z
+          .union([z.literal('none'), z.object({ allow: z.array(z.string().min(1).max(260)).max(100) }).strict()])
+          .optional()
+          .describe('"none", or { allow: ["registry.npmjs.org", "*.example.com", "localhost:8080"] } reached through weft\'s proxy'),
+        max_processes: z.number().int().optional().describe('Processes and threads at once (at least 300)'),
+      })
+      .strict(),
+  ])
+  .describe('The OS sandbox for everything the run executes, over [run.sandbox] of the settings and the workflow: "os", "none", or an object with mode, allow_write, deny_read, network, max_processes');
+
+/** The run service's sandbox for `value`. */
+export function sandboxRequest(value: z.output<typeof sandboxArg>): SandboxSpec {
+  if (typeof value === 'string') return { mode: value };
+  return {
+    ...(value.mode === undefined ? {} : { mode: value.mode }),
+    ...(value.allow_write === undefined ? {} : { allowWrite: value.allow_write }),
+    ...(value.deny_read === undefined ? {} : { denyRead: value.deny_read }),
+    ...(value.network === undefined ? {} : { network: value.network }),
+    ...(value.max_processes === undefined ? {} : { maxProcesses: value.max_processes }),
+  };
+}
+
 /** The fields of one new run (`weft_run_create`'s run object, the body of `POST /api/v1/runs`). */
 export const newRunFields = {
   workflow: workflowArg,
@@ -99,6 +131,7 @@ export const newRunFields = {
   priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY).optional().describe(`Claim order, higher first (${MIN_PRIORITY} to ${MAX_PRIORITY}, default 0): a queued run is claimed as if created a minute earlier per step, so no run waits behind later ones for more than a minute per step of difference`),
   start: z.boolean().default(true).describe('Start the run (default true). false leaves it submitted until it is started'),
   workspace: workspaceArg.optional(),
+  sandbox: sandboxArg.optional(),
 };
 
 export const newRunSchema = z.object(newRunFields).strict();
@@ -121,6 +154,7 @@ export function createRunRequest(item: NewRunArgs, serverCwd: string): CreateRun
     ...(item.budget !== undefined ? { budget: budgetRequest(item.budget) } : {}),
     ...(item.priority !== undefined ? { priority: item.priority } : {}),
     ...(item.workspace !== undefined ? { workspace: workspaceRequest(item.workspace) } : {}),
+    ...(item.sandbox !== undefined ? { sandbox: sandboxRequest(item.sandbox) } : {}),
     start: item.start,
   };
 }

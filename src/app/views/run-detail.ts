@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import type { RunService } from '../services/run-service.js';
 import { StageFold, type StageRecord } from '../../runs/stage-fold.js';
+import { runSandboxJson, runSandboxSchema, type RunSandboxJson } from './sandbox-view.js';
 import { costSchema, costView, isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
 
 const OUTPUT_PREVIEW_LENGTH = 200;
@@ -34,6 +35,7 @@ export const runDetailSchema = z.object({
   pending_questions: z.array(questionSchema),
   tokens: tokenUsageSchema.describe("Model tokens of the run's agent and prompt stages"),
   cost: costSchema.nullable().describe("What the run's model turns cost; null when no model ran"),
+  sandbox: runSandboxSchema,
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
@@ -75,6 +77,8 @@ const CACHED_RUNS = 1000;
 export class RunDetails {
   /** By run id, least recently read first. */
   readonly #folds = new Map<string, StageFold>();
+  /** Each cached run's sandbox, read again when its log grew (it reads the workflow and settings files). */
+  readonly #sandboxes = new Map<string, RunSandboxJson>();
   readonly #capacity: number;
 
   constructor(capacity = CACHED_RUNS) {
@@ -89,14 +93,23 @@ export class RunDetails {
     const run = await runs.get(id);
     let fold = this.#folds.get(run.id);
     this.#folds.delete(run.id);
-    if (fold === undefined || fold.seq < run.counts.events) fold = await runs.foldInto(fold ?? new StageFold(), run.id);
+    let sandbox = this.#sandboxes.get(run.id);
+    if (fold === undefined || fold.seq < run.counts.events || sandbox === undefined) {
+      fold = await runs.foldInto(fold ?? new StageFold(), run.id);
+      sandbox = runSandboxJson(await runs.sandbox(run));
+    }
     // Events up to the summary's head are folded in (later ones too, when they came meanwhile).
     fold.seq = Math.max(fold.seq, run.counts.events);
     this.#folds.set(run.id, fold);
-    if (this.#folds.size > this.#capacity) this.#folds.delete(this.#folds.keys().next().value!);
+    this.#sandboxes.set(run.id, sandbox);
+    if (this.#folds.size > this.#capacity) {
+      const oldest = this.#folds.keys().next().value!;
+      this.#folds.delete(oldest);
+      this.#sandboxes.delete(oldest);
+    }
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run.id, true) : [];
     // Views are built anew from the fold, so callers can change them without touching the cache.
-    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage) };
+    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage), sandbox: { ...sandbox, rules: sandbox.rules === null ? null : structuredClone(sandbox.rules) } };
   }
 }
 

@@ -26,12 +26,15 @@ import { startSandboxProxy, type SandboxProxy } from './network-proxy.js';
 import type { PreparedSandbox, ProcessSpec, SandboxProvider, SandboxRequirements, SandboxViolation, WrapExtras } from './sandbox-provider.js';
 import type { SandboxRules } from './sandbox-rules.js';
 import { violationsInStderr } from './sandbox-violations.js';
+import { forwardToSocket, listensInside } from './inner-ports.js';
 
 /** Where the proxy listens inside the sandbox (socat's end). */
 export const SANDBOX_PROXY_PORT = 3128;
 /** weft's sockets (the proxy, loopback forwards) inside the sandbox. */
 const SOCKETS = '/run/weft';
 const PROXY_SOCKET = `${SOCKETS}/proxy.sock`;
+/** Sockets of servers inside that weft reaches (`socat` inside listens on them): the one folder the sandbox writes in `/run`. */
+const INBOUND = '/run/weft-in';
 /** Used for the sandbox's user when weft runs as root: a non-root user cannot rewrite `pid_max`. */
 const ROOT_STAND_IN = 1000;
 const REQUIRED = [
@@ -40,15 +43,19 @@ const REQUIRED = [
   { binary: 'setpriv', apt: 'util-linux' },
 ] as const;
 
-// $1 = pid_max; $2 = 1 when the proxy is wired; $3 = loopback ports forwarded. Runs with CAP_SYS_ADMIN in the sandbox's
+// $1 = pid_max; $2 = 1 when the proxy is wired; $3 = loopback ports forwarded; $4 = inbound ports (servers inside weft reaches). Runs with CAP_SYS_ADMIN in the sandbox's
 // user namespace only long enough to set the limit; socat and the command run without any.
 const PRELUDE = [
-  'max=$1; proxy=$2; ports=$3; shift 3',
+  'max=$1; proxy=$2; ports=$3; inbound=$4; shift 4',
   'drop="setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --"',
+  // Waits until something listens on the port (hex) inside, with shell builtins only: a grep and a sleep per try cost ~70 ms a start.
+  'listening() { i=0; while [ $i -lt 5000 ]; do while read -r _ local _ state _; do [ "$state" = 0A ] && [ "${local##*:}" = "$1" ] && return 0; done < /proc/net/tcp; i=$((i+1)); done; return 1; }',
   'echo "$max" > /proc/sys/kernel/pid_max 2>/dev/null || ulimit -u "$max" 2>/dev/null',
-  `if [ "$proxy" = 1 ]; then $drop socat TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null & i=0; while [ $i -lt 500 ] && ! grep -q ':0C38 00000000:0000 0A' /proc/net/tcp; do sleep 0.01; i=$((i+1)); done; fi`,
+  `if [ "$proxy" = 1 ]; then $drop socat TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null & fi`,
   `for p in $ports; do $drop socat TCP-LISTEN:$p,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS}/port-$p.sock 2>/dev/null & done`,
-  'for p in $ports; do hex=$(printf %04X "$p"); i=0; while [ $i -lt 500 ] && ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp; do sleep 0.01; i=$((i+1)); done; done',
+  `for p in $inbound; do $drop socat UNIX-LISTEN:${INBOUND}/port-$p.sock,fork,unlink-early TCP:127.0.0.1:$p 2>/dev/null & done`,
+  `if [ "$proxy" = 1 ]; then listening ${SANDBOX_PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')}; fi`,
+  'for p in $ports; do listening "$(printf %04X "$p")"; done',
   'exec $drop "$@"',
 ].join('\n');
 
@@ -102,20 +109,27 @@ function inside(path: string, folder: string): boolean {
 export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string; deniedFile: string; sockets: string; proxied: boolean; uid: number; gid: number; cwd: string }, extras: WrapExtras = {}): string[] {
   const args = ['--unshare-user', '--uid', String(where.uid), '--gid', String(where.gid), '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent'];
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', where.privateTmp, '/tmp', '--perms', '0755', '--tmpfs', '/run');
-  args.push('--ro-bind', where.sockets, SOCKETS);
+  args.push('--ro-bind', where.sockets, SOCKETS, '--bind', `${where.sockets}-in`, INBOUND);
   // weft itself may live under /tmp (a clone in CI): what it starts inside (its fixtures, MCP servers run with its
   // node_modules) must still read it, though the host's /tmp is replaced by the run's own.
   if (packageRoot !== undefined && inside(packageRoot, '/tmp')) args.push('--ro-bind', packageRoot, packageRoot);
   args.push('--remount-ro', '/run');
   const writable = [...rules.allowWrite, ...(extras.allowWrite ?? [])].map(real).filter((path): path is string => path !== undefined);
   const denied = rules.denyRead.flatMap((path) => [path, real(path)]).filter((path): path is string => path !== undefined && existsSync(path));
-  for (const path of writable) args.push('--bind', path, path);
+  // A writable folder inside a hidden one (the run's worktree and a CLI stage's config home in weft's storage) is
+  // bound on the hidden folder's tmpfs before that is made read-only, which traverses to it (0111) but lists nothing.
+  const nested = (hidden: string) => writable.filter((path) => inside(path, hidden) && path !== hidden);
+  for (const path of writable) if (!denied.some((hidden) => nested(hidden).includes(path))) args.push('--bind', path, path);
   for (const path of new Set(denied)) {
-    if (statSync(path).isDirectory()) args.push('--perms', '0000', '--tmpfs', path, '--remount-ro', path);
-    else args.push('--ro-bind', where.deniedFile, path);
+    if (!statSync(path).isDirectory()) {
+      args.push('--ro-bind', where.deniedFile, path);
+      continue;
+    }
+    const within = nested(path);
+    args.push('--perms', within.length > 0 ? '0111' : '0000', '--tmpfs', path);
+    for (const inner of within) args.push('--bind', inner, inner);
+    args.push('--remount-ro', path);
   }
-  // A writable folder inside a hidden one (a CLI stage's config home in weft's storage) comes back on top.
-  for (const path of writable) if (denied.some((hidden) => inside(path, hidden) && path !== hidden)) args.push('--bind', path, path);
   args.push('--chdir', where.cwd, '--setenv', 'TMPDIR', '/tmp', '--cap-add', 'CAP_SYS_ADMIN');
   if (where.proxied) {
     const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
@@ -131,6 +145,7 @@ class BubblewrapSandbox implements PreparedSandbox {
   readonly #proxy: SandboxProxy;
   readonly #onViolation: (violation: SandboxViolation) => void;
   readonly #forwards = new Map<number, Server>();
+  readonly #exposed = new Map<number, Promise<{ port: number; server: Server }>>();
 
   constructor(rules: SandboxRules, base: string, proxy: SandboxProxy, onViolation: (violation: SandboxViolation) => void) {
     this.rules = rules;
@@ -159,7 +174,8 @@ class BubblewrapSandbox implements PreparedSandbox {
     const limit = String(Math.max(301, this.rules.maxProcesses + 1));
     const ports = [...new Set(extras.loopbackPorts ?? [])];
     for (const port of ports) this.#forward(port);
-    return { command: 'bwrap', args: [...args, '--', '/bin/sh', '-c', PRELUDE, 'weft-sandbox', limit, wired ? '1' : '0', ports.join(' '), spec.command, ...spec.args], cwd: spec.cwd, env: spec.env };
+    const inbound = [...new Set(extras.inboundPorts ?? [])].join(' ');
+    return { command: 'bwrap', args: [...args, '--', '/bin/sh', '-c', PRELUDE, 'weft-sandbox', limit, wired ? '1' : '0', ports.join(' '), inbound, spec.command, ...spec.args], cwd: spec.cwd, env: spec.env };
   }
 
   /** A Unix socket in the sandbox's socket folder that pipes to the host's 127.0.0.1:port (socat inside listens on the same port). */
@@ -175,6 +191,18 @@ class BubblewrapSandbox implements PreparedSandbox {
     this.#forwards.set(port, server);
   }
 
+  async exposePort(port: number): Promise<number> {
+    const known = this.#exposed.get(port);
+    if (known !== undefined) return (await known).port;
+    const forward = forwardToSocket(join(this.#base, 'sockets-in', `port-${port}.sock`));
+    this.#exposed.set(port, forward);
+    return (await forward).port;
+  }
+
+  listensInside(pid: number, port: number): boolean {
+    return listensInside(pid, port);
+  }
+
   noticeViolations(stderr: string, cwd: string): SandboxViolation[] {
     const violations = violationsInStderr(stderr, cwd, this.rules);
     for (const violation of violations) this.#onViolation(violation);
@@ -184,6 +212,7 @@ class BubblewrapSandbox implements PreparedSandbox {
   async dispose(): Promise<void> {
     await this.#proxy.close().catch(() => undefined);
     for (const server of this.#forwards.values()) server.close();
+    for (const exposed of this.#exposed.values()) void exposed.then(({ server }) => server.close(), () => undefined);
     await rm(this.#base, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -208,6 +237,7 @@ export function bubblewrapProvider(env: Readonly<Record<string, string | undefin
       const base = await mkdtemp(join(tmpdir(), 'weft-sandbox-'));
       await mkdir(join(base, 'tmp'), { mode: 0o700 });
       await mkdir(join(base, 'sockets'), { mode: 0o755 });
+      await mkdir(join(base, 'sockets-in'), { mode: 0o700 });
       await writeFile(join(base, 'denied'), '', { mode: 0o000 });
       await chmod(join(base, 'denied'), 0o000);
       // Started even with network = "none": a CLI stage's own model endpoint goes through it.

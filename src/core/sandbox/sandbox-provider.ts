@@ -32,6 +32,8 @@ export interface WrapExtras {
    * weft's run-tools server).
    */
   loopbackPorts?: readonly number[];
+  /** Ports a server inside listens on (its own 127.0.0.1), that weft reaches through `exposePort` (a `type = "sandbox"` MCP server). */
+  inboundPorts?: readonly number[];
 }
 
 /** One run's prepared sandbox. */
@@ -39,6 +41,10 @@ export interface PreparedSandbox {
   readonly rules: SandboxRules;
   /** The same process, started inside the sandbox. */
   wrap(spec: ProcessSpec, extras?: WrapExtras): ProcessSpec;
+  /** A port on the host's 127.0.0.1 that reaches `port` inside the sandbox (of a process wrapped with it in `inboundPorts`). */
+  exposePort(port: number): Promise<number>;
+  /** Whether the process `pid` started (wrapped) listens on `port` inside the sandbox. */
+  listensInside(pid: number, port: number): boolean;
   /** Violations a process's stderr shows (paths resolved from `cwd`), reported to the run as they are returned. */
   noticeViolations(stderr: string, cwd: string): SandboxViolation[];
   dispose(): Promise<void>;

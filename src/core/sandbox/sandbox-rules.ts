@@ -83,6 +83,18 @@ export function readSandboxSpec(value: unknown, where: string): { spec: SandboxS
   return { spec, problems };
 }
 
+const STORED_KEYS: Readonly<Record<string, string>> = { allowWrite: 'allow_write', denyRead: 'deny_read', maxProcesses: 'max_processes' };
+
+/**
+ * A run's own sandbox as a run record keeps it (`SandboxSpec`, camelCase), checked like a
+ * `[run.sandbox]` table; `where` names it in messages (`sandbox`).
+ * @example readStoredSandboxSpec({ mode: 'os', allowWrite: ['build'] }, 'sandbox').spec // { mode: 'os', allowWrite: ['build'] }
+ */
+export function readStoredSandboxSpec(value: unknown, where: string): { spec: SandboxSpec; problems: string[] } {
+  if (!isTable(value)) return readSandboxSpec(value, where);
+  return readSandboxSpec(Object.fromEntries(Object.entries(value).map(([key, item]) => [STORED_KEYS[key] ?? key, item])), where);
+}
+
 function readNetwork(value: unknown, where: string, problems: string[]): SandboxNetwork | undefined {
   const fix = `write network = "none" or network = { allow = ["registry.npmjs.org", "localhost:8080"] }`;
   if (value === 'none') return 'none';

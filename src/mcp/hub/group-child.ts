@@ -20,7 +20,7 @@ export interface StdioLaunch {
 }
 
 /** The part of a run's OS sandbox a server process needs: start inside it, report what it refused. */
-export type ProcessSandbox = Pick<PreparedSandbox, 'wrap' | 'noticeViolations'>;
+export type ProcessSandbox = Pick<PreparedSandbox, 'wrap' | 'noticeViolations' | 'exposePort' | 'listensInside'>;
 
 export interface GroupChildOptions {
   server: string;

@@ -14,6 +14,7 @@ import { LineReader, LineTail } from './line-reader.js';
 import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-group.js';
 import { StartupProblem } from './startup-failure.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
+import type { ProcessSandbox } from './group-child.js';
 
 /** The local sandbox exposes a server's port on the loopback interface. */
 export const SANDBOX_HOST = '127.0.0.1';
@@ -30,6 +31,8 @@ export interface SandboxProcessOptions {
   killGraceMs?: number;
   /** Interval between connection attempts while waiting for the port. Default 100 ms. */
   pollMs?: number;
+  /** Starts the server inside the run's OS sandbox: its port is in the sandbox's own network namespace. */
+  processSandbox?: ProcessSandbox;
 }
 
 export class SandboxProcess {
@@ -60,7 +63,7 @@ export class SandboxProcess {
   /** Starts the server and resolves once its port accepts connections. */
   async start(): Promise<void> {
     const { port } = this.#options;
-    if (await portAccepts(port, 1000)) {
+    if (this.#options.processSandbox === undefined && (await portAccepts(port, 1000))) {
       throw new StartupProblem(`port ${port} is already in use on ${SANDBOX_HOST} before the server started — stop whatever listens there, or pick another port`);
     }
     await this.#spawn();
@@ -82,8 +85,19 @@ export class SandboxProcess {
 
   async #spawn(): Promise<void> {
     const { logger, server } = this.#options;
+    const sandbox = this.#options.processSandbox;
     await spawnGroupChild({
       ...this.#options,
+      ...(sandbox === undefined
+        ? {}
+        : {
+            processSandbox: {
+              wrap: (spec) => sandbox.wrap(spec, { inboundPorts: [this.#options.port] }),
+              noticeViolations: (stderr, cwd) => sandbox.noticeViolations(stderr, cwd),
+              exposePort: (port) => sandbox.exposePort(port),
+              listensInside: (pid, port) => sandbox.listensInside(pid, port),
+            },
+          }),
       stdin: 'ignore',
       stderrTail: this.stderrTail,
       onChild: (child) => {
@@ -109,7 +123,7 @@ export class SandboxProcess {
         await Promise.race([this.#closed, delay(250)]);
         throw new StartupProblem(`the server ${this.#exit} before listening on port ${port} — see its stderr below`);
       }
-      if (await portAccepts(port, Math.max(pollMs, 250))) return;
+      if (await this.#listening(port, Math.max(pollMs, 250))) return;
       if (Date.now() >= deadline) {
         throw new StartupProblem(
           `the server did not listen on ${SANDBOX_HOST}:${port} within ${formatDuration(listenTimeoutMs)} — check that it listens on port ${port} (weft sets PORT=${port} for it), or raise startup_timeout`,
@@ -117,6 +131,14 @@ export class SandboxProcess {
       }
       await Promise.race([delay(pollMs), this.#exited]);
     }
+  }
+
+  /** Inside the OS sandbox, read from the sandbox's socket table (a connection would only reach weft's forward). */
+  #listening(port: number, timeoutMs: number): Promise<boolean> {
+    const sandbox = this.#options.processSandbox;
+    const pid = this.#child?.pid;
+    if (sandbox === undefined) return portAccepts(port, timeoutMs);
+    return Promise.resolve(pid !== undefined && sandbox.listensInside(pid, port));
   }
 
   #onExit(child: ChildProcess, description: string): void {

@@ -147,8 +147,6 @@ function httpAuth(config: McpServerConfig, url: URL, deps: TransportDeps): AuthP
 function sandboxTransport(config: McpServerConfig, deps: TransportDeps): BuiltTransport {
   const { port } = config;
   if (port === undefined) throw new StartupProblem('no port — set port = 3000 (the port the sandbox server listens on)');
-  // Its port would be inside the OS sandbox's own network namespace, out of weft's reach: refused, never started outside it.
-  if (deps.processSandbox) throw new StartupProblem('a type = "sandbox" server cannot start in a run with [run.sandbox] mode = "os" (weft cannot reach its port inside the OS sandbox) — use type = "stdio"');
   const launch = stdioLaunch(config, deps);
   if (!existsSync(launch.cwd)) throw new StartupProblem(`working directory does not exist: ${launch.cwd} — fix cwd`);
   if (!Object.hasOwn(config.env, 'PORT')) launch.env.PORT = String(port);
@@ -160,8 +158,24 @@ function sandboxTransport(config: McpServerConfig, deps: TransportDeps): BuiltTr
     watchdog: deps.watchdog,
     listenTimeoutMs: Math.max(deps.sandboxListenTimeoutMs ?? DEFAULT_SANDBOX_LISTEN_TIMEOUT_MS, config.startupTimeoutMs),
     killGraceMs: deps.killGraceMs,
+    ...(deps.processSandbox ? { processSandbox: deps.processSandbox } : {}),
   });
   const url = sandboxUrl(port, config.protocol);
-  const transport = config.protocol === 'sse' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url);
+  const options = deps.processSandbox ? { fetch: intoSandbox(deps.processSandbox, port) } : {};
+  const transport = config.protocol === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   return { kind: 'sandbox', transport, url: url.href, command: launch.command, process };
+}
+
+/**
+ * Inside the run's OS sandbox the server listens on its own network namespace's 127.0.0.1:
+ * requests go to the host port that the sandbox pipes to it (its URL keeps the server's port).
+ */
+function intoSandbox(sandbox: ProcessSandbox, port: number): (input: string | URL, init?: RequestInit) => Promise<Response> {
+  let exposed: Promise<number> | undefined;
+  return async (input, init) => {
+    exposed ??= sandbox.exposePort(port);
+    const target = new URL(input instanceof URL ? input.href : input);
+    target.port = String(await exposed);
+    return fetch(target, init);
+  };
 }

@@ -6,6 +6,7 @@ import type { RunBudgetPayload } from './event-types.js';
  * every surface, read by the run service.
  */
 import type { RunOrigin, WorkspaceSpec } from './run-workspace.js';
+import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 
 /** What creating a run takes, on every surface. */
 export interface CreateRunRequest {
@@ -32,6 +33,8 @@ export interface CreateRunRequest {
   priority?: number;
   /** Where the run works; over the workflow's `[run.workspace]` field by field. Default: a worktree inside a git repository, else in place. */
   workspace?: WorkspaceSpec;
+  /** The run's own `[run.sandbox]`, over the settings' and the workflow's: `mode` and `network` replace, path lists add up. */
+  sandbox?: SandboxSpec;
   /** Set by `weft fork`: the run and stage this run continues from. */
   origin?: RunOrigin;
   /** Default true: the run goes to `pending` (or `queued` with auto-approve); false leaves it `submitted`. */

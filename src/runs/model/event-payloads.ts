@@ -17,6 +17,7 @@ import {
   type RunStatusChangedPayload,
 } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
+import { readStoredSandboxSpec, type SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import { assertUlid } from '../../core/ids.js';
 import { describeType, isJsonObject, type JsonObject } from './json.js';
 import { QUESTION_KINDS, type QuestionKind } from './question.js';
@@ -86,6 +87,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   }
   const workspace = readRunWorkspace(payload.workspace);
   const origin = readRunOrigin(payload.origin);
+  const sandbox = readRunSandbox(payload.sandbox);
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -102,7 +104,16 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     ...(priority === undefined || priority === 0 ? {} : { priority: priority as number }),
     ...(workspace === undefined ? {} : { workspace }),
     ...(origin === undefined ? {} : { origin }),
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
+}
+
+/** A run's own sandbox as given at creation, checked like `[run.sandbox]`; every problem is named. */
+function readRunSandbox(value: unknown): SandboxSpec | undefined {
+  if (value === undefined) return undefined;
+  const { spec, problems } = readStoredSandboxSpec(value, 'sandbox');
+  if (problems.length > 0) throw new WeftError('RUN_INVALID_PARAMS', problems.join('; '), { data: { problems } });
+  return spec;
 }
 
 const BUDGET_LIMITS = ['maxCostUsd', 'maxTokens', 'maxDurationMs'] as const;

@@ -12,6 +12,7 @@ import type { NewRunEvent, RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
 import type { RunStatus } from '../model/run-status.js';
 import type { RunOrigin, RunWorkspace } from '../model/run-workspace.js';
+import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import type { StoreChangeListener } from './store-change.js';
 
 /** Epoch milliseconds; injected so tests can expire leases without waiting. */
@@ -45,6 +46,8 @@ export interface CreateRunParams {
   workspace?: RunWorkspace;
   /** See `RunSpec.origin`. */
   origin?: RunOrigin;
+  /** See `RunSpec.sandbox`. */
+  sandbox?: SandboxSpec;
   /**
    * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
    * event follows `run-created`), so no crash can leave it behind in `submitted`.

@@ -5,6 +5,7 @@ import { WeftError } from '../../core/errors.js';
 import { budgetArg, budgetRequest } from '../../app/views/run-args.js';
 import type { RunBudgetPayload } from '../../runs/model/event-types.js';
 import { MAX_PRIORITY, MIN_PRIORITY } from '../../runs/model/run-record.js';
+import { readSandboxSpec, type SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -63,4 +64,28 @@ export function parsePriority(value: string): number {
   const priority = Number(value);
   if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) throw new WeftError('USAGE', `--priority must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, not '${value}'.`);
   return priority;
+}
+
+/**
+ * The `--sandbox*` flags as a run's own sandbox, each checked like its `[run.sandbox]` key
+ * with the flag named; undefined when no flag was given.
+ * @example parseSandbox({ mode: 'os', allowWrite: [], denyRead: [], network: 'registry.npmjs.org' }) // { mode: 'os', network: { allow: ['registry.npmjs.org'] } }
+ */
+export function parseSandbox(flags: { mode?: string; allowWrite: string[]; denyRead: string[]; network?: string; maxProcesses?: string }): SandboxSpec | undefined {
+  const problems: string[] = [];
+  const read = (flag: string, table: Record<string, unknown>): SandboxSpec => {
+    const checked = readSandboxSpec(table, flag);
+    problems.push(...checked.problems.map((problem) => problem.replace(/'[a-z_.]+' /, '')));
+    return checked.spec;
+  };
+  const network = flags.network?.trim();
+  const spec: SandboxSpec = {
+    ...(flags.mode === undefined ? {} : read('--sandbox', { mode: flags.mode })),
+    ...(flags.allowWrite.length === 0 ? {} : read('--sandbox-allow-write', { allow_write: flags.allowWrite })),
+    ...(flags.denyRead.length === 0 ? {} : read('--sandbox-deny-read', { deny_read: flags.denyRead })),
+    ...(network === undefined ? {} : read('--sandbox-network', { network: network === 'none' ? 'none' : { allow: network.split(',').map((host) => host.trim()).filter((host) => host !== '') } })),
+    ...(flags.maxProcesses === undefined ? {} : read('--sandbox-max-processes', { max_processes: /^\d+$/.test(flags.maxProcesses) ? Number(flags.maxProcesses) : flags.maxProcesses })),
+  };
+  if (problems.length > 0) throw new WeftError('USAGE', problems.join('; '));
+  return Object.keys(spec).length === 0 ? undefined : spec;
 }

@@ -53,6 +53,8 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
     cwd: stage.run.cwd,
     // The parent's runner executes its children: same creator, same environment.
     ...(stage.run.envFingerprint === undefined ? {} : { envFingerprint: stage.run.envFingerprint }),
+    // A sandboxed run's children are sandboxed too (their own workflow's rules added), whatever their workflow says.
+    ...(stage.services.sandbox() === undefined ? {} : { sandbox: { ...stage.run.sandbox, mode: 'os' as const } }),
     initialStatus: 'queued',
   });
   await stage.emit([{ type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } satisfies ChildRunCreatedPayload }]);

@@ -3,7 +3,6 @@
  */
 import { type Command, Option } from 'commander';
 import { join } from 'node:path';
-import { runSandboxView } from '../../../app/services/run-sandbox-view.js';
 import type { RunRecord } from '../../../runs/model/run-record.js';
 import type { WorkspaceMode, WorkspaceSpec } from '../../../runs/model/run-workspace.js';
 import type { CreateRunRequest } from '../../../app/services/run-service.js';
@@ -13,7 +12,7 @@ import type { WeftErrorCode } from '../../../core/errors.js';
 import { ENGINE_EVENT } from '../../../runs/model/event-types.js';
 import type { RunEvent } from '../../../runs/model/run-event.js';
 import { followRun } from '../run-follow.js';
-import { collect, parseInputs, parseLabels, parseBudget, parsePriority } from '../options.js';
+import { collect, parseInputs, parseLabels, parseBudget, parsePriority, parseSandbox } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
 
 interface CreateOptions {
@@ -34,6 +33,11 @@ interface CreateOptions {
   workspaceRepo?: string;
   includeUncommitted?: boolean;
   keepBranch?: boolean;
+  sandbox?: string;
+  sandboxAllowWrite: string[];
+  sandboxDenyRead: string[];
+  sandboxNetwork?: string;
+  sandboxMaxProcesses?: string;
 }
 
 function addCreateOptions(command: Command): Command {
@@ -55,6 +59,11 @@ function addCreateOptions(command: Command): Command {
     .option('--workspace-repo <url>', 'the repository to clone (--workspace clone)')
     .option('--include-uncommitted', "carry this tree's uncommitted changes into the run as its first checkpoint")
     .option('--keep-branch', "keep the run's branch when the run is removed")
+    .addOption(new Option('--sandbox <mode>', 'os: run everything the run executes inside the OS sandbox; none: without it (over [run.sandbox] mode)').choices(['os', 'none']))
+    .option('--sandbox-allow-write <path>', 'a folder the sandbox may write besides the workspace (repeatable; relative to the workspace)', collect, [])
+    .option('--sandbox-deny-read <path>', 'a path the sandbox hides besides the credential folders (repeatable)', collect, [])
+    .option('--sandbox-network <hosts>', 'none, or the hosts the sandbox may reach, comma-separated (registry.npmjs.org,*.example.com,localhost:8080)')
+    .option('--sandbox-max-processes <n>', 'processes and threads the sandbox may hold at once (at least 300)')
     .option('--json', 'print JSON');
 }
 
@@ -73,6 +82,7 @@ function createRequest(workflow: string, cwd: string, options: CreateOptions): C
     ...(options.budget.length > 0 ? { budget: parseBudget(options.budget) } : {}),
     ...(options.priority !== undefined ? { priority: parsePriority(options.priority) } : {}),
     ...(workspaceOf(options) === undefined ? {} : { workspace: workspaceOf(options) }),
+    ...sandboxOf(options),
   };
 }
 
@@ -87,6 +97,18 @@ function workspaceOf(options: CreateOptions): WorkspaceSpec | undefined {
     ...(options.keepBranch ? { keepBranch: true } : {}),
   };
   return Object.keys(spec).length === 0 ? undefined : spec;
+}
+
+/** The sandbox flags as the run's own `sandbox`; nothing when none was given (settings and workflow decide). */
+function sandboxOf(options: CreateOptions): Pick<CreateRunRequest, 'sandbox'> {
+  const sandbox = parseSandbox({
+    ...(options.sandbox === undefined ? {} : { mode: options.sandbox }),
+    allowWrite: options.sandboxAllowWrite,
+    denyRead: options.sandboxDenyRead,
+    ...(options.sandboxNetwork === undefined ? {} : { network: options.sandboxNetwork }),
+    ...(options.sandboxMaxProcesses === undefined ? {} : { maxProcesses: options.sandboxMaxProcesses }),
+  });
+  return sandbox === undefined ? {} : { sandbox };
 }
 
 /** Where the run's files are, on the first line of `weft run` (the line every reader sees, before any stage output). */
@@ -129,7 +151,7 @@ export function registerRunCreateCommands(program: Command): void {
           // A code this version does not know maps to 1 (exitCodeFor's default), so the cast is safe.
           if (typeof code === 'string' && exitCodeFor(code as WeftErrorCode) === EXIT_USAGE) configErrors.push(`${event.stageId ?? '?'}: ${String(event.payload.error)}`);
         };
-        const sandbox = options.json ? undefined : await runSandboxView(app.storageDir, run);
+        const sandbox = options.json ? undefined : await runs.sandbox(run);
         // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
         const { finished, stopped } = await untilInterrupted(async (signal) => {
           if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''} · ${whereItWorks(run, app.workspaceHost.root)}\nsandbox: ${sandbox?.summary ?? ''}\n`);

@@ -19,7 +19,6 @@ import { addTokenUsage, costText, NO_TOKENS } from '../../../runs/model/token-us
 import type { RunService } from '../../../app/services/run-service.js';
 import { parseSince, summarizeUsage, USAGE_GROUPS, type UsageGroupBy, type UsageSummary } from '../../../app/services/usage-summary.js';
 import { usageSummaryView } from '../../../app/views/usage-view.js';
-import { runSandboxView } from '../../../app/services/run-sandbox-view.js';
 
 
 function age(run: RunRecord): string {
@@ -145,7 +144,7 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
         }
         const run = await runs.get(id);
-        const [questions, stages, sandbox] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runSandboxView(app.storageDir, run)]);
+        const [questions, stages, sandbox] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runs.sandbox(run)]);
         const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
         if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage, sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules } });
         const lines = [

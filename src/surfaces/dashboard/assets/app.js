@@ -10,6 +10,7 @@ import { renderRuns } from './runs-page.js';
 import './run-timeline.js';
 import './run-family.js';
 import './run-produced.js';
+import './run-sandbox.js';
 
 const main = document.getElementById('main');
 const logout = document.getElementById('logout');
