@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSandboxFactory } from '../src/app/run-sandbox.js';
+import { runSandboxFactory } from '../src/app/runner/run-sandbox.js';
 import { loadSettings } from '../src/core/settings/settings.js';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { createClaudeKit, type ClaudeKit } from './kits/cli-backend-kit.js';
