@@ -7,6 +7,8 @@
  * event; the writes themselves are in sqlite-run-writes.ts. SQLite errors leave only as
  * `STORE_FAILED`.
  */
+import type { ScheduleStore } from '../schedule-store.js';
+import { SqliteScheduleStore } from './sqlite-schedule-store.js';
 import type Database from 'better-sqlite3';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
@@ -93,6 +95,11 @@ export class SqliteRunStore implements RunStore {
       { attempts: WRITE_ATTEMPTS, delayMs: RETRY_DELAY_MS, locked: (error) => WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked' },
       () => new SqliteRunStore(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), clock, options.newId ?? defaultNewId, options.logger ?? silentLogger),
     );
+  }
+
+  /** Schedules and webhook triggers, in this store's database. */
+  schedules(): ScheduleStore {
+    return new SqliteScheduleStore(this.db);
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
