@@ -13,6 +13,7 @@ import { newId } from '../../core/ids.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { JsonObject } from '../../runs/model/json.js';
 import { isTerminal } from '../../runs/model/run-status.js';
+import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { nextDueAfter, parseCron, planTick } from '../../runs/schedule/schedule-plan.js';
 import { CATCH_UP_POLICIES, OVERLAP_POLICIES, type CatchUpPolicy, type OverlapPolicy, type ScheduleFire, type ScheduleRecord, type ScheduleSpec, type ScheduleStore } from '../../runs/store/schedule-store.js';
@@ -44,6 +45,8 @@ export interface ScheduleRequest {
   source?: ScheduleSpec['source'];
   /** Replace a schedule of that name instead of refusing. */
   replace?: boolean;
+  /** The workflow file must lie inside `cwd` by real path (the HTTP API sets it). */
+  workflowInsideCwd?: boolean;
 }
 
 export interface ScheduleView extends ScheduleRecord {
@@ -110,7 +113,7 @@ export class ScheduleService {
     const catchUp = policy<CatchUpPolicy>(request.catchUp, CATCH_UP_POLICIES, 'catch_up', 'none');
     const overlap = policy<OverlapPolicy>(request.overlap, OVERLAP_POLICIES, 'overlap', 'skip');
     const cwd = resolve(request.cwd);
-    const workflow = await loadWorkflow(resolve(cwd, request.workflow));
+    const workflow = await loadWorkflow(request.workflowInsideCwd === true ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow));
     const inputs = resolveInputs(workflow, request.inputs ?? {}) as JsonObject;
     return {
       workflow: request.workflow,

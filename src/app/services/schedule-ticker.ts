@@ -6,12 +6,27 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../core/logger.js';
+import type { Settings } from '../../core/settings/settings.js';
 import { TICK_MS, type ScheduleService } from './schedule-service.js';
+import { settingsSchedules } from './schedule-settings.js';
 
 /** Past the whole second, so a due time stamped at it is not missed by clock skew between hosts. */
 const TICK_OFFSET_MS = 15;
 
-export async function runScheduleTicks(schedules: ScheduleService, signal: AbortSignal, logger: Logger, clock: () => number = Date.now): Promise<void> {
+/**
+ * Stores the `[schedules.*]` of settings (a problem is a warning: the worker still executes
+ * runs), then ticks until `signal` aborts.
+ */
+export async function runScheduleTicks(schedules: ScheduleService, signal: AbortSignal, logger: Logger, settings?: { settings: Pick<Settings, 'userDocument' | 'projectDocument'>; workspaceRoot: string }, clock: () => number = Date.now): Promise<void> {
+  if (settings !== undefined) {
+    try {
+      const synced = await schedules.syncFromSettings(settingsSchedules(settings.settings, settings.workspaceRoot));
+      const changed = [...synced.added.map((name) => `+${name}`), ...synced.changed.map((name) => `~${name}`), ...synced.removed.map((name) => `-${name}`)];
+      if (changed.length > 0) logger.info(`Schedules from settings: ${changed.join(' ')}.`);
+    } catch (error) {
+      logger.warn(`The [schedules] of settings were not applied: ${(error as Error).message}`);
+    }
+  }
   let failing = false;
   while (!signal.aborted) {
     try {

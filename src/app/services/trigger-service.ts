@@ -14,6 +14,7 @@ import { WeftError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { parseJsonPath, readJsonPath } from '../../core/json-path.js';
 import type { JsonObject } from '../../runs/model/json.js';
+import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import type { ScheduleStore, TriggerRecord, TriggerSpec } from '../../runs/store/schedule-store.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
@@ -39,6 +40,8 @@ export interface TriggerRequest {
   inputMap?: Record<string, string>;
   autoApprove?: boolean;
   replace?: boolean;
+  /** The workflow file must lie inside `cwd` by real path (a surface acting for a remote client). */
+  workflowInsideCwd?: boolean;
 }
 
 export interface Delivery {
@@ -89,7 +92,7 @@ export class TriggerService {
     }
     const inputMap = request.inputMap ?? {};
     const cwd = resolve(request.cwd);
-    const workflow = await loadWorkflow(resolve(cwd, request.workflow));
+    const workflow = await loadWorkflow(request.workflowInsideCwd === true ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow));
     for (const [input, path] of Object.entries(inputMap)) {
       if (!Object.hasOwn(workflow.inputs ?? {}, input)) throw new WeftError('TRIGGER_INVALID', `Input map names '${input}', which workflow '${workflow.name}' does not declare.`, { data: { field: 'input_map', value: input } });
       if (path.startsWith('$')) parseJsonPath(path);

@@ -17,6 +17,7 @@ import { runActionRoutes } from './routes/run-actions.js';
 import { runEventRoutes } from './routes/run-events.js';
 import { runPairRoutes } from './routes/run-pair.js';
 import { runRoutes } from './routes/runs.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { sessionRoutes } from './routes/session.js';
 import { usageRoutes } from './routes/usage.js';
 import { workflowRoutes } from './routes/workflows.js';
@@ -73,7 +74,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // web Request (headers, AbortController, stream) for every read.
   app.use(`${API_PREFIX}/*`, (context, next) => (context.req.method === 'GET' || context.req.method === 'HEAD' ? next() : limitBody(context, next)));
 
-  const routes: ApiRoute[] = [...sessionRoutes(auth), ...runRoutes(deps), ...runActionRoutes(deps), ...runEventRoutes(deps), ...runPairRoutes(deps), ...mcpServerRoutes(deps), ...workflowRoutes(deps), ...usageRoutes(deps)];
+  const routes: ApiRoute[] = [...sessionRoutes(auth), ...runRoutes(deps), ...runActionRoutes(deps), ...runEventRoutes(deps), ...runPairRoutes(deps), ...mcpServerRoutes(deps), ...workflowRoutes(deps), ...usageRoutes(deps), ...scheduleRoutes(deps)];
   let document: unknown;
   routes.push(
     defineRoute({
