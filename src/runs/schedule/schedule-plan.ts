@@ -61,16 +61,18 @@ export function planTick(cron: Cron, catchUp: CatchUpPolicy, nextDue: number, no
   if (nextDue > now) return { fire: [], missed: 0, next: nextDue };
   const second = nextDueAfter(cron, nextDue);
   let due: number[];
+  // previousRuns leaves out a time equal to its reference but keeps one earlier in the same
+  // second: `now + 1` makes a due time exactly at now count as passed.
   if (second === null || second > now) due = [nextDue];
   else if (catchUp === 'all') {
     due = cron
-      .previousRuns(MAX_CATCH_UP, new Date(now))
+      .previousRuns(MAX_CATCH_UP, new Date(now + 1))
       .map((date) => date.getTime())
       .filter((time) => time >= nextDue && time <= now)
       .reverse();
     if (due[0] !== nextDue && due.length < MAX_CATCH_UP) due.unshift(nextDue);
   } else {
-    const latest = cron.previousRuns(1, new Date(now))[0]?.getTime();
+    const latest = cron.previousRuns(1, new Date(now + 1))[0]?.getTime();
     due = latest === undefined || latest < nextDue || latest > now ? [nextDue] : latest === nextDue ? [nextDue] : [nextDue, latest];
   }
   const latest = due[due.length - 1]!;
