@@ -93,6 +93,10 @@ describe('POST /api/v1/triggers/{name}', () => {
     const run = await callApi<{ run: { labels: Record<string, string>; inputs: Record<string, unknown> } }>(serve, 'GET', `/runs/${first.body.run_id}`);
     expect(run.body.run.inputs).toEqual({ number: 42, action: 'opened' });
     expect(run.body.run.labels).toMatchObject({ 'weft.trigger': 'gh', 'weft.delivery': 'd-0001' });
+    const cli = (...args: string[]) => runCli(['--storage-dir', join(dir, '.home'), '--cwd', dir, ...args], { cwd: dir });
+    const [ps, inspect] = await Promise.all([cli('ps', '--all'), cli('inspect', first.body.run_id!)]);
+    expect(ps.stdout).toMatch(new RegExp(`${first.body.run_id}.*\\[trigger gh\\]`));
+    expect(inspect.stdout).toContain('made by   trigger gh, delivery d-0001');
   });
 
   it('refuses bad requests with a clear 4xx and stores nothing', async () => {
