@@ -21,6 +21,7 @@ const SECTIONS = [
   'Run record', 'inspect', 'Event', 'wait', 'workflow validate', 'mcp add', 'mcp remove', 'mcp init',
   'answer', 'pair --status', 'tools list', 'tools call', 'mcp list', 'mcp get', 'MCP server config', 'MCP server status',
   'mcp test', 'mcp import', 'doctor', 'prune', 'store migrate', 'export: run line', 'export: event line', 'export: artifact line',
+  'schedule', 'trigger',
 ];
 
 let box: Sandbox;
@@ -163,5 +164,17 @@ describe('--json output', () => {
     expect(doctor.code, doctor.stderr).toBe(checks.some((check) => check.level === 'fail') ? 1 : 0);
     expect(checks.map((check) => check.name)).toEqual(expect.arrayContaining(['node', 'store', 'mcp memory']));
     for (const check of checks) expectFields(check, fields.get('doctor'));
+  });
+
+  it('has every field docs/cli-json.md lists, for schedule add/list/show and trigger add/list', async () => {
+    const added = await json(['schedule', 'add', 'nightly', 'ok.toml', '--cron', '0 3 * * *', '--json']);
+    expectFields(added, fields.get('schedule'));
+    const listed = (await json(['schedule', 'list', '--json'])) as unknown[];
+    expect(listed).toHaveLength(1);
+    expectFields(listed[0], fields.get('schedule'));
+    expectFields(await json(['schedule', 'show', 'nightly', '--json']), [...fields.get('schedule')!, 'recent']);
+    const trigger = await json(['trigger', 'add', 'gh', 'ok.toml', '--secret-env', 'HOOK_SECRET', '--json']);
+    expectFields(trigger, fields.get('trigger'));
+    expectFields(((await json(['trigger', 'list', '--json'])) as unknown[])[0], fields.get('trigger'));
   });
 });

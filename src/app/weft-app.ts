@@ -16,6 +16,8 @@ import type { Worker } from '../runs/engine/worker.js';
 import { workspaceHost } from './host/workspace-host.js';
 import type { WorkspaceHost } from '../runs/engine/run-files.js';
 import type { RunService } from './services/run-service.js';
+import type { ScheduleService } from './services/schedule-service.js';
+import type { TriggerService } from './services/trigger-service.js';
 import type { WorkspaceService } from './services/workspace-service.js';
 import type { McpConfigService } from './services/mcp-config-service.js';
 import type { McpRegistry } from './services/mcp-registry.js';
@@ -63,6 +65,10 @@ export interface WeftApp {
   runs(): Promise<RunService>;
   /** Diff, rewind, fork and merge of runs' workspaces on this host. */
   workspaces(): Promise<WorkspaceService>;
+  /** Schedules (`weft schedule`, `/api/v1/schedules`) and the tick workers run. */
+  schedules(): Promise<ScheduleService>;
+  /** Webhook triggers (`weft trigger`, `POST /api/v1/triggers/{name}`). */
+  triggers(): Promise<TriggerService>;
   /** MCP servers added and removed at runtime, beside the configured ones (`weft serve`). */
   mcpRegistry(): Promise<McpRegistry>;
   /** Copies the SQLite store of the storage dir into PostgreSQL (`weft store migrate`). */
@@ -142,6 +148,23 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
   });
 
+  // Runs made by schedules and triggers: created where the tick or the webhook runs; the
+  // process's own worker (or the runners `runs()` wakes) executes them.
+  const scheduledRuns = once(async () => {
+    if (options.runners === 'in-process') return runs.get();
+    const { RunService } = await import('./services/run-service.js');
+    // A worker's tick: its own claim loop sees the new run; starting another runner would only compete with it.
+    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
+  });
+  const schedules = once(async () => {
+    const { ScheduleService } = await import('./services/schedule-service.js');
+    return new ScheduleService({ store: (await opened.get()).schedules, runs: scheduledRuns.get, clock: Date.now, logger });
+  });
+  const triggers = once(async () => {
+    const { TriggerService } = await import('./services/trigger-service.js');
+    return new TriggerService({ store: (await opened.get()).schedules, runs: runs.get, clock: Date.now, env });
+  });
+
   const mcpConfig = async () => {
     const { McpConfigService } = await import('./services/mcp-config-service.js');
     return new McpConfigService(workspaceRoot, storageDir, env);
@@ -164,6 +187,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     mcpRegistry: mcpRegistry.get,
     runs: runs.get,
     workspaces: async () => (await runs.get()).workspaces,
+    schedules: schedules.get,
+    triggers: triggers.get,
     migrateStore: async (url) => {
       const { migrateStoreToPostgres } = await import('./services/store-migration.js');
       return migrateStoreToPostgres({ storageDir, url, logger });

@@ -123,6 +123,12 @@ export const ERROR_CATALOGUE = {
   WORKSPACE_FETCH_FAILED: entry<WorkspaceErrorData>('upstream', true, "Check the run's remote is reachable, then resume the run."),
   WORKSPACE_MERGE_CONFLICT: entry<WorkspaceErrorData>('state', false, 'Resolve the listed files by merging the run branch yourself, or rewind the run and try again.'),
   WORKSPACE_GIT_FAILED: entry<WorkspaceErrorData>('upstream', false, 'git failed; its message is quoted. Fix what it names, then retry.'),
+  SCHEDULE_INVALID: entry<Partial<{ schedule: string; field: string; value: string }>>('caller', false, 'Fix the schedule field named in the message (docs/schedules.md).'),
+  SCHEDULE_NOT_FOUND: entry<{ schedule: string }>('missing', false, "List the schedules ('weft schedule list')."),
+  SCHEDULE_EXISTS: entry<{ schedule: string }>('state', false, 'Pick another name, or remove the schedule with that name first.'),
+  TRIGGER_INVALID: entry<Partial<{ trigger: string; field: string; value: string }>>('caller', false, 'Fix the trigger field named in the message (docs/schedules.md).'),
+  TRIGGER_NOT_FOUND: entry<{ trigger: string }>('missing', false, "List the triggers ('weft trigger list')."),
+  TRIGGER_EXISTS: entry<{ trigger: string }>('state', false, 'Pick another name, or remove the trigger with that name first.'),
   INTERNAL: entry('internal', true, 'This is a bug in weft; retry, and report it if it persists.'),
 } satisfies Record<WeftErrorCode, ErrorEntry>;
 

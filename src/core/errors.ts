@@ -56,6 +56,12 @@ export type WeftErrorCode =
   | 'WORKSPACE_FETCH_FAILED'
   | 'WORKSPACE_MERGE_CONFLICT'
   | 'WORKSPACE_GIT_FAILED'
+  | 'SCHEDULE_INVALID'
+  | 'SCHEDULE_NOT_FOUND'
+  | 'SCHEDULE_EXISTS'
+  | 'TRIGGER_INVALID'
+  | 'TRIGGER_NOT_FOUND'
+  | 'TRIGGER_EXISTS'
   | 'INTERNAL';
 
 /** What a `WeftError` carries besides its code and message: `data` of the shape the catalogue gives its code. */

@@ -102,7 +102,7 @@ export async function createWeftHttpHandler(options: WeftHttpHandlerOptions): Pr
     token,
     loopbackConnectionsOnly: token === undefined,
     allowedHosts: options.allowedHosts ?? [],
-    deps: { runs: app.runs, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
+    deps: { runs: app.runs, schedules: app.schedules, triggers: app.triggers, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
     version,
     assets: options.dashboard === false ? new Map() : http.dashboardAssets(),
     onError: options.onError ?? reportToStderr,

@@ -122,7 +122,7 @@ export class RunService {
     const inputs = resolveInputs(workflow, request.inputs ?? {});
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
-    const id = newId();
+    const id = request.id === undefined ? newId() : assertUlid(request.id, 'run id');
     const host = this.#deps.workspaces;
     const setup =
       host === undefined

@@ -58,6 +58,8 @@ export const SETTINGS_SHAPE: Shape = {
     workspace: { kind: 'table', fields: { root: { kind: 'string' }, author_name: { kind: 'string' }, author_email: { kind: 'string' } } },
     // `[run.sandbox]` is checked by core/sandbox/sandbox-rules.ts (its `network` is a string or a table).
     run: { kind: 'table', fields: { sandbox: { kind: 'table' } } },
+    // `[schedules.<name>]` is checked by app/services/schedule-settings.ts.
+    schedules: { kind: 'table' },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
     store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
     cli: { kind: 'table', fields: { claude: CLI_TABLE, codex: CLI_TABLE, gemini: CLI_TABLE } },

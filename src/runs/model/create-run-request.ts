@@ -10,6 +10,8 @@ import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 
 /** What creating a run takes, on every surface. */
 export interface CreateRunRequest {
+  /** The run's id, chosen by the caller (a schedule's fire or a webhook delivery records it before the run exists); default a new ULID. */
+  id?: string;
   /** A workflow `.toml` file or workflow module (`.mjs`, `.js`, `.ts`), relative to `cwd`. */
   workflow: string;
   /**

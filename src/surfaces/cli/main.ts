@@ -19,6 +19,7 @@ import { registerRunSteerCommands } from './commands/run-steer.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStoreCommands } from './commands/store.js';
 import { registerWorkerCommand } from './commands/worker.js';
+import { registerScheduleCommands } from './commands/schedule.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { registerToolCommands } from './commands/tools.js';
 import { registerWorkspaceCommands } from './commands/workspace.js';
@@ -69,6 +70,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerPairCommand(program);
   registerWorkflowCommands(program);
   registerWorkerCommand(program);
+  registerScheduleCommands(program);
   registerServeCommand(program);
   registerStoreCommands(program);
   registerExportCommand(program);

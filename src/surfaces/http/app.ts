@@ -18,6 +18,7 @@ import { runEventRoutes } from './routes/run-events.js';
 import { runPairRoutes } from './routes/run-pair.js';
 import { runRoutes } from './routes/runs.js';
 import { runArtifactRoutes } from './routes/run-artifacts.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { sessionRoutes } from './routes/session.js';
 import { usageRoutes } from './routes/usage.js';
 import { workflowRoutes } from './routes/workflows.js';
@@ -74,7 +75,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // web Request (headers, AbortController, stream) for every read.
   app.use(`${API_PREFIX}/*`, (context, next) => (context.req.method === 'GET' || context.req.method === 'HEAD' ? next() : limitBody(context, next)));
 
-  const routes: ApiRoute[] = [...sessionRoutes(auth), ...runRoutes(deps), ...runActionRoutes(deps), ...runEventRoutes(deps), ...runPairRoutes(deps), ...runArtifactRoutes(deps), ...mcpServerRoutes(deps), ...workflowRoutes(deps), ...usageRoutes(deps)];
+  const routes: ApiRoute[] = [...sessionRoutes(auth), ...runRoutes(deps), ...runActionRoutes(deps), ...runEventRoutes(deps), ...runPairRoutes(deps), ...runArtifactRoutes(deps), ...mcpServerRoutes(deps), ...workflowRoutes(deps), ...usageRoutes(deps), ...scheduleRoutes(deps)];
   let document: unknown;
   routes.push(
     defineRoute({

@@ -4,9 +4,15 @@
  */
 import type { McpRegistry } from '../../app/services/mcp-registry.js';
 import type { RunService } from '../../app/services/run-service.js';
+import type { ScheduleService } from '../../app/services/schedule-service.js';
+import type { TriggerService } from '../../app/services/trigger-service.js';
 
 export interface HttpDeps {
   runs: () => Promise<RunService>;
+  /** Schedules (`/api/v1/schedules`); absent in a server built without them (the library's). */
+  schedules?: () => Promise<ScheduleService>;
+  /** Webhook triggers (`POST /api/v1/triggers/{name}`). */
+  triggers?: () => Promise<TriggerService>;
   /** Servers added and removed at runtime, and the status of every server. */
   mcp: () => Promise<McpRegistry>;
   /** The workspace: relative workflow paths resolve here. */

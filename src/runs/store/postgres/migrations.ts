@@ -122,6 +122,44 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX runs_by_claim ON runs (status, claim_at, id);
     `,
   },
+  {
+    // Schedules and webhook triggers (docs/schedules.md): as SQLite's migration 6.
+    version: 6,
+    name: 'schedules (next due time, fires) and webhook triggers (deliveries)',
+    sql: `
+      CREATE TABLE schedules (
+        name TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        paused SMALLINT NOT NULL DEFAULT 0,
+        next_due BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX schedules_by_due ON schedules (paused, next_due);
+      CREATE TABLE schedule_fires (
+        schedule TEXT NOT NULL,
+        due_at BIGINT NOT NULL,
+        run_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        claimed_by TEXT NOT NULL,
+        claimed_at BIGINT NOT NULL,
+        PRIMARY KEY (schedule, due_at)
+      );
+      CREATE INDEX schedule_fires_by_state ON schedule_fires (state, claimed_at);
+      CREATE TABLE triggers (
+        name TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE trigger_deliveries (
+        trigger_name TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        received_at BIGINT NOT NULL,
+        PRIMARY KEY (trigger_name, delivery_id)
+      );
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

@@ -6,6 +6,8 @@
  * with `FOR UPDATE SKIP LOCKED`) through pg-leases.ts. Every change is announced by NOTIFY
  * naming the runs written (see change-listener.ts). The `runs` row always holds the full projected state.
  */
+import type { ScheduleStore } from '../schedule-store.js';
+import { PgScheduleStore } from './pg-schedule-store.js';
 import pg from 'pg';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
@@ -98,6 +100,11 @@ export class PostgresRunStore implements RunStore {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
     }
+  }
+
+  /** Schedules and webhook triggers, in this store's database. */
+  schedules(): ScheduleStore {
+    return new PgScheduleStore(this.#sql);
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {

@@ -102,6 +102,47 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_claim ON runs (status, (created_at - priority * ${PRIORITY_STEP_MS}), id);
     `,
   },
+  {
+    // Schedules and webhook triggers (docs/schedules.md). A schedule's next due time moves
+    // forward only by compare-and-set, and each due time it fires is a row keyed by
+    // (schedule, due time) holding the id of the run it makes: two workers can never both
+    // fire one due time. A delivery id is a key too, so a retried webhook finds its run.
+    version: 6,
+    name: 'schedules (next due time, fires) and webhook triggers (deliveries)',
+    sql: `
+      CREATE TABLE schedules (
+        name TEXT PRIMARY KEY NOT NULL,
+        spec TEXT NOT NULL,
+        paused INTEGER NOT NULL DEFAULT 0,
+        next_due INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX schedules_by_due ON schedules (paused, next_due);
+      CREATE TABLE schedule_fires (
+        schedule TEXT NOT NULL,
+        due_at INTEGER NOT NULL,
+        run_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        claimed_by TEXT NOT NULL,
+        claimed_at INTEGER NOT NULL,
+        PRIMARY KEY (schedule, due_at)
+      ) WITHOUT ROWID;
+      CREATE INDEX schedule_fires_by_state ON schedule_fires (state, claimed_at);
+      CREATE TABLE triggers (
+        name TEXT PRIMARY KEY NOT NULL,
+        spec TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE trigger_deliveries (
+        trigger_name TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        PRIMARY KEY (trigger_name, delivery_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -48,6 +48,11 @@ export class SqliteAccess {
     this.#changes = new SqliteChangeWatch(this.file, { ownVersion: () => dataVersion.get()?.data_version ?? Number.NaN });
   }
 
+  /** The connection itself, for stores beside the runs that keep their own transactions (schedules). */
+  get connection(): Database {
+    return this.#db;
+  }
+
   async execute<T>(action: string, mode: AccessMode, body: () => T): Promise<T> {
     if (mode === 'write') {
       try {

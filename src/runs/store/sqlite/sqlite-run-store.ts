@@ -7,6 +7,8 @@
  * event; the writes themselves are in sqlite-run-writes.ts, statements, retries and the group
  * commit in sqlite-access.ts. SQLite errors leave only as `STORE_FAILED`.
  */
+import type { ScheduleStore } from '../schedule-store.js';
+import { SqliteScheduleStore } from './sqlite-schedule-store.js';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
 import { silentLogger, type Logger } from '../../../core/logger.js';
@@ -66,6 +68,11 @@ export class SqliteRunStore implements RunStore {
       { attempts: WRITE_ATTEMPTS, delayMs: RETRY_DELAY_MS, locked: (error) => WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked' },
       () => new SqliteRunStore(new SqliteAccess(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), options.logger ?? silentLogger), clock, options.newId ?? defaultNewId),
     );
+  }
+
+  /** Schedules and webhook triggers, in this store's database. */
+  schedules(): ScheduleStore {
+    return new SqliteScheduleStore(this.db.connection);
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {

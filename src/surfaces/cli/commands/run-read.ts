@@ -45,6 +45,15 @@ async function followToEnd(runs: RunService, id: string, options: Omit<FollowOpt
 
 const PS_COLUMNS = ['ID', 'STATUS', 'WORKFLOW', 'AGE', 'COST', 'GOAL'] as const;
 
+/** What made a run: a schedule (and its due time) or a webhook trigger (and its delivery), from the labels they set. */
+function madeBy(labels: Record<string, string>, short: boolean): string {
+  const schedule = labels['weft.schedule'];
+  const trigger = labels['weft.trigger'];
+  if (schedule !== undefined) return short ? `[schedule ${schedule}] ` : `schedule ${schedule}, due ${labels['weft.due'] ?? '?'}`;
+  if (trigger !== undefined) return short ? `[trigger ${trigger}] ` : `trigger ${trigger}, delivery ${labels['weft.delivery'] ?? '?'}`;
+  return '';
+}
+
 function psRow(id: string, status: string, workflow: string, age: string, cost: string, goal: string): string {
   return `${id.padEnd(26)}  ${status.padEnd(9)}  ${workflow.padEnd(16)}  ${age.padEnd(10)}  ${cost.padEnd(9)}${goal ? `  ${goal}` : ''}`.trimEnd();
 }
@@ -126,7 +135,7 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(`No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`);
         }
         process.stdout.write(`${psRow(...PS_COLUMNS)}\n`);
-        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '')}\n`);
+        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), `${madeBy(run.labels, true)}${run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : ''}`)}\n`);
       });
     });
 
@@ -154,6 +163,7 @@ export function registerRunReadCommands(program: Command): void {
           `  cwd       ${run.cwd}`,
           ...(run.workspace === undefined ? [] : [`  workspace ${run.workspace.mode} on branch ${run.workspace.branch} (from ${run.workspace.baseCommit.slice(0, 12)}${run.workspace.remoteUrl === undefined ? '' : `, pushed to ${redactGitText(run.workspace.remoteUrl)}`}); see it with: weft diff ${run.id}`]),
           ...(run.origin === undefined ? [] : [`  forked    from ${run.origin.stageId} of run ${run.origin.runId}`]),
+          ...(madeBy(run.labels, false) === '' ? [] : [`  made by   ${madeBy(run.labels, false)}`]),
           `  sandbox   ${sandbox.summary}`,
           `  created   ${new Date(run.createdAt).toISOString()}${run.finishedAt ? `, finished after ${formatDuration(run.finishedAt - run.createdAt)}` : ''}`,
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,

@@ -4,6 +4,7 @@
  * token (generated, stored 0600 and printed once when there is none), Host/Origin checks,
  * and --no-auth only on a loopback host.
  */
+import { runScheduleTicks } from '../../../app/services/schedule-ticker.js';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { registerSecret, redactSecrets } from '../../../core/redact.js';
@@ -60,14 +61,17 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
         port,
         token: token?.token,
         allowedHosts: options.allowedHost,
-        deps: { runs: app.runs, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
+        deps: { runs: app.runs, schedules: app.schedules, triggers: app.triggers, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
         version,
         onError: (error) => process.stderr.write(`weft: serve: ${redactSecrets(error.message)}\n`),
       });
       process.stderr.write(`weft serve listening on ${server.url} — dashboard ${server.url}/, API ${server.url}/api/v1, MCP ${server.url}/mcp (${token?.note ?? 'no authentication'}${worker ? '' : '; no worker'})\n`);
       try {
         await untilInterrupted(async (signal) => {
+          // The server's worker ticks the schedules; with --no-worker, a weft worker elsewhere does.
+          const ticks = worker ? runScheduleTicks(await app.schedules(), signal, app.logger, { settings: app.settings, workspaceRoot: app.workspaceRoot }) : undefined;
           await (worker ? worker.run(signal) : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+          await ticks;
         }, ['SIGINT', 'SIGTERM']);
       } finally {
         await server.close();

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { pruneRuns } from '../../../app/services/run-prune.js';
 import { withApp } from '../command-context.js';
+import { runScheduleTicks } from '../../../app/services/schedule-ticker.js';
 import { untilInterrupted } from '../interrupt.js';
 
 export function registerWorkerCommand(program: Command): void {
@@ -23,7 +24,9 @@ export function registerWorkerCommand(program: Command): void {
         // `[runs] retention` is applied once per worker start: old finished runs go before new ones run.
         if (app.settings.runRetentionMs !== undefined) await pruneRuns(await app.runs(), app.storageDir, { olderThanMs: app.settings.runRetentionMs });
         const worker = await app.worker({ maxParallel, untilIdle: options.untilIdle === true, sameEnvironment: options.sameEnvironment === true });
-        await untilInterrupted((signal) => worker.run(signal), ['SIGINT', 'SIGTERM']);
+        // Long-lived workers tick the schedules; the short-lived runners weft run starts do not.
+        const schedules = options.untilIdle === true ? undefined : await app.schedules();
+        await untilInterrupted((signal) => Promise.all([worker.run(signal), schedules === undefined ? undefined : runScheduleTicks(schedules, signal, app.logger, { settings: app.settings, workspaceRoot: app.workspaceRoot })]).then(() => undefined), ['SIGINT', 'SIGTERM']);
       });
     });
 }

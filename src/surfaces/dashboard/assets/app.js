@@ -6,6 +6,7 @@ import { renderLogin } from './login-page.js';
 import { renderMcp } from './mcp-page.js';
 import { renderRun } from './run-page.js';
 import { renderRuns } from './runs-page.js';
+import { renderSchedules } from './schedules-page.js';
 // Run page panels register themselves (run-panels.js); features add theirs with one line here.
 import './run-timeline.js';
 import './run-family.js';
@@ -25,6 +26,7 @@ function route() {
   if (hash === '/login') return { name: 'login', render: renderLogin };
   if (run) return { name: 'runs', render: (root, signal) => renderRun(root, signal, run[1]) };
   if (hash === '/mcp') return { name: 'mcp', render: renderMcp };
+  if (hash === '/schedules') return { name: 'schedules', render: renderSchedules };
   return { name: 'runs', render: renderRuns };
 }
 
