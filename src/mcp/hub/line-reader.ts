@@ -2,6 +2,7 @@
  * Splits a byte stream into lines without re-copying what it has buffered (a 50 MB
  * message arrives in thousands of chunks), and with a bound on the length of one line.
  */
+import { LineBuffer, releaseHugeLine } from './line-buffer.js';
 
 export interface LineReaderOptions {
   /** Longer lines are dropped whole; `onOversize` says so once per dropped line. */
@@ -12,8 +13,7 @@ export interface LineReaderOptions {
 export class LineReader {
   readonly #onLine: (line: string) => void;
   readonly #options: LineReaderOptions;
-  #parts: Buffer[] = [];
-  #size = 0;
+  readonly #line = new LineBuffer();
   #discarding = false;
   #discarded = 0;
 
@@ -30,7 +30,7 @@ export class LineReader {
         this.#append(chunk.subarray(start));
         return;
       }
-      if (this.#size === 0 && !this.#discarding) this.#emitWhole(chunk, start, newline);
+      if (this.#line.size === 0 && !this.#discarding) this.#emitWhole(chunk, start, newline);
       else {
         this.#append(chunk.subarray(start, newline));
         this.#emit();
@@ -41,7 +41,7 @@ export class LineReader {
 
   /** Emits what is left as a last line (a stream that ends without a newline). */
   end(): void {
-    if (this.#size > 0 || this.#discarding) this.#emit();
+    if (this.#line.size > 0 || this.#discarding) this.#emit();
   }
 
   #append(part: Buffer): void {
@@ -50,15 +50,13 @@ export class LineReader {
       this.#discarded += part.length;
       return;
     }
-    if (this.#size + part.length > this.#options.maxLineBytes) {
+    if (this.#line.size + part.length > this.#options.maxLineBytes) {
       this.#discarding = true;
-      this.#discarded = this.#size + part.length;
-      this.#parts = [];
-      this.#size = 0;
+      this.#discarded = this.#line.size + part.length;
+      this.#line.clear();
       return;
     }
-    this.#parts.push(part);
-    this.#size += part.length;
+    this.#line.append(part);
   }
 
   /** A line that lies whole in one chunk (most do): decoded in place, with no Buffer view made for it. */
@@ -75,20 +73,9 @@ export class LineReader {
       this.#discarded = 0;
       return;
     }
-    this.#onLine(this.#takeLine());
-  }
-
-  /**
-   * The buffered line as a string, without the CR of a CRLF. Nothing here outlives the
-   * call: by the time the line is handled (a huge one is parsed into yet another copy),
-   * its buffers are garbage, and the chunks are dropped before the line is decoded.
-   */
-  #takeLine(): string {
-    const buffer = this.#parts.length === 1 ? (this.#parts[0] as Buffer) : Buffer.concat(this.#parts, this.#size);
-    this.#parts = [];
-    this.#size = 0;
-    const end = buffer.length > 0 && buffer[buffer.length - 1] === 13 ? buffer.length - 1 : buffer.length;
-    return buffer.toString('utf8', 0, end);
+    const line = this.#line.take();
+    releaseHugeLine(line);
+    this.#onLine(line);
   }
 }
 
