@@ -40,9 +40,10 @@ export interface WeftAppOptions {
   /**
    * Who executes queued runs: `detached` (default) starts a `weft worker --until-idle`
    * process when a run is queued; `in-process` leaves them to this process's own worker
-   * (`weft serve`), which claims them on the store's change notices.
+   * (`weft serve`), which claims them on the store's change notices; `none` starts nothing
+   * (`weft serve --no-worker`: the runs wait for a `weft worker` elsewhere).
    */
-  runners?: 'detached' | 'in-process';
+  runners?: 'detached' | 'in-process' | 'none';
 }
 
 export interface WeftApp {
@@ -127,7 +128,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const store = { get: async () => (await opened.get()).store, built: async () => (await opened.built())?.store };
 
   const runs = once(async () => {
-    if (options.runners === 'in-process') {
+    if (options.runners === 'in-process' || options.runners === 'none') {
       const { RunService } = await import('./services/run-service.js');
       return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
     }

@@ -73,7 +73,8 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
         await server.close();
       }
     },
-    { runners: options.worker ? 'in-process' : 'detached' },
+    // --no-worker means no runner at all here, detached ones included: the hosts meant to run are elsewhere.
+    { runners: options.worker ? 'in-process' : 'none' },
   );
 }
 
