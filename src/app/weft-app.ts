@@ -212,7 +212,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
         maxParallel,
         pollMs: 200,
-        ...(untilIdle ? { idleExitMs: 2000 } : {}),
+        // A runner started on demand gives up on a store gone for a minute (or 4 leases) rather than live on alone.
+        ...(untilIdle ? { idleExitMs: 2000, storeGiveUpMs: Number(env.WEFT_STORE_GIVE_UP_MS ?? Math.max(60_000, 4 * leaseMs)) } : {}),
         ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
         workspaces: workspaceHost(storageDir, settings, env),
       });
