@@ -1,17 +1,18 @@
 /**
  * Runtime MCP registration over HTTP (spec §3.8): `POST /api/v1/mcp/servers` adds the
  * official `server-everything` while an agent stage runs in a separate runner process
- * (`weft serve --no-worker` leaves runs to detached runners); the stage's next model turn
+ * (`weft serve --no-worker` beside a `weft worker` process); the stage's next model turn
  * offers its tools and can call them; `DELETE` takes them away from the turn after; each
  * change is an event in the run. Bad registrations get clear errors and store nothing.
  * The model is the fake wire-compatible server; every wait is on a condition.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_ENV } from './fixtures/model-server/agent-kit.js';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
-import { REPO_ROOT } from './helpers/run-cli.js';
+import { REPO_ROOT, WEFT_BIN } from './helpers/run-cli.js';
 import { callApi, readEvents, startServe, untilStatus, type Serve } from './helpers/serve-kit.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
@@ -50,6 +51,7 @@ interface ServerView {
 
 let model: ModelServer;
 let serve: Serve;
+let worker: ChildProcess | undefined;
 /** Turn n's request arrived at the model (index 0 is the first turn). */
 const arrived = [gate(), gate(), gate(), gate()];
 /** The test lets turn n's answer go. */
@@ -77,10 +79,16 @@ beforeAll(async () => {
   mkdirSync(join(serve.dir, '.weft'), { recursive: true });
   writeFileSync(join(serve.dir, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`);
   writeFileSync(join(serve.dir, 'helper.toml'), WORKFLOW);
+  worker = spawn(process.execPath, [WEFT_BIN, '--storage-dir', serve.storageDir, '--cwd', serve.dir, 'worker'], { cwd: serve.dir, env: { ...process.env, ...TEST_ENV, WEFT_LEASE_MS: '3000' }, stdio: 'ignore' });
 });
 
 afterAll(async () => {
   for (const each of [...arrived, ...release]) each.open();
+  if (worker && worker.exitCode === null && worker.signalCode === null) {
+    const exited = new Promise((resolve) => worker!.once('exit', resolve));
+    worker.kill('SIGTERM');
+    await exited;
+  }
   await serve?.stop();
   await model?.close();
 });

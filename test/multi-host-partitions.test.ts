@@ -138,9 +138,9 @@ afterEach(async () => {
 });
 
 /**
- * The client's API host: `weft serve --no-worker` in a namespace of its own. It still
- * starts detached runners for the runs it creates (as `weft mcp start` does), so a run may
- * execute there too: the tests partition whichever host holds the run.
+ * The client's API host: `weft serve --no-worker` in a namespace of its own. It executes
+ * nothing (no worker, no detached runners): the runs it creates go to the worker hosts;
+ * the tests partition whichever worker holds the run.
  */
 async function startApi(ws: string, home: string, leaseMs: number): Promise<void> {
   const address = net!.hosts.get('api')!.address;

@@ -43,9 +43,10 @@ export interface WeftAppOptions {
   /**
    * Who executes queued runs: `detached` (default) starts a `weft worker --until-idle`
    * process when a run is queued; `in-process` leaves them to this process's own worker
-   * (`weft serve`), which claims them on the store's change notices.
+   * (`weft serve`), which claims them on the store's change notices; `none` starts nothing
+   * (`weft serve --no-worker`: the runs wait for a `weft worker` elsewhere).
    */
-  runners?: 'detached' | 'in-process';
+  runners?: 'detached' | 'in-process' | 'none';
 }
 
 export interface WeftApp {
@@ -136,7 +137,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   // Loaded when a run's sandbox is first shown (inspect, run, the run page), not for every command.
   const sandboxView = async (run: RunRecord) => (await import('./services/run-sandbox-view.js')).runSandboxView({ storageDir, workspaceRoot: workspaceHost(storageDir, settings, env).root, env }, run);
   const runs = once(async () => {
-    if (options.runners === 'in-process') {
+    if (options.runners === 'in-process' || options.runners === 'none') {
       const { RunService } = await import('./services/run-service.js');
       return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
     }
@@ -239,7 +240,8 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
         maxParallel,
         pollMs: 200,
-        ...(untilIdle ? { idleExitMs: 2000 } : {}),
+        // A runner started on demand gives up on a store gone for a minute (or 4 leases) rather than live on alone.
+        ...(untilIdle ? { idleExitMs: 2000, storeGiveUpMs: Number(env.WEFT_STORE_GIVE_UP_MS ?? Math.max(60_000, 4 * leaseMs)) } : {}),
         ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
         workspaces: workspaceHost(storageDir, settings, env),
       });

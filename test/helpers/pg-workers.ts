@@ -23,7 +23,8 @@ export interface WorkerProcess {
 export interface PgCluster {
   ws: string;
   store: PostgresRunStore;
-  startWorker(name: string, extraEnv?: Record<string, string>): Promise<WorkerProcess>;
+  /** Starts `weft worker` (plus `args`, e.g. `--until-idle`) as host `name`. */
+  startWorker(name: string, extraEnv?: Record<string, string>, args?: string[]): Promise<WorkerProcess>;
   /** Writes `<name>.toml` into the workspace; returns its path. */
   workflow(name: string, toml: string): Promise<string>;
   /** Creates a queued run of a workflow file, as `weft run --detach` would. */
@@ -40,11 +41,11 @@ export async function pgCluster(url: string, leaseMs: number): Promise<PgCluster
   return {
     ws,
     store,
-    async startWorker(name, extraEnv = {}) {
+    async startWorker(name, extraEnv = {}, args = []) {
       const home = join(base, `host-${name}`);
       await mkdir(home);
       const env = { ...process.env, WEFT_HOME: home, WEFT_DATABASE_URL: url, WEFT_LEASE_MS: String(leaseMs), WORKER_NAME: name, ...extraEnv };
-      const child = spawn(process.execPath, [WEFT_BIN, '--cwd', ws, 'worker', '--max-parallel', '8'], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [WEFT_BIN, '--cwd', ws, 'worker', '--max-parallel', '8', ...args], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const worker = { name, child, stderr: () => stderr };

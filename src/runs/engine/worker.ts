@@ -6,7 +6,7 @@
  * `weft run` starts; `weft worker` runs without it. A run leased on another host keeps it
  * from exiting: that run is this runner's to finish if the other one dies.
  */
-import { errorMessage } from '../../core/errors.js';
+import { WeftError, errorMessage } from '../../core/errors.js';
 import { isUlid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { RunRecord } from '../model/run-record.js';
@@ -37,6 +37,12 @@ export interface WorkerOptions {
   /** Exit after this long with nothing to run; undefined runs until the signal aborts. */
   idleExitMs?: number;
   /**
+   * With `idleExitMs` (a runner started on demand): give up, stopping its runs and failing
+   * with `STORE_FAILED`, once every store call has failed for this long. Its runs' leases run
+   * out and a runner started later takes them over. A long-lived `weft worker` waits instead.
+   */
+  storeGiveUpMs?: number;
+  /**
    * Claim only runs created with this environment fingerprint: a runner started for a
    * creator executes their runs with their environment, nobody else's. Undefined: any run.
    */
@@ -51,6 +57,8 @@ export class Worker {
   #poke: (() => void) | undefined;
   #sweptAt = Number.NEGATIVE_INFINITY;
   #heldElsewhere = 0;
+  /** Since when every store call has failed, and the last failure; undefined while the store answers. */
+  #storeFailing: { since: number; error: string } | undefined;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -78,12 +86,14 @@ export class Worker {
       if (this.#active.size < this.#options.maxParallel && mayBeClaimable(change)) this.wake();
     });
     await this.#removeStaleWorkspaces();
+    let gaveUp: WeftError | undefined;
     try {
-      await this.#claimLoop(stopping);
+      gaveUp = await this.#claimLoop(stopping);
     } finally {
       stopWatching();
     }
     await Promise.allSettled(this.#active.values());
+    if (gaveUp) throw gaveUp;
   }
 
   /** A crash can leave a working copy whose run is gone (removed meanwhile): it goes before anything else runs. */
@@ -98,10 +108,17 @@ export class Worker {
     }
   }
 
-  async #claimLoop(stopping: AbortController): Promise<void> {
+  /** Claims until stopped or idle; answers the error to end with when the store stayed unreachable too long. */
+  async #claimLoop(stopping: AbortController): Promise<WeftError | undefined> {
     const { clock } = this.#options;
     let idleSince = clock();
     while (!stopping.signal.aborted) {
+      const gaveUp = this.#givingUp();
+      if (gaveUp) {
+        // Stops the stages of its runs (as a lost lease does): their leases run out and another runner resumes them.
+        stopping.abort();
+        return gaveUp;
+      }
       let claimed = false;
       while (this.#active.size < this.#options.maxParallel) {
         const run = (await this.#claim()) ?? ((await this.#sweepLeases()) > 0 ? await this.#claim() : undefined);
@@ -110,22 +127,65 @@ export class Worker {
         this.#start(run.id, stopping.signal, run);
       }
       // A run leased on another host comes back here if its runner dies: not idle while one exists.
-      if (claimed || this.#active.size > 0 || this.#heldElsewhere > 0) idleSince = clock();
+      // Nor while the store does not answer: nobody knows then whether work is waiting.
+      if (claimed || this.#active.size > 0 || this.#heldElsewhere > 0 || this.#storeFailing !== undefined) idleSince = clock();
       else if (this.#options.idleExitMs !== undefined && clock() - idleSince >= this.#options.idleExitMs) break;
       const wake = new AbortController();
       this.#poke = () => wake.abort();
       await Promise.race([abortableDelay(this.#options.pollMs, AbortSignal.any([wake.signal, stopping.signal])), ...this.#active.values()]);
       this.#poke = undefined;
     }
+    return undefined;
+  }
+
+  #givingUp(): WeftError | undefined {
+    const { storeGiveUpMs, idleExitMs, clock } = this.#options;
+    const failing = this.#storeFailing;
+    if (idleExitMs === undefined || storeGiveUpMs === undefined || failing === undefined || clock() - failing.since < storeGiveUpMs) return undefined;
+    return new WeftError(
+      'STORE_FAILED',
+      `The run store has not answered for ${Math.round((clock() - failing.since) / 1000)} s (last error: ${failing.error}); this runner gives up and stops its runs. They go back to the queue when their leases run out: once the store is reachable, start a runner (weft worker) or create a run again.`,
+    );
+  }
+
+  /**
+   * A call to a store whose host vanished can hang (no reset comes back): for a runner that
+   * gives up, one not answered within the give-up time counts as failed. A claim answered
+   * after that is left alone: its lease runs out and another runner takes the run.
+   */
+  #answerWithin<T>(call: Promise<T>, what: string): Promise<T> {
+    const limit = this.#options.idleExitMs === undefined ? undefined : this.#options.storeGiveUpMs;
+    if (limit === undefined) return call;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the store did not answer within ${Math.round(limit / 1000)} s when asked to ${what}`)), limit);
+      timer.unref();
+    });
+    return Promise.race([call, late]).finally(() => clearTimeout(timer));
+  }
+
+  #storeAnswered(): void {
+    this.#storeFailing = undefined;
+  }
+
+  #storeFailed(error: unknown): void {
+    this.#storeFailing = { since: this.#storeFailing?.since ?? this.#options.clock(), error: errorMessage(error) };
   }
 
   #claim(): Promise<RunRecord | undefined> {
     const { store, workerId, leaseMs, clock, logger } = this.#options;
     const filter = this.#options.envFingerprint === undefined ? undefined : { envFingerprint: this.#options.envFingerprint };
-    return store.claimRun(workerId, leaseMs, clock(), filter).catch((error: unknown) => {
-      logger.warn(`could not claim a run: ${errorMessage(error)}`);
-      return undefined;
-    });
+    return this.#answerWithin(store.claimRun(workerId, leaseMs, clock(), filter), 'claim a run').then(
+      (run) => {
+        this.#storeAnswered();
+        return run;
+      },
+      (error: unknown) => {
+        this.#storeFailed(error);
+        logger.warn(`could not claim a run: ${errorMessage(error)}`);
+        return undefined;
+      },
+    );
   }
 
   /**
@@ -158,14 +218,18 @@ export class Worker {
     const onStop = () => leaseLost.abort();
     stopping.addEventListener('abort', onStop, { once: true });
     const heartbeat = setInterval(() => {
-      store.renewLease(runId, workerId, leaseMs).then(
+      this.#answerWithin(store.renewLease(runId, workerId, leaseMs), 'renew a lease').then(
         (held) => {
+          this.#storeAnswered();
           if (!held) {
             logger.warn(`run ${runId}: lease lost to another runner; stopping here`);
             leaseLost.abort();
           }
         },
-        (error: unknown) => logger.warn(`run ${runId}: could not renew the lease: ${errorMessage(error)}`),
+        (error: unknown) => {
+          this.#storeFailed(error);
+          logger.warn(`run ${runId}: could not renew the lease: ${errorMessage(error)}`);
+        },
       );
     }, heartbeatMs);
     const executor = new RunExecutor(run, {

@@ -83,7 +83,8 @@ export class PostgresRunStore implements RunStore {
     const database = maskDatabaseUrl(options.url);
     const logger = options.logger ?? silentLogger;
     const clock = options.clock ?? Date.now;
-    const config: pg.PoolConfig = { connectionString: options.url, types: TYPES, max: options.poolSize ?? 10, application_name: 'weft' };
+    // A server whose host vanished answers no SYN: a connect fails after 10 s, not the kernel's two minutes.
+    const config: pg.PoolConfig = { connectionString: options.url, types: TYPES, max: options.poolSize ?? 10, application_name: 'weft', connectionTimeoutMillis: 10_000, keepAlive: true };
     const pool = new pg.Pool(config);
     // An idle connection dropped by a restarting server must not crash the process; the next query reconnects.
     pool.on('error', (error) => logger.warn(`PostgreSQL connection at ${database} lost: ${error.message}`));

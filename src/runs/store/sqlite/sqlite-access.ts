@@ -91,6 +91,8 @@ export class SqliteAccess {
     if (!this.#db.open) return;
     try {
       this.#db.pragma('optimize');
+    } catch {
+      // Statistics are a nicety: on a full disk, failing to write them must not turn a clean close into an internal error.
     } finally {
       this.#db.close();
     }

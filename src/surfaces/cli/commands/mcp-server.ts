@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
-import { redactSecrets } from '../../../core/redact.js';
+import { serverErrorReporter } from '../server-error-report.js';
 import type { WeftApp } from '../../../app/weft-app.js';
 import { globalOptions, openApp, printJson } from '../command-context.js';
 import { collect } from '../options.js';
@@ -66,7 +66,7 @@ async function start(options: StartOptions, command: Command): Promise<void> {
             const auth = !token ? 'no authentication' : token.source === 'env' ? `bearer token from ${mcpServer.TOKEN_ENV}` : `bearer token in ${token.file}${token.source === 'created' ? ' (new)' : ''}`;
             process.stderr.write(`weft MCP server listening on ${url} (${auth})\n`);
           },
-          onError: (error) => process.stderr.write(`weft: mcp server: ${redactSecrets(error.message)}\n`),
+          onError: serverErrorReporter('weft: mcp server'),
           signal,
         }),
       ['SIGINT', 'SIGTERM'],

@@ -7,10 +7,11 @@
 import { runScheduleTicks } from '../../../app/services/schedule-ticker.js';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
-import { registerSecret, redactSecrets } from '../../../core/redact.js';
+import { registerSecret } from '../../../core/redact.js';
 import { withApp } from '../command-context.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect } from '../options.js';
+import { serverErrorReporter } from '../server-error-report.js';
 import { parsePort } from './mcp-server.js';
 
 export const DEFAULT_SERVE_PORT = 7777;
@@ -63,7 +64,7 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
         allowedHosts: options.allowedHost,
         deps: { runs: app.runs, schedules: app.schedules, triggers: app.triggers, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
         version,
-        onError: (error) => process.stderr.write(`weft: serve: ${redactSecrets(error.message)}\n`),
+        onError: serverErrorReporter('weft: serve'),
       });
       process.stderr.write(`weft serve listening on ${server.url} — dashboard ${server.url}/, API ${server.url}/api/v1, MCP ${server.url}/mcp (${token?.note ?? 'no authentication'}${worker ? '' : '; no worker'})\n`);
       try {
@@ -77,7 +78,8 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
         await server.close();
       }
     },
-    { runners: options.worker ? 'in-process' : 'detached' },
+    // --no-worker means no runner at all here, detached ones included: the hosts meant to run are elsewhere.
+    { runners: options.worker ? 'in-process' : 'none' },
   );
 }
 

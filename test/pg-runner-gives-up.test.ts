@@ -1,0 +1,50 @@
+/**
+ * A runner started on demand (`weft worker --until-idle`, what `weft run` and the MCP server
+ * launch) whose PostgreSQL is gone gives up after a bounded time (WEFT_STORE_GIVE_UP_MS),
+ * stopping its stage and exiting with STORE_FAILED and a message saying what to do — it
+ * used to stay forever, retrying alone. When the server is back, the run's lease has run
+ * out and a new runner finishes it.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pgCluster, type PgCluster } from './helpers/pg-workers.js';
+import { startEmbeddedPostgres, type TestPostgres } from './helpers/postgres.js';
+
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
+
+const LEASE_MS = 2000;
+let pg: TestPostgres;
+let cluster: PgCluster;
+
+beforeAll(async () => {
+  pg = await startEmbeddedPostgres();
+  cluster = await pgCluster(await pg.createDatabase(), LEASE_MS);
+});
+
+afterAll(async () => {
+  await cluster?.dispose();
+  await pg?.dispose();
+});
+
+describe('an on-demand runner when PostgreSQL is gone', () => {
+  it('gives up with STORE_FAILED after WEFT_STORE_GIVE_UP_MS, and the run is finished by a later runner once the server is back', async () => {
+    const marker = `${cluster.ws}/released`;
+    const file = await cluster.workflow('hold', `[workflow]\nname = "hold"\n\n[nodes.hold]\nkind = "command"\nrun = "while [ ! -e ${marker} ]; do sleep 0.1; done"\n`);
+    const id = await cluster.queue(file, 'hold');
+    const runner = await cluster.startWorker('w1', { WEFT_STORE_GIVE_UP_MS: '3000' }, ['--until-idle']);
+    const exited = new Promise<number | null>((resolve) => runner.child.once('exit', (code) => resolve(code)));
+    await vi.waitFor(async () => expect((await cluster.store.getRun(id))?.status).toBe('running'), { timeout: 30_000, interval: 100 });
+
+    await pg.stop();
+    expect(await exited, runner.stderr()).not.toBe(0);
+    expect(runner.stderr()).toMatch(/STORE_FAILED|run store has not answered for \d+ s/);
+    expect(runner.stderr()).toContain('gives up');
+
+    await pg.start();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(marker, '');
+    const later = await cluster.startWorker('w2', {}, ['--until-idle']);
+    const laterExited = new Promise<number | null>((resolve) => later.child.once('exit', (code) => resolve(code)));
+    expect(await laterExited, later.stderr()).toBe(0);
+    expect((await cluster.store.getRun(id))?.status).toBe('succeeded');
+  });
+});
