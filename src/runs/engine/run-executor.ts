@@ -74,6 +74,8 @@ export class RunExecutor {
   #tracing!: RunTracing;
   /** Why the run ended, for the attempt's span. */
   #endReason: string | undefined;
+  /** A stage whose start or end the store did not take (it failed meanwhile): this runner cannot carry the run on. */
+  #unrecorded: string | undefined;
   readonly #heldStarts = new HeldStarts();
   #files!: RunFiles;
 
@@ -176,6 +178,9 @@ export class RunExecutor {
     await this.#resumeInflight();
     for (;;) {
       if (this.#deps.leaseLost.aborted) return;
+      // The log no longer says what happened (a stage ended unrecorded): concluding from it would end the
+      // run without that stage. Stop; whoever resumes the run replays the log and runs the stage again.
+      if (this.#unrecorded !== undefined) throw new WeftError('STORE_FAILED', `run ${this.#run.id} stopped on this runner: ${this.#unrecorded}; it resumes once its lease is released or runs out`);
       await this.#control.catchUp();
       if (this.#control.cancelRequested) return this.#stop('cancel');
       if (this.#control.interruptRequested && this.#status !== 'paused') {
@@ -257,7 +262,10 @@ export class RunExecutor {
   #launch(stage: InflightStage, node: WorkflowNode, resumed: boolean): void {
     const controller = new AbortController();
     const promise = this.#runStage(stage, node, resumed, controller.signal)
-      .catch((error: unknown) => this.#deps.logger.error(`stage ${stage.stageId} of run ${this.#run.id} could not be recorded: ${errorMessage(error)}`))
+      .catch((error: unknown) => {
+        this.#unrecorded ??= `stage ${stage.stageId} could not be recorded: ${errorMessage(error)}`;
+        this.#deps.logger.error(`stage ${stage.stageId} of run ${this.#run.id} could not be recorded: ${errorMessage(error)}`);
+      })
       .finally(() => this.#running.delete(stage.stageId));
     this.#running.set(stage.stageId, { promise, controller });
   }
