@@ -47,6 +47,13 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs'
   workspaces?: WorkspaceHost;
 }
 
+/**
+ * A stage whose runner was lost this many times in a row fails instead of running again: a
+ * stage that takes its runner down (or whose end cannot be recorded, a full disk) must not
+ * be rerun by every runner that takes the run over.
+ */
+export const MAX_STAGE_TAKEOVERS = 3;
+
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
 
@@ -76,6 +83,8 @@ export class RunExecutor {
   #endReason: string | undefined;
   readonly #heldStarts = new HeldStarts();
   #files!: RunFiles;
+  /** A stage's end the store refused (a full disk): the run stops here and records nothing more. */
+  #unrecorded: WeftError | undefined;
 
   readonly #services: EngineServices;
 
@@ -176,6 +185,7 @@ export class RunExecutor {
     await this.#resumeInflight();
     for (;;) {
       if (this.#deps.leaseLost.aborted) return;
+      if (this.#unrecorded) throw this.#unrecorded;
       await this.#control.catchUp();
       if (this.#control.cancelRequested) return this.#stop('cancel');
       if (this.#control.interruptRequested && this.#status !== 'paused') {
@@ -205,6 +215,12 @@ export class RunExecutor {
       const node = this.#workflow.nodes[stage.node];
       if (node && RESUMED_IN_PLACE.has(node.kind)) {
         this.#launch(stage, node, true);
+        continue;
+      }
+      const takeovers = (this.#state.abandoned.get(stage.node) ?? 0) + 1;
+      if (takeovers > MAX_STAGE_TAKEOVERS) {
+        const error = `the runner of ${stage.node} was lost ${takeovers} times in a row while the stage ran (a stage that takes its runner down, or whose end could not be recorded: a full disk?); it is not run again`;
+        await this.#recordFinish(stage, { result: { status: 'failed', error }, status: 'failed', apply: () => this.#failToken(stage, error) });
         continue;
       }
       if (stage.process && !(await endAbandonedGroup(stage.stageId, stage.process, this.#deps.logger))) {
@@ -257,7 +273,11 @@ export class RunExecutor {
   #launch(stage: InflightStage, node: WorkflowNode, resumed: boolean): void {
     const controller = new AbortController();
     const promise = this.#runStage(stage, node, resumed, controller.signal)
-      .catch((error: unknown) => this.#deps.logger.error(`stage ${stage.stageId} of run ${this.#run.id} could not be recorded: ${errorMessage(error)}`))
+      .catch((error: unknown) => {
+        this.#deps.logger.error(`stage ${stage.stageId} of run ${this.#run.id} could not be recorded: ${errorMessage(error)}`);
+        if (this.#deps.leaseLost.aborted || WeftError.is(error, 'RUN_LEASE_LOST')) return;
+        this.#unrecorded ??= new WeftError('STORE_FAILED', `stage ${stage.stageId} of run ${this.#run.id} could not be recorded: ${errorMessage(error)} This runner stops the run here and records nothing more; a runner started once the store can be written again takes it over.`);
+      })
       .finally(() => this.#running.delete(stage.stageId));
     this.#running.set(stage.stageId, { promise, controller });
   }
