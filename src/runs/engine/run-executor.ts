@@ -31,6 +31,7 @@ import { RunTracing } from './run-tracing.js';
 import { CHECKPOINTED_KINDS, inPlaceFiles, openRunFiles, type RunFiles, type WorkspaceHost } from './run-files.js';
 import { stageFinishedEvents, type StageFinish } from './stage-finish.js';
 import { stageRuns } from './stage-runs.js';
+import { withDiskFullNote } from './disk-full.js';
 import type { RunStore } from '../store/run-store.js';
 
 export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs' | 'sandbox'> {
@@ -166,7 +167,7 @@ export class RunExecutor {
       return true;
     } catch (error) {
       if (this.#deps.leaseLost.aborted) return false;
-      await this.#finishRun('failed', `the run's workspace cannot be opened on this host: ${errorMessage(error)}`);
+      await this.#finishRun('failed', `the run's workspace cannot be opened on this host: ${await withDiskFullNote(host.root, error)}`);
       return false;
     }
   }
@@ -341,7 +342,7 @@ export class RunExecutor {
       return made === null ? result : { ...result, finalEvents: [...(result.finalEvents ?? []), made] };
     } catch (error) {
       const errorCode = error instanceof WeftError ? error.code : undefined;
-      return { ...result, status: 'failed', error: `checkpoint of ${stage.stageId} failed: ${errorMessage(error)}`, ...(errorCode === undefined ? {} : { errorCode }) };
+      return { ...result, status: 'failed', error: `checkpoint of ${stage.stageId} failed: ${await withDiskFullNote(this.#files.workDir, error)}`, ...(errorCode === undefined ? {} : { errorCode }) };
     }
   }
 
