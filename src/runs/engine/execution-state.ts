@@ -32,6 +32,8 @@ export interface ExecutionState {
   inflight: Map<string, InflightStage>;
   /** Highest attempt number used per node. */
   attempts: Map<string, number>;
+  /** Per node, how many attempts in a row were abandoned (their runner lost): bounds take-overs. */
+  abandoned: Map<string, number>;
   outcomes: Map<string, StageOutcome>;
   /** Stages that ended badly with nowhere to go; a retry puts them back in `pending`. */
   failed: (Token & { stageId: string; error: string | null })[];
@@ -67,6 +69,7 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
     pending: [],
     inflight: new Map(),
     attempts: new Map(),
+    abandoned: new Map(),
     outcomes: new Map(),
     failed: [],
     children: new Map(),
@@ -94,6 +97,8 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
         const stage = state.inflight.get(event.stageId!);
         state.inflight.delete(event.stageId!);
         const from = stage?.from ?? null;
+        if (payload.status === 'abandoned') state.abandoned.set(payload.node, (state.abandoned.get(payload.node) ?? 0) + 1);
+        else if (!payload.retrying) state.abandoned.delete(payload.node);
         if (payload.status === 'abandoned' || payload.status === 'interrupted' || payload.retrying) {
           state.pending.push({ node: payload.node, from });
           break;

@@ -20,6 +20,7 @@ import { inPlaceFiles, openRunFiles, type RunFiles } from './run-files.js';
 import { RunLog, type RunLogDeps } from './run-log.js';
 import { RunLoop } from './run-loop.js';
 import { RunTracing } from './run-tracing.js';
+import { withDiskFullNote } from './disk-full.js';
 import { recordViolation } from './sandbox-violations.js';
 import { lastStarted } from './stage-ports.js';
 
@@ -103,7 +104,7 @@ export class RunExecutor {
     try {
       return await openRunFiles(this.#run, events, host, (recorded) => log.append(recorded));
     } catch (error) {
-      if (!this.#deps.leaseLost.aborted) await log.finish('failed', `the run's workspace cannot be opened on this host: ${errorMessage(error)}`);
+      if (!this.#deps.leaseLost.aborted) await log.finish('failed', `the run's workspace cannot be opened on this host: ${await withDiskFullNote(host.root, error)}`);
       return undefined;
     }
   }

@@ -17,9 +17,17 @@ import { CHECKPOINTED_KINDS } from './run-files.js';
 import type { StageResult } from './stage-context.js';
 import { stageFinishedEvents, type StageFinish } from './stage-finish.js';
 import { StagePorts } from './stage-ports.js';
+import { withDiskFullNote } from './disk-full.js';
 
 /** Kinds whose in-flight stage a new runner continues in place instead of starting again. */
 const RESUMED_IN_PLACE = new Set(['human', 'child', 'wait']);
+
+/**
+ * A stage whose runner was lost this many times in a row fails instead of running again: a
+ * stage that takes its runner down (or whose end cannot be recorded, a full disk) must not
+ * be rerun by every runner that takes the run over.
+ */
+export const MAX_STAGE_TAKEOVERS = 3;
 
 /** Why the run loop stops waiting for control events: a stage ended. */
 const LOOP_WOKEN = 'a stage ended';
@@ -31,6 +39,12 @@ export class RunLoop {
   readonly #ports: StagePorts;
   readonly #running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
   #stopReason: StopReason | undefined;
+  /**
+   * A stage's end the store refused (a full disk, a store gone): the log no longer says what
+   * happened, and concluding from it would end the run without that stage. The run stops here,
+   * records nothing more, and whoever resumes it replays the log and runs the stage again.
+   */
+  #unrecorded: WeftError | undefined;
 
   constructor(attempt: RunAttempt) {
     this.#attempt = attempt;
@@ -42,6 +56,7 @@ export class RunLoop {
     await this.#resumeInflight();
     for (;;) {
       if (deps.leaseLost.aborted) return;
+      if (this.#unrecorded) throw this.#unrecorded;
       await control.catchUp();
       if (control.cancelRequested) return this.#stop('cancel');
       if (control.interruptRequested && log.status !== 'paused') {
@@ -79,6 +94,12 @@ export class RunLoop {
       const node = workflow.nodes[stage.node];
       if (node && RESUMED_IN_PLACE.has(node.kind)) {
         this.#launch(stage, node, true);
+        continue;
+      }
+      const takeovers = (state.abandoned.get(stage.node) ?? 0) + 1;
+      if (takeovers > MAX_STAGE_TAKEOVERS) {
+        const error = `the runner of ${stage.node} was lost ${takeovers} times in a row while the stage ran (a stage that takes its runner down, or whose end could not be recorded: a full disk?); it is not run again`;
+        await this.#recordFinish(stage, { result: { status: 'failed', error }, status: 'failed', apply: () => this.#failToken(stage, error) });
         continue;
       }
       if (stage.process && !(await endAbandonedGroup(stage.stageId, stage.process, deps.logger))) {
@@ -133,7 +154,12 @@ export class RunLoop {
   #launch(stage: InflightStage, node: WorkflowNode, resumed: boolean): void {
     const controller = new AbortController();
     const promise = this.#runStage(stage, node, resumed, controller.signal)
-      .catch((error: unknown) => this.#attempt.deps.logger.error(`stage ${stage.stageId} of run ${this.#attempt.run.id} could not be recorded: ${errorMessage(error)}`))
+      .catch((error: unknown) => {
+        const { deps, run } = this.#attempt;
+        deps.logger.error(`stage ${stage.stageId} of run ${run.id} could not be recorded: ${errorMessage(error)}`);
+        if (deps.leaseLost.aborted || WeftError.is(error, 'RUN_LEASE_LOST')) return;
+        this.#unrecorded ??= new WeftError('STORE_FAILED', `stage ${stage.stageId} of run ${run.id} could not be recorded: ${errorMessage(error)} This runner stops the run here and records nothing more; a runner started once the store can be written again takes it over.`);
+      })
       .finally(() => this.#running.delete(stage.stageId));
     this.#running.set(stage.stageId, { promise, controller });
   }
@@ -200,7 +226,7 @@ export class RunLoop {
       return made === null ? result : { ...result, finalEvents: [...(result.finalEvents ?? []), made] };
     } catch (error) {
       const errorCode = error instanceof WeftError ? error.code : undefined;
-      return { ...result, status: 'failed', error: `checkpoint of ${stage.stageId} failed: ${errorMessage(error)}`, ...(errorCode === undefined ? {} : { errorCode }) };
+      return { ...result, status: 'failed', error: `checkpoint of ${stage.stageId} failed: ${await withDiskFullNote(this.#attempt.files.workDir, error)}`, ...(errorCode === undefined ? {} : { errorCode }) };
     }
   }
 

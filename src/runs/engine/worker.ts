@@ -59,6 +59,8 @@ export class Worker {
   #heldElsewhere = 0;
   /** Since when every store call has failed, and the last failure; undefined while the store answers. */
   #storeFailing: { since: number; error: string } | undefined;
+  /** An on-demand runner whose run could not record its progress (a full disk) ends with this, not as idle. */
+  #unrecorded: WeftError | undefined;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -113,7 +115,7 @@ export class Worker {
     const { clock } = this.#options;
     let idleSince = clock();
     while (!stopping.signal.aborted) {
-      const gaveUp = this.#givingUp();
+      const gaveUp = this.#unrecorded ?? this.#givingUp();
       if (gaveUp) {
         // Stops the stages of its runs (as a lost lease does): their leases run out and another runner resumes them.
         stopping.abort();
@@ -248,7 +250,11 @@ export class Worker {
     });
     const done = executor
       .execute()
-      .catch((error: unknown) => logger.error(`run ${runId} stopped: ${errorMessage(error)}`))
+      .catch((error: unknown) => {
+        logger.error(`run ${runId} stopped: ${errorMessage(error)}`);
+        // Exiting as idle would look like success, and the next runner would find the same stage again.
+        if (this.#options.idleExitMs !== undefined && WeftError.is(error, 'STORE_FAILED')) this.#unrecorded ??= error;
+      })
       .finally(async () => {
         clearInterval(heartbeat);
         stopping.removeEventListener('abort', onStop);
