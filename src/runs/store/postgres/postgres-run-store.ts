@@ -62,15 +62,18 @@ export class PostgresRunStore implements RunStore {
   readonly #sql: PgStatements;
   readonly #changes: PgChangeListener;
   readonly #clock: Clock;
+  /** Whether leases follow the injected clock (tests) rather than the database's (see pg-leases.ts). */
+  readonly #leaseOnClock: boolean;
   readonly #newId: IdGenerator;
   readonly #appends: PgGroupAppend;
   readonly #newRuns: PgNewRuns;
 
-  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator, appendBatches: GroupAppendLimits) {
+  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, leaseOnClock: boolean, newId: IdGenerator, appendBatches: GroupAppendLimits) {
     this.#sql = sql;
     this.#changes = changes;
     this.database = database;
     this.#clock = clock;
+    this.#leaseOnClock = leaseOnClock;
     this.#newId = newId;
     this.#appends = new PgGroupAppend(sql, clock, database, appendBatches);
     this.#newRuns = new PgNewRuns(sql, this.#appends, clock, newId);
@@ -94,7 +97,7 @@ export class PostgresRunStore implements RunStore {
         client.release();
       }
       const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, defaultNewId(), options.safetyTickMs);
-      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, clock, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
+      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, clock, options.clock !== undefined, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
@@ -191,12 +194,13 @@ export class PostgresRunStore implements RunStore {
     return row === undefined ? undefined : questionFromRow(row);
   }
 
+  /** `now` counts only with an injected clock: otherwise leases run on the database's clock, the one all hosts share. */
   async claimRun(workerId: string, leaseMs: number, now: number = this.#clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
-    return claimRun(this.#sql, workerId, leaseMs, now, filter);
+    return claimRun(this.#sql, workerId, leaseMs, this.#leaseOnClock ? now : null, filter);
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
-    return renewLease(this.#sql, id, workerId, leaseMs, this.#clock());
+    return renewLease(this.#sql, id, workerId, leaseMs, this.#leaseOnClock ? this.#clock() : null);
   }
 
   async releaseLease(id: string, workerId: string): Promise<boolean> {
