@@ -33,7 +33,7 @@ next = "hold"
 [nodes.hold]
 kind = "command"
 run = '''
-echo "{{ run.id }} $WORKER_NAME" >> hold-starts.txt
+echo "{{ run.id }} $WORKER_NAME $(date +%s%3N)" >> hold-starts.txt
 while [ ! -f release.marker ]; do sleep 0.05; done
 echo "{{ run.id }} hold" >> trail.txt
 '''
@@ -57,10 +57,10 @@ afterEach(async () => {
 afterAll(async () => (await testPostgres()).dispose());
 
 /** Which worker started each run's `hold` stage (one line per start). */
-async function holdStarts(ws: string): Promise<{ run: string; worker: string }[]> {
+async function holdStarts(ws: string): Promise<{ run: string; worker: string; clock: number }[]> {
   return (await readLines(join(ws, 'hold-starts.txt'))).map((line) => {
-    const [run = '', worker = ''] = line.split(' ');
-    return { run, worker };
+    const [run = '', worker = '', clock = ''] = line.split(' ');
+    return { run, worker, clock: Number(clock) };
   });
 }
 
@@ -121,6 +121,7 @@ describe('clock skew between worker hosts sharing PostgreSQL', () => {
     // Nobody took anything over: each lease is still its first holder's.
     expect((await leases()).map((lease) => lease?.workerId)).toEqual(before.map((lease) => lease?.workerId));
 
+    const releasedAt = cluster.store.now();
     await writeFile(join(ws, 'release.marker'), '');
     await until('all six runs to succeed', async () => ((await Promise.all(ids.map((id) => cluster!.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined), 60_000);
 
@@ -133,13 +134,18 @@ describe('clock skew between worker hosts sharing PostgreSQL', () => {
       expect(trail.split('\n').filter((line) => line.startsWith(id))).toEqual([`${id} one`, `${id} hold`, `${id} two`]);
       expectRanOnce(await allEvents(cluster.store, id));
     }
-    // The skew was real: the skewed worker's events carry its own clock, 30 s off the creator's.
     for (const id of mine) {
       const events = await allEvents(cluster.store, id);
       const createdAt = events[0]!.at;
-      const startedAt = events.find((event) => event.type === 'stage-started')!.at;
-      if (ahead) expect(startedAt - createdAt).toBeGreaterThan(20_000);
-      else expect(createdAt - startedAt).toBeGreaterThan(20_000);
+      // The skew was real: the clock the skewed worker's stage read ('date', under the same LD_PRELOAD) was 30 s off.
+      const stageClock = started.find((start) => start.run === id)!.clock;
+      if (ahead) expect(stageClock - createdAt).toBeGreaterThan(20_000);
+      else expect(createdAt - stageClock).toBeGreaterThan(20_000);
+      // Yet its events are stamped on the database's clock: after the run was created, before the release.
+      for (const event of events.filter((candidate) => candidate.type === 'stage-started')) {
+        expect(event.at).toBeGreaterThanOrEqual(createdAt);
+        if (event.stageId !== 'two@1') expect(event.at).toBeLessThan(releasedAt);
+      }
     }
     expect([...normal, skewed].every((worker) => worker.child.exitCode === null)).toBe(true);
   });

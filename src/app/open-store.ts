@@ -6,12 +6,18 @@
 import { WeftError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Settings } from '../core/settings/settings.js';
-import type { RunStore } from '../runs/store/run-store.js';
+import type { Clock, RunStore } from '../runs/store/run-store.js';
 import { isPostgresUrl, maskDatabaseUrl } from '../runs/store/postgres/database-url.js';
 import type { ArtifactSink } from '../tools/artifact-sink.js';
 
 export interface OpenedStore {
   store: RunStore;
+  /**
+   * The time the store stamps and leases with: the database's for a shared store (hosts'
+   * clocks differ), else this host's. Whatever compares a lease's expiry or a change time
+   * with "now" uses this.
+   */
+  clock: Clock;
   /** Where a run's full tool outputs go: the database when it is shared, else files in the storage dir. */
   artifacts(runId: string): ArtifactSink;
   /** The content of an artifact kept in the database (`weft-artifact:<id>` or the bare id). */
@@ -35,6 +41,7 @@ export async function openStore(params: { storageDir: string; env: Record<string
     const store = await PostgresRunStore.open({ url, logger: params.logger });
     return {
       store,
+      clock: () => store.now(),
       artifacts: (runId) => postgresArtifactSink(store, runId),
       async readArtifact(ref) {
         const id = ref.startsWith(ARTIFACT_REF_PREFIX) ? ref.slice(ARTIFACT_REF_PREFIX.length) : ref;
@@ -48,6 +55,7 @@ export async function openStore(params: { storageDir: string; env: Record<string
   const store = await SqliteRunStore.open({ storageDir: params.storageDir, logger: params.logger });
   return {
     store,
+    clock: Date.now,
     artifacts: (runId) => fileArtifactSink(join(params.storageDir, 'artifacts', runId)),
     readArtifact: async () => {
       throw new WeftError('USAGE', `This storage dir keeps tool outputs as files under ${join(params.storageDir, 'artifacts')}; open the path the output note names. Only a PostgreSQL store keeps them in the database.`);

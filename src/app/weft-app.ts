@@ -130,14 +130,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const runs = once(async () => {
     if (options.runners === 'in-process' || options.runners === 'none') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
+      return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
     }
     const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./runner-launcher.js'), import('./environment-fingerprint.js')]);
     const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
     const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
-    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env) });
+    return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env) });
   });
 
   const mcpConfig = async () => {
@@ -182,12 +182,12 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);
-      const { store: runStore, artifacts } = await opened.get();
+      const { store: runStore, artifacts, clock } = await opened.get();
       return new Worker({
         store: runStore,
         workerId: runnerId(newId()),
         logger,
-        clock: Date.now,
+        clock,
         newId,
         toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: runStore, artifacts }),
         sandboxFactory: runSandboxFactory({ storageDir, settings: runSettings, env }),
