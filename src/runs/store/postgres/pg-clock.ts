@@ -35,7 +35,7 @@ export class DatabaseClock {
     this.#timer.unref();
   }
 
-  static async open(pool: pg.Pool): Promise<DatabaseClock> {
+  static async open(pool: Pick<pg.Pool, 'query'>): Promise<DatabaseClock> {
     const query: Query = (sql) => pool.query<{ db: number }>(sql);
     return new DatabaseClock(await measureOffset(query), query);
   }
