@@ -14,10 +14,9 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../src/runs/model/run-event.js';
 import { PostgresRunStore } from '../src/runs/store/postgres/postgres-run-store.js';
 import { isAlive, readLines, stopProcesses, until } from './fixtures/workflows-e2e/harness.js';
-import { allEvents, expectGapless } from './helpers/pg-workers.js';
+import { allEvents, expectSoundLog } from './helpers/pg-workers.js';
 import { canCreateNamespaces, createTestNet, type TestNet } from './helpers/netns.js';
 import { REPO_ROOT, WEFT_BIN } from './helpers/run-cli.js';
 import { runNode } from './helpers/run-node.js';
@@ -185,18 +184,6 @@ async function holdStarts(ws: string): Promise<{ pid: number; worker: string }[]
     const [pid, worker] = line.split(' ');
     return { pid: Number(pid), worker: worker ?? '' };
   });
-}
-
-/** The whole log's invariants: seqs 1..n, no stage attempt finished twice, each attempt started before it finished. */
-function expectSoundLog(events: RunEvent[], finished: string[]): void {
-  expectGapless(events);
-  const ends = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
-  expect(ends).toEqual(finished);
-  expect(new Set(ends.map((end) => end.split(' ')[0])).size).toBe(ends.length);
-  for (const event of events.filter((candidate) => candidate.type === 'stage-finished')) {
-    const started = events.find((candidate) => candidate.type === 'stage-started' && candidate.stageId === event.stageId);
-    expect(started && started.seq < event.seq, `${event.stageId} finished without starting first`).toBe(true);
-  }
 }
 
 describe('workers on separate hosts, PostgreSQL on its own, the network failing', () => {

@@ -139,14 +139,14 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const runs = once(async () => {
     if (options.runners === 'in-process' || options.runners === 'none') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
+      return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
     }
     const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./host/runner-launcher.js'), import('./host/environment-fingerprint.js')]);
     const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
     const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
-    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
+    return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
   });
 
   // Runs made by schedules and triggers: created where the tick or the webhook runs; the
@@ -155,15 +155,15 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     if (options.runners === 'in-process') return runs.get();
     const { RunService } = await import('./services/run-service.js');
     // A worker's tick: its own claim loop sees the new run; starting another runner would only compete with it.
-    return new RunService({ store: await store.get(), clock: Date.now, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
+    return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
   });
   const schedules = once(async () => {
     const { ScheduleService } = await import('./services/schedule-service.js');
-    return new ScheduleService({ store: (await opened.get()).schedules, runs: scheduledRuns.get, clock: Date.now, logger });
+    return new ScheduleService({ store: (await opened.get()).schedules, runs: scheduledRuns.get, clock: (await opened.get()).clock, logger });
   });
   const triggers = once(async () => {
     const { TriggerService } = await import('./services/trigger-service.js');
-    return new TriggerService({ store: (await opened.get()).schedules, runs: runs.get, clock: Date.now, env });
+    return new TriggerService({ store: (await opened.get()).schedules, runs: runs.get, clock: (await opened.get()).clock, env });
   });
 
   const mcpConfig = async () => {
@@ -210,12 +210,12 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);
-      const { store: runStore, artifacts } = await opened.get();
+      const { store: runStore, artifacts, clock } = await opened.get();
       return new Worker({
         store: runStore,
         workerId: runnerId(newId()),
         logger,
-        clock: Date.now,
+        clock,
         newId,
         toolboxFactory: runToolboxFactory({ storageDir, settings: runSettings, env, logger, version, catalogue: runStore, artifacts }),
         sandboxFactory: runSandboxFactory({ storageDir, settings: runSettings, env }),

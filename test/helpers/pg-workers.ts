@@ -87,3 +87,15 @@ export function expectGapless(events: RunEvent[]): void {
 export function stagesStarted(events: RunEvent[]): string[] {
   return events.filter((event) => event.type === 'stage-started').map((event) => (event.stageId ?? '').split('@')[0] ?? '');
 }
+
+/** The whole log's invariants: seqs 1..n, no stage attempt finished twice, each attempt started before it finished. */
+export function expectSoundLog(events: RunEvent[], finished: string[]): void {
+  expectGapless(events);
+  const ends = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
+  expect(ends).toEqual(finished);
+  expect(new Set(ends.map((end) => end.split(' ')[0])).size).toBe(ends.length);
+  for (const event of events.filter((candidate) => candidate.type === 'stage-finished')) {
+    const started = events.find((candidate) => candidate.type === 'stage-started' && candidate.stageId === event.stageId);
+    expect(started && started.seq < event.seq, `${event.stageId} finished without starting first`).toBe(true);
+  }
+}

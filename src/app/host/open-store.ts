@@ -6,7 +6,7 @@
 import { WeftError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Settings } from '../../core/settings/settings.js';
-import type { RunStore } from '../../runs/store/run-store.js';
+import type { Clock, RunStore } from '../../runs/store/run-store.js';
 import type { ScheduleStore } from '../../runs/store/schedule-store.js';
 import { isPostgresUrl, maskDatabaseUrl } from '../../runs/store/postgres/database-url.js';
 import type { ArtifactSink } from '../../tools/artifact-sink.js';
@@ -15,6 +15,12 @@ export interface OpenedStore {
   store: RunStore;
   /** Schedules and webhook triggers, in the same database as the runs. */
   schedules: ScheduleStore;
+  /**
+   * The time the store stamps and leases with: the database's for a shared store (hosts'
+   * clocks differ), else this host's. Whatever compares a lease's expiry or a change time
+   * with "now" uses this.
+   */
+  clock: Clock;
   /** Where a run's full tool outputs go: the database when it is shared, else files in the storage dir. */
   artifacts(runId: string): ArtifactSink;
   /** The content of an artifact kept in the database (`weft-artifact:<id>` or the bare id). */
@@ -39,6 +45,7 @@ export async function openStore(params: { storageDir: string; env: Record<string
     return {
       store,
       schedules: store.schedules(),
+      clock: () => store.now(),
       artifacts: (runId) => postgresArtifactSink(store, runId),
       async readArtifact(ref) {
         const id = ref.startsWith(ARTIFACT_REF_PREFIX) ? ref.slice(ARTIFACT_REF_PREFIX.length) : ref;
@@ -53,6 +60,7 @@ export async function openStore(params: { storageDir: string; env: Record<string
   return {
     store,
     schedules: store.schedules(),
+    clock: Date.now,
     artifacts: (runId) => fileArtifactSink(join(params.storageDir, 'artifacts', runId)),
     readArtifact: async () => {
       throw new WeftError('USAGE', `This storage dir keeps tool outputs as files under ${join(params.storageDir, 'artifacts')}; open the path the output note names. Only a PostgreSQL store keeps them in the database.`);

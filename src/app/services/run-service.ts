@@ -91,7 +91,7 @@ export class RunService {
 
   /** Follows the runs that change from `after` (epoch ms) on, as `pick` sees them; all followers share one reader. */
   followList<T>(pick: (run: RunRecord) => T | undefined, after?: number): ListFollower<T> {
-    this.#list ??= new RunListFanout(this.#deps.store, this.#deps.logger ?? silentLogger);
+    this.#list ??= new RunListFanout(this.#deps.store, this.#deps.logger ?? silentLogger, { clock: this.#deps.clock });
     return this.#list.follow(pick, after);
   }
 

@@ -94,6 +94,26 @@ describe('PostgresRunStore', () => {
     }
   });
 
+  it("keeps leases on the database's clock, so a claimer whose clock runs ahead takes no live lease over", async () => {
+    // Opened without a clock, as weft opens it: the `now` a skewed host passes does not count.
+    const holder = await PostgresRunStore.open({ url });
+    const skewed = await PostgresRunStore.open({ url });
+    try {
+      const run = await holder.createRun({ ...params, initialStatus: 'queued' });
+      const [{ db }] = (await sql<{ db: string }>('SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS db')) as [{ db: string }];
+      const claimed = await holder.claimRun('runner-a', 60_000, 0);
+      expect(claimed?.lease?.expiresAt).toBeGreaterThanOrEqual(Number(db) + 60_000);
+      await holder.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }], { leaseOwner: 'runner-a' });
+      expect(await skewed.claimRun('runner-b', 60_000, Number(db) + 30 * 60_000)).toBeUndefined();
+      expect(await holder.renewLease(run.id, 'runner-a', 60_000)).toBe(true);
+      // Expired in database time, it is taken over whatever the claimer's clock says.
+      await sql("UPDATE runs SET lease_expires_at = (extract(epoch FROM statement_timestamp()) * 1000)::bigint - 1 WHERE id = $1", [run.id]);
+      expect((await skewed.claimRun('runner-b', 60_000, 0))?.lease?.workerId).toBe('runner-b');
+    } finally {
+      await Promise.all([holder.close(), skewed.close()]);
+    }
+  });
+
   it('bulk-imports runs in multi-row batches to exactly what the SQLite store imports', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weft-pg-import-'));
     const items = (): ImportedRun[] => [

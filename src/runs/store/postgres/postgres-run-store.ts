@@ -28,6 +28,7 @@ import { maskDatabaseUrl } from './database-url.js';
 import { CHANGE_SPAN_MS, migratePostgres } from './migrations.js';
 import { toPgStoreError } from './pg-errors.js';
 import { PgGroupAppend, DEFAULT_GROUP_APPEND_LIMITS, type GroupAppendLimits } from './pg-group-append.js';
+import { DatabaseClock } from './pg-clock.js';
 import { claimRun, releaseLease, renewLease } from './pg-leases.js';
 import { PgNewRuns } from './pg-new-runs.js';
 import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
@@ -64,18 +65,23 @@ export class PostgresRunStore implements RunStore {
   readonly #sql: PgStatements;
   readonly #changes: PgChangeListener;
   readonly #clock: Clock;
+  /** Whether leases follow the injected clock (tests) rather than the database's (see pg-leases.ts). */
+  readonly #leaseOnClock: boolean;
+  readonly #databaseClock: DatabaseClock | undefined;
   readonly #newId: IdGenerator;
   readonly #appends: PgGroupAppend;
   readonly #newRuns: PgNewRuns;
 
-  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock, newId: IdGenerator, appendBatches: GroupAppendLimits) {
+  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock | DatabaseClock, newId: IdGenerator, appendBatches: GroupAppendLimits) {
     this.#sql = sql;
     this.#changes = changes;
     this.database = database;
-    this.#clock = clock;
+    this.#databaseClock = clock instanceof DatabaseClock ? clock : undefined;
+    this.#leaseOnClock = this.#databaseClock === undefined;
+    this.#clock = clock instanceof DatabaseClock ? clock.now : clock;
     this.#newId = newId;
-    this.#appends = new PgGroupAppend(sql, clock, database, appendBatches);
-    this.#newRuns = new PgNewRuns(sql, this.#appends, clock, newId);
+    this.#appends = new PgGroupAppend(sql, this.#clock, database, appendBatches);
+    this.#newRuns = new PgNewRuns(sql, this.#appends, this.#clock, newId);
   }
 
   /** Connects, migrates (once across all hosts) and starts listening for changes. */
@@ -95,8 +101,10 @@ export class PostgresRunStore implements RunStore {
       } finally {
         client.release();
       }
+      // Without an injected clock (tests), everything this store stamps is on the database's clock.
+      const stamps = options.clock ?? (await DatabaseClock.open(pool));
       const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, defaultNewId(), options.safetyTickMs);
-      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, clock, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
+      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, stamps, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
@@ -198,12 +206,13 @@ export class PostgresRunStore implements RunStore {
     return row === undefined ? undefined : questionFromRow(row);
   }
 
+  /** `now` counts only with an injected clock: otherwise leases run on the database's clock, the one all hosts share. */
   async claimRun(workerId: string, leaseMs: number, now: number = this.#clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
-    return claimRun(this.#sql, workerId, leaseMs, now, filter);
+    return claimRun(this.#sql, workerId, leaseMs, this.#leaseOnClock ? now : null, filter);
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
-    return renewLease(this.#sql, id, workerId, leaseMs, this.#clock());
+    return renewLease(this.#sql, id, workerId, leaseMs, this.#leaseOnClock ? this.#clock() : null);
   }
 
   async releaseLease(id: string, workerId: string): Promise<boolean> {
@@ -273,7 +282,17 @@ export class PostgresRunStore implements RunStore {
     return this.#changes.add(listener);
   }
 
+  /**
+   * The time on the clock this store stamps with: the database's (this host's clock plus
+   * the offset measured to it), or the injected one. Compare a lease's `expiresAt` or a
+   * change time with this, not with this host's clock.
+   */
+  now(): number {
+    return this.#clock();
+  }
+
   async close(): Promise<void> {
+    this.#databaseClock?.stop();
     // Appends made before close are written (or refused), not cut off with the pool.
     await this.#appends.idle();
     await this.#changes.close();
