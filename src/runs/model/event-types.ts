@@ -9,6 +9,7 @@ import type { JsonObject, JsonValue } from './json.js';
 import type { QuestionKind } from './question.js';
 import type { RunStatus } from './run-status.js';
 import type { RunOrigin, RunWorkspace } from './run-workspace.js';
+import type { ConcurrencySlot } from './run-concurrency.js';
 
 export const RUN_EVENT = {
   runCreated: 'run-created',
@@ -52,6 +53,8 @@ export interface RunCreatedPayload {
   workspace?: RunWorkspace;
   /** See `RunSpec.origin`. */
   origin?: RunOrigin;
+  /** See `RunSpec.concurrency`. */
+  concurrency?: ConcurrencySlot[];
 }
 
 /** A run's own budget: limits and what happens at 100 %. */

@@ -7,6 +7,7 @@ import type { JsonObject } from './json.js';
 import type { RunStatus } from './run-status.js';
 import type { RunBudgetPayload, TokenUsagePayload as TokenUsage } from './event-types.js';
 import type { RunOrigin, RunWorkspace } from './run-workspace.js';
+import type { ConcurrencySlot } from './run-concurrency.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -60,6 +61,8 @@ export interface RunSpec {
   workspace?: RunWorkspace;
   /** The run and stage this run was forked from (`weft fork`). */
   origin?: RunOrigin;
+  /** Resolved concurrency keys (`[run.concurrency]`): the run is claimed only while each has room. */
+  concurrency?: ConcurrencySlot[];
   createdAt: number;
 }
 
@@ -98,7 +101,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, workspace, origin, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, workspace, origin, concurrency, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -115,6 +118,7 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     ...(priority === undefined ? {} : { priority }),
     ...(workspace === undefined ? {} : { workspace }),
     ...(origin === undefined ? {} : { origin }),
+    ...(concurrency === undefined ? {} : { concurrency }),
     createdAt,
   };
   return { spec, state };

@@ -122,6 +122,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX runs_by_claim ON runs (status, claim_at, id);
     `,
   },
+  {
+    // A run's resolved concurrency keys (`[{ key, limit }]`, NULL for none), generated from
+    // its spec so no insert path has to know about them; the claim counts a key's holders
+    // among the leased runs that carry keys (a small partial index) without parsing specs.
+    version: 5,
+    name: 'run concurrency keys',
+    sql: `
+      ALTER TABLE runs ADD COLUMN concurrency JSONB GENERATED ALWAYS AS (spec::jsonb -> 'concurrency') STORED;
+      CREATE INDEX runs_holding_keys ON runs (lease_expires_at) WHERE concurrency IS NOT NULL AND lease_owner IS NOT NULL;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

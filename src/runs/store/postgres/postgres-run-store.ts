@@ -26,7 +26,7 @@ import { maskDatabaseUrl } from './database-url.js';
 import { CHANGE_SPAN_MS, migratePostgres } from './migrations.js';
 import { toPgStoreError } from './pg-errors.js';
 import { PgGroupAppend, DEFAULT_GROUP_APPEND_LIMITS, type GroupAppendLimits } from './pg-group-append.js';
-import { claimRun, releaseLease, renewLease } from './pg-leases.js';
+import { claimRun, concurrencyHeld, releaseLease, renewLease } from './pg-leases.js';
 import { PgNewRuns } from './pg-new-runs.js';
 import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
 import { pgSearchSql } from './pg-search.js';
@@ -192,6 +192,10 @@ export class PostgresRunStore implements RunStore {
 
   async claimRun(workerId: string, leaseMs: number, now: number = this.#clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
     return claimRun(this.#sql, workerId, leaseMs, now, filter);
+  }
+
+  async concurrencyHeld(keys: readonly string[], now: number = this.#clock()): Promise<Record<string, number>> {
+    return concurrencyHeld(this.#sql, keys, now);
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {

@@ -102,6 +102,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_claim ON runs (status, (created_at - priority * ${PRIORITY_STEP_MS}), id);
     `,
   },
+  {
+    // A run's resolved concurrency keys (`[{ key, limit }]` as JSON, NULL for none), copied
+    // from its spec so the claim counts a key's holders among the live leases without
+    // reading specs. Runs created before have none.
+    version: 5,
+    name: 'run concurrency keys',
+    sql: 'ALTER TABLE runs ADD COLUMN concurrency TEXT;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
