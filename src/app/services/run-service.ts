@@ -31,7 +31,7 @@ import { RunListFanout, type ListFollower } from './run-list-fanout.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import { isStoreOutage, OUTAGE_RETRY_MS } from './store-outage.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
-import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
+import { loadWorkflow, resolveConcurrency, type Workflow } from '../../runs/workflow/index.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 
 export type { CreateRunRequest };
@@ -124,6 +124,7 @@ export class RunService {
     }
     const goal = request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
     const inputs = resolveInputs(workflow, request.inputs ?? {});
+    const concurrency = resolveConcurrency(workflow.run.concurrency, inputs, goal);
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
     const id = newId();
@@ -150,6 +151,7 @@ export class RunService {
       ...(request.priority === undefined ? {} : { priority: request.priority }),
       ...(setup.workspace === undefined ? {} : { workspace: setup.workspace }),
       ...(request.origin === undefined ? {} : { origin: request.origin }),
+      ...(concurrency === undefined ? {} : { concurrency }),
       // A first checkpoint is recorded before any runner can take the run.
       ...(initialStatus === undefined || setup.events.length > 0 ? {} : { initialStatus }),
     });

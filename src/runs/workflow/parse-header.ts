@@ -1,17 +1,18 @@
 /**
  * The parts of a workflow file around the nodes: `[workflow]` (name, description, start),
  * `[run]` defaults (goal, labels, auto_approve, model, approval, opaque `[run.agent]` with
- * its `mcps`, `[run.workspace]`) and `[inputs.<name>]` declarations.
+ * its `mcps`, `[run.workspace]`, `[run.concurrency]` in concurrency-keys.ts) and `[inputs.<name>]` declarations.
  */
 import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
 import { readSandboxSpec, type SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
+import { parseConcurrency } from './concurrency-keys.js';
 import { WORKSPACE_MODES, type WorkspaceSpec } from '../model/run-workspace.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunBudgetSpec, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox'] as const;
+const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox', 'concurrency'] as const;
 const BUDGET_FIELDS = ['max_cost_usd', 'max_tokens', 'max_duration', 'on_exceeded'] as const;
 const WORKSPACE_FIELDS = ['mode', 'base', 'include_uncommitted', 'remote', 'repo', 'keep_branch'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
@@ -143,6 +144,7 @@ export function parseRunSection(context: ParseContext, data: Record<string, unkn
     budget: parseBudget(run),
     workspace: parseWorkspace(run),
     sandbox: parseSandbox(run),
+    concurrency: parseConcurrency(context, run.table, new Set(isTable(data.inputs) ? Object.keys(data.inputs) : [])),
   };
   return defined<RunDefaults>(defaults);
 }

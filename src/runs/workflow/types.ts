@@ -3,6 +3,7 @@
  * `kind`) each carrying its outgoing edges. Produced by `validateWorkflowText`, read by the
  * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
  */
+import type { ConcurrencySpec } from './concurrency-keys.js';
 import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import type { CompiledCondition } from './condition.js';
 import type { CliName } from '../../core/cli-names.js';
@@ -220,6 +221,8 @@ export interface RunDefaults {
   workspace?: WorkspaceSpec;
   /** `[run.sandbox]` as written (checked): layered over the settings' for the workflow's runs. */
   sandbox?: SandboxSpec;
+  /** `[run.concurrency]` keys as templates (checked); rendered per run at creation. */
+  concurrency?: ConcurrencySpec[];
 }
 
 /** A checked workflow, as the runner executes it (what `checkWorkflow` returns). Durations are in milliseconds, paths absolute. */

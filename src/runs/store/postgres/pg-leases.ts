@@ -7,7 +7,7 @@
 import type { RunRecord } from '../../model/run-record.js';
 import type { ClaimFilter } from '../run-store.js';
 import { checkLease, claimFingerprint, concurrencyKeys, runId, runNotFound } from '../store-input.js';
-import { recordOf, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
+import { recordOf, type RunRow } from './pg-run-rows.js';
 import type { PgStatements } from './pg-statements.js';
 
 /** Statuses in which a leased run holds its concurrency keys. */
