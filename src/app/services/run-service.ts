@@ -32,6 +32,7 @@ import { ChangeLatch } from '../../runs/store/change-latch.js';
 import { isStoreOutage, OUTAGE_RETRY_MS } from './store-outage.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, resolveConcurrency, type Workflow } from '../../runs/workflow/index.js';
+import { concurrencyWaits, type ConcurrencyWait } from './concurrency-waits.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 
 export type { CreateRunRequest };
@@ -188,6 +189,11 @@ export class RunService {
    */
   watchChanges(listener: StoreChangeListener): () => void {
     return this.#deps.store.watchChanges(listener);
+  }
+
+  /** Why each of `runs` that is queued waits for a concurrency key, by run id (see concurrency-waits.ts). */
+  concurrencyWaits(runs: readonly RunRecord[]): Promise<Map<string, ConcurrencyWait[]>> {
+    return concurrencyWaits(this.#deps.store, runs);
   }
 
   async search(filter: RunFilter): Promise<RunPage> {

@@ -34,6 +34,9 @@ export const runDetailSchema = z.object({
   pending_questions: z.array(questionSchema),
   tokens: tokenUsageSchema.describe("Model tokens of the run's agent and prompt stages"),
   cost: costSchema.nullable().describe("What the run's model turns cost; null when no model ran"),
+  waiting_for: z
+    .array(z.object({ key: z.string(), limit: z.number().int(), held: z.number().int().describe('Runs holding the key now, on any host') }))
+    .describe('The concurrency keys a queued run waits for (full now); empty when it waits for none'),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
@@ -95,8 +98,9 @@ export class RunDetails {
     this.#folds.set(run.id, fold);
     if (this.#folds.size > this.#capacity) this.#folds.delete(this.#folds.keys().next().value!);
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run.id, true) : [];
+    const waits = (await runs.concurrencyWaits([run])).get(run.id) ?? [];
     // Views are built anew from the fold, so callers can change them without touching the cache.
-    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage) };
+    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage), waiting_for: waits.map((wait) => ({ ...wait })) };
   }
 }
 

@@ -9,6 +9,7 @@ import { renderRuns } from './runs-page.js';
 // Run page panels register themselves (run-panels.js); features add theirs with one line here.
 import './run-timeline.js';
 import './run-family.js';
+import './concurrency-panel.js';
 
 const main = document.getElementById('main');
 const logout = document.getElementById('logout');
