@@ -108,8 +108,8 @@ async function keysAcrossWorkers(c: Cluster): Promise<void> {
   const file = join(c.ws, 'keyed.toml');
   await writeFile(file, KEYED);
   const service = new RunService({ store: c.store, clock: Date.now, wakeRunners: () => undefined });
-  const repoA = [];
-  const repoB = [];
+  const repoA: string[] = [];
+  const repoB: string[] = [];
   for (let index = 0; index < 3; index += 1) {
     repoA.push((await service.create({ workflow: file, cwd: c.ws, inputs: { repo: 'a' } })).id);
     repoB.push((await service.create({ workflow: file, cwd: c.ws, inputs: { repo: 'b' } })).id);

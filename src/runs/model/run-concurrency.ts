@@ -8,6 +8,7 @@
 import { WeftError } from '../../core/errors.js';
 import { describeType, isJsonObject } from './json.js';
 
+/** One concurrency key of a run, as its spec keeps it: the rendered key and its limit. */
 export interface ConcurrencySlot {
   /** The resolved key, e.g. `repo:acme/api`; shared by every workflow that renders the same text. */
   key: string;

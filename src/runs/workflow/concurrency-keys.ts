@@ -10,15 +10,12 @@ import { mergeConcurrencySlots, MAX_CONCURRENCY_KEY_LENGTH, MAX_CONCURRENCY_KEYS
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import { renderTemplate, scanTemplate } from './template.js';
 import type { JsonObject } from '../model/json.js';
+import type { ConcurrencySpec } from './types.js';
 
 const FIELDS = ['key', 'limit'] as const;
 const EXAMPLE = 'write [run.concurrency] with key = "{{ inputs.repo }}" and limit = 1 (or [[run.concurrency]] tables for several keys)';
 
-/** One key as written: a template and its limit. */
-export interface ConcurrencySpec {
-  key: string;
-  limit: number;
-}
+export type { ConcurrencySpec } from './types.js';
 
 /** Reads `[run.concurrency]` (one table) or `[[run.concurrency]]` (several); `inputs` are the declared input names. */
 export function parseConcurrency(context: ParseContext, run: Record<string, unknown>, inputs: ReadonlySet<string>): ConcurrencySpec[] | undefined {

@@ -3,7 +3,6 @@
  * `kind`) each carrying its outgoing edges. Produced by `validateWorkflowText`, read by the
  * runner, the CLI and the dashboard. Durations are in milliseconds, paths are absolute.
  */
-import type { ConcurrencySpec } from './concurrency-keys.js';
 import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import type { CompiledCondition } from './condition.js';
 import type { CliName } from '../../core/cli-names.js';
@@ -203,6 +202,12 @@ export interface RunBudgetSpec {
   maxDurationMs?: number;
   /** `pause` (default): a question asks to raise the budget or cancel; `fail`: the stage and the run fail. */
   onExceeded: 'pause' | 'fail';
+}
+
+/** One `[run.concurrency]` key as written: a template (over inputs and the goal) and its limit. */
+export interface ConcurrencySpec {
+  key: string;
+  limit: number;
 }
 
 /** A checked workflow's `[run]` table: defaults for its runs. */
