@@ -23,12 +23,18 @@ const ROOM = `(runs.concurrency IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(r
 /** How many runs hold key `?` now (bound: now, key). */
 export const HELD_QUERY = `${HOLDERS}?`;
 
-/** With `sameEnvironment`, a second parameter is the fingerprint the run's spec must carry; see `claimParams`. */
+/**
+ * Each query names its index: with the key check in the WHERE clause, SQLite's planner would
+ * otherwise read every queued run and sort them, checking the keys of all of them (43 ms a
+ * claim with 300 queued runs carrying keys, against 1.2 ms so), where walking the claim order and stopping
+ * at the first run with room checks one run when keys are free.
+ *
+ * With `sameEnvironment`, a second parameter is the fingerprint the run's spec must carry; see `claimParams`. */
 export function claimQueries(sameEnvironment: boolean): [orphan: string, queued: string] {
   const match = sameEnvironment ? " AND (SELECT json_extract(spec, '$.envFingerprint') FROM run_specs WHERE run_specs.id = runs.id) = ?" : '';
   return [
-    `SELECT id FROM runs WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ?${match} AND ${ROOM} ORDER BY lease_expires_at, created_at, id LIMIT 1`,
-    `SELECT id FROM runs WHERE status = 'queued' AND lease_expires_at <= ?${match} AND ${ROOM} ORDER BY created_at - priority * ${PRIORITY_STEP_MS}, id LIMIT 1`,
+    `SELECT id FROM runs INDEXED BY runs_by_lease WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ?${match} AND ${ROOM} ORDER BY lease_expires_at, created_at, id LIMIT 1`,
+    `SELECT id FROM runs INDEXED BY runs_by_claim WHERE status = 'queued' AND lease_expires_at <= ?${match} AND ${ROOM} ORDER BY created_at - priority * ${PRIORITY_STEP_MS}, id LIMIT 1`,
   ];
 }
 
