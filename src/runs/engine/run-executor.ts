@@ -5,7 +5,7 @@
  * run — or stops when asked to cancel or interrupt. Every step is an event, written
  * before the run moves on, so another runner can pick up from the log alone.
  */
-import { BudgetGuard, effectiveBudget } from './budget-guard.js';
+import { BudgetGuard, combineBudgets, effectiveBudget, type BudgetGuardDeps } from './budget-guard.js';
 import { ENGINE_EVENT, RUN_EVENT, type SandboxViolationPayload, type StageStartedPayload } from '../model/event-types.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import type { ApprovalPrompt } from '../../tools/tool-executor.js';
@@ -353,17 +353,19 @@ export class RunExecutor {
   #stageRun(stage: InflightStage, node: WorkflowNode, signal: AbortSignal): StageRun {
     const question = this.#state.questions.get(stage.stageId);
     const emit = (events: NewRunEvent[]) => this.#append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId })));
-    const budget = effectiveBudget(this.#workflow.run.budget, this.#run.budget);
+    const runBudget = effectiveBudget(this.#workflow.run.budget, this.#run.budget);
+    const stageBudget = 'budget' in node ? node.budget : undefined;
+    const guardDeps: BudgetGuardDeps = {
+      store: this.#deps.store,
+      clock: this.#deps.clock,
+      question: { append: emit, control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: stage.stageId },
+    };
+    const budget = combineBudgets([
+      runBudget && new BudgetGuard(this.#run, runBudget, guardDeps),
+      stageBudget && new BudgetGuard(this.#run, stageBudget, guardDeps, { kind: 'stage', node: node.name }),
+    ]);
     return {
-      ...(budget === undefined
-        ? {}
-        : {
-            budget: new BudgetGuard(this.#run, budget, {
-              store: this.#deps.store,
-              clock: this.#deps.clock,
-              question: { append: emit, control: this.#control, newId: this.#deps.newId, whileBlocked: (work) => this.#whileBlocked(work), stageId: stage.stageId },
-            }),
-          }),
+      ...(budget === undefined ? {} : { budget }),
       run: this.#run,
       workDir: this.#files.workDir,
       workflow: this.#workflow,

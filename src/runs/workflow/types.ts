@@ -68,6 +68,8 @@ interface LlmFields extends Retrying {
   system?: string;
   model?: string;
   maxTokens?: number;
+  /** `[nodes.<name>.budget]`: what this node may spend in the run (all its attempts), checked beside the run's. */
+  budget?: RunBudgetSpec;
 }
 
 /** The external coding CLIs an agent stage can run on (`backend = "cli"`), as settings' `[cli.<name>]` names them. */
@@ -195,7 +197,7 @@ export interface ApprovalRuleSpec {
   action: 'allow' | 'deny' | 'ask';
 }
 
-/** `[run.budget]`: what a run may spend before it is stopped between two model turns. */
+/** `[run.budget]` (or a node's `budget`): what a run (or a stage) may spend before it is stopped between two model turns. */
 export interface RunBudgetSpec {
   maxCostUsd?: number;
   maxTokens?: number;
