@@ -10,7 +10,7 @@ import { defined, FieldReader, report, type ParseContext } from './field-reader.
 import { parseConcurrency } from './concurrency-keys.js';
 import { WORKSPACE_MODES, type WorkspaceSpec } from '../model/run-workspace.js';
 import { parseBudgetTable } from './parse-budget.js';
-import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunBudgetSpec, type RunDefaults } from './types.js';
+import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
 const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox', 'concurrency'] as const;
