@@ -4,7 +4,8 @@
  * turn): it counts only that node's turns — not the stages before it — warns at 80 % and
  * stops between turns at 100 % with the run budget's question (raise or cancel), its events
  * naming the stage; with `on_exceeded = "fail"` it fails, and a retry of the node starts
- * already over the budget, since every attempt of the node counts.
+ * already over the budget, since every attempt of the node counts. Its events and raises are
+ * its own: raising it leaves the run's budget as it was.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngineKit, finishedStages, type EngineKit } from './kits/engine-kit.js';
@@ -110,5 +111,42 @@ budget = { max_tokens = 200000, on_exceeded = "fail" }
       ['budget-exceeded', 'write@1', 'write', { maxTokens: 200000 }],
       ['budget-exceeded', 'write@2', 'write', { maxTokens: 200000 }],
     ]);
+  });
+
+  it("keeps apart from the run's budget: the stage's raise leaves the run's limit, which then fails the run", async () => {
+    server = await startModelServer({ script: [READ, READ, READ, READ, READ, DONE] });
+    const workflow = `
+[workflow]
+name = "staged"
+[run.budget]
+max_cost_usd = 2.0
+on_exceeded = "fail"
+[nodes.write]
+kind = "agent"
+prompt = "Keep reading."
+tools = ["read_file"]
+budget = { max_cost_usd = 1.0 }
+`;
+    const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow), cwd: kit.dir, autoApprove: true });
+    const worker = kit.startWorker({ agent: agent() });
+    try {
+      await kit.until(created.id, (run) => run.status === 'blocked', "blocked on the stage budget's question");
+      const [question] = await kit.service.questions(created.id, true);
+      await kit.service.answer(created.id, question!.id, 'raise');
+      await kit.until(created.id, (run) => run.status === 'failed', 'failed on the run budget');
+    } finally {
+      await worker.stop();
+    }
+    // $1.35 stops the stage ($1.00); raised to $2.00 it goes on; $1.80 warns both; $2.25 is over the run's $2.00.
+    expect(await budgetEvents(created.id)).toEqual([
+      ['budget-warning', 'write@1', 'write', { maxCostUsd: 1 }],
+      ['budget-exceeded', 'write@1', 'write', { maxCostUsd: 1 }],
+      ['budget-raised', 'write@1', 'write', { maxCostUsd: 2 }],
+      ['budget-warning', 'write@1', null, { maxCostUsd: 2 }],
+      ['budget-warning', 'write@1', 'write', { maxCostUsd: 2 }],
+      ['budget-exceeded', 'write@1', null, { maxCostUsd: 2 }],
+    ]);
+    expect(stageFinished(await kit.events(created.id), 'write@1')?.error).toBe('Run budget exceeded: $2.25 of $2.00 (cost). Raise [run.budget] or start the run with a larger --budget.');
+    expect(server.requests).toHaveLength(5);
   });
 });
