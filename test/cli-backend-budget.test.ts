@@ -4,13 +4,14 @@
  * so weft checks the run's and the stage's budgets at each turn boundary (a turn recorded,
  * its tool calls answered). Over a stage budget with `on_exceeded = "fail"` the CLI is ended
  * there and the stage fails; over the run budget with `pause` the CLI's process group is
- * frozen while the raise-or-cancel question waits, and goes on once raised. Each turn runs a
- * real Bash command that appends to `steps.txt`, so the file tells how many tool calls ran.
+ * frozen while the raise-or-cancel question waits, goes on once raised and is ended on a
+ * cancel. Each turn runs a real Bash command that appends to `steps.txt`, so the file tells how many tool calls ran.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClaudeKit, useClaudeTestContext } from './kits/cli-backend-kit.js';
+import { groupAlive } from '../src/core/process-group.js';
 import type { RecordedRequest, ScriptOutcome } from './fixtures/model-server/model-server.js';
 
 /** A Bash step per turn (400 input tokens each) until `steps` tool results, then the answer. */
@@ -97,5 +98,29 @@ describe('budgets in a Claude Code stage', () => {
       ['budget-exceeded', null, { maxTokens: 1000 }],
       ['budget-raised', null, { maxTokens: 2000 }],
     ]);
+  });
+
+  it('ends the frozen CLI and cancels the run when the answer is cancel', async () => {
+    context.claude = await createClaudeKit(context.kit, stepScript(8));
+    const file = await context.kit.write('wf.toml', workflow('[run.budget]\nmax_tokens = 1000\n'));
+    const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: true });
+    const worker = context.kit.startWorker({ agent: context.claude.agent });
+    let pgid: number | undefined;
+    try {
+      await context.kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the budget question');
+      pgid = Number((await context.kit.events(created.id)).find((event) => event.type === 'stage-process-started')!.payload.pgid);
+      expect(await processState(pgid)).toBe('T');
+      const [question] = await context.kit.service.questions(created.id, true);
+      await context.kit.service.answer(created.id, question!.id, 'cancel');
+      await context.kit.until(created.id, (run) => run.status === 'cancelled', 'cancelled at the budget question');
+    } finally {
+      await worker.stop();
+    }
+    // The stopped group was ended, not left frozen: nothing of it is alive, and no step ran after the third.
+    expect(pgid).toBeGreaterThan(0);
+    expect(groupAlive(pgid!)).toBe(false);
+    expect(await steps()).toBe(3);
+    const finished = (await context.kit.events(created.id)).find((event) => event.type === 'stage-finished')!;
+    expect(finished.payload).toMatchObject({ status: 'cancelled', error: expect.stringContaining('cancelled at the budget question') });
   });
 });
