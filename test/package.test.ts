@@ -61,6 +61,7 @@ const PUBLIC_DECLARATIONS = [
   'runs/model/run-event.d.ts',
   'runs/model/run-record.d.ts',
   'runs/model/run-workspace.d.ts',
+  'runs/model/run-concurrency.d.ts',
   'runs/workspace/workspace-spec.d.ts',
   'runs/model/run-status.d.ts',
   'runs/store/run-store.d.ts',

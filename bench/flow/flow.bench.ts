@@ -1,5 +1,5 @@
 /**
- * Spend and flow benchmark: what priorities cost a claim, and what pricing costs a model
+ * Spend and flow benchmark: what priorities and concurrency keys cost a claim, and what pricing costs a model
  * turn. Claims/s drains a queue of queued runs one claim at a time, on SQLite and
  * PostgreSQL, with every run at priority 0 (the order of before) and with priorities mixed
  * from -5 to 5 (the claim order's index then does the work); and the time `priceTurn` adds
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { SqliteRunStore } from '../../src/runs/store/sqlite/sqlite-run-store.js';
 import { PostgresRunStore } from '../../src/runs/store/postgres/postgres-run-store.js';
 import type { RunStore } from '../../src/runs/store/run-store.js';
+import type { ConcurrencySlot } from '../../src/runs/model/run-concurrency.js';
 import { loadPriceTable, priceTurn } from '../../src/agent/pricing/model-pricing.js';
 import { mulberry32 } from '../../src/core/seeded-random.js';
 import { benchPostgres } from '../lib/postgres.js';
@@ -31,11 +32,16 @@ interface Row {
   digits: number;
 }
 
-/** Queues `RUNS` runs (priorities from `priority`), then claims them all; claims per second. */
-async function drain(store: RunStore, priority: (index: number) => number): Promise<number> {
+/**
+ * Queues `RUNS` runs (priorities from `priority`, concurrency keys from `keys`), then claims
+ * them all; claims per second. With keys, every claim counts the holders of the run's key
+ * among the live leases — here every run claimed so far (leases of a minute), the worst case.
+ */
+async function drain(store: RunStore, priority: (index: number) => number, keys?: (index: number) => ConcurrencySlot[]): Promise<number> {
   for (let index = 0; index < RUNS; index += 1) {
     const value = priority(index);
-    await store.createRun({ workflow: 'bench', workflowPath: 'bench.toml', cwd: '/tmp', initialStatus: 'queued', ...(value === 0 ? {} : { priority: value }) });
+    const concurrency = keys?.(index);
+    await store.createRun({ workflow: 'bench', workflowPath: 'bench.toml', cwd: '/tmp', initialStatus: 'queued', ...(value === 0 ? {} : { priority: value }), ...(concurrency === undefined ? {} : { concurrency }) });
   }
   const started = now();
   let claimed = 0;
@@ -44,14 +50,26 @@ async function drain(store: RunStore, priority: (index: number) => number): Prom
   return claimed / ((now() - started) / 1000);
 }
 
-async function claims(open: () => Promise<RunStore>): Promise<{ off: number; on: number }> {
+interface Claims {
+  off: number;
+  on: number;
+  /** Every run carries a key (one of 50) that always has room. */
+  keyed: number;
+}
+
+async function claims(open: () => Promise<RunStore>): Promise<Claims> {
   const random = mulberry32(42);
   const off = await open();
   const on = await open();
+  const keyed = await open();
   try {
-    return { off: await drain(off, () => 0), on: await drain(on, () => Math.floor(random() * 11) - 5) };
+    return {
+      off: await drain(off, () => 0),
+      on: await drain(on, () => Math.floor(random() * 11) - 5),
+      keyed: await drain(keyed, () => 0, (index) => [{ key: `repo:${index % 50}`, limit: RUNS }]),
+    };
   } finally {
-    await Promise.all([off.close(), on.close()]);
+    await Promise.all([off.close(), on.close(), keyed.close()]);
   }
 }
 
@@ -88,7 +106,7 @@ async function main(): Promise<void> {
   });
   dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
   const server = await benchPostgres();
-  let postgres: { off: number; on: number };
+  let postgres: Claims;
   try {
     postgres = await claims(async () => PostgresRunStore.open({ url: await server.createDatabase() }));
   } finally {
@@ -97,8 +115,10 @@ async function main(): Promise<void> {
   const rows: Row[] = [
     { metric: `SQLite: claims/s draining ${RUNS} queued runs, all priority 0`, value: sqlite.off, unit: 'claims/s', digits: 0 },
     { metric: `SQLite: the same, priorities mixed -5…5`, value: sqlite.on, unit: 'claims/s', digits: 0 },
+    { metric: `SQLite: the same, priority 0, every run with a concurrency key (50 keys, always room; leases held)`, value: sqlite.keyed, unit: 'claims/s', digits: 0 },
     { metric: `PostgreSQL: claims/s draining ${RUNS} queued runs, all priority 0`, value: postgres.off, unit: 'claims/s', digits: 0 },
     { metric: `PostgreSQL: the same, priorities mixed -5…5`, value: postgres.on, unit: 'claims/s', digits: 0 },
+    { metric: `PostgreSQL: the same, priority 0, every run with a concurrency key (50 keys, always room; leases held)`, value: postgres.keyed, unit: 'claims/s', digits: 0 },
     ...(await pricing()),
   ];
   const machine = machineInfo();
@@ -109,7 +129,7 @@ async function main(): Promise<void> {
     '',
     markdownTable({ headers: ['metric', 'value', 'unit'], rows: rows.map((row) => [row.metric, formatNumber(row.value, row.digits), row.unit]) }),
     '',
-    'Not measured yet: concurrency keys and model limits (not built).',
+    'With keys, each claim counts the holders of its key among the live leases; in this drain every run claimed so far still holds its lease (the worst case: the live set grows to all the runs). Not measured yet: model limits (not built).',
   ].join('\n');
   const written = writeResults('flow', { benchmark: 'flow', machine, loadBefore, loadAfter: loadavg(), runs: RUNS, rows }, markdown);
   console.log(markdown);

@@ -17,6 +17,7 @@ import type { QuestionRecord } from '../runs/model/question.js';
 import type { RunEvent } from '../runs/model/run-event.js';
 import type { RunRecord } from '../runs/model/run-record.js';
 import type { GitWorkspaceMode, RunOrigin, RunWorkspace, WorkspaceMode, WorkspaceSpec } from '../runs/model/run-workspace.js';
+import type { ConcurrencySlot } from '../runs/model/run-concurrency.js';
 import type { RunFilter, RunPage } from '../runs/store/run-store.js';
 import type { LogLevel } from '../core/logger.js';
 import { version } from '../core/package-version.js';
@@ -28,7 +29,7 @@ export type { JsonObject, JsonPrimitive } from '../runs/model/json.js';
 export type { QuestionKind, QuestionStatus } from '../runs/model/question.js';
 export type { PairSession, RunCounts, RunLease } from '../runs/model/run-record.js';
 export type { BudgetLimitsPayload, RunBudgetPayload, TokenUsagePayload } from '../runs/model/event-types.js';
-export type { CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord, GitWorkspaceMode, RunOrigin, RunWorkspace, WorkspaceMode, WorkspaceSpec };
+export type { ConcurrencySlot, CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord, GitWorkspaceMode, RunOrigin, RunWorkspace, WorkspaceMode, WorkspaceSpec };
 export type { RunStatus } from '../runs/model/run-status.js';
 export type { LogLevel };
 

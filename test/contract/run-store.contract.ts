@@ -6,6 +6,7 @@
  */
 import { describe } from 'vitest';
 import { changesContract } from './run-store-changes.contract.js';
+import { concurrencyContract } from './run-store-concurrency.contract.js';
 import { eventsContract } from './run-store-events.contract.js';
 import { useContractStore, type MakeRunStore } from './run-store-kit.js';
 import { leasesContract } from './run-store-leases.contract.js';
@@ -22,6 +23,7 @@ export function runRunStoreContract(name: string, makeStore: MakeRunStore): void
     searchContract(context);
     eventsContract(context);
     leasesContract(context);
+    concurrencyContract(context);
     changesContract(context);
     secretsContract(context);
   });

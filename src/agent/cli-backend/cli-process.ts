@@ -64,6 +64,10 @@ export interface CliProcess {
   closeInput(): void;
   /** Settles when the CLI exited and its group is gone. */
   exited: Promise<CliExit>;
+  /** Stops the whole group where it is (SIGSTOP), e.g. while a budget question waits; a no-op without process groups. */
+  freeze(): void;
+  /** Lets a frozen group go on (SIGCONT). */
+  thaw(): void;
 }
 
 /**
@@ -87,7 +91,7 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
       windowsHide: true,
     });
   } catch (error) {
-    return { send: () => false, closeInput: () => undefined, exited: Promise.resolve({ exitCode: null, signal: null, stderrTail: [], stopped: false, spawnError: errorMessage(error) }) };
+    return { send: () => false, closeInput: () => undefined, freeze: () => undefined, thaw: () => undefined, exited: Promise.resolve({ exitCode: null, signal: null, stderrTail: [], stopped: false, spawnError: errorMessage(error) }) };
   }
   const pgid = child.pid;
   if (pgid !== undefined) watchdog.watch(pgid);
@@ -142,7 +146,18 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
     }
   })();
 
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (pgid === undefined || !PROCESS_GROUPS) return;
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // The group is gone already: nothing to stop or continue.
+    }
+  };
+
   return {
+    freeze: () => signalGroup('SIGSTOP'),
+    thaw: () => signalGroup('SIGCONT'),
     send: (line) => (child.stdin !== null && child.stdin.writable ? child.stdin.write(`${line}\n`) || true : false),
     closeInput: () => child.stdin?.end(),
     exited,

@@ -38,6 +38,7 @@ import type { CliAdapter, CliStageSpec } from './cli-adapter.js';
 import { findCliBinary } from './cli-binary.js';
 import { cliSandboxExtras, linkBinaryAliases } from './cli-sandbox.js';
 import { permissionDecider } from './cli-permission-decider.js';
+import { CliBudgetWatch } from './cli-budget-watch.js';
 import { startCliProcess, type CliExit } from './cli-process.js';
 import { cliFailure } from './cli-failure.js';
 import { CliTranscript } from './cli-transcript.js';
@@ -169,6 +170,7 @@ export class CliStageRunner {
     const parser = adapter.createParser();
     let inbox: MessageInbox | undefined;
     let started = false;
+    const budget = new CliBudgetWatch(stage.budget, stage.signal);
 
     const onLine = async (line: string) => {
       const parsed = parser.line(line);
@@ -180,6 +182,7 @@ export class CliStageRunner {
       }
       out.push(...events);
       if (out.length > 0) await stage.emit(out);
+      await budget.afterLine(out, transcript.runningCalls, transcript.final !== undefined, cli);
       if (!parsed.some((event) => event.kind === 'final')) return;
       if (transcript.final?.isError === false) await this.#nextMessage(stage, adapter, transcript, inbox, cli);
       else cli.closeInput();
@@ -193,7 +196,7 @@ export class CliStageRunner {
       ...(sandbox === undefined ? {} : { sandbox, sandboxExtras: cliSandboxExtras(adapter, env, params.runTools.server.url, params.stateDir) }),
       stdin: invocation.stdin.kind === 'messages',
       marker,
-      signal: stage.signal,
+      signal: budget.signal,
       beforeStart: async (group) => {
         const payload: StageProcessStartedPayload = { pgid: group.pid, host: group.host, start: group.start, marker };
         const [recorded] = await stage.emit([{ type: ENGINE_EVENT.stageProcessStarted, payload }]);
@@ -206,9 +209,11 @@ export class CliStageRunner {
     try {
       exit = await cli.exited;
     } catch (error) {
+      if (budget.stop !== undefined) return { result: { status: budget.stop.status, error: budget.stop.reason }, refusedResume: false };
       if (stage.signal.aborted) return { result: { status: 'cancelled', error: 'Cancelled' }, refusedResume: false };
       throw error;
     }
+    if (budget.stop !== undefined) return { result: { status: budget.stop.status, error: budget.stop.reason }, refusedResume: false };
     const result = this.#result(adapter, exit, transcript, stage.signal.aborted);
     const refusedResume = params.resumeSessionId !== undefined && result.status === 'failed' && transcript.turns === 0 && !stage.signal.aborted;
     if (refusedResume) this.#options.logger.info(`${adapter.displayName} could not resume session ${params.resumeSessionId} for ${stage.stageId}; starting a new session`);

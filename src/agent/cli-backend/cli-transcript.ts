@@ -51,6 +51,11 @@ export class CliTranscript {
     return this.#final;
   }
 
+  /** Tool calls asked for and not yet answered (a turn boundary has none). */
+  get runningCalls(): number {
+    return this.#running.size + this.#calls.length;
+  }
+
   /** The events for one line's worth of CLI events. */
   read(events: readonly CliEvent[]): NewRunEvent[] {
     const out: NewRunEvent[] = [];

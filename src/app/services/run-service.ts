@@ -31,7 +31,8 @@ import { RunListFanout, type ListFollower } from './run-list-fanout.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import { isOrphaned, waitForRuns } from './run-waiter.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
-import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
+import { loadWorkflow, resolveConcurrency, type Workflow } from '../../runs/workflow/index.js';
+import { concurrencyWaits, type ConcurrencyWait } from './concurrency-waits.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 import type { RunSandboxView } from './run-sandbox-view.js';
 
@@ -120,6 +121,7 @@ export class RunService {
     }
     const goal = request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
     const inputs = resolveInputs(workflow, request.inputs ?? {});
+    const concurrency = resolveConcurrency(workflow.run.concurrency, inputs, goal);
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
     const id = request.id === undefined ? newId() : assertUlid(request.id, 'run id');
@@ -147,6 +149,7 @@ export class RunService {
       ...(setup.workspace === undefined ? {} : { workspace: setup.workspace }),
       ...(request.origin === undefined ? {} : { origin: request.origin }),
       ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
+      ...(concurrency === undefined ? {} : { concurrency }),
       // A first checkpoint is recorded before any runner can take the run.
       ...(initialStatus === undefined || setup.events.length > 0 ? {} : { initialStatus }),
     });
@@ -188,6 +191,11 @@ export class RunService {
    */
   watchChanges(listener: StoreChangeListener): () => void {
     return this.#deps.store.watchChanges(listener);
+  }
+
+  /** Why each of `runs` that is queued waits for a concurrency key, by run id (see concurrency-waits.ts). */
+  concurrencyWaits(runs: readonly RunRecord[]): Promise<Map<string, ConcurrencyWait[]>> {
+    return concurrencyWaits(this.#deps.store, runs);
   }
 
   async search(filter: RunFilter): Promise<RunPage> {

@@ -34,6 +34,19 @@ describe('RunDetails', () => {
     await store.close();
   });
 
+  it('says which full concurrency keys a queued run waits for, and nothing once the key frees', async () => {
+    const concurrency = [{ key: 'repo:a', limit: 1 }];
+    const holder = await store.createRun({ ...params, concurrency, initialStatus: 'queued' });
+    const waiting = await store.createRun({ ...params, concurrency, initialStatus: 'queued' });
+    expect((await store.claimRun('w', 60_000))?.id).toBe(holder.id);
+    const detail = await readRunDetail(runs, waiting.id);
+    expect(detail.run.concurrency).toEqual(concurrency);
+    expect(detail.waiting_for).toEqual([{ key: 'repo:a', limit: 1, held: 1 }]);
+    expect((await readRunDetail(runs, holder.id)).waiting_for).toEqual([]);
+    await store.releaseLease(holder.id, 'w');
+    expect((await readRunDetail(runs, waiting.id)).waiting_for).toEqual([]);
+  });
+
   it('folds on from the last read, matching a fold of the whole log, and reads nothing while the run is unchanged', async () => {
     const run = await store.createRun(params);
     const details = new RunDetails();

@@ -36,6 +36,9 @@ export const runDetailSchema = z.object({
   tokens: tokenUsageSchema.describe("Model tokens of the run's agent and prompt stages"),
   cost: costSchema.nullable().describe("What the run's model turns cost; null when no model ran"),
   sandbox: runSandboxSchema,
+  waiting_for: z
+    .array(z.object({ key: z.string(), limit: z.number().int(), held: z.number().int().describe('Runs holding the key now, on any host') }))
+    .describe('The concurrency keys a queued run waits for (full now); empty when it waits for none'),
 });
 export type RunDetail = z.infer<typeof runDetailSchema>;
 
@@ -108,8 +111,9 @@ export class RunDetails {
       this.#sandboxes.delete(oldest);
     }
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run.id, true) : [];
+    const waits = (await runs.concurrencyWaits([run])).get(run.id) ?? [];
     // Views are built anew from the fold, so callers can change them without touching the cache.
-    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage), sandbox: { ...sandbox, rules: sandbox.rules === null ? null : structuredClone(sandbox.rules) } };
+    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage), sandbox: { ...sandbox, rules: sandbox.rules === null ? null : structuredClone(sandbox.rules) }, waiting_for: waits.map((wait) => ({ ...wait })) };
   }
 }
 

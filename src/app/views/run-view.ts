@@ -109,6 +109,7 @@ export const runSummarySchema = z.object({
     .nullable()
     .describe('Where the stages work: the run branch and its base; null when the run works in place (in cwd)'),
   origin: z.object({ run_id: z.string(), stage_id: z.string(), commit: z.string().nullable() }).nullable().describe('The run and stage this run was forked from; null when it was not forked'),
+  concurrency: z.array(z.object({ key: z.string(), limit: z.number().int() })).describe("The run's concurrency keys ([run.concurrency], rendered at creation): it is claimed only while each key has room"),
   current_stage_id: z.string().nullable().describe('Stage that started most recently, e.g. implement@1'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -193,6 +194,7 @@ export function runSummary(run: RunRecord): RunSummary {
     cwd: run.cwd,
     workspace: workspaceView(run),
     origin: run.origin === undefined ? null : { run_id: run.origin.runId, stage_id: run.origin.stageId, commit: run.origin.commit ?? null },
+    concurrency: run.concurrency ?? [],
     current_stage_id: run.currentStageId ?? null,
     created_at: new Date(run.createdAt).toISOString(),
     updated_at: new Date(run.updatedAt).toISOString(),

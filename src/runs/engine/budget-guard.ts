@@ -1,22 +1,26 @@
 /**
- * A run's budget (`[run.budget]`), checked by an agent stage before each model turn, so a
- * stage is only ever stopped between turns, never in a tool call. What was spent is read
- * from the store — the run's summary (folded from its model turns), its descendants'
- * summaries and the budget events in its log — never from this runner's memory, so a run
- * resumed on another worker keeps its spend, its warnings and any raise.
+ * A run's budget (`[run.budget]`) and a stage's (`[nodes.<name>.budget]`), checked by an
+ * agent stage before each model turn, so a stage is only ever stopped between turns, never
+ * in a tool call. What was spent is read from the store — the run's summary (folded from its
+ * model turns), its descendants' summaries, the stage's model turns and the budget events in
+ * its log — never from this runner's memory, so a run resumed on another worker keeps its
+ * spend, its warnings and any raise. Both scopes share this machinery; a stage's budget
+ * events carry `stage` (the node), a run's do not.
  *
- *     spent = cost and tokens of the run and every descendant, time since the run started
- *     limits = [run.budget], or the newest `budget-raised`
+ *     spent = run:   cost and tokens of the run and every descendant, time since the run started
+ *             stage: cost and tokens of every attempt of the node in this run, time since its
+ *                    first attempt started
+ *     limits = the budget table, or the newest `budget-raised` of the same scope
  *     ≥ 80 % of a limit (first time for these limits) → budget-warning
  *     ≥ 100 % → budget-exceeded, then
  *        on_exceeded = "fail"  → the stage fails (and so the run)
  *        on_exceeded = "pause" → the run is blocked on a question: raise (every limit
  *                                reached doubles, recorded as budget-raised) or cancel
  */
-import { BUDGET_EVENT, ENGINE_EVENT, type BudgetLimitsPayload, type RunBudgetPayload, type BudgetWarningPayload } from '../model/event-types.js';
+import { AGENT_EVENT, BUDGET_EVENT, ENGINE_EVENT, type BudgetLimitsPayload, type RunBudgetPayload, type BudgetWarningPayload } from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import type { RunRecord } from '../model/run-record.js';
-import { addTokenUsage, costOf, formatUsd, NO_TOKENS, type TokenUsage } from '../model/token-usage.js';
+import { addTokenUsage, costOf, formatUsd, NO_TOKENS, withPayloadUsage, type TokenUsage } from '../model/token-usage.js';
 import { eventsOf } from '../store/event-pages.js';
 import type { RunStore } from '../store/run-store.js';
 import type { RunBudgetSpec } from '../workflow/types.js';
@@ -84,8 +88,11 @@ function describe(dimension: Dimension, amount: number): string {
 
 const LIMIT_KEY: Record<Dimension, keyof BudgetLimitsPayload> = { cost: 'maxCostUsd', tokens: 'maxTokens', duration: 'maxDurationMs' };
 
+/** Whose budget a guard checks: the run's, or one node's (`[nodes.<name>.budget]`). */
+export type BudgetScope = { kind: 'run' } | { kind: 'stage'; node: string };
+
 /**
- * Checks one run's budget for one stage.
+ * Checks one budget (the run's or a stage's) for one stage.
  *
  * @example const stop = await new BudgetGuard(run, spec, deps).beforeTurn(signal); if (stop) return fail(stop.reason);
  */
@@ -93,11 +100,23 @@ export class BudgetGuard implements BudgetCheck {
   readonly #runId: string;
   readonly #spec: RunBudgetSpec;
   readonly #deps: BudgetGuardDeps;
+  readonly #node: string | undefined;
 
-  constructor(run: Pick<RunRecord, 'id'>, spec: RunBudgetSpec, deps: BudgetGuardDeps) {
+  constructor(run: Pick<RunRecord, 'id'>, spec: RunBudgetSpec, deps: BudgetGuardDeps, scope: BudgetScope = { kind: 'run' }) {
     this.#runId = run.id;
     this.#spec = spec;
     this.#deps = deps;
+    this.#node = scope.kind === 'stage' ? scope.node : undefined;
+  }
+
+  /** What the payloads of this scope's events carry to tell them from the other scope's. */
+  get #tag(): { stage?: string } {
+    return this.#node === undefined ? {} : { stage: this.#node };
+  }
+
+  /** How messages name this budget. */
+  get #name(): string {
+    return this.#node === undefined ? "The run's budget" : `The budget of stage '${this.#node}'`;
   }
 
   async beforeTurn(signal: AbortSignal): Promise<BudgetStop> {
@@ -109,13 +128,16 @@ export class BudgetGuard implements BudgetCheck {
     const over = measures.filter((measure) => measure.fraction >= 1);
     if (over.length === 0) {
       const near = measures.filter((measure) => measure.fraction >= WARNING_FRACTION && !warned.has(measure.dimension));
-      if (near.length > 0) await this.#deps.question.append(near.map((measure) => ({ type: BUDGET_EVENT.warning, stageId: this.#deps.question.stageId, payload: { ...measure, limits } })));
+      if (near.length > 0) await this.#deps.question.append(near.map((measure) => ({ type: BUDGET_EVENT.warning, stageId: this.#deps.question.stageId, payload: { ...measure, limits, ...this.#tag } })));
       return undefined;
     }
     const action = this.#spec.onExceeded;
-    await this.#deps.question.append(over.map((measure) => ({ type: BUDGET_EVENT.exceeded, stageId: this.#deps.question.stageId, payload: { ...measure, limits, action } })));
+    await this.#deps.question.append(over.map((measure) => ({ type: BUDGET_EVENT.exceeded, stageId: this.#deps.question.stageId, payload: { ...measure, limits, action, ...this.#tag } })));
     const what = over.map((measure) => `${describe(measure.dimension, measure.spent)} of ${describe(measure.dimension, measure.limit)} (${measure.dimension})`).join(', ');
-    if (action === 'fail') return { status: 'failed', reason: `Run budget exceeded: ${what}. Raise [run.budget] or start the run with a larger --budget.` };
+    if (action === 'fail') {
+      const fix = this.#node === undefined ? 'Raise [run.budget] or start the run with a larger --budget.' : `Raise [nodes.${this.#node}.budget].`;
+      return { status: 'failed', reason: `${this.#node === undefined ? 'Run budget' : `Budget of stage '${this.#node}'`} exceeded: ${what}. ${fix}` };
+    }
     return this.#ask(what, limits, over.map((measure) => measure.dimension), signal);
   }
 
@@ -128,7 +150,7 @@ export class BudgetGuard implements BudgetCheck {
     const answer: JsonValue = await askStageQuestion(
       {
         kind: 'choice',
-        prompt: `The run's budget is spent: ${what}. Answer '${RAISE_ANSWER}' to double it (${raisedText}) and go on, or '${CANCEL_ANSWER}' to stop the run.`,
+        prompt: `${this.#name} is spent: ${what}. Answer '${RAISE_ANSWER}' to double it (${raisedText}) and go on, or '${CANCEL_ANSWER}' to stop the run.`,
         options: [RAISE_ANSWER, CANCEL_ANSWER],
       },
       signal,
@@ -142,12 +164,12 @@ export class BudgetGuard implements BudgetCheck {
       },
     );
     if (answer !== RAISE_ANSWER) {
-      const reason = `Run budget exceeded (${what}); cancelled at the budget question.`;
+      const reason = `${this.#node === undefined ? 'Run budget' : `Budget of stage '${this.#node}'`} exceeded (${what}); cancelled at the budget question.`;
       // The run is cancelled as `weft cancel` would, so it ends cancelled rather than failed.
       await deps.append([{ type: ENGINE_EVENT.cancelRequested, stageId: deps.stageId, payload: { reason } }]);
       return { status: 'cancelled', reason };
     }
-    await deps.append([{ type: BUDGET_EVENT.raised, stageId: deps.stageId, payload: { limits: raised, questionId } }]);
+    await deps.append([{ type: BUDGET_EVENT.raised, stageId: deps.stageId, payload: { limits: raised, questionId, ...this.#tag } }]);
     return undefined;
   }
 
@@ -156,14 +178,30 @@ export class BudgetGuard implements BudgetCheck {
     let limits = limitsOf(this.#spec);
     const warnings: { dimension: Dimension; limits: unknown }[] = [];
     for await (const event of eventsOf(this.#deps.store, this.#runId, { types: [BUDGET_EVENT.warning, BUDGET_EVENT.raised] })) {
+      if (event.payload.stage !== this.#node) continue;
       if (event.type === BUDGET_EVENT.raised) limits = event.payload.limits as BudgetLimitsPayload;
       else warnings.push({ dimension: event.payload.dimension as Dimension, limits: event.payload.limits });
     }
     return { limits, warned: new Set(warnings.filter((warning) => sameLimits(warning.limits, limits)).map((warning) => warning.dimension)) };
   }
 
-  /** The run's spend and that of all its descendants (a child's spend counts against its parent's budget). */
+  /** This scope's spend: the stage's (all its attempts), or the run's and all its descendants' (a child's spend counts against its parent's budget). */
   async #spent(run: RunRecord): Promise<{ usage: TokenUsage; durationMs: number }> {
+    return this.#node === undefined ? this.#runSpent(run) : this.#stageSpent(this.#node);
+  }
+
+  async #stageSpent(node: string): Promise<{ usage: TokenUsage; durationMs: number }> {
+    let usage = NO_TOKENS;
+    let startedAt: number | undefined;
+    for await (const event of eventsOf(this.#deps.store, this.#runId, { types: [ENGINE_EVENT.stageStarted, AGENT_EVENT.modelTurnFinished] })) {
+      if (event.stageId?.startsWith(`${node}@`) !== true) continue;
+      if (event.type === ENGINE_EVENT.stageStarted) startedAt ??= event.at;
+      else usage = withPayloadUsage(usage, event.payload) ?? usage;
+    }
+    return { usage, durationMs: startedAt === undefined ? 0 : this.#deps.clock() - startedAt };
+  }
+
+  async #runSpent(run: RunRecord): Promise<{ usage: TokenUsage; durationMs: number }> {
     let usage = run.usage ?? NO_TOKENS;
     const pending = [run.id];
     const seen = new Set(pending);
@@ -194,4 +232,19 @@ export class BudgetGuard implements BudgetCheck {
       return [{ dimension, spent: amounts[dimension], limit, fraction: Number.isFinite(fraction) ? fraction : 1 }];
     });
   }
+}
+
+/** Both budgets a stage goes by, the run's first; undefined when neither is set. */
+export function combineBudgets(checks: readonly (BudgetCheck | undefined)[]): BudgetCheck | undefined {
+  const present = checks.filter((check): check is BudgetCheck => check !== undefined);
+  if (present.length <= 1) return present[0];
+  return {
+    async beforeTurn(signal) {
+      for (const check of present) {
+        const stop = await check.beforeTurn(signal);
+        if (stop !== undefined) return stop;
+      }
+      return undefined;
+    },
+  };
 }

@@ -11,7 +11,7 @@ import type { JsonValue } from '../model/json.js';
 import type { NewRunEvent } from '../model/run-event.js';
 import type { WorkflowContext, WorkflowNode } from '../workflow/index.js';
 import { askApprovalQuestion } from './approval-question.js';
-import { BudgetGuard, effectiveBudget } from './budget-guard.js';
+import { BudgetGuard, combineBudgets, effectiveBudget, type BudgetGuardDeps } from './budget-guard.js';
 import type { ExecutionState, InflightStage } from './execution-state.js';
 import { dryRunNode, executeNode } from './node-executors.js';
 import type { RunAttempt } from './run-attempt.js';
@@ -75,11 +75,12 @@ export class StagePorts {
     const question = state.questions.get(stage.stageId);
     const emit = (events: NewRunEvent[]) => log.append(events.map((event) => ({ ...event, stageId: event.stageId ?? stage.stageId })));
     const whileBlocked = <T>(work: () => Promise<T>) => log.whileBlocked(work);
-    const budget = effectiveBudget(workflow.run.budget, run.budget);
+    const runBudget = effectiveBudget(workflow.run.budget, run.budget);
+    const stageBudget = 'budget' in node ? node.budget : undefined;
+    const guardDeps: BudgetGuardDeps = { store: deps.store, clock: deps.clock, question: { append: emit, control, newId: deps.newId, whileBlocked, stageId: stage.stageId } };
+    const budget = combineBudgets([runBudget && new BudgetGuard(run, runBudget, guardDeps), stageBudget && new BudgetGuard(run, stageBudget, guardDeps, { kind: 'stage', node: node.name })]);
     return {
-      ...(budget === undefined
-        ? {}
-        : { budget: new BudgetGuard(run, budget, { store: deps.store, clock: deps.clock, question: { append: emit, control, newId: deps.newId, whileBlocked, stageId: stage.stageId } }) }),
+      ...(budget === undefined ? {} : { budget }),
       run,
       workDir: files.workDir,
       workflow,

@@ -25,6 +25,7 @@ import { STAGE_ID } from './run-event.js';
 import { LABEL_KEY, MAX_LABEL_VALUE_LENGTH, MAX_LABELS, MAX_PRIORITY, MIN_PRIORITY } from './run-record.js';
 import { isRunStatus, RUN_STATUSES, type RunStatus } from './run-status.js';
 import { readRunOrigin, readRunWorkspace } from './run-workspace.js';
+import { readRunConcurrency } from './run-concurrency.js';
 
 const MAX_TEXT = 64 * 1024;
 
@@ -88,6 +89,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   const workspace = readRunWorkspace(payload.workspace);
   const origin = readRunOrigin(payload.origin);
   const sandbox = readRunSandbox(payload.sandbox);
+  const concurrency = readRunConcurrency(payload.concurrency);
   return {
     workflow: text(payload, type, 'workflow', { nonEmpty: true }) as string,
     workflowPath: text(payload, type, 'workflowPath') as string,
@@ -105,6 +107,7 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
     ...(workspace === undefined ? {} : { workspace }),
     ...(origin === undefined ? {} : { origin }),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(concurrency === undefined ? {} : { concurrency }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { RunStatus } from './run-status.js';
 import type { RunBudgetPayload, TokenUsagePayload as TokenUsage } from './event-types.js';
 import type { RunOrigin, RunWorkspace } from './run-workspace.js';
 import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
+import type { ConcurrencySlot } from './run-concurrency.js';
 
 /** How many stages, events and pending questions a run has. */
 export interface RunCounts {
@@ -69,6 +70,8 @@ export interface RunSpec {
   origin?: RunOrigin;
   /** The run's own `[run.sandbox]` (`--sandbox`, `sandbox`), layered over the settings' and the workflow's. */
   sandbox?: SandboxSpec;
+  /** Resolved concurrency keys (`[run.concurrency]`): the run is claimed only while each has room. */
+  concurrency?: ConcurrencySlot[];
   createdAt: number;
 }
 
@@ -107,7 +110,7 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, workspace, origin, sandbox, createdAt, lease: _lease, ...state } = run;
+  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, workspace, origin, sandbox, concurrency, createdAt, lease: _lease, ...state } = run;
   const spec: RunSpec = {
     id,
     workflow,
@@ -125,6 +128,7 @@ export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
     ...(workspace === undefined ? {} : { workspace }),
     ...(origin === undefined ? {} : { origin }),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(concurrency === undefined ? {} : { concurrency }),
     createdAt,
   };
   return { spec, state };

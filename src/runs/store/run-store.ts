@@ -13,6 +13,7 @@ import type { RunRecord } from '../model/run-record.js';
 import type { RunStatus } from '../model/run-status.js';
 import type { RunOrigin, RunWorkspace } from '../model/run-workspace.js';
 import type { SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
+import type { ConcurrencySlot } from '../model/run-concurrency.js';
 import type { StoreChangeListener } from './store-change.js';
 
 /** Epoch milliseconds; injected so tests can expire leases without waiting. */
@@ -48,6 +49,8 @@ export interface CreateRunParams {
   origin?: RunOrigin;
   /** See `RunSpec.sandbox`. */
   sandbox?: SandboxSpec;
+  /** See `RunSpec.concurrency`: resolved keys, each at most once. */
+  concurrency?: ConcurrencySlot[];
   /**
    * Move the new run on from `submitted` in the same transaction (a `run-status-changed`
    * event follows `run-created`), so no crash can leave it behind in `submitted`.
@@ -180,9 +183,16 @@ export interface RunStore {
   /**
    * Claims one run for a runner: a run whose lease expired (or was released) while it was
    * starting, running or blocked first, else the oldest unleased `queued` run, among the
-   * runs `filter` allows. Never hands one run to two workers.
+   * runs `filter` allows and whose concurrency keys all have room (a key is held by every
+   * unfinished run carrying it under a live lease, on any host). Never hands one run to two
+   * workers, nor a key to more runs than its limit.
    */
   claimRun(workerId: string, leaseMs: number, now?: number, filter?: ClaimFilter): Promise<RunRecord | undefined>;
+  /**
+   * How many runs hold each concurrency key now: unfinished runs carrying it under a live
+   * lease (what a claim counts). Keys nobody holds count 0. For showing why a run waits.
+   */
+  concurrencyHeld(keys: readonly string[], now?: number): Promise<Record<string, number>>;
   /** Extends the lease; false when the worker no longer holds it. */
   renewLease(runId: string, workerId: string, leaseMs: number): Promise<boolean>;
   /**

@@ -149,6 +149,14 @@ export function checkLease(workerId: unknown, leaseMs: unknown): void {
 }
 
 /** The fingerprint a claim must match, or undefined for any run. */
+/** The keys a holder count asks about: strings, each once (at most 100). */
+export function concurrencyKeys(keys: readonly string[]): string[] {
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) throw new WeftError('RUN_INVALID_PARAMS', 'Concurrency keys must be an array of strings.');
+  const unique = [...new Set(keys)];
+  if (unique.length > 100) throw new WeftError('RUN_INVALID_PARAMS', `At most 100 concurrency keys at once, got ${unique.length}.`);
+  return unique;
+}
+
 export function claimFingerprint(filter: ClaimFilter | undefined): string | undefined {
   if (filter === undefined) return undefined;
   if (!isJsonObject(filter)) throw new WeftError('RUN_INVALID_PARAMS', 'The claim filter must be an object { envFingerprint? }.');

@@ -1,18 +1,19 @@
 /**
  * The parts of a workflow file around the nodes: `[workflow]` (name, description, start),
  * `[run]` defaults (goal, labels, auto_approve, model, approval, opaque `[run.agent]` with
- * its `mcps`, `[run.workspace]`) and `[inputs.<name>]` declarations.
+ * its `mcps`, `[run.workspace]`, `[run.concurrency]` in concurrency-keys.ts) and `[inputs.<name>]` declarations.
  */
 import { describeValue, isTable } from '../../core/config-text/describe-value.js';
 import { basename, extname } from 'node:path';
 import { readSandboxSpec, type SandboxSpec } from '../../core/sandbox/sandbox-rules.js';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
+import { parseConcurrency } from './concurrency-keys.js';
 import { WORKSPACE_MODES, type WorkspaceSpec } from '../model/run-workspace.js';
-import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunBudgetSpec, type RunDefaults } from './types.js';
+import { parseBudgetTable } from './parse-budget.js';
+import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox'] as const;
-const BUDGET_FIELDS = ['max_cost_usd', 'max_tokens', 'max_duration', 'on_exceeded'] as const;
+const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox', 'concurrency'] as const;
 const WORKSPACE_FIELDS = ['mode', 'base', 'include_uncommitted', 'remote', 'repo', 'keep_branch'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
 const APPROVAL_FIELDS = ['pattern', 'action'] as const;
@@ -79,22 +80,6 @@ function parseMcps(run: FieldReader, agent: Record<string, unknown>): RunDefault
   return { file: run.context.file, servers, lines };
 }
 
-function parseBudget(run: FieldReader): RunBudgetSpec | undefined {
-  const table = run.subtable('budget');
-  if (table === undefined) return undefined;
-  const budget = new FieldReader(run.context, table, ['run', 'budget'], '[run.budget]');
-  budget.rejectUnknown(BUDGET_FIELDS, '[run.budget] tables');
-  const limits = {
-    maxCostUsd: budget.number('max_cost_usd', 0),
-    maxTokens: budget.integer('max_tokens', 1),
-    maxDurationMs: budget.duration('max_duration'),
-  };
-  if (Object.values(limits).every((value) => value === undefined)) {
-    run.problem('budget', '[run.budget] sets no limit — write max_cost_usd = 5, max_tokens = 2000000 or max_duration = "2h"');
-  }
-  return defined<RunBudgetSpec>({ ...limits, onExceeded: budget.oneOf('on_exceeded', ['pause', 'fail'] as const) ?? 'pause' });
-}
-
 /** `[run.workspace]`: where the workflow's runs work; checked here, resolved when a run is created. */
 function parseWorkspace(run: FieldReader): WorkspaceSpec | undefined {
   const table = run.subtable('workspace');
@@ -140,9 +125,10 @@ export function parseRunSection(context: ParseContext, data: Record<string, unkn
     approval: parseApproval(run),
     agent,
     mcpServers,
-    budget: parseBudget(run),
+    budget: parseBudgetTable(run),
     workspace: parseWorkspace(run),
     sandbox: parseSandbox(run),
+    concurrency: parseConcurrency(context, run.table, new Set(isTable(data.inputs) ? Object.keys(data.inputs) : [])),
   };
   return defined<RunDefaults>(defaults);
 }

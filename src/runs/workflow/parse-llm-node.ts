@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { checkTemplateFile, checkTemplates } from './check-templates.js';
 import type { FieldReader } from './field-reader.js';
+import { parseBudgetTable } from './parse-budget.js';
 import { parseRetry } from './parse-retry.js';
 import type { ReferenceScope } from './references.js';
 import { AGENT_BACKENDS, CLI_NAMES, type AgentNode, type PromptNode } from './types.js';
@@ -57,6 +58,7 @@ export function parseLlmNode(node: FieldReader, kind: 'agent' | 'prompt', base: 
     maxTokens: node.integer('max_tokens', 1),
     timeoutMs: node.duration('timeout'),
     retry: parseRetry(node),
+    budget: parseBudgetTable(node),
   };
   if (kind === 'prompt') return { kind, ...fields };
   return { kind, ...fields, maxTurns: node.integer('max_turns', 1), tools: node.stringArray('tools'), ...parseBackend(node) };

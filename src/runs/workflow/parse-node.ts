@@ -18,8 +18,8 @@ import { NODE_KINDS, QUESTION_TYPES, type Edge, type NodeKind, type WorkflowNode
 
 const COMMON_FIELDS = ['kind', 'description', 'next', 'edges'];
 const KIND_FIELDS: Record<NodeKind, readonly string[]> = {
-  agent: ['prompt', 'prompt_file', 'system', 'model', 'max_turns', 'max_tokens', 'tools', 'timeout', 'retry', 'backend', 'cli'],
-  prompt: ['prompt', 'prompt_file', 'system', 'model', 'max_tokens', 'timeout', 'retry'],
+  agent: ['prompt', 'prompt_file', 'system', 'model', 'max_turns', 'max_tokens', 'tools', 'timeout', 'retry', 'backend', 'cli', 'budget'],
+  prompt: ['prompt', 'prompt_file', 'system', 'model', 'max_tokens', 'timeout', 'retry', 'budget'],
   command: ['run', 'cwd', 'env', 'timeout', 'retry'],
   tool: ['tool', 'args', 'timeout', 'retry'],
   human: ['question', 'type', 'options', 'timeout'],

@@ -68,6 +68,8 @@ interface LlmFields extends Retrying {
   system?: string;
   model?: string;
   maxTokens?: number;
+  /** `[nodes.<name>.budget]`: what this node may spend in the run (all its attempts), checked beside the run's. */
+  budget?: RunBudgetSpec;
 }
 
 /** The external coding CLIs an agent stage can run on (`backend = "cli"`), as settings' `[cli.<name>]` names them. */
@@ -195,13 +197,19 @@ export interface ApprovalRuleSpec {
   action: 'allow' | 'deny' | 'ask';
 }
 
-/** `[run.budget]`: what a run may spend before it is stopped between two model turns. */
+/** `[run.budget]` (or a node's `budget`): what a run (or a stage) may spend before it is stopped between two model turns. */
 export interface RunBudgetSpec {
   maxCostUsd?: number;
   maxTokens?: number;
   maxDurationMs?: number;
   /** `pause` (default): a question asks to raise the budget or cancel; `fail`: the stage and the run fail. */
   onExceeded: 'pause' | 'fail';
+}
+
+/** One `[run.concurrency]` key as written: a template (over inputs and the goal) and its limit. */
+export interface ConcurrencySpec {
+  key: string;
+  limit: number;
 }
 
 /** A checked workflow's `[run]` table: defaults for its runs. */
@@ -220,6 +228,8 @@ export interface RunDefaults {
   workspace?: WorkspaceSpec;
   /** `[run.sandbox]` as written (checked): layered over the settings' for the workflow's runs. */
   sandbox?: SandboxSpec;
+  /** `[run.concurrency]` keys as templates (checked); rendered per run at creation. */
+  concurrency?: ConcurrencySpec[];
 }
 
 /** A checked workflow, as the runner executes it (what `checkWorkflow` returns). Durations are in milliseconds, paths absolute. */

@@ -20,5 +20,7 @@ describe('eventLine: spend', () => {
     expect(eventLine(event('budget-exceeded', { ...measure, spent: 1.35, fraction: 1.35, action: 'pause' }))).toBe('  ⚠ budget exceeded: $1.35 of $1.00 (cost) — the run waits for a raise or a cancel');
     expect(eventLine(event('budget-exceeded', { dimension: 'tokens', spent: 2100, limit: 2000, fraction: 1.05, limits: {}, action: 'fail' }))).toBe('  ⚠ budget exceeded: 2100 tokens of 2000 tokens (tokens) — the stage fails');
     expect(eventLine(event('budget-raised', { limits: { maxCostUsd: 2, maxDurationMs: 60_000 }, questionId: 'q' }))).toBe('  budget raised to $2.00, 1m');
+    expect(eventLine(event('budget-warning', { ...measure, stage: 'write' }))).toBe("  ⚠ stage 'write' budget: $0.9000 of $1.00 (cost) spent (90 %)");
+    expect(eventLine(event('budget-raised', { limits: { maxTokens: 400 }, questionId: 'q', stage: 'write' }))).toBe("  stage 'write' budget raised to 400 tokens");
   });
 });

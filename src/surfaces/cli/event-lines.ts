@@ -40,6 +40,11 @@ function budgetAmounts(p: RunEvent['payload']): string {
   return `${budgetAmount(p.dimension, p.spent)} of ${budgetAmount(p.dimension, p.limit)} (${String(p.dimension)})`;
 }
 
+/** `budget`, or `stage 'write' budget` for a node's own. */
+function budgetName(p: RunEvent['payload']): string {
+  return typeof p.stage === 'string' ? `stage '${p.stage}' budget` : 'budget';
+}
+
 function budgetLimits(limits: unknown): string {
   const table = (limits ?? {}) as Record<string, unknown>;
   const parts = [
@@ -101,11 +106,11 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
     case ENGINE_EVENT.childRunCreated:
       return `  ↳ child run ${String(p.childId)} (${String(p.workflow)})`;
     case BUDGET_EVENT.warning:
-      return `  ⚠ budget: ${budgetAmounts(p)} spent (${Math.round(Number(p.fraction) * 100)} %)`;
+      return `  ⚠ ${budgetName(p)}: ${budgetAmounts(p)} spent (${Math.round(Number(p.fraction) * 100)} %)`;
     case BUDGET_EVENT.exceeded:
-      return `  ⚠ budget exceeded: ${budgetAmounts(p)}${p.action === 'fail' ? ' — the stage fails' : ' — the run waits for a raise or a cancel'}`;
+      return `  ⚠ ${budgetName(p)} exceeded: ${budgetAmounts(p)}${p.action === 'fail' ? ' — the stage fails' : ' — the run waits for a raise or a cancel'}`;
     case BUDGET_EVENT.raised:
-      return `  budget raised to ${budgetLimits(p.limits)}`;
+      return `  ${budgetName(p)} raised to ${budgetLimits(p.limits)}`;
     case ENGINE_EVENT.cancelRequested:
       return `  cancel requested${p.reason ? `: ${String(p.reason)}` : ''}`;
     case ENGINE_EVENT.interruptRequested:

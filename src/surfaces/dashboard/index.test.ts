@@ -24,7 +24,7 @@ describe('dashboardAssets', () => {
       expect(asset.contentType).toBe('text/javascript; charset=utf-8');
       for (const [, target] of text(asset.body).matchAll(/^import .* from '\.(\/[\w-]+\.js)';$/gm)) expect(assets.has(target!), `${path} imports ${target}`).toBe(true);
     }
-    expect([...assets.keys()].filter((path) => path.endsWith('.js')).sort()).toEqual(['/api.js', '/app.js', '/bulk-actions.js', '/dom.js', '/event-feed.js', '/login-page.js', '/mcp-page.js', '/new-run-form.js', '/question-form.js', '/run-actions.js', '/run-family.js', '/run-page.js', '/run-panels.js', '/run-produced.js', '/run-sandbox.js', '/run-timeline.js', '/runs-page.js', '/schedules-page.js', '/spend.js', '/workspace-panel.js']);
+    expect([...assets.keys()].filter((path) => path.endsWith('.js')).sort()).toEqual(['/api.js', '/app.js', '/bulk-actions.js', '/concurrency-panel.js', '/dom.js', '/event-feed.js', '/login-page.js', '/mcp-page.js', '/new-run-form.js', '/question-form.js', '/run-actions.js', '/run-family.js', '/run-page.js', '/run-panels.js', '/run-produced.js', '/run-sandbox.js', '/run-timeline.js', '/runs-page.js', '/schedules-page.js', '/spend.js', '/workspace-panel.js']);
     expect(assets.get('/app.css')?.contentType).toBe('text/css; charset=utf-8');
   });
 

@@ -17,6 +17,8 @@ export type BudgetWarningPayload = {
   fraction: number;
   /** The limits in force, so a warning after a raise is told apart. */
   limits: BudgetLimitsPayload;
+  /** The node whose own budget (`[nodes.<name>.budget]`) this is; absent for the run's budget. */
+  stage?: string;
 };
 
 export type BudgetExceededPayload = BudgetWarningPayload & {
@@ -28,4 +30,6 @@ export type BudgetExceededPayload = BudgetWarningPayload & {
 export type BudgetRaisedPayload = {
   limits: BudgetLimitsPayload;
   questionId: string;
+  /** The node whose budget was raised; absent for the run's budget. */
+  stage?: string;
 };

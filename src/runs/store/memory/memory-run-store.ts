@@ -15,7 +15,7 @@ import { claimTime, type RunLease, type RunRecord, type RunSpec, type RunState }
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
 import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
 import { becameClaimable, ChangeCollector, ChangeListeners, type StoreChangeListener } from '../store-change.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, runMatchesFilter, statusChangeEndsLease, updatedPage } from '../store-input.js';
+import { checkFence, checkLease, checkParentLink, claimFingerprint, concurrencyKeys, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, runMatchesFilter, statusChangeEndsLease, updatedPage } from '../store-input.js';
 
 interface StoredRun {
   spec: RunSpec;
@@ -25,6 +25,8 @@ interface StoredRun {
 }
 
 const ORPHANABLE = new Set(['starting', 'running', 'blocked']);
+/** Statuses in which a leased run holds its concurrency keys (as the SQL stores count). */
+const HOLDING = new Set(['queued', 'starting', 'running', 'blocked', 'paused']);
 
 export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, StoredRun>();
@@ -142,14 +144,30 @@ export class MemoryRunStore implements RunStore {
     const all = [...this.runs.values()].filter((stored) => fingerprint === undefined || stored.spec.envFingerprint === fingerprint);
     const byAge = (a: StoredRun, b: StoredRun) => a.spec.createdAt - b.spec.createdAt || (a.spec.id < b.spec.id ? -1 : 1);
     const byClaimTime = (a: StoredRun, b: StoredRun) => claimTime(a.spec) - claimTime(b.spec) || (a.spec.id < b.spec.id ? -1 : 1);
+    const held = (key: string) => this.#held(key, now);
+    const room = (stored: StoredRun) => (stored.spec.concurrency ?? []).every(({ key, limit }) => held(key) < limit);
     const orphan = all
-      .filter((stored) => ORPHANABLE.has(stored.state.status) && free(stored))
+      .filter((stored) => ORPHANABLE.has(stored.state.status) && free(stored) && room(stored))
       .sort((a, b) => (a.lease?.expiresAt ?? 0) - (b.lease?.expiresAt ?? 0) || byAge(a, b))[0];
-    const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored)).sort(byClaimTime)[0];
+    const claimed = orphan ?? all.filter((stored) => stored.state.status === 'queued' && free(stored) && room(stored)).sort(byClaimTime)[0];
     if (claimed === undefined) return undefined;
     claimed.lease = { workerId, expiresAt: now + leaseMs };
     this.changed(claimed.spec.id);
     return this.record(claimed.spec.id);
+  }
+
+  async concurrencyHeld(keys: readonly string[], now: number = this.clock()): Promise<Record<string, number>> {
+    this.open();
+    return Object.fromEntries(concurrencyKeys(keys).map((key) => [key, this.#held(key, now)]));
+  }
+
+  /** Unfinished runs carrying `key` under a live lease. */
+  #held(key: string, now: number): number {
+    let count = 0;
+    for (const stored of this.runs.values()) {
+      if (HOLDING.has(stored.state.status) && stored.lease !== undefined && stored.lease.expiresAt > now && stored.spec.concurrency?.some((slot) => slot.key === key) === true) count += 1;
+    }
+    return count;
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {

@@ -123,6 +123,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     `,
   },
   {
+    // A run's resolved concurrency keys (`[{ key, limit }]`, NULL for none), generated from
+    // its spec so no insert path has to know about them; the claim counts a key's holders
+    // among the leased runs that carry keys (a small partial index) without parsing specs.
+    version: 5,
+    name: 'run concurrency keys',
+    sql: `
+      ALTER TABLE runs ADD COLUMN concurrency JSONB GENERATED ALWAYS AS (spec::jsonb -> 'concurrency') STORED;
+      CREATE INDEX runs_holding_keys ON runs (lease_expires_at) WHERE concurrency IS NOT NULL AND lease_owner IS NOT NULL;
+    `,
+  },
+  {
     // Schedules and webhook triggers (docs/schedules.md): as SQLite's migration 6.
     version: 6,
     name: 'schedules (next due time, fires) and webhook triggers (deliveries)',

@@ -29,7 +29,7 @@ import { CHANGE_SPAN_MS, migratePostgres } from './migrations.js';
 import { toPgStoreError } from './pg-errors.js';
 import { PgGroupAppend, DEFAULT_GROUP_APPEND_LIMITS, type GroupAppendLimits } from './pg-group-append.js';
 import { DatabaseClock } from './pg-clock.js';
-import { claimRun, releaseLease, renewLease } from './pg-leases.js';
+import { claimRun, concurrencyHeld, releaseLease, renewLease } from './pg-leases.js';
 import { PgNewRuns } from './pg-new-runs.js';
 import { recordOf, requireHead, RUN_COLUMNS, type RunRow } from './pg-run-rows.js';
 import { pgSearchSql } from './pg-search.js';
@@ -209,6 +209,10 @@ export class PostgresRunStore implements RunStore {
   /** `now` counts only with an injected clock: otherwise leases run on the database's clock, the one all hosts share. */
   async claimRun(workerId: string, leaseMs: number, now: number = this.#clock(), filter?: ClaimFilter): Promise<RunRecord | undefined> {
     return claimRun(this.#sql, workerId, leaseMs, this.#leaseOnClock ? now : null, filter);
+  }
+
+  async concurrencyHeld(keys: readonly string[], now: number = this.#clock()): Promise<Record<string, number>> {
+    return concurrencyHeld(this.#sql, keys, this.#leaseOnClock ? now : null);
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {

@@ -103,6 +103,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    // A run's resolved concurrency keys (`[{ key, limit }]` as JSON, NULL for none), copied
+    // from its spec so the claim counts a key's holders among the live leases without
+    // reading specs. Runs created before have none.
+    version: 5,
+    name: 'run concurrency keys',
+    sql: 'ALTER TABLE runs ADD COLUMN concurrency TEXT;',
+  },
+  {
     // Schedules and webhook triggers (docs/schedules.md). A schedule's next due time moves
     // forward only by compare-and-set, and each due time it fires is a row keyed by
     // (schedule, due time) holding the id of the run it makes: two workers can never both

@@ -56,6 +56,7 @@ describe('SqliteRunStore', () => {
       { version: 2, applied_at: 1000 },
       { version: 3, applied_at: 1000 },
       { version: 4, applied_at: 1000 },
+      { version: 5, applied_at: 1000 },
       { version: 6, applied_at: 1000 },
     ]);
     raw.close();

@@ -19,8 +19,8 @@ import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
 import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
-import { claimQueries } from './claim-queries.js';
+import { checkFence, checkLease, concurrencyKeys, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
+import { claimParams, claimQueries, HELD_QUERY } from './claim-queries.js';
 import { openDatabase } from './open-database.js';
 import { EVENT_HEAD_COLUMNS, GET_HEAD, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
 import { ESTIMATE_CAP, planSearch, searchSql } from './search-plan.js';
@@ -176,7 +176,7 @@ export class SqliteRunStore implements RunStore {
     checkLease(workerId, leaseMs);
     const fingerprint = claimFingerprint(filter);
     const [orphan, queued] = claimQueries(fingerprint !== undefined);
-    const params = fingerprint === undefined ? [now] : [now, fingerprint];
+    const params = claimParams(now, fingerprint);
     const pick = () => this.db.stmt<{ id: string }>(orphan).get(...params)?.id ?? this.db.stmt<{ id: string }>(queued).get(...params)?.id;
     // Runners ask on every change notice; most find nothing, and need not take the write lock to learn it.
     if ((await this.db.execute('claim a run', 'read', pick)) === undefined) return undefined;
@@ -188,6 +188,12 @@ export class SqliteRunStore implements RunStore {
       this.db.written.run({ id, headSeq: run.counts.events, status: run.status });
       return run;
     });
+  }
+
+  async concurrencyHeld(keys: readonly string[], now: number = this.clock()): Promise<Record<string, number>> {
+    const wanted = concurrencyKeys(keys);
+    if (wanted.length === 0) return {};
+    return this.db.execute('count concurrency key holders', 'snapshot', () => Object.fromEntries(wanted.map((key) => [key, this.db.stmt<{ n: number }>(`SELECT (${HELD_QUERY}) AS n`).get(now, key)?.n ?? 0])));
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {

@@ -62,7 +62,7 @@ export class SqliteRunWrites {
     if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     const columns = stateColumns(state);
     const specText = JSON.stringify(spec);
-    this.#stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    this.#stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state, priority, concurrency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
       id,
       spec.workflow,
       columns.status,
@@ -72,6 +72,7 @@ export class SqliteRunWrites {
       columns.updatedAt,
       columns.state,
       spec.priority ?? 0,
+      spec.concurrency === undefined ? null : JSON.stringify(spec.concurrency),
     );
     this.#stmt('INSERT INTO run_specs (id, spec) VALUES (?, ?)').run(id, specText);
     const label = this.#stmt('INSERT INTO run_labels (key, value, created_at, run_id) VALUES (?, ?, ?, ?)');

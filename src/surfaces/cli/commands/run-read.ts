@@ -19,6 +19,7 @@ import { addTokenUsage, costText, NO_TOKENS } from '../../../runs/model/token-us
 import type { RunService } from '../../../app/services/run-service.js';
 import { parseSince, summarizeUsage, USAGE_GROUPS, type UsageGroupBy, type UsageSummary } from '../../../app/services/usage-summary.js';
 import { usageSummaryView } from '../../../app/views/usage-view.js';
+import { waitText } from '../../../app/services/concurrency-waits.js';
 
 
 function age(run: RunRecord): string {
@@ -135,7 +136,12 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(`No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`);
         }
         process.stdout.write(`${psRow(...PS_COLUMNS)}\n`);
-        for (const run of page.runs) process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), `${madeBy(run.labels, true)}${run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : ''}`)}\n`);
+        const waits = await runs.concurrencyWaits(page.runs);
+        for (const run of page.runs) {
+          const wait = waits.get(run.id);
+          const goal = run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '';
+          process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), `${madeBy(run.labels, true)}${wait === undefined ? goal : `(waits: ${waitText(wait)}) ${goal}`}`)}\n`);
+        }
       });
     });
 
@@ -153,9 +159,10 @@ export function registerRunReadCommands(program: Command): void {
           return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
         }
         const run = await runs.get(id);
-        const [questions, stages, sandbox] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runs.sandbox(run)]);
+        const [questions, stages, sandbox, waits] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runs.sandbox(run), runs.concurrencyWaits([run])]);
+        const waitingFor = waits.get(run.id) ?? [];
         const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage, sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules } });
+        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage, sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules }, waitingFor });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
@@ -169,6 +176,8 @@ export function registerRunReadCommands(program: Command): void {
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
           ...(run.priority ? [`  priority  ${run.priority}`] : []),
+          ...(run.concurrency === undefined ? [] : [`  keys      ${run.concurrency.map((slot) => `${slot.key} (limit ${slot.limit})`).join(', ')}`]),
+          ...(waitingFor.length === 0 ? [] : [`  waiting   ${waitText(waitingFor)}; it starts when a run holding the key ends or its lease runs out`]),
           ...(run.budget ? [`  budget    ${JSON.stringify(run.budget)} (over the workflow's [run.budget])`] : []),
           ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
           ...(usage.totalTokens > 0 ? [costLine(usage)].filter((line) => line !== undefined) : []),

@@ -12,6 +12,7 @@ import './run-timeline.js';
 import './run-family.js';
 import './run-produced.js';
 import './run-sandbox.js';
+import './concurrency-panel.js';
 
 const main = document.getElementById('main');
 const logout = document.getElementById('logout');
