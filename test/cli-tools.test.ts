@@ -128,7 +128,7 @@ describe('weft tools', () => {
     await writeFile(join(base, 'home/settings.toml'), 'colour = "blue"\n');
     const result = await runCli(['tools', 'list'], { cwd: workspace, env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`weft: ${join(base, 'home/settings.toml')}: unknown key 'colour' (known keys: tools, approval, mcp, runs, workspace, run, log, store, cli, llm).\n`);
+    expect(result.stderr).toBe(`weft: ${join(base, 'home/settings.toml')}: unknown key 'colour' (known keys: tools, approval, mcp, runs, workspace, run, schedules, log, store, cli, llm).\n`);
   });
 
   it('--storage-dir wins over WEFT_HOME', async () => {

@@ -85,6 +85,8 @@ describe('the run page’s Files panel', () => {
     expect(git('show', `${failedTip}:two.txt`)).toBe('two');
     await logIn();
     await page.goto(`${serve.url}/#/runs/${id}`);
+    // The panel first loads the latest checkpoint on its own: picking a stage before that lands would be overwritten by it.
+    await page.waitForSelector('section[aria-label="Files"] .files-summary');
     await page.click(`tr[data-stage="one@1"] button`);
     await page.waitForSelector('section[aria-label="Files"] .files-summary:text("one@1: 1 file changed, +1 −0")');
     writeFileSync(join(dir, '.home', 'flag'), '');

@@ -10,18 +10,23 @@ export function workspacePanel(runId, changed) {
   const body = h('div');
   const element = h('section', { class: 'card', id: 'run-files', 'aria-label': 'Files', hidden: true }, h('h2', {}, 'Files'), message, body);
   let shownKey;
+  let latestRequest = 0;
 
   async function show(run, stage) {
     const key = `${stage?.stage_id ?? ''}|${run.status}|${stage?.status ?? ''}`;
     if (key === shownKey) return;
     shownKey = key;
+    // Only the newest request may draw: an earlier one answering late (the latest stage, loaded
+    // as the page opened) must not replace the stage picked since.
+    const request = (latestRequest += 1);
     const finished = stage !== undefined && stage.status !== 'running';
     try {
       const diff = await api('GET', `/runs/${runId}/diff${finished ? `?stage=${encodeURIComponent(stage.stage_id)}` : ''}`);
+      if (request !== latestRequest) return;
       notice(message, '');
       fill(body, ...render(run, diff, finished ? stage : undefined));
     } catch (error) {
-      notice(message, errorText(error));
+      if (request === latestRequest) notice(message, errorText(error));
     }
   }
 
