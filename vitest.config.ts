@@ -17,7 +17,10 @@ export default defineConfig({
     maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
     projects: [
-      { extends: true, test: { name: 'weft', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: TIMED_ALONE, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'weft', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: TIMED_ALONE, sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: 'alone', include: TIMED_ALONE, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -68,7 +68,9 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const { bench, outcome } of outcomes) {
     const markdown = join(RESULTS_DIR, `${bench.name}.md`);
     const where = existsSync(markdown) ? ` → ${relative(REPO_ROOT, markdown)}` : '';
-    console.log(`${bench.name.padEnd(12)} ${describeOutcome(outcome).padEnd(22)} ${(outcome.wallMs / 1000).toFixed(1).padStart(6)} s${where}`);
+    console.log(
+      `${bench.name.padEnd(12)} ${describeOutcome(outcome).padEnd(22)} ${(outcome.wallMs / 1000).toFixed(1).padStart(6)} s${where}`,
+    );
   }
   return outcomes.every(({ outcome }) => outcome.code === 0) ? 0 : 1;
 }

@@ -29,7 +29,9 @@ export function reachableDeclarations(root, entries) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   rmSync(TYPES, { recursive: true, force: true });
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.types.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.types.json')], {
+    stdio: 'inherit',
+  });
   const keep = reachableDeclarations(TYPES, TYPE_ENTRIES);
   for (const name of readdirSync(TYPES, { recursive: true })) {
     const path = join(TYPES, String(name));

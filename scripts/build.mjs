@@ -11,7 +11,13 @@ import { build } from 'esbuild';
 // that traces imports them, and as one tree-shaken chunk they cost the untraced CLI next to
 // nothing (the API keeps its global state on globalThis, so the external SDK, loaded only when
 // tracing is on, shares it). Everything else stays external (native modules, SDKs with their own zod).
-const BUNDLED = new Set(['zod', '@modelcontextprotocol/server', '@modelcontextprotocol/core', '@opentelemetry/api', '@opentelemetry/semantic-conventions']);
+const BUNDLED = new Set([
+  'zod',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/core',
+  '@opentelemetry/api',
+  '@opentelemetry/semantic-conventions',
+]);
 const { dependencies = {} } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const external = Object.keys(dependencies)
   .filter((name) => !BUNDLED.has(name))
@@ -22,7 +28,13 @@ const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../dist');
 const STALE_AFTER_MS = 10 * 60 * 1000;
 
 /** The library's entry points (package.json `exports`), bundled with the CLI so they share chunks. */
-const LIBRARY_ENTRIES = { 'lib/index': 'src/lib/index.ts', 'lib/mcp': 'src/lib/mcp.ts', 'lib/workflow': 'src/lib/workflow.ts', 'lib/ai-sdk': 'src/lib/ai-sdk.ts', 'lib/server': 'src/lib/server.ts' };
+const LIBRARY_ENTRIES = {
+  'lib/index': 'src/lib/index.ts',
+  'lib/mcp': 'src/lib/mcp.ts',
+  'lib/workflow': 'src/lib/workflow.ts',
+  'lib/ai-sdk': 'src/lib/ai-sdk.ts',
+  'lib/server': 'src/lib/server.ts',
+};
 
 const result = await build({
   entryPoints: { cli: 'src/surfaces/cli/main.ts', ...LIBRARY_ENTRIES },
@@ -42,7 +54,10 @@ const result = await build({
 
 // The dashboard's static files go beside the chunks, where src/surfaces/dashboard/index.ts looks.
 const DASHBOARD = resolve(dirname(fileURLToPath(import.meta.url)), '../src/surfaces/dashboard/assets');
-const dashboardFiles = readdirSync(DASHBOARD).map((name) => ({ path: join(DIST, 'dashboard', name), contents: readFileSync(join(DASHBOARD, name)) }));
+const dashboardFiles = readdirSync(DASHBOARD).map((name) => ({
+  path: join(DIST, 'dashboard', name),
+  contents: readFileSync(join(DASHBOARD, name)),
+}));
 const outputs = [...dashboardFiles, ...result.outputFiles];
 
 // Another build may run at the same time (each test run builds) while weft processes of the

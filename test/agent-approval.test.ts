@@ -54,7 +54,11 @@ describe("an agent's shell call", () => {
       await kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the approval');
       const [question, ...others] = await kit.service.questions(created.id, true);
       expect(others).toEqual([]);
-      expect(question).toMatchObject({ kind: 'confirmation', stageId: 'make@1', prompt: `Allow shell with these arguments? ${JSON.stringify(SHELL_CALL)}` });
+      expect(question).toMatchObject({
+        kind: 'confirmation',
+        stageId: 'make@1',
+        prompt: `Allow shell with these arguments? ${JSON.stringify(SHELL_CALL)}`,
+      });
       expect([existsSync(join(kit.dir, 'built.txt')), existsSync(join(kit.dir, 'made.txt'))]).toEqual([true, false]);
       await kit.service.answer(created.id, question!.id, true);
       await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
@@ -69,7 +73,10 @@ describe("an agent's shell call", () => {
   });
 
   it('runs without a question when a rule allows shell, or when the run is auto-approved', async () => {
-    const ruled = await kit.service.create({ workflow: await kit.write('ruled.toml', workflow('[run]\napproval = [ { pattern = "shell", action = "allow" } ]\n')), cwd: kit.dir });
+    const ruled = await kit.service.create({
+      workflow: await kit.write('ruled.toml', workflow('[run]\napproval = [ { pattern = "shell", action = "allow" } ]\n')),
+      cwd: kit.dir,
+    });
     await kit.service.approve(ruled.id);
     const auto = await kit.service.create({ workflow: await kit.write('auto.toml', workflow()), cwd: kit.dir, autoApprove: true });
     await kit.runUntilIdle({ agent: agent() });

@@ -91,21 +91,34 @@ describe('agent workflows end to end', () => {
     home = await mkdtemp(join(tmpdir(), 'weft-agent-app-'));
     const project = join(home, 'project');
     await mkdir(join(project, '.weft'), { recursive: true });
-    await writeFile(join(project, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-app"\nbase_url = "${server.baseUrl('anthropic')}"\n`);
+    await writeFile(
+      join(project, '.weft', 'settings.toml'),
+      `[llm]\nprovider = "anthropic"\nmodel = "claude-app"\nbase_url = "${server.baseUrl('anthropic')}"\n`,
+    );
     await writeFile(join(project, 'hello.toml'), '[nodes.hello]\nkind = "prompt"\nprompt = "Say hello."\n');
     // Our own runner executes the run: the app's service must not spawn a detached one.
-    const app = await createWeftApp({ cwd: project, storageDir: join(home, 'storage'), env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error', runners: 'in-process' });
+    const app = await createWeftApp({
+      cwd: project,
+      storageDir: join(home, 'storage'),
+      env: { ...TEST_ENV, PATH: process.env.PATH },
+      logLevel: 'error',
+      runners: 'in-process',
+    });
     try {
       const runs = await app.runs();
       const created = await runs.create({ workflow: join(project, 'hello.toml'), cwd: project, autoApprove: true, start: true });
       const worker = await app.worker({ maxParallel: 1, untilIdle: false });
       const stop = new AbortController();
       const done = worker.run(stop.signal);
-      const { runs: [finished] } = await runs.wait([created.id], 20_000);
+      const {
+        runs: [finished],
+      } = await runs.wait([created.id], 20_000);
       stop.abort();
       await done;
       expect(finished).toMatchObject({ status: 'succeeded' });
-      expect(server.requests.map((request) => [request.api, request.model, request.messages])).toEqual([['anthropic', 'claude-app', [{ role: 'user', text: 'Say hello.' }]]]);
+      expect(server.requests.map((request) => [request.api, request.model, request.messages])).toEqual([
+        ['anthropic', 'claude-app', [{ role: 'user', text: 'Say hello.' }]],
+      ]);
     } finally {
       await app.close();
     }

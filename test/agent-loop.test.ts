@@ -77,12 +77,17 @@ describe('agent loop limits', () => {
 describe('errors the model sees as tool results', () => {
   it('returns failed and throwing tools to the model as error results and goes on', async () => {
     const model = await serve({
-      script: [{ toolCalls: [{ name: 'read_file', arguments: { file_path: 'missing.txt' } }, { name: 'explode' }] }, { text: 'The file is missing and the widget exploded.' }],
+      script: [
+        { toolCalls: [{ name: 'read_file', arguments: { file_path: 'missing.txt' } }, { name: 'explode' }] },
+        { text: 'The file is missing and the widget exploded.' },
+      ],
     });
     const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'anthropic')));
     expect(finishedStages(events)).toEqual([['work@1', 'succeeded']]);
     // Each call's end is recorded as it ends, so the two may come in either order.
-    const finishes = events.filter((event) => event.type === 'tool-call-finished').map((event) => [event.payload.tool, event.payload.isError]);
+    const finishes = events
+      .filter((event) => event.type === 'tool-call-finished')
+      .map((event) => [event.payload.tool, event.payload.isError]);
     expect(finishes.sort()).toEqual([
       ['explode', true],
       ['read_file', true],
@@ -93,36 +98,43 @@ describe('errors the model sees as tool results', () => {
     ]);
   });
 
-  it.each([true, false])('answers unreadable JSON, unknown tools and schema violations with errors, then continues (stream: %s)', async (stream) => {
-    const model = await serve({
-      script: [
-        {
-          toolCalls: [
-            { name: 'read_file', rawArguments: '{"file_path": "notes.txt"' },
-            { name: 'no_such_tool', arguments: {} },
-            { name: 'read_file', arguments: { file_path: 42 } },
-          ],
-        },
-        { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }] },
-        { text: 'alpha' },
-      ],
-    });
-    const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'openai-chat', { stream })));
-    expect(finishedStages(events)).toEqual([['work@1', 'succeeded']]);
-    const results = lastTools(model.requests[1]!.messages).map((message) => message.role === 'tool' && message.content);
-    expect(results).toEqual([
-      expect.stringMatching(/^The arguments of this 'read_file' call are not valid JSON .*Call the tool again/),
-      expect.stringMatching(/^Unknown tool 'no_such_tool'\. Available tools: .*read_file/),
-      "Invalid arguments for 'read_file': /file_path: must be string",
-    ]);
-    expect(lastTools(model.requests[2]!.messages).at(-1)).toMatchObject({ content: expect.stringContaining('alpha') });
-  });
+  it.each([true, false])(
+    'answers unreadable JSON, unknown tools and schema violations with errors, then continues (stream: %s)',
+    async (stream) => {
+      const model = await serve({
+        script: [
+          {
+            toolCalls: [
+              { name: 'read_file', rawArguments: '{"file_path": "notes.txt"' },
+              { name: 'no_such_tool', arguments: {} },
+              { name: 'read_file', arguments: { file_path: 42 } },
+            ],
+          },
+          { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }] },
+          { text: 'alpha' },
+        ],
+      });
+      const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'openai-chat', { stream })));
+      expect(finishedStages(events)).toEqual([['work@1', 'succeeded']]);
+      const results = lastTools(model.requests[1]!.messages).map((message) => message.role === 'tool' && message.content);
+      expect(results).toEqual([
+        expect.stringMatching(/^The arguments of this 'read_file' call are not valid JSON .*Call the tool again/),
+        expect.stringMatching(/^Unknown tool 'no_such_tool'\. Available tools: .*read_file/),
+        "Invalid arguments for 'read_file': /file_path: must be string",
+      ]);
+      expect(lastTools(model.requests[2]!.messages).at(-1)).toMatchObject({ content: expect.stringContaining('alpha') });
+    },
+  );
 });
 
 describe('provider errors', () => {
   it('retries 429 and 5xx answers with backoff, then goes on', async () => {
     const model = await serve({
-      script: [{ error: { status: 429, headers: { 'retry-after-ms': '1' } } }, { error: { status: 503, headers: { 'retry-after-ms': '1' } } }, { text: 'made it' }],
+      script: [
+        { error: { status: 429, headers: { 'retry-after-ms': '1' } } },
+        { error: { status: 503, headers: { 'retry-after-ms': '1' } } },
+        { text: 'made it' },
+      ],
     });
     const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'anthropic', { maxRetries: 2 })));
     expect(stageFinished(events, 'work@1')).toMatchObject({ status: 'succeeded', output: 'made it' });
@@ -132,7 +144,9 @@ describe('provider errors', () => {
   it('fails the stage with a clear reason when the retries run out', async () => {
     const model = await serve({ script: () => ({ error: { status: 429, message: 'slow down', headers: { 'retry-after-ms': '1' } } }) });
     const { events } = await run(agentNode(), agentRunner(llmSettings(model, 'openai-responses', { maxRetries: 1 })));
-    expect(stageFinished(events, 'work@1')?.error).toBe("openai (model 'test-model') is rate limiting (429) after 2 attempts: slow down. Wait and retry the run, or raise max_retries in [llm].");
+    expect(stageFinished(events, 'work@1')?.error).toBe(
+      "openai (model 'test-model') is rate limiting (429) after 2 attempts: slow down. Wait and retry the run, or raise max_retries in [llm].",
+    );
   });
 
   it('fails at once on 401 with a message naming the key variable', async () => {
@@ -152,7 +166,9 @@ describe('provider errors', () => {
       "No API key for provider 'anthropic': ANTHROPIC_API_KEY is not set. Export ANTHROPIC_API_KEY=<key>, or name another variable with api_key_env in [llm] in .weft/settings.toml (or ~/.weft/settings.toml).",
     );
     const custom = await run(agentNode(), agentRunner(llmSettings(model, 'openai-chat', { apiKeyEnv: 'MY_LLM_KEY' }), TEST_ENV));
-    expect(stageFinished(custom.events, 'work@1')?.error).toMatch(/^No API key for provider 'openai-chat': The variable MY_LLM_KEY, named by api_key_env in \[llm\], is not set\./);
+    expect(stageFinished(custom.events, 'work@1')?.error).toMatch(
+      /^No API key for provider 'openai-chat': The variable MY_LLM_KEY, named by api_key_env in \[llm\], is not set\./,
+    );
     expect(model.requests).toHaveLength(0);
   });
 });
@@ -223,6 +239,11 @@ default = "rivers"
     const { events } = await run(toml, agentRunner(llmSettings(model, 'gemini', { stream: false })));
     expect(stageFinished(events, 'poem@1')).toMatchObject({ status: 'succeeded', output: 'A haiku about {{ braces }}.' });
     expect(model.requests).toHaveLength(1);
-    expect(model.requests[0]).toMatchObject({ system: 'You write haiku about rivers.', tools: [], maxOutputTokens: 50, messages: [{ role: 'user', text: 'One haiku, please.' }] });
+    expect(model.requests[0]).toMatchObject({
+      system: 'You write haiku about rivers.',
+      tools: [],
+      maxOutputTokens: 50,
+      messages: [{ role: 'user', text: 'One haiku, please.' }],
+    });
   });
 });

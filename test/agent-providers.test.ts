@@ -60,11 +60,23 @@ describe.each(PROVIDERS)('agent loop over $shape ($provider)', ({ shape, provide
   it.each([true, false])('runs a built-in and an MCP tool in parallel and finishes (stream: %s)', async (stream) => {
     server = await startModelServer({
       script: [
-        { text: 'Reading and echoing.', toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }, { name: 'mcp__everything__echo', arguments: { message: 'hello' } }], usage: { input: 50, output: 10 } },
+        {
+          text: 'Reading and echoing.',
+          toolCalls: [
+            { name: 'read_file', arguments: { file_path: 'notes.txt' } },
+            { name: 'mcp__everything__echo', arguments: { message: 'hello' } },
+          ],
+          usage: { input: 50, output: 10 },
+        },
         { text: 'The notes say alpha and beta; the echo said hello.', usage: { input: 80, output: 12 } },
       ],
     });
-    const { run, events } = await runWorkflow(kit, WORKFLOW, agentRunner(llmSettings(server, shape, { stream, provider }), provider === 'ollama' ? {} : undefined), { goal: 'Check the notes' });
+    const { run, events } = await runWorkflow(
+      kit,
+      WORKFLOW,
+      agentRunner(llmSettings(server, shape, { stream, provider }), provider === 'ollama' ? {} : undefined),
+      { goal: 'Check the notes' },
+    );
 
     expect(finishedStages(events)).toEqual([['work@1', 'succeeded']]);
     expect(run.status).toBe('succeeded');
@@ -75,7 +87,16 @@ describe.each(PROVIDERS)('agent loop over $shape ($provider)', ({ shape, provide
     const ends = steps.filter(([type]) => type === 'tool-call-finished').sort((a, b) => String(a[1].tool).localeCompare(String(b[1].tool)));
     expect(steps.findIndex(([type]) => type === 'tool-call-finished')).toBe(4);
     expect([...steps.filter(([type]) => type !== 'tool-call-finished').slice(0, 4), ...ends, ...steps.slice(6)]).toEqual([
-      ['agent-started', expect.objectContaining({ kind: 'agent', provider, model: 'test-model', tools: ['read_file', ...mcpTools.map((tool) => tool.name)], maxTurns: 20 })],
+      [
+        'agent-started',
+        expect.objectContaining({
+          kind: 'agent',
+          provider,
+          model: 'test-model',
+          tools: ['read_file', ...mcpTools.map((tool) => tool.name)],
+          maxTurns: 20,
+        }),
+      ],
       [
         'model-turn-finished',
         {
@@ -94,14 +115,29 @@ describe.each(PROVIDERS)('agent loop over $shape ($provider)', ({ shape, provide
       ['tool-call-started', expect.objectContaining({ tool: 'read_file', arguments: { file_path: 'notes.txt' }, turn: 1 })],
       ['tool-call-started', expect.objectContaining({ tool: 'mcp__everything__echo', arguments: { message: 'hello' }, turn: 1 })],
       ['tool-call-finished', expect.objectContaining({ tool: 'mcp__everything__echo', isError: false, text: 'Echo: hello', turn: 1 })],
-      ['tool-call-finished', expect.objectContaining({ tool: 'read_file', isError: false, text: expect.stringContaining('alpha'), turn: 1 })],
-      ['model-turn-finished', expect.objectContaining({ turn: 2, text: 'The notes say alpha and beta; the echo said hello.', toolCalls: [], finishReason: 'stop' })],
+      [
+        'tool-call-finished',
+        expect.objectContaining({ tool: 'read_file', isError: false, text: expect.stringContaining('alpha'), turn: 1 }),
+      ],
+      [
+        'model-turn-finished',
+        expect.objectContaining({
+          turn: 2,
+          text: 'The notes say alpha and beta; the echo said hello.',
+          toolCalls: [],
+          finishReason: 'stop',
+        }),
+      ],
     ]);
 
     const [first, second] = server.requests;
     expect(server.requests).toHaveLength(2);
     expect(first).toMatchObject({ api: shape, model: 'test-model', stream });
-    expect(first!.headers.authorization === undefined && first!.headers['x-api-key'] === undefined && first!.headers['x-goog-api-key'] === undefined).toBe(provider === 'ollama');
+    expect(
+      first!.headers.authorization === undefined &&
+        first!.headers['x-api-key'] === undefined &&
+        first!.headers['x-goog-api-key'] === undefined,
+    ).toBe(provider === 'ollama');
     expect(first!.system).toContain("stage 'work' of the workflow 'provider-check'");
     expect(first!.messages).toEqual([{ role: 'user', text: 'Goal of this run: Check the notes\n\nRead notes.txt and echo hello.' }]);
     expect(first!.tools.map((tool) => tool.name)).toEqual(['read_file', ...mcpTools.map((tool) => tool.name)]);

@@ -33,8 +33,18 @@ const complexTool: Tool = {
     $defs: {
       target: {
         oneOf: [
-          { type: 'object', properties: { kind: { const: 'file' }, path: { type: 'string', format: 'uri-reference' } }, required: ['kind', 'path'], additionalProperties: false },
-          { type: 'object', properties: { kind: { const: 'url' }, url: { type: 'string', format: 'uri' } }, required: ['kind', 'url'], additionalProperties: false },
+          {
+            type: 'object',
+            properties: { kind: { const: 'file' }, path: { type: 'string', format: 'uri-reference' } },
+            required: ['kind', 'path'],
+            additionalProperties: false,
+          },
+          {
+            type: 'object',
+            properties: { kind: { const: 'url' }, url: { type: 'string', format: 'uri' } },
+            required: ['kind', 'url'],
+            additionalProperties: false,
+          },
         ],
       },
     },
@@ -79,7 +89,9 @@ function adaptedName(request: RecordedRequest): string {
 
 describe.each(SHAPES)('tool schemas for $shape', ({ shape }) => {
   it('offers the complex tool in a form the provider accepts and routes the call back by name', async () => {
-    server = await startModelServer({ script: [(request) => ({ toolCalls: [{ name: adaptedName(request), arguments: ARGS }] }), { text: 'Stored.' }] });
+    server = await startModelServer({
+      script: [(request) => ({ toolCalls: [{ name: adaptedName(request), arguments: ARGS }] }), { text: 'Stored.' }],
+    });
     const toml = `[nodes.store]\nkind = "agent"\nprompt = "Store the document."\ntools = ["mcp__document_store__*", "remote_schema_tool"]\n`;
     const { events } = await runWorkflow(kit, toml, agentRunner(llmSettings(server, shape, { stream: false })));
 
@@ -94,11 +106,20 @@ describe.each(SHAPES)('tool schemas for $shape', ({ shape }) => {
     const schemaText = JSON.stringify(tool!.parameters);
     expect(schemaText).not.toMatch(SCHEMA_KEYWORDS);
     if (shape === 'gemini') expect(schemaText).not.toMatch(GEMINI_UNSUPPORTED);
-    expect(tool!.parameters).toMatchObject({ type: shape === 'gemini' ? expect.stringMatching(/object/i) : 'object', required: ['target', 'mode'] });
+    expect(tool!.parameters).toMatchObject({
+      type: shape === 'gemini' ? expect.stringMatching(/object/i) : 'object',
+      required: ['target', 'mode'],
+    });
 
     const started = transcript(events)[0]!.payload;
     expect(started.tools).toEqual([LONG_NAME]);
-    expect(started.droppedTools).toEqual(["Tool 'remote_schema_tool' is not offered to the model: the reference 'https://example.com/item.json' points outside the schema."]);
-    expect(events.find((event) => event.type === 'tool-call-finished')?.payload).toMatchObject({ tool: LONG_NAME, isError: false, text: 'stored' });
+    expect(started.droppedTools).toEqual([
+      "Tool 'remote_schema_tool' is not offered to the model: the reference 'https://example.com/item.json' points outside the schema.",
+    ]);
+    expect(events.find((event) => event.type === 'tool-call-finished')?.payload).toMatchObject({
+      tool: LONG_NAME,
+      isError: false,
+      text: 'stored',
+    });
   });
 });

@@ -31,7 +31,12 @@ describe('aiSdkTools', () => {
     });
     model = await startModelServer({
       script: [
-        { toolCalls: [{ name: 'mcp__fixture__echo', arguments: { message: 'hi' } }, { name: 'mcp__fixture__crash', arguments: {} }] },
+        {
+          toolCalls: [
+            { name: 'mcp__fixture__echo', arguments: { message: 'hi' } },
+            { name: 'mcp__fixture__crash', arguments: {} },
+          ],
+        },
         { text: 'done' },
       ],
     });
@@ -41,7 +46,10 @@ describe('aiSdkTools', () => {
 
     expect(result.text).toBe('done');
     expect(model.requests[0]!.tools.map((tool) => tool.name).sort()).toEqual(['mcp__fixture__crash', 'mcp__fixture__echo']);
-    expect(model.requests[0]!.tools.find((tool) => tool.name === 'mcp__fixture__echo')?.parameters).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
+    expect(model.requests[0]!.tools.find((tool) => tool.name === 'mcp__fixture__echo')?.parameters).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+    });
     const toolMessages = model.requests[1]!.messages.filter((message) => message.role === 'tool');
     expect(toolMessages).toHaveLength(2);
     expect(toolMessages[0]!.content).toContain('echo: hi');

@@ -21,7 +21,11 @@ let output: { stdout: string; stderr: string };
 
 beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'weft-api-'));
-  output = await run(process.execPath, [join(REPO, 'node_modules/typedoc/bin/typedoc'), '--options', join(REPO, 'typedoc.json'), '--out', out], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+  output = await run(
+    process.execPath,
+    [join(REPO, 'node_modules/typedoc/bin/typedoc'), '--options', join(REPO, 'typedoc.json'), '--out', out],
+    { cwd: REPO, maxBuffer: 16 * 1024 * 1024 },
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -30,7 +34,10 @@ afterAll(async () => {
 
 describe('npm run docs:api', () => {
   it('builds without a warning: every exported symbol is documented and every type a signature names is exported', async () => {
-    const config = JSON.parse(await readFile(join(REPO, 'typedoc.json'), 'utf8')) as { treatWarningsAsErrors: boolean; validation: Record<string, boolean> };
+    const config = JSON.parse(await readFile(join(REPO, 'typedoc.json'), 'utf8')) as {
+      treatWarningsAsErrors: boolean;
+      validation: Record<string, boolean>;
+    };
     expect(config.treatWarningsAsErrors).toBe(true);
     expect(config.validation).toMatchObject({ notDocumented: true, notExported: true, invalidLink: true });
     expect(output.stdout + output.stderr).not.toMatch(/\[warning\]|\[error\]/);
@@ -38,7 +45,9 @@ describe('npm run docs:api', () => {
 
   it('documents the five entry points of package.json exports, and nothing else as a module', async () => {
     const { exports } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    const entries = Object.keys(exports).filter((key) => key !== './package.json').map((key) => (key === '.' ? 'weft-runtime' : `weft-runtime/${key.slice(2)}`));
+    const entries = Object.keys(exports)
+      .filter((key) => key !== './package.json')
+      .map((key) => (key === '.' ? 'weft-runtime' : `weft-runtime/${key.slice(2)}`));
     const pages = (await readdir(join(out, 'modules'))).map((page) => page.replace(/\.html$/, '').replace('_', '/'));
     expect(pages.sort()).toEqual(entries.sort());
     const server = await readFile(join(out, 'modules', 'weft-runtime_server.html'), 'utf8');

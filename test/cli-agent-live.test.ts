@@ -13,7 +13,14 @@ import { ESC, screen, spawnInTerminal } from './helpers/terminal.js';
 import { call, connectStdio } from './helpers/mcp-server-kit.js';
 import { callApi, startServe } from './helpers/serve-kit.js';
 import { pieces, startModelServer, type ModelServer, type ScriptStep } from './fixtures/model-server/model-server.js';
-import { createSandbox, jsonLines, processesMentioning, stopProcesses, type EventJson, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import {
+  createSandbox,
+  jsonLines,
+  processesMentioning,
+  stopProcesses,
+  type EventJson,
+  type Sandbox,
+} from './fixtures/workflows-e2e/harness.js';
 
 vi.setConfig({ testTimeout: 90_000 });
 
@@ -46,18 +53,26 @@ afterEach(async () => {
 /** `[llm]` in the workspace's settings: an OpenAI-compatible endpoint at the fake server. */
 async function pointAt(model: ModelServer): Promise<void> {
   await mkdir(join(box.ws, '.weft'), { recursive: true });
-  await writeFile(join(box.ws, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "${model.baseUrl('openai-chat')}"\nmodel = "live-model"\nmax_retries = 3\n`);
+  await writeFile(
+    join(box.ws, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "openai-compatible"\nbase_url = "${model.baseUrl('openai-chat')}"\nmodel = "live-model"\nmax_retries = 3\n`,
+  );
 }
 
 function toolThenAnswer(answer: ScriptStep): ScriptStep[] {
-  return [{ toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }], usage: { input: 100, output: 20, cached: 40 } }, answer];
+  return [
+    { toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }], usage: { input: 100, output: 20, cached: 40 } },
+    answer,
+  ];
 }
 
 describe('weft run while an agent works', () => {
   it('streams the text onto a terminal while the answer is still open, with tool calls as they start and end', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    server = await startModelServer({ script: toolThenAnswer({ text: ANSWER, usage: { input: 150, output: 30, cached: 100, reasoning: 12 }, pauseAfterText: released }) });
+    server = await startModelServer({
+      script: toolThenAnswer({ text: ANSWER, usage: { input: 150, output: 30, cached: 100, reasoning: 12 }, pauseAfterText: released }),
+    });
     await pointAt(server);
 
     // `script` gives `weft run` a pseudo-terminal for stdin and stdout; its output is what the terminal shows.
@@ -85,11 +100,15 @@ describe('weft run while an agent works', () => {
     // The text as it streamed, in one line under the stage, and not again as a turn line.
     expect(lines).toContain(`  ◆ work@1 ${ANSWER}`);
     expect(lines.filter((line) => line.includes(ANSWER))).toHaveLength(2);
-    expect(lines.find((line) => line.startsWith('✓ work@1 succeeded'))).toMatch(/^✓ work@1 succeeded in \S+ · 250 in \/ 50 out tokens(?: · \S+ estimated)? → The notes list alpha/);
+    expect(lines.find((line) => line.startsWith('✓ work@1 succeeded'))).toMatch(
+      /^✓ work@1 succeeded in \S+ · 250 in \/ 50 out tokens(?: · \S+ estimated)? → The notes list alpha/,
+    );
   });
 
   it('keeps plain lines when piped, and sums tokens per stage and per run in events, inspect, weft_run_get and the HTTP API', async () => {
-    server = await startModelServer({ script: toolThenAnswer({ text: ANSWER, usage: { input: 150, output: 30, cached: 100, reasoning: 12 } }) });
+    server = await startModelServer({
+      script: toolThenAnswer({ text: ANSWER, usage: { input: 150, output: 30, cached: 100, reasoning: 12 } }),
+    });
     await pointAt(server);
     const home = join(box.ws, '.home');
     const result = await box.cli(['run', 'live.toml'], { WEFT_HOME: home });
@@ -101,17 +120,27 @@ describe('weft run while an agent works', () => {
       expect(lines).toContain('  ◆ turn 1: (1 tool call)');
       expect(lines).toContain(`  ◆ turn 2: ${ANSWER}`);
       expect(lines).toContain('  ⚙ read_file {"file_path":"notes.txt"}');
-      expect(lines.find((line) => line.startsWith('✓ work@1'))).toMatch(/^✓ work@1 succeeded in \S+ · 250 in \/ 50 out tokens(?: · \S+ estimated)? → /);
+      expect(lines.find((line) => line.startsWith('✓ work@1'))).toMatch(
+        /^✓ work@1 succeeded in \S+ · 250 in \/ 50 out tokens(?: · \S+ estimated)? → /,
+      );
       const id = /^run (\S+) succeeded$/m.exec(result.stderr)![1]!;
 
       const events = jsonLines<EventJson>((await box.cli(['events', id], { WEFT_HOME: home })).stdout);
       const stageUsage = { inputTokens: 250, outputTokens: 50, totalTokens: 300, cachedInputTokens: 140, reasoningTokens: 12 };
-      expect(events.find((event) => event.type === 'stage-finished')?.payload).toMatchObject({ status: 'succeeded', usage: stageUsage, errorCode: null });
+      expect(events.find((event) => event.type === 'stage-finished')?.payload).toMatchObject({
+        status: 'succeeded',
+        usage: stageUsage,
+        errorCode: null,
+      });
       // The streamed text is in the log (coalesced), the turn's whole text after it.
       const streamed = events.filter((event) => event.type === 'model-text-streamed');
       expect(streamed.length).toBeGreaterThan(0);
       expect(streamed.map((event) => event.payload.text).join('')).toBe(ANSWER);
-      expect(streamed.every((event) => event.seq < events.find((other) => other.type === 'model-turn-finished' && other.payload.turn === 2)!.seq)).toBe(true);
+      expect(
+        streamed.every(
+          (event) => event.seq < events.find((other) => other.type === 'model-turn-finished' && other.payload.turn === 2)!.seq,
+        ),
+      ).toBe(true);
 
       const inspected = await box.cli(['inspect', id, '--json'], { WEFT_HOME: home });
       const run = JSON.parse(inspected.stdout) as { usage: unknown; stages: { stageId: string; usage?: unknown }[] };

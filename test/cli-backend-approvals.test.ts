@@ -64,7 +64,8 @@ async function pendingQuestion(runId: string, seen: readonly QuestionRecord[]): 
       const pending = (await context.kit.service.questions(runId, true)).find((question) => !seen.some((old) => old.id === question.id));
       if (pending) return pending;
       const run = await context.kit.service.get(runId);
-      if (['succeeded', 'failed', 'cancelled'].includes(run.status) || Date.now() > deadline) throw new Error(`no question came; the run is ${run.status}`);
+      if (['succeeded', 'failed', 'cancelled'].includes(run.status) || Date.now() > deadline)
+        throw new Error(`no question came; the run is ${run.status}`);
       await changes.next(deadline - Date.now());
     }
   } finally {
@@ -90,7 +91,9 @@ describe('approvals on a Claude Code stage', () => {
     ]);
     expect(run.status).toBe('succeeded');
     const events = await context.kit.events(created.id);
-    const results = events.filter((event) => event.type === 'tool-call-finished').map((event) => ({ tool: event.payload.tool, isError: event.payload.isError, text: String(event.payload.text).slice(0, 60) }));
+    const results = events
+      .filter((event) => event.type === 'tool-call-finished')
+      .map((event) => ({ tool: event.payload.tool, isError: event.payload.isError, text: String(event.payload.text).slice(0, 60) }));
     expect(results).toEqual([
       { tool: 'mcp__memory__create_entities', isError: false, text: expect.stringContaining('"name":"weft"') },
       { tool: 'Bash', isError: true, text: expect.stringContaining('A person running the workflow declined Bash.') },
@@ -105,7 +108,10 @@ describe('approvals on a Claude Code stage', () => {
 
   it('a deny rule for weft’s shell keeps Claude Code from running Bash, without asking anyone', async () => {
     context.claude = await createClaudeKit(context.kit, script);
-    const file = await context.kit.write('wf.toml', workflow('{ pattern = "shell", action = "deny" }, { pattern = "mcp__*", action = "allow" }'));
+    const file = await context.kit.write(
+      'wf.toml',
+      workflow('{ pattern = "shell", action = "deny" }, { pattern = "mcp__*", action = "allow" }'),
+    );
     const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: false });
     await context.kit.service.approve(created.id);
     const worker = context.kit.startWorker({ agent: context.claude!.agent });
@@ -115,7 +121,9 @@ describe('approvals on a Claude Code stage', () => {
 
     expect(asked.map((question) => question.prompt)).toEqual(['Which colour?']);
     expect(run.status).toBe('succeeded');
-    const bash = (await context.kit.events(created.id)).find((event) => event.type === 'tool-call-finished' && event.payload.tool === 'Bash')!;
+    const bash = (await context.kit.events(created.id)).find(
+      (event) => event.type === 'tool-call-finished' && event.payload.tool === 'Bash',
+    )!;
     expect(bash.payload.isError).toBe(true);
     expect(existsSync(join(context.kit.dir, 'bash-ran.txt'))).toBe(false);
   });

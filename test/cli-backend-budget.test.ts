@@ -18,7 +18,12 @@ import type { RecordedRequest, ScriptOutcome } from './fixtures/model-server/mod
 function stepScript(steps: number): (request: RecordedRequest) => ScriptOutcome {
   return (request) => {
     const results = request.messages.filter((message) => message.role === 'tool').length;
-    if (results < steps) return { text: `Step ${results + 1}.`, toolCalls: [{ name: 'Bash', arguments: { command: 'echo step >> steps.txt', description: 'One step' } }], usage: { input: 400, output: 10 } };
+    if (results < steps)
+      return {
+        text: `Step ${results + 1}.`,
+        toolCalls: [{ name: 'Bash', arguments: { command: 'echo step >> steps.txt', description: 'One step' } }],
+        usage: { input: 400, output: 10 },
+      };
     return { text: 'All steps done.', usage: { input: 100, output: 10 } };
   };
 }
@@ -40,7 +45,9 @@ ${nodeBudget}
 const context = useClaudeTestContext();
 const steps = async () => (await readFile(join(context.kit.dir, 'steps.txt'), 'utf8')).split('\n').filter((line) => line !== '').length;
 const budgetEvents = async (id: string) =>
-  (await context.kit.events(id)).filter((event) => event.type.startsWith('budget-')).map((event) => [event.type, event.payload.stage ?? null, event.payload.limits] as const);
+  (await context.kit.events(id))
+    .filter((event) => event.type.startsWith('budget-'))
+    .map((event) => [event.type, event.payload.stage ?? null, event.payload.limits] as const);
 
 /** The scheduling state of a process (`T` when stopped), from /proc. */
 async function processState(pid: number): Promise<string> {
@@ -59,7 +66,12 @@ describe('budgets in a Claude Code stage', () => {
     expect(run.status).toBe('failed');
     const events = await context.kit.events(created.id);
     const finished = events.find((event) => event.type === 'stage-finished' && event.stageId === 'code@1')!;
-    expect(finished.payload).toMatchObject({ status: 'failed', error: expect.stringMatching(/^Budget of stage 'code' exceeded: \d+ tokens of 1000 tokens \(tokens\)\. Raise \[nodes\.code\.budget\]\.$/) });
+    expect(finished.payload).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(
+        /^Budget of stage 'code' exceeded: \d+ tokens of 1000 tokens \(tokens\)\. Raise \[nodes\.code\.budget\]\.$/,
+      ),
+    });
     // ~400 tokens a turn: the warning after the second, the stop after the third — whose Bash call had finished.
     expect(await budgetEvents(created.id)).toEqual([
       ['budget-warning', 'code', { maxTokens: 1000 }],
@@ -91,7 +103,10 @@ describe('budgets in a Claude Code stage', () => {
     }
     expect(await steps()).toBe(4);
     const events = await context.kit.events(created.id);
-    expect(events.find((event) => event.type === 'stage-finished')!.payload).toMatchObject({ status: 'succeeded', output: 'All steps done.' });
+    expect(events.find((event) => event.type === 'stage-finished')!.payload).toMatchObject({
+      status: 'succeeded',
+      output: 'All steps done.',
+    });
     const kinds = (await budgetEvents(created.id)).map(([type, stage, limits]) => [type, stage, limits]);
     expect(kinds.slice(0, 3)).toEqual([
       ['budget-warning', null, { maxTokens: 1000 }],

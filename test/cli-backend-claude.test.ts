@@ -38,7 +38,16 @@ run = "cat out.txt"
 /** The model's script: an MCP call, a built-in call, then the answer (by how many tool results it has seen). */
 function codingScript(request: RecordedRequest): ScriptOutcome {
   const results = request.messages.filter((message) => message.role === 'tool').length;
-  if (results === 0) return { text: 'I will remember the project first.', toolCalls: [{ name: 'mcp__memory__create_entities', arguments: { entities: [{ name: 'weft', entityType: 'project', observations: ['runs Claude Code stages'] }] } }] };
+  if (results === 0)
+    return {
+      text: 'I will remember the project first.',
+      toolCalls: [
+        {
+          name: 'mcp__memory__create_entities',
+          arguments: { entities: [{ name: 'weft', entityType: 'project', observations: ['runs Claude Code stages'] }] },
+        },
+      ],
+    };
   if (results === 1) return { toolCalls: [{ name: 'Bash', arguments: { command: 'echo hello > out.txt', description: 'Write hello' } }] };
   return { text: '```json\n{"ok": true, "file": "out.txt"}\n```', usage: { input: 120, output: 30 } };
 }
@@ -66,16 +75,33 @@ describe('agent stages on Claude Code', () => {
 
     const started = ofType(events, 'agent-started');
     expect(started).toHaveLength(1);
-    expect(started[0]!.payload).toMatchObject({ kind: 'agent', provider: 'Claude Code', model: 'claude-test', cli: 'claude', maxTurns: 6, session: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(started[0]!.payload.tools).toEqual(expect.arrayContaining(['Bash', 'mcp__memory__create_entities', 'mcp__weft_run__ask_question']));
+    expect(started[0]!.payload).toMatchObject({
+      kind: 'agent',
+      provider: 'Claude Code',
+      model: 'claude-test',
+      cli: 'claude',
+      maxTurns: 6,
+      session: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(started[0]!.payload.tools).toEqual(
+      expect.arrayContaining(['Bash', 'mcp__memory__create_entities', 'mcp__weft_run__ask_question']),
+    );
 
-    const turns = ofType(events, 'model-turn-finished').map((event) => ({ turn: event.payload.turn, text: event.payload.text, tools: (event.payload.toolCalls as { tool: string }[]).map((call) => call.tool) }));
+    const turns = ofType(events, 'model-turn-finished').map((event) => ({
+      turn: event.payload.turn,
+      text: event.payload.text,
+      tools: (event.payload.toolCalls as { tool: string }[]).map((call) => call.tool),
+    }));
     expect(turns).toEqual([
       { turn: 1, text: 'I will remember the project first.', tools: ['mcp__memory__create_entities'] },
       { turn: 2, text: '', tools: ['Bash'] },
       { turn: 3, text: '```json\n{"ok": true, "file": "out.txt"}\n```', tools: [] },
     ]);
-    const finished = ofType(events, 'tool-call-finished').map((event) => ({ tool: event.payload.tool, turn: event.payload.turn, isError: event.payload.isError }));
+    const finished = ofType(events, 'tool-call-finished').map((event) => ({
+      tool: event.payload.tool,
+      turn: event.payload.turn,
+      isError: event.payload.isError,
+    }));
     expect(finished).toEqual([
       { tool: 'mcp__memory__create_entities', turn: 1, isError: false },
       { tool: 'Bash', turn: 2, isError: false },
@@ -85,7 +111,9 @@ describe('agent stages on Claude Code', () => {
     expect(await readFile(join(context.kit.dir, 'out.txt'), 'utf8')).toBe('hello\n');
 
     // The turns add up to what Claude Code reported for the session, cost included.
-    const usage = ofType(events, 'model-turn-finished').map((event) => event.payload.usage as { inputTokens: number; outputTokens: number; reportedCostUsd?: number });
+    const usage = ofType(events, 'model-turn-finished').map(
+      (event) => event.payload.usage as { inputTokens: number; outputTokens: number; reportedCostUsd?: number },
+    );
     expect(usage.reduce((sum, item) => sum + item.outputTokens, 0)).toBeGreaterThanOrEqual(30);
     expect(usage.at(-1)!.reportedCostUsd).toBeGreaterThan(0);
 
@@ -98,7 +126,11 @@ describe('agent stages on Claude Code', () => {
     const first = context.claude!.server.requests[0]!;
     expect(first.model).toBe('claude-test');
     expect(first.system).toContain("You are running the stage 'code' of the weft workflow 'cli'");
-    expect(first.messages.some((message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'))).toBe(true);
+    expect(
+      first.messages.some(
+        (message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'),
+      ),
+    ).toBe(true);
     // Its config stayed in the stage's own directory, removed (with the run's) when the stage ended.
     expect(existsSync(join(context.kit.dir, '.cli-stages'))).toBe(true);
     expect(existsSync(join(context.kit.dir, '.cli-stages', runId))).toBe(false);
@@ -108,12 +140,20 @@ describe('agent stages on Claude Code', () => {
 describe('cancelling a Claude Code stage', () => {
   it('ends Claude Code, the MCP server it started and the shell command it runs in a session of its own', async () => {
     const hold = 'echo $$ > hold.pid; while true; do sleep 0.1; done';
-    context.claude = await createClaudeKit(context.kit, () => ({ toolCalls: [{ name: 'Bash', arguments: { command: hold, description: 'Hold' } }] }));
-    const file = await context.kit.write('wf.toml', WORKFLOW.replace('[nodes.code]', '[run]\napproval = [{ pattern = "shell", action = "allow" }]\n\n[nodes.code]'));
+    context.claude = await createClaudeKit(context.kit, () => ({
+      toolCalls: [{ name: 'Bash', arguments: { command: hold, description: 'Hold' } }],
+    }));
+    const file = await context.kit.write(
+      'wf.toml',
+      WORKFLOW.replace('[nodes.code]', '[run]\napproval = [{ pattern = "shell", action = "allow" }]\n\n[nodes.code]'),
+    );
     const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: true });
     const worker = context.kit.startWorker({ agent: context.claude.agent });
     const marker = `${created.id}/code@1`;
-    const holdPid = await until('the shell command to run', async () => Number((await readFile(join(context.kit.dir, 'hold.pid'), 'utf8').catch(() => '')).trim()) || undefined);
+    const holdPid = await until(
+      'the shell command to run',
+      async () => Number((await readFile(join(context.kit.dir, 'hold.pid'), 'utf8').catch(() => '')).trim()) || undefined,
+    );
     const group = Number((await context.kit.events(created.id)).find((event) => event.type === 'stage-process-started')!.payload.pgid);
     expect(groupAlive(group)).toBe(true);
     expect(await markedProcesses(marker)).toContain(holdPid);
@@ -124,6 +164,8 @@ describe('cancelling a Claude Code stage', () => {
     expect(run.status).toBe('cancelled');
     expect(groupAlive(group)).toBe(false);
     expect(await markedProcesses(marker)).toEqual([]);
-    expect((await context.kit.events(created.id)).find((event) => event.type === 'stage-finished')!.payload).toMatchObject({ status: 'cancelled' });
+    expect((await context.kit.events(created.id)).find((event) => event.type === 'stage-finished')!.payload).toMatchObject({
+      status: 'cancelled',
+    });
   });
 });

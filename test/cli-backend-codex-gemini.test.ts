@@ -66,7 +66,9 @@ const CASES: CliCase[] = [
     memoryTool: 'mcp__memory__create_entities',
     shellTool: 'exec_command',
     offered: (request) =>
-      (request.body.tools as { type: string; name?: string; tools?: { name: string }[] }[]).flatMap((tool) => (tool.type === 'namespace' ? tool.tools!.map((inner) => `${tool.name!}__${inner.name}`) : [tool.name ?? tool.type])),
+      (request.body.tools as { type: string; name?: string; tools?: { name: string }[] }[]).flatMap((tool) =>
+        tool.type === 'namespace' ? tool.tools!.map((inner) => `${tool.name!}__${inner.name}`) : [tool.name ?? tool.type],
+      ),
     offeredRunTools: ['mcp__weft_run__ask_question', 'mcp__weft_run__report_progress'],
     refusal: 'unsupported call',
     reportsRefusals: false,
@@ -106,7 +108,10 @@ function codingScript(test: CliCase): (request: RecordedRequest) => ScriptOutcom
     const results = request.messages.filter((message) => message.role === 'tool');
     if (results.length === 0) return { text: 'I will remember the project first.', toolCalls: [test.memoryCall] };
     if (results.length === 1) return { toolCalls: [test.shellCall] };
-    return { text: `{"ok": true, "results": ${JSON.stringify(results.map((result) => result.content))}}`, usage: { input: 120, output: 30 } };
+    return {
+      text: `{"ok": true, "results": ${JSON.stringify(results.map((result) => result.content))}}`,
+      usage: { input: 120, output: 30 },
+    };
   };
 }
 
@@ -117,7 +122,11 @@ function ofType(events: readonly RunEvent[], type: string): RunEvent[] {
 describe.each(CASES)('agent stages on $displayName', (test) => {
   const context = useClaudeTestContext({ memoryServer: true });
 
-  async function start(script: (request: RecordedRequest) => ScriptOutcome, rules: ApprovalRule[] = [], withoutKey = false): Promise<ClaudeKit> {
+  async function start(
+    script: (request: RecordedRequest) => ScriptOutcome,
+    rules: ApprovalRule[] = [],
+    withoutKey = false,
+  ): Promise<ClaudeKit> {
     // The kit's fake model server speaks every wire format; only the environment says which endpoint the CLI uses.
     const started = await createClaudeKit(context.kit, script, { cli: { [test.cli]: { path: test.binary } }, rules });
     const env = test.env(started.server.url);
@@ -143,7 +152,12 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
 
     const started = ofType(events, 'agent-started');
     expect(started).toHaveLength(1);
-    expect(started[0]!.payload).toMatchObject({ kind: 'agent', provider: test.displayName, model: test.model.split(':')[1], cli: test.cli });
+    expect(started[0]!.payload).toMatchObject({
+      kind: 'agent',
+      provider: test.displayName,
+      model: test.model.split(':')[1],
+      cli: test.cli,
+    });
     const finished = ofType(events, 'tool-call-finished').map((event) => ({ tool: event.payload.tool, isError: event.payload.isError }));
     expect(finished).toEqual([
       { tool: test.memoryTool, isError: false },
@@ -162,7 +176,11 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     const first = cli.server.requests[0]!;
     expect(first.path).toBe(test.modelPath);
     expect(first.system).toContain("You are running the stage 'code' of the weft workflow 'cli'");
-    expect(first.messages.some((message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'))).toBe(true);
+    expect(
+      first.messages.some(
+        (message) => message.role === 'user' && message.text.includes('Remember the project, then write hello to out.txt.'),
+      ),
+    ).toBe(true);
     const offered = test.offered(first);
     expect(offered).toEqual(expect.arrayContaining([...test.offeredRunTools, test.memoryTool, test.shellTool]));
     expect(offered.filter((name) => name.includes('approve_tool_call'))).toEqual([]);
@@ -176,7 +194,14 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
     expect((await context.kit.service.get(runId)).status).toBe('succeeded');
     expect(test.offered(cli.server.requests[0]!)).not.toContain(test.shellTool);
     const finished = ofType(events, 'tool-call-finished').map((event) => ({ tool: event.payload.tool, isError: event.payload.isError }));
-    expect(finished).toEqual(test.reportsRefusals ? [{ tool: test.memoryTool, isError: true }, { tool: test.shellTool, isError: true }] : []);
+    expect(finished).toEqual(
+      test.reportsRefusals
+        ? [
+            { tool: test.memoryTool, isError: true },
+            { tool: test.shellTool, isError: true },
+          ]
+        : [],
+    );
     expect(existsSync(join(context.kit.dir, 'memory.json'))).toBe(false);
     expect(existsSync(join(context.kit.dir, 'out.txt'))).toBe(false);
     const refusals = cli.server.requests.at(-1)!.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
@@ -214,7 +239,11 @@ describe.each(CASES)('agent stages on $displayName', (test) => {
       const result = request.messages.find((message) => message.role === 'tool');
       return result?.role === 'tool' ? { text: `The person said: ${result.content}` } : { toolCalls: [test.askCall] };
     });
-    const created = await context.kit.service.create({ workflow: await context.kit.write('wf.toml', workflow(test, false)), cwd: context.kit.dir, autoApprove: false });
+    const created = await context.kit.service.create({
+      workflow: await context.kit.write('wf.toml', workflow(test, false)),
+      cwd: context.kit.dir,
+      autoApprove: false,
+    });
     await context.kit.service.approve(created.id);
     const worker = context.kit.startWorker({ agent: cli.agent });
     try {

@@ -68,7 +68,19 @@ async function setUp(test: CliE2eCase): Promise<ModelServer> {
   await writeFile(join(box.ws, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: MEMORY_SERVER, args: [] } } }));
   await writeFile(
     join(box.ws, 'cli.toml'),
-    ['[workflow]', 'name = "crash"', 'start = "code"', '[run]', 'approval = [{ pattern = "shell", action = "allow" }, { pattern = "mcp__memory__*", action = "allow" }]', '[nodes.code]', 'kind = "agent"', 'backend = "cli"', `cli = "${test.cli}"`, `model = "${test.model}"`, `prompt = "${PROMPT}"`].join('\n'),
+    [
+      '[workflow]',
+      'name = "crash"',
+      'start = "code"',
+      '[run]',
+      'approval = [{ pattern = "shell", action = "allow" }, { pattern = "mcp__memory__*", action = "allow" }]',
+      '[nodes.code]',
+      'kind = "agent"',
+      'backend = "cli"',
+      `cli = "${test.cli}"`,
+      `model = "${test.model}"`,
+      `prompt = "${PROMPT}"`,
+    ].join('\n'),
   );
   return server;
 }
@@ -109,7 +121,11 @@ async function crashDuringHold(test: CliE2eCase, server: ModelServer): Promise<{
 
 /** A worker takes the run over; resolves once the run has succeeded, with the worker's exit to come. */
 async function takeOver(id: string, env: Record<string, string>): Promise<{ exited: Promise<number | null> }> {
-  worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...env }, stdio: 'ignore' });
+  worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], {
+    cwd: box.ws,
+    env: { ...process.env, ...box.env, ...env },
+    stdio: 'ignore',
+  });
   const exited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
   const waited = await box.cli(['wait', id, '--timeout', '60']);
   expect(waited.stdout).toBe(`${id}  succeeded\n`);
@@ -129,15 +145,22 @@ describe.each(CLI_E2E_CASES)('a $displayName stage whose runner is killed', (tes
       ['code@1', 'abandoned'],
       ['code@2', 'succeeded'],
     ]);
-    expect(events.find((event) => event.type === 'stage-finished' && event.stageId === 'code@2')!.payload.output).toBe('done after the crash');
+    expect(events.find((event) => event.type === 'stage-finished' && event.stageId === 'code@2')!.payload.output).toBe(
+      'done after the crash',
+    );
     // The second attempt resumed the first one's CLI session: the model saw the first task, then weft's resume message.
     const sessions = events.filter((event) => event.type === 'agent-started').map((event) => [event.stageId, event.payload.session]);
     expect(sessions).toHaveLength(2);
     expect(sessions[1]![1]).toBe(sessions[0]![1]);
-    const resumed = server.requests.filter((request) => request.messages.some((message) => message.role === 'user' && message.text.includes(CLI_RESUME_MESSAGE)));
+    const resumed = server.requests.filter((request) =>
+      request.messages.some((message) => message.role === 'user' && message.text.includes(CLI_RESUME_MESSAGE)),
+    );
     expect(resumed.length).toBeGreaterThan(0);
     // (Gemini CLI had not saved the model's unfinished turn: its resumed request holds the task, then the resume message.)
-    const said = resumed[0]!.messages.filter((message) => message.role === 'user').map((message) => message.text).join('\n');
+    const said = resumed[0]!.messages
+      .filter((message) => message.role === 'user')
+      .map((message) => message.text)
+      .join('\n');
     expect(said.indexOf(PROMPT)).toBeGreaterThanOrEqual(0);
     expect(said.indexOf(PROMPT)).toBeLessThan(said.indexOf(CLI_RESUME_MESSAGE));
     expect(await readLines(join(box.ws, 'starts.txt'))).toEqual(['started']);
@@ -156,7 +179,9 @@ describe.each(CLI_E2E_CASES)('a $displayName stage whose runner is killed', (tes
     await writeFile(join(box.ws, 'release.marker'), '');
     await takeOver(id, env);
     const events = await box.events(id, '--json');
-    expect(events.filter((event) => event.type === 'stage-finished').map((event) => [event.stageId, event.payload.status, event.payload.output])).toEqual([
+    expect(
+      events.filter((event) => event.type === 'stage-finished').map((event) => [event.stageId, event.payload.status, event.payload.output]),
+    ).toEqual([
       ['code@1', 'abandoned', null],
       ['code@2', 'succeeded', 'done afresh'],
     ]);

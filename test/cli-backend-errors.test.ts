@@ -61,7 +61,10 @@ describe('CLI stage errors', () => {
     context.claude = await createClaudeKit(context.kit, [], { cli: { claude: { path: join(context.kit.dir, 'no-such-claude') } } });
     const result = await run();
     expect(result.status).toBe('failed');
-    expect(result.code).toMatchObject({ status: 'failed', error: `Claude Code was not found at ${join(context.kit.dir, 'no-such-claude')} ([cli.claude] path in settings): no executable file there. Fix the path, or remove it to look on PATH.` });
+    expect(result.code).toMatchObject({
+      status: 'failed',
+      error: `Claude Code was not found at ${join(context.kit.dir, 'no-such-claude')} ([cli.claude] path in settings): no executable file there. Fix the path, or remove it to look on PATH.`,
+    });
     expect(result.side).toMatchObject({ status: 'succeeded', output: 'side ran' });
   });
 
@@ -69,7 +72,11 @@ describe('CLI stage errors', () => {
     const broken = await fakeCli('claude-broken', 'echo "loading config" >&2\necho "fatal: config is corrupt" >&2\nexit 3');
     context.claude = await createClaudeKit(context.kit, [], { cli: { claude: { path: broken } } });
     const result = await run();
-    expect(result.code).toMatchObject({ status: 'failed', exitCode: 3, error: 'Claude Code ended without an answer (exit code 3). Last lines of its stderr:\nloading config\nfatal: config is corrupt' });
+    expect(result.code).toMatchObject({
+      status: 'failed',
+      exitCode: 3,
+      error: 'Claude Code ended without an answer (exit code 3). Last lines of its stderr:\nloading config\nfatal: config is corrupt',
+    });
     expect(result.side).toMatchObject({ status: 'succeeded' });
   });
 
@@ -77,7 +84,12 @@ describe('CLI stage errors', () => {
     const chatty = await fakeCli('claude-chatty', 'echo "Welcome to Claude!"\necho \'{"no":"type"}\'\nexit 0');
     context.claude = await createClaudeKit(context.kit, [], { cli: { claude: { path: chatty } } });
     const result = await run();
-    expect(result.code).toMatchObject({ status: 'failed', exitCode: 0, error: "Claude Code ended without an answer (exit code 0). 2 line(s) of its output were not Claude Code's stream format, the first: Welcome to Claude!" });
+    expect(result.code).toMatchObject({
+      status: 'failed',
+      exitCode: 0,
+      error:
+        "Claude Code ended without an answer (exit code 0). 2 line(s) of its output were not Claude Code's stream format, the first: Welcome to Claude!",
+    });
   });
 
   it('the real Claude Code without credentials: the stage fails saying it needs a login', async () => {
@@ -86,7 +98,8 @@ describe('CLI stage errors', () => {
     expect(result.code).toMatchObject({
       status: 'failed',
       exitCode: 1,
-      error: "Claude Code needs a login (exit code 1): Not logged in · Please run /login. Give the runner its API key in the environment (weft keeps each stage's Claude Code config apart from yours, so a login made in your own config is not seen).",
+      error:
+        "Claude Code needs a login (exit code 1): Not logged in · Please run /login. Give the runner its API key in the environment (weft keeps each stage's Claude Code config apart from yours, so a login made in your own config is not seen).",
     });
     expect(context.claude!.server.requests).toEqual([]);
     expect(result.side).toMatchObject({ status: 'succeeded' });

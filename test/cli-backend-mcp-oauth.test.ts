@@ -50,7 +50,9 @@ describe.each(CLI_E2E_CASES)('a $displayName stage and a remote MCP server weft 
     model = await startModelServer({
       script: (request) => {
         const result = request.messages.find((message) => message.role === 'tool');
-        return result === undefined ? { toolCalls: [test.mcpCall('remote', 'whoami', {})] } : { text: `the server said: ${result.content}` };
+        return result === undefined
+          ? { toolCalls: [test.mcpCall('remote', 'whoami', {})] }
+          : { text: `the server said: ${result.content}` };
       },
     });
     await mkdir(join(box.ws, '.weft'), { recursive: true });
@@ -58,7 +60,18 @@ describe.each(CLI_E2E_CASES)('a $displayName stage and a remote MCP server weft 
     await writeFile(join(box.ws, '.mcp.json'), JSON.stringify({ mcpServers: { remote: { type: 'http', url: oauth.mcpUrl.href } } }));
     await writeFile(
       join(box.ws, 'remote.toml'),
-      ['[workflow]', 'name = "remote"', 'start = "code"', '[run]', 'approval = [{ pattern = "mcp__remote__*", action = "allow" }]', '[nodes.code]', 'kind = "agent"', `cli = "${test.cli}"`, `model = "${test.model}"`, 'prompt = "Who am I?"'].join('\n'),
+      [
+        '[workflow]',
+        'name = "remote"',
+        'start = "code"',
+        '[run]',
+        'approval = [{ pattern = "mcp__remote__*", action = "allow" }]',
+        '[nodes.code]',
+        'kind = "agent"',
+        `cli = "${test.cli}"`,
+        `model = "${test.model}"`,
+        'prompt = "Who am I?"',
+      ].join('\n'),
     );
 
     const detached = await box.cli(['run', 'remote.toml', '--detach', '--auto-approve'], test.env(model));

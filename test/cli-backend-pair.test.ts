@@ -35,7 +35,11 @@ describe('pairing with a Claude Code stage', () => {
     const file = await context.kit.write('wf.toml', WORKFLOW);
     const created = await context.kit.service.create({ workflow: file, cwd: context.kit.dir, autoApprove: true });
     const worker = context.kit.startWorker({ agent: context.claude!.agent });
-    await context.kit.until(created.id, (run) => run.currentStageId === 'code@1' && context.claude!.server.requests.length === 1, 'waiting on the model');
+    await context.kit.until(
+      created.id,
+      (run) => run.currentStageId === 'code@1' && context.claude!.server.requests.length === 1,
+      'waiting on the model',
+    );
 
     const { session } = await context.kit.service.pairing.start(created.id, { by: 'tester' });
     expect(session.stageId).toBe('code@1');
@@ -47,7 +51,10 @@ describe('pairing with a Claude Code stage', () => {
     expect(run.status).toBe('succeeded');
     const events = await context.kit.events(created.id);
     expect(events.filter((event) => event.type === 'message-delivered').map((event) => event.payload.text)).toEqual(['Also say hello.']);
-    expect(events.filter((event) => event.type === 'model-turn-finished').map((event) => event.payload.text)).toEqual(['first answer', 'second answer, hello included']);
+    expect(events.filter((event) => event.type === 'model-turn-finished').map((event) => event.payload.text)).toEqual([
+      'first answer',
+      'second answer, hello included',
+    ]);
     expect(events.find((event) => event.type === 'stage-finished')!.payload.output).toBe('second answer, hello included');
     expect(events.find((event) => event.type === 'pair-ended')!.payload.reason).toBe('stage-finished');
     const second = context.claude!.server.requests[1]!;

@@ -38,7 +38,10 @@ describe('the docs agree with behaviour', () => {
     expect(tools.stderr).toContain(`weft warn: ${warning}`);
     expect(tools.stdout).toMatch(/^read_file {2,}builtin/m);
     expect(tools.stdout).not.toContain('mcp__bad__');
-    for (const args of [['mcp', 'list'], ['mcp', 'get', 'bad']]) {
+    for (const args of [
+      ['mcp', 'list'],
+      ['mcp', 'get', 'bad'],
+    ]) {
       const result = await box.cli(args);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`weft: ${warning}`);
@@ -54,8 +57,12 @@ describe('the docs agree with behaviour', () => {
     commands.forEach((path, index) => {
       const name = path.join(' ');
       const options = documented.get(name)!;
-      expect({ command: name, options: longOptions(options) }).toEqual({ command: name, options: longOptions(optionsSection(helps[index]!)).filter((option) => option !== '--help') });
-      for (const [, short] of options.matchAll(/(?<![\w-])(-[a-zA-Z])\//g)) expect(helps[index], `${name} ${short}`).toContain(`  ${short}, `);
+      expect({ command: name, options: longOptions(options) }).toEqual({
+        command: name,
+        options: longOptions(optionsSection(helps[index]!)).filter((option) => option !== '--help'),
+      });
+      for (const [, short] of options.matchAll(/(?<![\w-])(-[a-zA-Z])\//g))
+        expect(helps[index], `${name} ${short}`).toContain(`  ${short}, `);
     });
   });
 });
@@ -69,13 +76,20 @@ async function help(path: string[]): Promise<string> {
 /** Every runnable command as its words (`['mcp', 'add']`): groups such as `mcp` are opened, `help` is left out. */
 async function commandsOf(path: string[]): Promise<string[][]> {
   const text = await help(path);
-  const names = [...(text.split('\nCommands:\n')[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+  const names = [...(text.split('\nCommands:\n')[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+    .map((match) => match[1]!)
+    .filter((name) => name !== 'help');
   if (names.length === 0) return [path];
   return (await Promise.all(names.map((name) => commandsOf([...path, name])))).flat();
 }
 
 function optionsSection(text: string): string {
-  return (text.split('\nOptions:\n')[1] ?? '').split('\n\n')[0]!.split('\n').filter((line) => /^ {2}-/.test(line)).map((line) => line.trim().split(/ {2,}/)[0]).join(' ');
+  return (text.split('\nOptions:\n')[1] ?? '')
+    .split('\n\n')[0]!
+    .split('\n')
+    .filter((line) => /^ {2}-/.test(line))
+    .map((line) => line.trim().split(/ {2,}/)[0])
+    .join(' ');
 }
 
 function longOptions(text: string): string[] {

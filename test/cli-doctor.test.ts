@@ -23,28 +23,73 @@ afterEach(async () => {
 
 describe('weft doctor', () => {
   it('reports each check with the fix for each problem, and exits 1 when one failed', async () => {
-    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: {
-      good: { command: 'node', args: [FIXTURE] },
-      broken: { command: 'node', args: [FIXTURE], env: { FIXTURE_EXIT_AT_START: '3' } },
-    } }));
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          good: { command: 'node', args: [FIXTURE] },
+          broken: { command: 'node', args: [FIXTURE], env: { FIXTURE_EXIT_AT_START: '3' } },
+        },
+      }),
+    );
     await mkdir(join(base, 'weft-home'));
-    await writeFile(join(base, 'weft-home', 'settings.toml'), '[llm]\nprovider = "openai"\nmodel = "gpt-test"\napi_key_env = "WEFT_DOCTOR_TEST_KEY"\n');
+    await writeFile(
+      join(base, 'weft-home', 'settings.toml'),
+      '[llm]\nprovider = "openai"\nmodel = "gpt-test"\napi_key_env = "WEFT_DOCTOR_TEST_KEY"\n',
+    );
     const result = await runCli(['doctor', '--json'], { cwd: workspace, env });
     expect(result.code).toBe(1);
-    const checks = Object.fromEntries((JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [check.name, check]));
-    expect(Object.keys(checks)).toEqual(['node', 'store', 'mcp broken', 'mcp good', 'workspaces', 'sandbox', 'model', 'cli claude', 'cli codex', 'cli gemini', 'claude-code', 'cursor', 'codex']);
+    const checks = Object.fromEntries(
+      (JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [
+        check.name,
+        check,
+      ]),
+    );
+    expect(Object.keys(checks)).toEqual([
+      'node',
+      'store',
+      'mcp broken',
+      'mcp good',
+      'workspaces',
+      'sandbox',
+      'model',
+      'cli claude',
+      'cli codex',
+      'cli gemini',
+      'claude-code',
+      'cursor',
+      'codex',
+    ]);
     expect(checks.node).toMatchObject({ level: 'ok', fix: null });
     // The test machine has bubblewrap, socat and setpriv (test/system-packages.ts) and Linux ≥ 6.14.
-    expect(checks.sandbox).toMatchObject({ level: 'ok', detail: 'bubblewrap, socat and setpriv found (mode = "none" in settings)', fix: null });
+    expect(checks.sandbox).toMatchObject({
+      level: 'ok',
+      detail: 'bubblewrap, socat and setpriv found (mode = "none" in settings)',
+      fix: null,
+    });
     expect(checks.store).toMatchObject({ level: 'ok', detail: expect.stringContaining(join(base, 'weft-home')) });
     expect(checks['mcp good']).toMatchObject({ level: 'ok', detail: expect.stringMatching(/^ready, \d+ tools/) });
-    expect(checks['mcp broken']).toMatchObject({ level: 'fail', fix: `run 'weft mcp test broken' for details; fix or disable the entry in ${join(workspace, '.mcp.json')}` });
-    expect(checks.model).toEqual({ name: 'model', level: 'fail', detail: 'openai:gpt-test, but WEFT_DOCTOR_TEST_KEY is not set', fix: 'export WEFT_DOCTOR_TEST_KEY=… before running agent stages' });
-    expect(checks.codex).toMatchObject({ level: 'warn', fix: `add [mcp_servers.weft] with command = "weft" and args = ["mcp", "start"] to ${join(base, 'user', 'codex', 'config.toml')}` });
+    expect(checks['mcp broken']).toMatchObject({
+      level: 'fail',
+      fix: `run 'weft mcp test broken' for details; fix or disable the entry in ${join(workspace, '.mcp.json')}`,
+    });
+    expect(checks.model).toEqual({
+      name: 'model',
+      level: 'fail',
+      detail: 'openai:gpt-test, but WEFT_DOCTOR_TEST_KEY is not set',
+      fix: 'export WEFT_DOCTOR_TEST_KEY=… before running agent stages',
+    });
+    expect(checks.codex).toMatchObject({
+      level: 'warn',
+      fix: `add [mcp_servers.weft] with command = "weft" and args = ["mcp", "start"] to ${join(base, 'user', 'codex', 'config.toml')}`,
+    });
 
     await mkdir(join(base, 'user', 'codex'));
     await writeFile(join(base, 'user', 'codex', 'config.toml'), '[mcp_servers.weft]\ncommand = "weft"\n');
-    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { weft: { command: 'weft', args: ['mcp', 'start'], disabled: true } } }));
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({ mcpServers: { weft: { command: 'weft', args: ['mcp', 'start'], disabled: true } } }),
+    );
     const healthy = await runCli(['doctor'], { cwd: workspace, env: { ...env, WEFT_DOCTOR_TEST_KEY: 'k' } });
     expect(healthy.code).toBe(0);
     expect(healthy.stdout).toContain('✓ model: openai:gpt-test\n');
@@ -55,13 +100,35 @@ describe('weft doctor', () => {
 
   it('checks each coding CLI: where its binary is, its version, and the environment it needs (named, never printed); a CLI a workflow uses fails without them', async () => {
     await mkdir(join(workspace, '.weft'));
-    await writeFile(join(workspace, 'fix.toml'), '[workflow]\nname = "fix"\nstart = "code"\n[nodes.code]\nkind = "agent"\nbackend = "cli"\ncli = "codex"\nprompt = "Fix it."\n');
-    await writeFile(join(workspace, '.weft', 'settings.toml'), '[llm]\nbackend = "cli"\ncli = "claude"\n[cli.claude]\npath = "nowhere/claude"\n');
+    await writeFile(
+      join(workspace, 'fix.toml'),
+      '[workflow]\nname = "fix"\nstart = "code"\n[nodes.code]\nkind = "agent"\nbackend = "cli"\ncli = "codex"\nprompt = "Fix it."\n',
+    );
+    await writeFile(
+      join(workspace, '.weft', 'settings.toml'),
+      '[llm]\nbackend = "cli"\ncli = "claude"\n[cli.claude]\npath = "nowhere/claude"\n',
+    );
     // Only Node on PATH: Codex and Gemini CLI are found as the npm packages weft depends on.
-    const cliEnv = { ...env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', CLAUDE_CODE_OAUTH_TOKEN: '', GEMINI_API_KEY: '' };
+    const cliEnv = {
+      ...env,
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+      OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_AUTH_TOKEN: '',
+      CLAUDE_CODE_OAUTH_TOKEN: '',
+      GEMINI_API_KEY: '',
+    };
     const doctor = async (extra: Record<string, string>) => {
       const result = await runCli(['doctor', '--json'], { cwd: workspace, env: { ...cliEnv, ...extra } });
-      return { result, checks: Object.fromEntries((JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [check.name, check])) };
+      return {
+        result,
+        checks: Object.fromEntries(
+          (JSON.parse(result.stdout) as { name: string; level: string; detail: string; fix: string | null }[]).map((check) => [
+            check.name,
+            check,
+          ]),
+        ),
+      };
     };
 
     const missing = await doctor({});
@@ -73,10 +140,14 @@ describe('weft doctor', () => {
       fix: 'fix [cli.claude] path in settings, or remove it to look on PATH',
     });
     expect(missing.checks['cli codex']).toMatchObject({ level: 'fail', fix: 'export OPENAI_API_KEY=… before running Codex stages' });
-    expect(missing.checks['cli codex']!.detail).toMatch(/^Codex codex-cli 0\.169\.0 at \S+ \(npm package @openai\/codex\); needs OPENAI_API_KEY, not set \(used by fix\.toml\)$/);
+    expect(missing.checks['cli codex']!.detail).toMatch(
+      /^Codex codex-cli 0\.169\.0 at \S+ \(npm package @openai\/codex\); needs OPENAI_API_KEY, not set \(used by fix\.toml\)$/,
+    );
     // No workflow or setting uses Gemini CLI: what it lacks is not a failure.
     expect(missing.checks['cli gemini']).toMatchObject({ level: 'ok', fix: null });
-    expect(missing.checks['cli gemini']!.detail).toMatch(/^Gemini CLI 0\.61\.0 at \S+ \(npm package @google\/gemini-cli\); needs GEMINI_API_KEY, not set \(optional: no workflow or setting uses it\)$/);
+    expect(missing.checks['cli gemini']!.detail).toMatch(
+      /^Gemini CLI 0\.61\.0 at \S+ \(npm package @google\/gemini-cli\); needs GEMINI_API_KEY, not set \(optional: no workflow or setting uses it\)$/,
+    );
 
     const secret = 'sk-doctor-secret-0123456789';
     const ready = await doctor({ OPENAI_API_KEY: secret, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });

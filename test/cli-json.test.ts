@@ -18,10 +18,32 @@ const MEMORY = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory
 
 /** Every section of docs/cli-json.md, each checked below or in pg-store-migrate.test.ts. */
 const SECTIONS = [
-  'Run record', 'inspect', 'Event', 'wait', 'workflow validate', 'mcp add', 'mcp remove', 'mcp init',
-  'answer', 'pair --status', 'tools list', 'tools call', 'mcp list', 'mcp get', 'MCP server config', 'MCP server status',
-  'mcp test', 'mcp import', 'doctor', 'prune', 'store migrate', 'export: run line', 'export: event line', 'export: artifact line',
-  'schedule', 'trigger',
+  'Run record',
+  'inspect',
+  'Event',
+  'wait',
+  'workflow validate',
+  'mcp add',
+  'mcp remove',
+  'mcp init',
+  'answer',
+  'pair --status',
+  'tools list',
+  'tools call',
+  'mcp list',
+  'mcp get',
+  'MCP server config',
+  'MCP server status',
+  'mcp test',
+  'mcp import',
+  'doctor',
+  'prune',
+  'store migrate',
+  'export: run line',
+  'export: event line',
+  'export: artifact line',
+  'schedule',
+  'trigger',
 ];
 
 let box: Sandbox;
@@ -81,9 +103,22 @@ describe('--json output', () => {
     const added = await json(['mcp', 'add', 'mem', '--json', '--', 'npx', '-y', '@modelcontextprotocol/server-memory']);
     expectFields(added, fields.get('mcp add'));
     expect(added).toEqual({ name: 'mem', scope: 'project', file: join(box.ws, '.mcp.json'), replaced: false, warnings: [] });
-    const addedJson = await json(['mcp', 'add-json', 'web', '{"type":"http","url":"https://example.com/mcp","tools":3}', '--scope', 'user', '--json']);
+    const addedJson = await json([
+      'mcp',
+      'add-json',
+      'web',
+      '{"type":"http","url":"https://example.com/mcp","tools":3}',
+      '--scope',
+      'user',
+      '--json',
+    ]);
     expectFields(addedJson, fields.get('mcp add'));
-    expect(addedJson).toMatchObject({ name: 'web', scope: 'user', replaced: false, warnings: [expect.stringContaining("field 'tools' is not used by weft")] });
+    expect(addedJson).toMatchObject({
+      name: 'web',
+      scope: 'user',
+      replaced: false,
+      warnings: [expect.stringContaining("field 'tools' is not used by weft")],
+    });
     const removed = await json(['mcp', 'remove', 'mem', '--json']);
     expectFields(removed, fields.get('mcp remove'));
     expect(removed).toEqual({ name: 'mem', scope: 'project', file: join(box.ws, '.mcp.json') });
@@ -133,7 +168,12 @@ describe('--json output', () => {
   });
 
   it('has every field docs/cli-json.md lists, for tools list/call, mcp list/get/test/import and doctor', async () => {
-    await writeFile(join(box.ws, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: 'node', args: [MEMORY], env: { MEMORY_FILE_PATH: join(box.base, 'memory.jsonl') } } } }));
+    await writeFile(
+      join(box.ws, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { memory: { command: 'node', args: [MEMORY], env: { MEMORY_FILE_PATH: join(box.base, 'memory.jsonl') } } },
+      }),
+    );
 
     const tools = (await json(['tools', 'list', '--json'])) as { name: string }[];
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['shell', 'mcp__memory__read_graph']));

@@ -24,11 +24,20 @@ afterEach(async () => {
 describe('weft mcp list and get', () => {
   it('list prints each server when it is up, piped too: the quick one while the slow one still starts', async () => {
     const release = join(base, 'release-slow');
-    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: {
-      slow: { command: 'node', args: [FIXTURE], env: { FIXTURE_START_WHEN: release } },
-      quick: { command: 'node', args: [FIXTURE] },
-    } }));
-    const child = spawn(process.execPath, [WEFT_BIN, 'mcp', 'list'], { cwd: workspace, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          slow: { command: 'node', args: [FIXTURE], env: { FIXTURE_START_WHEN: release } },
+          quick: { command: 'node', args: [FIXTURE] },
+        },
+      }),
+    );
+    const child = spawn(process.execPath, [WEFT_BIN, 'mcp', 'list'], {
+      cwd: workspace,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     const quickShown = new Promise<string>((resolve) => {
@@ -42,11 +51,19 @@ describe('weft mcp list and get', () => {
     expect(before).not.toContain('slow');
     await writeFile(release, '');
     expect(await exited).toBe(0);
-    expect(stdout.split('\n').filter(Boolean).map((line) => line.split('  ').slice(0, 3).join(' '))).toEqual(['quick stdio ready', 'slow stdio ready']);
+    expect(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('  ').slice(0, 3).join(' ')),
+    ).toEqual(['quick stdio ready', 'slow stdio ready']);
   });
 
   it('get of a server that fails to start exits 1 with the reason, in text and JSON', async () => {
-    await writeFile(join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { broken: { command: 'node', args: [FIXTURE], env: { FIXTURE_EXIT_AT_START: '3' } } } }));
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({ mcpServers: { broken: { command: 'node', args: [FIXTURE], env: { FIXTURE_EXIT_AT_START: '3' } } } }),
+    );
     const text = await runCli(['mcp', 'get', 'broken'], { cwd: workspace, env });
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('status: failed');

@@ -32,7 +32,10 @@ afterEach(async () => {
 /** Starts `weft mcp login remote`, plays the browser with the URL it prints, and returns its result. */
 function login(): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEFT_BIN, 'mcp', 'login', 'remote'], { cwd: workspace, env: { ...process.env, ...env, PATH: '/usr/bin:/bin' } });
+    const child = spawn(process.execPath, [WEFT_BIN, 'mcp', 'login', 'remote'], {
+      cwd: workspace,
+      env: { ...process.env, ...env, PATH: '/usr/bin:/bin' },
+    });
     let stdout = '';
     let stderr = '';
     let opened = false;
@@ -53,21 +56,31 @@ function login(): Promise<{ code: number | null; stdout: string; stderr: string 
 describe('weft mcp login / logout', () => {
   it('a remote server needing auth says to log in; after login its tools work; logout forgets the tokens', async () => {
     const before = await runCli(['mcp', 'list', '--json'], { cwd: workspace, env });
-    expect(JSON.parse(before.stdout)).toEqual([expect.objectContaining({ name: 'remote', status: 'failed', error: "[remote] needs authorization — run 'weft mcp login remote'" })]);
+    expect(JSON.parse(before.stdout)).toEqual([
+      expect.objectContaining({ name: 'remote', status: 'failed', error: "[remote] needs authorization — run 'weft mcp login remote'" }),
+    ]);
 
     const result = await login();
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Open this URL to authorize weft:');
     const tokenFile = join(base, 'home', 'mcp-oauth', 'remote.json');
-    expect(result.stdout).toMatch(new RegExp(`^Logged in to 'remote'.*Tokens are stored in ${tokenFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n$`));
+    expect(result.stdout).toMatch(
+      new RegExp(`^Logged in to 'remote'.*Tokens are stored in ${tokenFile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n$`),
+    );
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
 
     const tools = await runCli(['tools', 'list', '--server', 'remote', '--json'], { cwd: workspace, env });
     expect(tools.code).toBe(0);
     expect((JSON.parse(tools.stdout) as { name: string }[]).length).toBeGreaterThan(0);
 
-    expect(await runCli(['mcp', 'logout', 'remote'], { cwd: workspace, env })).toMatchObject({ code: 0, stdout: "Logged out of 'remote'.\n" });
+    expect(await runCli(['mcp', 'logout', 'remote'], { cwd: workspace, env })).toMatchObject({
+      code: 0,
+      stdout: "Logged out of 'remote'.\n",
+    });
     expect(existsSync(tokenFile)).toBe(false);
-    expect(await runCli(['mcp', 'logout', 'remote'], { cwd: workspace, env })).toMatchObject({ code: 0, stdout: "Nothing stored for 'remote'.\n" });
+    expect(await runCli(['mcp', 'logout', 'remote'], { cwd: workspace, env })).toMatchObject({
+      code: 0,
+      stdout: "Nothing stored for 'remote'.\n",
+    });
   });
 });

@@ -47,7 +47,12 @@ const cli = (...args: string[]) => box.cli(args, NO_KEYS);
 describe('model requests that fail and are retried', () => {
   it('shows each retry of a reset, a 503 and a 429 as a line and an event, then goes on', async () => {
     server = await startModelServer({
-      script: [{ reset: true }, { error: { status: 503, message: 'overloaded', headers: { 'retry-after-ms': '0' } } }, { error: { status: 429, message: 'slow down', headers: { 'retry-after-ms': '0' } } }, { text: 'All done.' }],
+      script: [
+        { reset: true },
+        { error: { status: 503, message: 'overloaded', headers: { 'retry-after-ms': '0' } } },
+        { error: { status: 429, message: 'slow down', headers: { 'retry-after-ms': '0' } } },
+        { text: 'All done.' },
+      ],
     });
     await settings(`provider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "m"\nmax_retries = 3`);
     const result = await cli('run', 'summary.toml');
@@ -86,7 +91,9 @@ describe('a missing model configuration', () => {
     await settings('provider = "anthropic"\nmodel = "claude-test"');
     const noKey = await cli('run', 'summary.toml', '--dry-run');
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain("work@1: No API key for provider 'anthropic': ANTHROPIC_API_KEY is not set. Export ANTHROPIC_API_KEY=<key>");
+    expect(noKey.stderr).toContain(
+      "work@1: No API key for provider 'anthropic': ANTHROPIC_API_KEY is not set. Export ANTHROPIC_API_KEY=<key>",
+    );
 
     server = await startModelServer({ script: [] });
     await settings(`provider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "m"`);
@@ -104,10 +111,25 @@ describe('a missing model configuration', () => {
     expect(none.stdout).toContain('  ✗ work (agent): No model configured. Set model = ');
     const json = await cli('workflow', 'validate', 'summary.toml', '--check-models', '--json');
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ valid: true, models: [{ node: 'work', kind: 'agent', ok: false, model: null, code: 'MODEL_CONFIG_INVALID', problem: expect.stringContaining('No model configured') }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      valid: true,
+      models: [
+        {
+          node: 'work',
+          kind: 'agent',
+          ok: false,
+          model: null,
+          code: 'MODEL_CONFIG_INVALID',
+          problem: expect.stringContaining('No model configured'),
+        },
+      ],
+    });
 
     await settings('provider = "anthropic"\nmodel = "claude-test"');
-    const withKey = await box.cli(['workflow', 'validate', 'summary.toml', '--check-models'], { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' });
+    const withKey = await box.cli(['workflow', 'validate', 'summary.toml', '--check-models'], {
+      ...NO_KEYS,
+      ANTHROPIC_API_KEY: 'sk-ant-test-0123456789',
+    });
     expect(withKey.code, withKey.stderr).toBe(0);
     expect(withKey.stdout).toContain('  ✓ work (agent): anthropic:claude-test (key from ANTHROPIC_API_KEY)');
     const noKey = await cli('workflow', 'validate', 'summary.toml', '--check-models', '--model', 'openrouter:some/model');

@@ -46,7 +46,9 @@ describe('weft pair while the agent answers', () => {
     let letGo!: () => void;
     const rest = new Promise<void>((resolve) => (letGo = resolve));
     held = await startHeldRun({ sqlite: true, answer: { text: ANSWER, pauseAfterText: rest } });
-    const child = spawnInTerminal([process.execPath, WEFT_BIN, '--storage-dir', held.storageDir!, 'pair', held.runId], { cwd: held.kit.dir });
+    const child = spawnInTerminal([process.execPath, WEFT_BIN, '--storage-dir', held.storageDir!, 'pair', held.runId], {
+      cwd: held.kit.dir,
+    });
     const exited = exitOf(child);
     const out = collect(child.stdout);
     await out.saw('Pairing with work@1');
@@ -69,7 +71,10 @@ describe('weft pair while the agent answers', () => {
 
   it('keeps plain lines when piped, the answer in its turn line', async () => {
     held = await startHeldRun({ sqlite: true, answer: { text: ANSWER } });
-    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', held.storageDir!, 'pair', held.runId], { cwd: held.kit.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', held.storageDir!, 'pair', held.runId], {
+      cwd: held.kit.dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const exited = exitOf(child);
     const [out, notes] = [collect(child.stdout), collect(child.stderr)];
     await notes.saw('Pairing with work@1');

@@ -26,7 +26,10 @@ describe('weft prune', () => {
     expect(young).toMatchObject({ code: 0, stdout: 'Deleted 0 runs older than 30d.\n' });
 
     const dry = await box.cli(['prune', '--older-than', '0s', '--status', 'failed', '--dry-run', '--json']);
-    expect(JSON.parse(dry.stdout)).toEqual({ dryRun: true, runs: [{ id: failed, workflow: 'fail', status: 'failed', createdAt: expect.any(Number) }] });
+    expect(JSON.parse(dry.stdout)).toEqual({
+      dryRun: true,
+      runs: [{ id: failed, workflow: 'fail', status: 'failed', createdAt: expect.any(Number) }],
+    });
     expect(await runIds()).toEqual([ok, failed, waiting].sort());
 
     const some = await box.cli(['prune', '--older-than', '0s', '--status', 'failed']);
@@ -40,8 +43,14 @@ describe('weft prune', () => {
   });
 
   it('refuses an unfinished status and an age that is not one, with exit 2', async () => {
-    expect(await box.cli(['prune', '--older-than', '1d', '--status', 'running'])).toMatchObject({ code: 2, stderr: "weft: --status 'running' cannot be pruned: only finished runs are (succeeded, failed, cancelled).\n" });
-    expect(await box.cli(['prune', '--older-than', 'a month'])).toMatchObject({ code: 2, stderr: "weft: --older-than 'a month' is not an age; use a number with a unit, e.g. --older-than 30d or 12h.\n" });
+    expect(await box.cli(['prune', '--older-than', '1d', '--status', 'running'])).toMatchObject({
+      code: 2,
+      stderr: "weft: --status 'running' cannot be pruned: only finished runs are (succeeded, failed, cancelled).\n",
+    });
+    expect(await box.cli(['prune', '--older-than', 'a month'])).toMatchObject({
+      code: 2,
+      stderr: "weft: --older-than 'a month' is not an age; use a number with a unit, e.g. --older-than 30d or 12h.\n",
+    });
   });
 
   it('[runs] retention is checked like other settings and applied when a worker starts', async () => {

@@ -32,10 +32,17 @@ describe('weft answer', () => {
       return run.status === 'blocked' && run.pendingQuestions!.length > 0 ? run : undefined;
     });
     const question = blocked.pendingQuestions![0]!;
-    expect(question).toMatchObject({ kind: 'yes_no', stageId: 'review@1', prompt: 'Publish these notes? Release notes for 2.0.0: faster startup, fewer surprises.' });
+    expect(question).toMatchObject({
+      kind: 'yes_no',
+      stageId: 'review@1',
+      prompt: 'Publish these notes? Release notes for 2.0.0: faster startup, fewer surprises.',
+    });
 
     // A question that does not exist is refused, naming the pending one; so is an answer that is not yes or no.
-    const [wrong, notYesNo] = await Promise.all([box.cli(['answer', id, UNKNOWN_ID, 'yes']), box.cli(['answer', id, question.id, 'perhaps'])]);
+    const [wrong, notYesNo] = await Promise.all([
+      box.cli(['answer', id, UNKNOWN_ID, 'yes']),
+      box.cli(['answer', id, question.id, 'perhaps']),
+    ]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(`Run ${id} has no question ${UNKNOWN_ID}. Pending: ${question.id} (Publish these notes?`);
     expect(notYesNo.code).toBe(2);
@@ -74,7 +81,11 @@ describe('weft cancel', () => {
     expect(waited.code).toBe(1);
     expect(JSON.parse(waited.stdout)).toEqual({ timedOut: false, runs: [{ id, status: 'cancelled', reason: 'enough' }] });
     // The stage's whole process group is killed, the background sleep included.
-    await until('the command and its child to exit', async () => ((await Promise.all(pids.map(isAlive))).some(Boolean) ? undefined : true), 5000);
+    await until(
+      'the command and its child to exit',
+      async () => ((await Promise.all(pids.map(isAlive))).some(Boolean) ? undefined : true),
+      5000,
+    );
     const finished = await box.events(id, '--type', 'stage-finished');
     expect(finished.map((event) => [event.stageId, event.payload.status])).toEqual([['nap@1', 'cancelled']]);
   });
@@ -87,17 +98,18 @@ describe('bad input', () => {
     const snapshot = async () => (await box.cli(['ps', '--all', '--json'])).stdout;
     const before = await snapshot();
 
-    const [unknown, traversal, traversalAnswer, noQuestion, notPending, notFinished, undeclared, missingFile, badStatus] = await Promise.all([
-      box.cli(['inspect', UNKNOWN_ID]),
-      box.cli(['inspect', '../../etc/passwd']),
-      box.cli(['answer', run.id, '../../etc/passwd', 'yes']),
-      box.cli(['answer', run.id, UNKNOWN_ID, 'yes']),
-      box.cli(['approve', run.id]),
-      box.cli(['rm', run.id]),
-      box.cli(['run', 'ok.toml', '--input', 'nope=1']),
-      box.cli(['run', 'missing.toml']),
-      box.cli(['ps', '--status', 'done']),
-    ]);
+    const [unknown, traversal, traversalAnswer, noQuestion, notPending, notFinished, undeclared, missingFile, badStatus] =
+      await Promise.all([
+        box.cli(['inspect', UNKNOWN_ID]),
+        box.cli(['inspect', '../../etc/passwd']),
+        box.cli(['answer', run.id, '../../etc/passwd', 'yes']),
+        box.cli(['answer', run.id, UNKNOWN_ID, 'yes']),
+        box.cli(['approve', run.id]),
+        box.cli(['rm', run.id]),
+        box.cli(['run', 'ok.toml', '--input', 'nope=1']),
+        box.cli(['run', 'missing.toml']),
+        box.cli(['ps', '--status', 'done']),
+      ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(`weft: No run with id ${UNKNOWN_ID}. List runs with 'weft ps --all'.\n`);
     for (const result of [traversal, traversalAnswer]) {
@@ -111,7 +123,9 @@ describe('bad input', () => {
     expect(notFinished.code).toBe(1);
     expect(notFinished.stderr).toBe(`weft: Run ${run.id} is submitted; it can be removed only when succeeded or failed or cancelled.\n`);
     expect(undeclared.code).toBe(2);
-    expect(undeclared.stderr).toBe(`weft: Invalid inputs for ${join(box.ws, 'ok.toml')}: input 'nope' is not declared by workflow 'ok' (declared: who).\n`);
+    expect(undeclared.stderr).toBe(
+      `weft: Invalid inputs for ${join(box.ws, 'ok.toml')}: input 'nope' is not declared by workflow 'ok' (declared: who).\n`,
+    );
     expect(missingFile.code).toBe(2);
     expect(missingFile.stderr).toBe(`weft: Workflow file '${join(box.ws, 'missing.toml')}' does not exist — check the path.\n`);
     expect(badStatus.code).toBe(2);
@@ -125,7 +139,9 @@ describe('bad input', () => {
     await symlink('/proc/self/environ', join(box.ws, 'goal.md'));
     const result = await box.cli(['create', 'ok.toml', '--goal-file', 'goal.md'], { WEFT_PROBE_TOKEN: 'probe-value-1234' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`weft: goal file 'goal.md' is outside the run's directory ${box.ws} (a symlink counts by where it points); use a file inside that directory.\n`);
+    expect(result.stderr).toBe(
+      `weft: goal file 'goal.md' is outside the run's directory ${box.ws} (a symlink counts by where it points); use a file inside that directory.\n`,
+    );
     expect((await box.cli(['ps', '--all', '--json'])).stdout).not.toContain('probe-value-1234');
   });
 });
@@ -136,7 +152,12 @@ describe('bad input', () => {
  */
 function weft(args: string[], closeStdout = false): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], {
+      cwd: box.ws,
+      env: { ...process.env, ...box.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 20_000,
+    });
     if (closeStdout) child.stdout.destroy();
     else child.stdout.resume();
     let stderr = '';
@@ -162,18 +183,34 @@ describe('an unusable storage dir', () => {
   it('fails at once with exit 2, naming the path and the reason', async () => {
     const file = join(box.ws, 'ok.toml');
     const fix = 'Point --storage-dir or WEFT_HOME at a directory you can write to.';
-    const results = await Promise.all([weft(['--storage-dir', '/proc/weft-x', 'ps']), weft(['--storage-dir', file, 'ps']), weft(['--storage-dir', '/proc/weft-x', 'mcp', 'start'])]);
+    const results = await Promise.all([
+      weft(['--storage-dir', '/proc/weft-x', 'ps']),
+      weft(['--storage-dir', file, 'ps']),
+      weft(['--storage-dir', '/proc/weft-x', 'mcp', 'start']),
+    ]);
     expect(results).toEqual([
-      { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
+      {
+        code: 2,
+        signal: null,
+        stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n`,
+      },
       { code: 2, signal: null, stderr: `weft: Storage dir ${file} cannot be used: it is a file, not a directory. ${fix}\n` },
-      { code: 2, signal: null, stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n` },
+      {
+        code: 2,
+        signal: null,
+        stderr: `weft: Storage dir /proc/weft-x cannot be used: cannot create /proc/weft-x: no such file or directory (ENOENT). ${fix}\n`,
+      },
     ]);
   });
 });
 
 /** Starts the CLI and resolves once `stream` shows `ready`; the caller then signals it. */
 async function startCli(args: string[], stream: 'stdout' | 'stderr', ready: RegExp) {
-  const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], { cwd: box.ws, env: { ...process.env, ...box.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, ...args], {
+    cwd: box.ws,
+    env: { ...process.env, ...box.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   await new Promise<void>((seen, failed) => {
@@ -246,7 +283,9 @@ describe('run ids', () => {
     const shared = commonPrefix(ids);
     const ambiguous = await box.cli(['inspect', shared.toLowerCase()]);
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toBe(`weft: Run id prefix ${shared} matches 3 runs: ${[...ids].reverse().join(', ')}. Give more characters.\n`);
+    expect(ambiguous.stderr).toBe(
+      `weft: Run id prefix ${shared} matches 3 runs: ${[...ids].reverse().join(', ')}. Give more characters.\n`,
+    );
 
     const none = await box.cli(['logs', 'zzzz']);
     expect(none.code).toBe(2);

@@ -29,7 +29,10 @@ async function ps(...args: string[]): Promise<RunJson[]> {
 async function tourOnModel(server: ModelServer): Promise<string> {
   const tour = await box.tour();
   await mkdir(join(tour, '.weft'), { recursive: true });
-  await writeFile(join(tour, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "tour-model"\n`);
+  await writeFile(
+    join(tour, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "tour-model"\n`,
+  );
   return tour;
 }
 
@@ -58,11 +61,17 @@ describe('weft run', () => {
     expect(report).toContain('"name":"weft"');
 
     // The same run, read back: summary, stage-finished events as JSON Lines, the transcript.
-    const [run, finished, logs] = await Promise.all([box.inspect(id!), box.events(id!, '--type', 'stage-finished'), box.cli(['logs', id!])]);
+    const [run, finished, logs] = await Promise.all([
+      box.inspect(id!),
+      box.events(id!, '--type', 'stage-finished'),
+      box.cli(['logs', id!]),
+    ]);
     expect(run).toMatchObject({ id, status: 'succeeded', workflow: 'tour', labels: { example: 'tour' }, attempt: 1, pendingQuestions: [] });
     expect(run.counts).toMatchObject({ stages: 11, toolCalls: 6, questionsPending: 0 });
     expect(finished.map((event) => event.type)).toEqual(Array(11).fill('stage-finished'));
-    expect(finished.filter((event) => event.payload.status !== 'succeeded').map((event) => [event.stageId, event.payload.status])).toEqual([['summarise@1', 'failed']]);
+    expect(finished.filter((event) => event.payload.status !== 'succeeded').map((event) => [event.stageId, event.payload.status])).toEqual([
+      ['summarise@1', 'failed'],
+    ]);
     expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toBe(
       'tour done: Echo: hello from weft; notes.md has 3 lines; report in .weft/tour-report.md\nagent: no model configured, see docs/agents.md',
     );
@@ -74,7 +83,10 @@ describe('weft run', () => {
 
   it("runs the tour's agent stage on a configured OpenAI-compatible endpoint, reading notes.md through the filesystem server", async () => {
     const server = await startModelServer({
-      script: [{ toolCalls: [{ name: 'mcp__files__read_text_file', arguments: { path: 'notes.md' } }] }, { text: 'weft reads its notes through an MCP server.' }],
+      script: [
+        { toolCalls: [{ name: 'mcp__files__read_text_file', arguments: { path: 'notes.md' } }] },
+        { text: 'weft reads its notes through an MCP server.' },
+      ],
     });
     try {
       const tour = await tourOnModel(server);
@@ -85,7 +97,9 @@ describe('weft run', () => {
       expect(result.stdout).toContain('✓ summarise@1 succeeded in');
       const id = /^run (\S+) succeeded$/m.exec(result.stderr)![1]!;
       const finished = await box.events(id, '--type', 'stage-finished');
-      expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toMatch(/\nagent: weft reads its notes through an MCP server\.$/);
+      expect(finished.find((event) => event.stageId === 'summary@1')?.payload.output).toMatch(
+        /\nagent: weft reads its notes through an MCP server\.$/,
+      );
       expect(server.requests.map((request) => [request.api, request.model])).toEqual([
         ['openai-chat', 'tour-model'],
         ['openai-chat', 'tour-model'],
@@ -133,13 +147,22 @@ describe('weft run', () => {
   });
 
   it('--json prints events as JSON Lines; --detach returns at once; wait exits 0 when runs succeed and 1 when one fails', async () => {
-    const [failed, detached] = await Promise.all([box.cli(['run', 'fail.toml', '--json']), box.cli(['run', 'ok.toml', '--detach', '--json', '--input', 'who=detached'])]);
+    const [failed, detached] = await Promise.all([
+      box.cli(['run', 'fail.toml', '--json']),
+      box.cli(['run', 'ok.toml', '--detach', '--json', '--input', 'who=detached']),
+    ]);
     expect(failed.code).toBe(1);
     const events = jsonLines<EventJson>(failed.stdout);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events[0]).toMatchObject({ type: 'run-created', seq: 1 });
-    expect(events.find((event) => event.type === 'stage-finished')).toMatchObject({ stageId: 'boom@1', payload: { status: 'failed', exitCode: 3 } });
-    expect(events.at(-1)).toMatchObject({ type: 'run-status-changed', payload: { to: 'failed', reason: "stage 'boom' failed: about to fail" } });
+    expect(events.find((event) => event.type === 'stage-finished')).toMatchObject({
+      stageId: 'boom@1',
+      payload: { status: 'failed', exitCode: 3 },
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run-status-changed',
+      payload: { to: 'failed', reason: "stage 'boom' failed: about to fail" },
+    });
     const failId = events[0]!.runId;
 
     // --detach --json prints the run record while the run is still queued.
@@ -147,7 +170,11 @@ describe('weft run', () => {
     const run = JSON.parse(detached.stdout) as RunJson & { inputs: Record<string, unknown> };
     expect(run).toMatchObject({ workflow: 'ok', status: 'queued', inputs: { who: 'detached' } });
 
-    const [waitOk, waitFail, waitBoth] = await Promise.all([box.cli(['wait', run.id]), box.cli(['wait', failId]), box.cli(['wait', run.id, failId, '--json'])]);
+    const [waitOk, waitFail, waitBoth] = await Promise.all([
+      box.cli(['wait', run.id]),
+      box.cli(['wait', failId]),
+      box.cli(['wait', run.id, failId, '--json']),
+    ]);
     expect(waitOk).toMatchObject({ code: 0, stdout: `${run.id}  succeeded\n` });
     expect(waitFail).toMatchObject({ code: 1, stdout: `${failId}  failed — stage 'boom' failed: about to fail\n` });
     expect(waitBoth.code).toBe(1);
@@ -181,7 +208,11 @@ describe('weft create, start, approve', () => {
 
 describe('weft ps, archive, unarchive, rm', () => {
   it('filters by status and label, hides archived runs unless --all, and removes finished runs', async () => {
-    const [a, b, done] = await Promise.all([box.cli(['create', 'ok.toml', '--label', 'team=a']), box.cli(['create', 'ok.toml', '--label', 'team=b', '--json']), box.cli(['run', 'ok.toml', '--label', 'team=a'])]);
+    const [a, b, done] = await Promise.all([
+      box.cli(['create', 'ok.toml', '--label', 'team=a']),
+      box.cli(['create', 'ok.toml', '--label', 'team=b', '--json']),
+      box.cli(['run', 'ok.toml', '--label', 'team=a']),
+    ]);
     expect(a.stdout).toMatch(/^Created run \S+ \(not started\): weft start \S+\n$/);
     const idA = /^Created run (\S+)/.exec(a.stdout)![1]!;
     const idB = (JSON.parse(b.stdout) as RunJson).id;
@@ -230,13 +261,24 @@ describe('weft retry', () => {
     expect(retried.stdout).toMatch(new RegExp(`^Retrying run ${id} \\(`));
     expect((await box.cli(['wait', id])).code).toBe(0);
 
-    const [run, finished, again, graph] = await Promise.all([box.inspect(id), box.events(id, '--type', 'stage-finished'), box.cli(['retry', id]), box.cli(['inspect', id, '--graph'])]);
+    const [run, finished, again, graph] = await Promise.all([
+      box.inspect(id),
+      box.events(id, '--type', 'stage-finished'),
+      box.cli(['retry', id]),
+      box.cli(['inspect', id, '--graph']),
+    ]);
     expect(run).toMatchObject({ status: 'succeeded', attempt: 2 });
-    expect(finished.map((event) => `${event.stageId} ${String(event.payload.status)}`)).toEqual(['prep@1 succeeded', 'check@1 failed', 'check@2 succeeded']);
+    expect(finished.map((event) => `${event.stageId} ${String(event.payload.status)}`)).toEqual([
+      'prep@1 succeeded',
+      'check@1 failed',
+      'check@2 succeeded',
+    ]);
     expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['prep']);
     // The picture shows the latest attempt of each stage.
     expect(graph.code, graph.stderr).toBe(0);
-    expect([...graph.stdout.matchAll(/data-node="(\w+)" data-kind="\w+" data-state="(\w+)"/g)].map((match) => `${match[1]} ${match[2]}`)).toEqual(['prep succeeded', 'check succeeded']);
+    expect(
+      [...graph.stdout.matchAll(/data-node="(\w+)" data-kind="\w+" data-state="(\w+)"/g)].map((match) => `${match[1]} ${match[2]}`),
+    ).toEqual(['prep succeeded', 'check succeeded']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`Run ${id} is succeeded; it can be retried only when failed or cancelled.`);
   });
@@ -248,7 +290,10 @@ describe('weft workflow and init', () => {
     expect(broken.code).toBe(2);
     expect(broken.stdout).toBe('');
     const file = join(box.ws, 'broken.toml');
-    const lines = broken.stderr.replace(/^weft: /, '').trim().split('\n');
+    const lines = broken.stderr
+      .replace(/^weft: /, '')
+      .trim()
+      .split('\n');
     for (const line of lines) expect(line.startsWith(`${file}:`)).toBe(true);
     expect(broken.stderr).toContain(`${file}:6: node 'first': unknown kind 'comand' — did you mean 'command'?`);
     expect(broken.stderr).toContain(`${file}:11: node 'second' (command): {{ inputs.missing }}: input 'missing' is not declared`);
@@ -275,7 +320,10 @@ describe('weft workflow and init', () => {
     expect(init.stdout).toContain(`created  ${join(fresh, '.weft', 'settings.toml')}`);
     expect(init.stdout).toContain(`created  ${join(fresh, 'hello.toml')}`);
     expect(existsSync(join(fresh, 'hello.toml'))).toBe(true);
-    const [hello, again] = await Promise.all([box.cli(['--cwd', fresh, 'workflow', 'validate', 'hello.toml']), box.cli(['--cwd', fresh, 'init'])]);
+    const [hello, again] = await Promise.all([
+      box.cli(['--cwd', fresh, 'workflow', 'validate', 'hello.toml']),
+      box.cli(['--cwd', fresh, 'init']),
+    ]);
     expect(hello.code, hello.stderr).toBe(0);
     expect(hello.stdout).toContain("workflow 'hello', 5 nodes, starts at 'greet'");
     expect(again.stdout).toContain('kept     ');
@@ -290,7 +338,10 @@ describe('an unreachable model endpoint', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((stopped) => closed.close(stopped));
     await mkdir(join(box.ws, '.weft'), { recursive: true });
-    await writeFile(join(box.ws, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\n`);
+    await writeFile(
+      join(box.ws, '.weft', 'settings.toml'),
+      `[llm]\nprovider = "openai-compatible"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\n`,
+    );
     await writeFile(join(box.ws, 'ask.toml'), '[workflow]\nname = "ask"\n\n[nodes.ask]\nkind = "agent"\nprompt = "Say hi."\n');
     const result = await box.cli(['run', 'ask.toml']);
     expect(result.code).toBe(1);
@@ -348,7 +399,9 @@ describe('weft inspect and logs --full', () => {
         '',
       ].join('\n'),
     );
-    const json = JSON.parse((await box.cli(['inspect', id, '--json'])).stdout) as { stages: { stageId: string; attempt: number; finished: string; output?: string; error?: string }[] };
+    const json = JSON.parse((await box.cli(['inspect', id, '--json'])).stdout) as {
+      stages: { stageId: string; attempt: number; finished: string; output?: string; error?: string }[];
+    };
     expect(json.stages.map(({ stageId, attempt, finished, output, error }) => ({ stageId, attempt, finished, output, error }))).toEqual([
       { stageId: 'lines@1', attempt: 1, finished: 'succeeded', output: 'alpha\nbeta\ngamma\ndelta\nepsilon', error: undefined },
       { stageId: 'flaky@1', attempt: 1, finished: 'failed', output: '', error: 'first reason\nsecond reason' },

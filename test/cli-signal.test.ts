@@ -20,21 +20,28 @@ describe('weft signal', () => {
       return run.status === 'blocked' && run.pendingQuestions!.length > 0 ? run : undefined;
     });
 
-    const [unknown, badData] = await Promise.all([box.cli(['signal', id, 'shipped']), box.cli(['signal', id, 'deployed', '--data', '{nope'])]);
+    const [unknown, badData] = await Promise.all([
+      box.cli(['signal', id, 'shipped']),
+      box.cli(['signal', id, 'deployed', '--data', '{nope']),
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`Run ${id} does not await the event 'shipped'; it awaits 'deployed'.`);
     expect(badData.code).toBe(2);
     expect(badData.stderr).toContain('--data is not JSON');
-    expect((await box.events(id, '--type', 'run-signal-sent'))).toEqual([]);
+    expect(await box.events(id, '--type', 'run-signal-sent')).toEqual([]);
 
     const sent = await box.cli(['signal', id, 'deployed', '--data', '{"version":"2.0.0"}']);
     expect(sent, sent.stderr).toMatchObject({ code: 0, stdout: `Sent 'deployed' to run ${id} (blocked)\n` });
     expect((await box.cli(['answer', id, blocked.pendingQuestions![0]!.id, 'yes'])).code).toBe(0);
 
-    const done = await until('the run to end', async () => {
-      const run = await box.inspect(id);
-      return ['succeeded', 'failed', 'cancelled'].includes(run.status) ? run : undefined;
-    }, 45_000);
+    const done = await until(
+      'the run to end',
+      async () => {
+        const run = await box.inspect(id);
+        return ['succeeded', 'failed', 'cancelled'].includes(run.status) ? run : undefined;
+      },
+      45_000,
+    );
     expect(done.status).toBe('succeeded');
     const finished = await box.events(id, '--type', 'stage-finished');
     expect(finished.map((event) => [event.stageId, event.payload.output])).toEqual([

@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 /** Runs `weft tools call <tool>` and returns its output and peak RSS in bytes. */
-async function callWithPeak(tool: string, args: object, label: string): Promise<{ code: number | null; stdout: string; stderr: string; peak: number }> {
+async function callWithPeak(
+  tool: string,
+  args: object,
+  label: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; peak: number }> {
   const peakFile = join(base, `${label}.peak`);
   const result = await runNode(['--import', PEAK_RSS, WEFT_BIN, 'tools', 'call', tool, '--args', JSON.stringify(args)], {
     cwd: base,

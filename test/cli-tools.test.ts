@@ -35,7 +35,13 @@ describe('weft tools', () => {
   it('tools list --json lists the eight built-ins with schemas', async () => {
     const result = await runCli(['tools', 'list', '--json'], { cwd: workspace, env });
     expect(result.code).toBe(0);
-    const tools = JSON.parse(result.stdout) as { name: string; source: string; server: string | null; description: string; inputSchema: { type: string } }[];
+    const tools = JSON.parse(result.stdout) as {
+      name: string;
+      source: string;
+      server: string | null;
+      description: string;
+      inputSchema: { type: string };
+    }[];
     expect(tools.map((t) => t.name).sort()).toEqual(BUILTINS);
     for (const tool of tools) {
       expect(tool).toMatchObject({ source: 'builtin', server: null, inputSchema: { type: 'object' } });
@@ -51,7 +57,10 @@ describe('weft tools', () => {
   });
 
   it('tools call shell echoes, and --cwd picks the workspace', async () => {
-    const result = await runCli(['--cwd', workspace, 'tools', 'call', 'shell', '--args', '{"command":"echo hi; pwd"}', '--json'], { cwd: base, env });
+    const result = await runCli(['--cwd', workspace, 'tools', 'call', 'shell', '--args', '{"command":"echo hi; pwd"}', '--json'], {
+      cwd: base,
+      env,
+    });
     expect(result.code).toBe(0);
     const parsed = JSON.parse(result.stdout) as { isError: boolean; structuredContent: { exitCode: number; stdout: string } };
     expect(parsed.isError).toBe(false);
@@ -67,7 +76,13 @@ describe('weft tools', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const args = ['tools', 'call', 'web_fetch', '--args', JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/page` })];
+      const args = [
+        'tools',
+        'call',
+        'web_fetch',
+        '--args',
+        JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/page` }),
+      ];
       const refused = await runCli(args, { cwd: workspace, env });
       expect(refused.code).toBe(1);
       expect(refused.stdout + refused.stderr).toContain('127.0.0.1 is a loopback address');
@@ -91,7 +106,11 @@ describe('weft tools', () => {
 
   it('refuses an unknown tool with exit 2 and a hint', async () => {
     const result = await runCli(['tools', 'call', 'read', '--args', '{}'], { cwd: workspace, env });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: "weft: Unknown tool 'read'. Did you mean 'read_file'? Run 'weft tools list' to see every tool.\n" });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "weft: Unknown tool 'read'. Did you mean 'read_file'? Run 'weft tools list' to see every tool.\n",
+    });
   });
 
   it('refuses malformed --args JSON with exit 2', async () => {
@@ -102,7 +121,11 @@ describe('weft tools', () => {
 
   it('refuses arguments of the wrong type with exit 2, naming the path', async () => {
     const result = await runCli(['tools', 'call', 'shell', '--args', '{"command":42}'], { cwd: workspace, env });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: "weft: Invalid --args for 'shell': /command: must be string. Run 'weft tools list --json' to see its input schema.\n" });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "weft: Invalid --args for 'shell': /command: must be string. Run 'weft tools list --json' to see its input schema.\n",
+    });
   });
 
   it('exits 2 on usage errors with a helpful message', async () => {
@@ -128,7 +151,9 @@ describe('weft tools', () => {
     await writeFile(join(base, 'home/settings.toml'), 'colour = "blue"\n');
     const result = await runCli(['tools', 'list'], { cwd: workspace, env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`weft: ${join(base, 'home/settings.toml')}: unknown key 'colour' (known keys: tools, approval, mcp, runs, workspace, run, schedules, log, store, cli, llm).\n`);
+    expect(result.stderr).toBe(
+      `weft: ${join(base, 'home/settings.toml')}: unknown key 'colour' (known keys: tools, approval, mcp, runs, workspace, run, schedules, log, store, cli, llm).\n`,
+    );
   });
 
   it('--storage-dir wins over WEFT_HOME', async () => {

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutateWorkflows, readWorkflowSamples, type WorkflowSample } from '../src/runs/workflow/workflow-mutator.js';
 import { REPO_ROOT, runCli } from './helpers/run-cli.js';
 
-const SAMPLES = readWorkflowSamples([join(REPO_ROOT, 'examples'), join(REPO_ROOT, 'test/fixtures/workflows'), join(REPO_ROOT, 'test/fixtures/workflows-e2e')]);
+const SAMPLES = readWorkflowSamples([
+  join(REPO_ROOT, 'examples'),
+  join(REPO_ROOT, 'test/fixtures/workflows'),
+  join(REPO_ROOT, 'test/fixtures/workflows-e2e'),
+]);
 
 let base: string;
 beforeAll(async () => {
@@ -41,7 +45,9 @@ describe('weft workflow validate on mutated workflows', () => {
         const wellFormed =
           code === 0
             ? stdout.startsWith(`${file}: ok`)
-            : code === 2 && problemLines[0]!.startsWith(`weft: ${file}:`) && problemLines.every((line) => /^(weft: )?\/.+:\d+: \S/.test(line));
+            : code === 2 &&
+              problemLines[0]!.startsWith(`weft: ${file}:`) &&
+              problemLines.every((line) => /^(weft: )?\/.+:\d+: \S/.test(line));
         return { file: basename(sample.file), code, wellFormed, internal: stderr.includes('internal error') };
       }),
     );

@@ -74,8 +74,10 @@ async function cluster(kind: 'postgres' | 'sqlite', url?: string): Promise<Clust
   const shared = join(base, 'home');
   await mkdir(ws);
   await mkdir(shared);
-  const store: RunStore = kind === 'postgres' ? await PostgresRunStore.open({ url: url! }) : await SqliteRunStore.open({ storageDir: shared });
-  const env: Record<string, string> = kind === 'postgres' ? { WEFT_DATABASE_URL: url!, WEFT_HOME: join(base, 'reader') } : { WEFT_HOME: shared };
+  const store: RunStore =
+    kind === 'postgres' ? await PostgresRunStore.open({ url: url! }) : await SqliteRunStore.open({ storageDir: shared });
+  const env: Record<string, string> =
+    kind === 'postgres' ? { WEFT_DATABASE_URL: url!, WEFT_HOME: join(base, 'reader') } : { WEFT_HOME: shared };
   const workers: Worker[] = [];
   return {
     ws,
@@ -102,7 +104,10 @@ async function cluster(kind: 'postgres' | 'sqlite', url?: string): Promise<Clust
 }
 
 type Start = { run: string; repo: string; worker: string };
-const startsIn = async (ws: string): Promise<Start[]> => (await readLines(join(ws, 'starts.txt'))).map((line) => line.split(' ')).map(([, run, repo, worker]) => ({ run: run!, repo: repo!, worker: worker! }));
+const startsIn = async (ws: string): Promise<Start[]> =>
+  (await readLines(join(ws, 'starts.txt')))
+    .map((line) => line.split(' '))
+    .map(([, run, repo, worker]) => ({ run: run!, repo: repo!, worker: worker! }));
 
 async function keysAcrossWorkers(c: Cluster): Promise<void> {
   const file = join(c.ws, 'keyed.toml');
@@ -133,7 +138,11 @@ async function keysAcrossWorkers(c: Cluster): Promise<void> {
   expect(row).toMatch(/^\S+\s+queued\s+keyed\s/);
   expect(row).toContain("(waits: concurrency key 'repo:a' is full (1 of 1))");
   const inspect = await runCli(['inspect', waitingA, '--json'], { cwd: c.ws, env: c.env });
-  expect(JSON.parse(inspect.stdout)).toMatchObject({ status: 'queued', concurrency: [{ key: 'repo:a', limit: 1 }], waitingFor: [{ key: 'repo:a', limit: 1, held: 1 }] });
+  expect(JSON.parse(inspect.stdout)).toMatchObject({
+    status: 'queued',
+    concurrency: [{ key: 'repo:a', limit: 1 }],
+    waitingFor: [{ key: 'repo:a', limit: 1, held: 1 }],
+  });
 
   // The holder of repo:a dies with its worker (SIGKILL, its stage's process group too): the
   // slot is freed when its lease runs out, and repo:a goes on on another worker.
@@ -146,7 +155,9 @@ async function keysAcrossWorkers(c: Cluster): Promise<void> {
   } catch {
     process.kill(stagePid, 'SIGKILL');
   }
-  await until('the worker and its stage to die', async () => ((await isAlive(victim.child.pid!)) || (await isAlive(stagePid)) ? undefined : true));
+  await until('the worker and its stage to die', async () =>
+    (await isAlive(victim.child.pid!)) || (await isAlive(stagePid)) ? undefined : true,
+  );
 
   // From here on, release each repo's runs one at a time, each only after it started.
   const released = new Set<string>();
@@ -177,7 +188,9 @@ async function keysAcrossWorkers(c: Cluster): Promise<void> {
   expect(new Set(starts.filter((start) => start.repo === 'a').map((start) => start.run))).toEqual(new Set(repoA));
   expect(new Set(starts.filter((start) => start.repo === 'b').map((start) => start.run))).toEqual(new Set(repoB));
   expect(starts.filter((start) => start.run === crashed.run).length).toBeGreaterThanOrEqual(2);
-  expect(starts.filter((start) => start.worker === crashed.worker)).toHaveLength(first.filter((start) => start.worker === crashed.worker).length);
+  expect(starts.filter((start) => start.worker === crashed.worker)).toHaveLength(
+    first.filter((start) => start.worker === crashed.worker).length,
+  );
   expect((await readdir(c.ws)).filter((name) => name.startsWith('lock-'))).toEqual([]);
 }
 

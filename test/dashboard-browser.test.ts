@@ -22,7 +22,12 @@ vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 /** The state colours of src/runs/workflow/graph-model.ts as the browser reports them. */
-const FILL = { pending: 'rgb(243, 244, 246)', running: 'rgb(219, 234, 254)', succeeded: 'rgb(220, 252, 231)', skipped: 'rgb(249, 250, 251)' };
+const FILL = {
+  pending: 'rgb(243, 244, 246)',
+  running: 'rgb(219, 234, 254)',
+  succeeded: 'rgb(220, 252, 231)',
+  skipped: 'rgb(249, 250, 251)',
+};
 
 /** What the page functions use of the browser's globals (the tests are compiled without the DOM library). */
 interface BrowserWindow {
@@ -141,7 +146,10 @@ run = "echo held"
       '[nodes.ship]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]',
     ].join('\n\n'),
   );
-  writeFileSync(join(dir, 'ask.toml'), '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n');
+  writeFileSync(
+    join(dir, 'ask.toml'),
+    '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n',
+  );
   // An agent that reads a file, then answers: the fake model server speaks the Anthropic API.
   // The pairing test's agent ("Draft …") holds its first turn until the test lets it go.
   model = await startModelServer({
@@ -153,10 +161,19 @@ run = "echo held"
     },
   });
   mkdirSync(join(dir, '.weft'));
-  writeFileSync(join(dir, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`);
+  writeFileSync(
+    join(dir, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`,
+  );
   writeFileSync(join(dir, 'notes.txt'), 'first note\nsecond note\n');
-  writeFileSync(join(dir, 'pair.toml'), '[nodes.draft]\nkind = "agent"\nprompt = "Draft the release notes from notes.txt."\ntools = ["read_file"]\n');
-  writeFileSync(join(dir, 'review.toml'), '[nodes.review]\nkind = "agent"\nprompt = "Read notes.txt and say how many notes it has."\ntools = ["read_file"]\n');
+  writeFileSync(
+    join(dir, 'pair.toml'),
+    '[nodes.draft]\nkind = "agent"\nprompt = "Draft the release notes from notes.txt."\ntools = ["read_file"]\n',
+  );
+  writeFileSync(
+    join(dir, 'review.toml'),
+    '[nodes.review]\nkind = "agent"\nprompt = "Read notes.txt and say how many notes it has."\ntools = ["read_file"]\n',
+  );
   [serve, browser] = await Promise.all([startServe({ dir, env: TEST_ENV }), launchBrowser()]);
 });
 
@@ -189,7 +206,9 @@ describe('dashboard in a browser', () => {
 
     await logIn();
     const cookies = await page.context().cookies();
-    expect(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([{ name: 'weft_session', httpOnly: true, sameSite: 'Strict' }]);
+    expect(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite }))).toEqual([
+      { name: 'weft_session', httpOnly: true, sameSite: 'Strict' },
+    ]);
     expect(cookies[0]!.value).not.toContain(TOKEN);
     expect(await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.cookie)).toBe('');
     expect(urls.filter((url) => url.includes(TOKEN))).toEqual([]);
@@ -229,10 +248,13 @@ describe('dashboard in a browser', () => {
     writeFileSync(join(dir, 'release.gate'), '');
     expect(await nodeFill('build', 'succeeded')).toBe(FILL.succeeded);
     await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
-    for (const node of ['checks', 'lint', 'test', 'gather', 'route', 'ship']) expect(await nodeFill(node, 'succeeded'), node).toBe(FILL.succeeded);
+    for (const node of ['checks', 'lint', 'test', 'gather', 'route', 'ship'])
+      expect(await nodeFill(node, 'succeeded'), node).toBe(FILL.succeeded);
     expect(await nodeFill('hold', 'skipped')).toBe(FILL.skipped);
     const feed = await page.locator('#events li').allTextContents();
-    expect(feed.findIndex((line) => line.includes('● run queued'))).toBeLessThan(feed.findIndex((line) => line.includes('▶ build@1 (command)')));
+    expect(feed.findIndex((line) => line.includes('● run queued'))).toBeLessThan(
+      feed.findIndex((line) => line.includes('▶ build@1 (command)')),
+    );
     expect(feed.some((line) => line.includes('✓ ship@1 succeeded') && line.includes('→ shipped'))).toBe(true);
     await page.locator('tr[data-stage="build@1"] button').click();
     expect(await page.locator('.stage-detail pre.output').textContent()).toBe('built');
@@ -280,8 +302,13 @@ describe('dashboard in a browser', () => {
     releaseModel();
     await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
     expect(await page.locator('button[data-action="pair"]').count()).toBe(0);
-    const secondTurn = model.requests.find((request) => request.messages.length > 1 && request.messages[0]?.role === 'user' && request.messages[0].text.includes('Draft the release notes'));
-    expect(secondTurn?.messages.some((message) => message.role === 'user' && message.text.includes('Mention the new dashboard.'))).toBe(true);
+    const secondTurn = model.requests.find(
+      (request) =>
+        request.messages.length > 1 && request.messages[0]?.role === 'user' && request.messages[0].text.includes('Draft the release notes'),
+    );
+    expect(secondTurn?.messages.some((message) => message.role === 'user' && message.text.includes('Mention the new dashboard.'))).toBe(
+      true,
+    );
   });
 
   it('answers questions of all five kinds from their forms, and the run goes on', async () => {
@@ -300,7 +327,11 @@ describe('dashboard in a browser', () => {
     await (await asked('yes_no', 'Proceed?')).locator('button', { hasText: 'Yes' }).click();
 
     const targets = await asked('multi_select', 'Which targets?');
-    expect(await targets.locator('input[type=checkbox]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual(['linux', 'mac', 'windows']);
+    expect(
+      await targets
+        .locator('input[type=checkbox]')
+        .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value)),
+    ).toEqual(['linux', 'mac', 'windows']);
     await targets.locator('input[value="linux"]').check();
     await targets.locator('input[value="windows"]').check();
     await targets.locator('button[type=submit]').click();
@@ -312,13 +343,18 @@ describe('dashboard in a browser', () => {
     await (await asked('confirmation', 'Really publish?')).locator('button', { hasText: 'Confirm' }).click();
 
     const ship = await asked('choice', 'Ship it?');
-    expect(await ship.locator('input[type=radio]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))).toEqual(['ship', 'hold']);
+    expect(
+      await ship.locator('input[type=radio]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value)),
+    ).toEqual(['ship', 'hold']);
     await ship.locator('input[value="hold"]').check();
     await ship.locator('button[type=submit]').click();
 
     await page.waitForSelector('.run-head .badge[data-status="succeeded"]');
     expect(await page.locator('.question').count()).toBe(0);
-    const { questions } = await api<{ questions: { kind: string; answer: unknown; status: string }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
+    const { questions } = await api<{ questions: { kind: string; answer: unknown; status: string }[] }>(
+      'GET',
+      `/runs/${run.id}/questions?pending=false`,
+    );
     expect(questions.map(({ kind, answer, status }) => ({ kind, answer, status }))).toEqual([
       { kind: 'yes_no', answer: true, status: 'answered' },
       { kind: 'multi_select', answer: ['linux', 'windows'], status: 'answered' },
@@ -338,10 +374,11 @@ describe('dashboard in a browser', () => {
 
     await page.goto(`${serve.url}/#/runs/${run.id}`);
     await page.locator('.question[data-kind="choice"]').waitFor();
-    const focused = () => page.evaluate(() => {
-      const active = (globalThis as unknown as BrowserWindow).document.activeElement;
-      return active === null ? '' : `${active.tagName.toLowerCase()}[${active.type ?? ''}]=${active.value || active.textContent}`;
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as unknown as BrowserWindow).document.activeElement;
+        return active === null ? '' : `${active.tagName.toLowerCase()}[${active.type ?? ''}]=${active.value || active.textContent}`;
+      });
     const tabTo = async (target: string) => {
       for (let presses = 0; (await focused()) !== target; presses += 1) {
         if (presses > 60) throw new Error(`Tab never reached ${target}`);
@@ -357,10 +394,11 @@ describe('dashboard in a browser', () => {
     const { questions } = await api<{ questions: { answer: unknown }[] }>('GET', `/runs/${run.id}/questions?pending=false`);
     expect(questions.map(({ answer }) => answer)).toEqual(['hold']);
 
-    const overflow = () => page.evaluate(() => {
-      const { document, innerWidth } = globalThis as unknown as BrowserWindow;
-      return document.documentElement.scrollWidth - innerWidth;
-    });
+    const overflow = () =>
+      page.evaluate(() => {
+        const { document, innerWidth } = globalThis as unknown as BrowserWindow;
+        return document.documentElement.scrollWidth - innerWidth;
+      });
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.goto(`${serve.url}/#/runs`);
     await page.locator(`tr[data-run="${run.id}"]`).waitFor();
@@ -402,10 +440,14 @@ describe('dashboard in a browser', () => {
     await row.locator('.badge[data-status="ready"]').waitFor();
     await row.locator('summary').click();
     expect(await row.locator('li').allTextContents()).toContain('mcp__everything__echo');
-    expect((await api<{ servers: { name: string }[] }>('GET', '/mcp/servers')).servers.map((server) => server.name)).toContain('everything');
+    expect((await api<{ servers: { name: string }[] }>('GET', '/mcp/servers')).servers.map((server) => server.name)).toContain(
+      'everything',
+    );
 
     await row.locator('button', { hasText: 'Remove' }).click();
     await row.waitFor({ state: 'detached' });
-    expect((await api<{ servers: { name: string }[] }>('GET', '/mcp/servers')).servers.map((server) => server.name)).not.toContain('everything');
+    expect((await api<{ servers: { name: string }[] }>('GET', '/mcp/servers')).servers.map((server) => server.name)).not.toContain(
+      'everything',
+    );
   });
 });

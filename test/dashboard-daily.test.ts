@@ -72,10 +72,19 @@ const overflow = () =>
 beforeAll(async () => {
   [serve, browser] = await Promise.all([startServe(), launchBrowser()]);
   const write = (name: string, text: string) => writeFileSync(join(serve.dir, name), text);
-  write('review.toml', '[nodes.review]\nkind = "human"\nquestion = "Publish these notes?"\ntype = "yes_no"\nnext = "publish"\n\n[nodes.publish]\nkind = "command"\nrun = "echo published"\n');
+  write(
+    'review.toml',
+    '[nodes.review]\nkind = "human"\nquestion = "Publish these notes?"\ntype = "yes_no"\nnext = "publish"\n\n[nodes.publish]\nkind = "command"\nrun = "echo published"\n',
+  );
   write('gate.toml', '[nodes.build]\nkind = "command"\nrun = "while [ ! -f go.gate ]; do sleep 0.05; done; echo built"\n');
-  write('stream.toml', '[nodes.build]\nkind = "command"\nrun = "echo compiling part one; echo a warning >&2; while [ ! -f stream.gate ]; do sleep 0.05; done; echo linked"\n');
-  write('family.toml', '[nodes.fan]\nkind = "parallel"\nbranches = ["lint", "test"]\njoin = "gather"\n\n[nodes.lint]\nkind = "command"\nrun = "sleep 0.3"\nnext = "gather"\n\n[nodes.test]\nkind = "command"\nrun = "sleep 0.3"\nnext = "gather"\n\n[nodes.gather]\nkind = "join"\nnext = "spawn"\n\n[nodes.spawn]\nkind = "child"\nworkflow = "quick.toml"\n');
+  write(
+    'stream.toml',
+    '[nodes.build]\nkind = "command"\nrun = "echo compiling part one; echo a warning >&2; while [ ! -f stream.gate ]; do sleep 0.05; done; echo linked"\n',
+  );
+  write(
+    'family.toml',
+    '[nodes.fan]\nkind = "parallel"\nbranches = ["lint", "test"]\njoin = "gather"\n\n[nodes.lint]\nkind = "command"\nrun = "sleep 0.3"\nnext = "gather"\n\n[nodes.test]\nkind = "command"\nrun = "sleep 0.3"\nnext = "gather"\n\n[nodes.gather]\nkind = "join"\nnext = "spawn"\n\n[nodes.spawn]\nkind = "child"\nworkflow = "quick.toml"\n',
+  );
   write('hold.toml', '[nodes.hold]\nkind = "command"\nrun = "while [ ! -f hold.gate ]; do sleep 0.05; done"\n');
   write('quick.toml', '[nodes.hello]\nkind = "command"\nrun = "echo hello"\n');
   write('exit.toml', '[nodes.check]\nkind = "command"\nrun = "exit 3"\n');
@@ -138,10 +147,12 @@ describe('dashboard: runs', () => {
 
   it('pages with a cursor, never a growing limit, and shows submitted runs under their own chip', async () => {
     const created: string[] = [];
-    for (let index = 0; index < 110; index += 1) created.push((await createRun('quick.toml', { start: false, labels: { batch: 'paging' } })).id);
+    for (let index = 0; index < 110; index += 1)
+      created.push((await createRun('quick.toml', { start: false, labels: { batch: 'paging' } })).id);
     const reads: string[] = [];
     page.on('request', (request: Request) => {
-      if (/\/api\/v1\/runs\?/.test(request.url()) && !(request.headers().accept ?? '').includes('text/event-stream')) reads.push(request.url());
+      if (/\/api\/v1\/runs\?/.test(request.url()) && !(request.headers().accept ?? '').includes('text/event-stream'))
+        reads.push(request.url());
     });
     await logIn();
     await page.goto(`${serve.url}/#/runs?status=submitted&label=batch%3Dpaging`);
@@ -202,7 +213,10 @@ describe('dashboard: runs', () => {
   });
 
   it('cancels, archives and deletes selected runs at once', async () => {
-    const [one, two] = [await createRun('quick.toml', { start: false, labels: { batch: 'bulk' } }), await createRun('quick.toml', { start: false, labels: { batch: 'bulk' } })];
+    const [one, two] = [
+      await createRun('quick.toml', { start: false, labels: { batch: 'bulk' } }),
+      await createRun('quick.toml', { start: false, labels: { batch: 'bulk' } }),
+    ];
     await logIn();
     await page.goto(`${serve.url}/#/runs?label=batch%3Dbulk`);
     await page.locator(`tr[data-run="${two.id}"]`).waitFor();
@@ -236,14 +250,18 @@ describe('dashboard: runs', () => {
     await link.focus();
     const other = await createRun('quick.toml', { auto_approve: true });
     await page.locator(`tr[data-run="${other.id}"] .badge[data-status="succeeded"]`).waitFor();
-    expect(await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('href'))).toBe(`#/runs/${mine.id}`);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('href'))).toBe(
+      `#/runs/${mine.id}`,
+    );
   });
 
   it('says in dashboard words when the server does not answer', async () => {
     await logIn();
     await page.route('**/api/v1/workflows', (route) => route.abort('connectionrefused'));
     await page.click('details.new-run summary');
-    await expect.poll(() => page.locator('details.new-run [role=alert]').textContent()).toBe('The workflows could not be listed: The weft server did not answer. Check that weft serve is still running, then try again.');
+    await expect
+      .poll(() => page.locator('details.new-run [role=alert]').textContent())
+      .toBe('The workflows could not be listed: The weft server did not answer. Check that weft serve is still running, then try again.');
   });
 });
 
@@ -294,7 +312,9 @@ describe('dashboard: the run page', () => {
     await page.goto(`${serve.url}/#/runs/${run.id}`);
     await badge('succeeded').waitFor();
     const rows = page.locator('.timeline-rows li');
-    await expect.poll(() => rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-stage')))).toEqual(['waiting', 'fan@1', 'lint@1', 'test@1', 'gather@1', 'spawn@1']);
+    await expect
+      .poll(() => rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-stage'))))
+      .toEqual(['waiting', 'fan@1', 'lint@1', 'test@1', 'gather@1', 'spawn@1']);
     const span = (stage: string) =>
       page.locator(`.timeline-rows li[data-stage="${stage}"] .timeline-bar`).evaluate((bar) => {
         const style = (bar as unknown as { style: { left: string; width: string } }).style;
@@ -325,7 +345,11 @@ describe('dashboard: the run page', () => {
       const { document, getComputedStyle } = globalThis as unknown as BrowserWindow;
       const graph = document.querySelector('#run-graph')!;
       const wrap = document.querySelector('table.stages')!;
-      return { maxHeight: getComputedStyle(graph).maxHeight, graphHidden: graph.scrollHeight - graph.clientHeight, tableOverflow: wrap.scrollWidth - wrap.clientWidth };
+      return {
+        maxHeight: getComputedStyle(graph).maxHeight,
+        graphHidden: graph.scrollHeight - graph.clientHeight,
+        tableOverflow: wrap.scrollWidth - wrap.clientWidth,
+      };
     });
     expect(clipped).toEqual({ maxHeight: 'none', graphHidden: 0, tableOverflow: 0 });
   });
@@ -342,7 +366,11 @@ describe('dashboard: MCP servers', () => {
     expect(await configured.locator('button', { hasText: 'Remove' }).count()).toBe(0);
 
     await page.fill('#mcp-name', 'bad name');
-    expect(await page.locator('#mcp-name').evaluate((input) => (input as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch)).toBe(true);
+    expect(
+      await page
+        .locator('#mcp-name')
+        .evaluate((input) => (input as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch),
+    ).toBe(true);
     await page.fill('#mcp-name', 'broken');
     await page.fill('#mcp-command', 'weft-no-such-command-1');
     await page.click('form.add-server button[type=submit]');

@@ -33,7 +33,10 @@ async function answer(runId: string): Promise<void> {
   await api('POST', `/runs/${runId}/answer`, { question_id: detail.pending_questions[0]!.id, answer: 'yes' });
 }
 
-const isListRead = (request: Request) => /\/api\/v1\/runs(\?|$)/.test(request.url()) && request.method() === 'GET' && !(request.headers().accept ?? '').includes('text/event-stream');
+const isListRead = (request: Request) =>
+  /\/api\/v1\/runs(\?|$)/.test(request.url()) &&
+  request.method() === 'GET' &&
+  !(request.headers().accept ?? '').includes('text/event-stream');
 const row = (runId: string, status: string) => page.locator(`tr[data-run="${runId}"] .badge[data-status="${status}"]`);
 
 async function openList(): Promise<void> {
@@ -91,7 +94,11 @@ describe('dashboard: the live runs list', () => {
   });
 
   it('falls back to polling when the stream is refused, and the list still follows the run', async () => {
-    await page.route(/\/api\/v1\/runs(\?|$)/, (route) => ((route.request().headers().accept ?? '').includes('text/event-stream') ? route.fulfill({ status: 503, body: 'no streams here' }) : route.fallback()));
+    await page.route(/\/api\/v1\/runs(\?|$)/, (route) =>
+      (route.request().headers().accept ?? '').includes('text/event-stream')
+        ? route.fulfill({ status: 503, body: 'no streams here' })
+        : route.fallback(),
+    );
     await openList();
     await page.locator('#runs-live[data-state="polling"]').waitFor();
     const runId = await createRun({ auto_approve: true });

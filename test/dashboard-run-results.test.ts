@@ -66,13 +66,22 @@ beforeAll(async () => {
   [serve, browser] = await Promise.all([startServe(), launchBrowser()]);
   const write = (name: string, text: string) => writeFileSync(join(serve.dir, name), text);
   // `lint` fails and the workflow routes on it: the run goes on and succeeds.
-  write('optional.toml', '[nodes.lint]\nkind = "command"\nrun = "exit 1"\n\n[[nodes.lint.edges]]\nto = "build"\nwhen = \'status == "failed"\'\n\n[[nodes.lint.edges]]\nto = "build"\n\n[nodes.build]\nkind = "command"\nrun = "echo built"\n');
+  write(
+    'optional.toml',
+    '[nodes.lint]\nkind = "command"\nrun = "exit 1"\n\n[[nodes.lint.edges]]\nto = "build"\nwhen = \'status == "failed"\'\n\n[[nodes.lint.edges]]\nto = "build"\n\n[nodes.build]\nkind = "command"\nrun = "echo built"\n',
+  );
   write('clean.toml', '[nodes.build]\nkind = "command"\nrun = "echo built"\n');
-  write('release.toml', '[inputs.version]\nrequired = true\n\n[inputs.count]\ntype = "integer"\ndefault = 2\n\n[inputs.dry]\ntype = "boolean"\n\n[nodes.show]\nkind = "command"\nrun = "echo {{ inputs.version }} x{{ inputs.count }} {{ inputs.dry }}"\n');
+  write(
+    'release.toml',
+    '[inputs.version]\nrequired = true\n\n[inputs.count]\ntype = "integer"\ndefault = 2\n\n[inputs.dry]\ntype = "boolean"\n\n[nodes.show]\nkind = "command"\nrun = "echo {{ inputs.version }} x{{ inputs.count }} {{ inputs.dry }}"\n',
+  );
   write('top.toml', '[nodes.spawn]\nkind = "child"\nworkflow = "middle.toml"\n');
   write('middle.toml', '[nodes.spawn]\nkind = "child"\nworkflow = "leaf.toml"\n');
   write('leaf.toml', '[nodes.hello]\nkind = "command"\nrun = "echo leaf"\n');
-  write('ask.toml', '[nodes.ask]\nkind = "human"\nquestion = "Go on?"\ntype = "yes_no"\nnext = "hold"\n\n[nodes.hold]\nkind = "command"\nrun = "while [ ! -f hold.gate ]; do sleep 0.05; done"\n');
+  write(
+    'ask.toml',
+    '[nodes.ask]\nkind = "human"\nquestion = "Go on?"\ntype = "yes_no"\nnext = "hold"\n\n[nodes.hold]\nkind = "command"\nrun = "while [ ! -f hold.gate ]; do sleep 0.05; done"\n',
+  );
   // 40,000 lines are past the 100 KiB output budget: the whole output is kept as an artifact.
   write('dump.toml', '[nodes.dump]\nkind = "tool"\ntool = "shell"\nargs = { command = "seq 1 40000" }\n');
 });
@@ -104,7 +113,14 @@ describe('dashboard: what a run came to', () => {
     expect(await row(partial.id).locator('.partial').textContent()).toBe('with 1 failed optional stage');
     expect(await row(clean.id).locator('.partial').count()).toBe(0);
     // The succeeded chip itself is drawn in the warning colour, not the clean green.
-    const colour = (id: string) => row(id).locator('.badge').evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
+    const colour = (id: string) =>
+      row(id)
+        .locator('.badge')
+        .evaluate(
+          (element) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element)
+              .backgroundColor,
+        );
     expect(await colour(partial.id)).not.toBe(await colour(clean.id));
 
     await page.goto(`${serve.url}/#/runs/${partial.id}`);
@@ -116,7 +132,9 @@ describe('dashboard: what a run came to', () => {
   });
 
   it('runs again with inputs edited in a form filled with the run’s own', async () => {
-    const first = await finished((await createRun('release.toml', { inputs: { version: '1.2.0', count: 5, dry: true }, goal: 'ship it', labels: { team: 'web' } })).id);
+    const first = await finished(
+      (await createRun('release.toml', { inputs: { version: '1.2.0', count: 5, dry: true }, goal: 'ship it', labels: { team: 'web' } })).id,
+    );
     await logIn();
     await page.goto(`${serve.url}/#/runs/${first.id}`);
     await page.click('button[data-action="rerun-edit"]');
@@ -134,7 +152,13 @@ describe('dashboard: what a run came to', () => {
     await page.waitForURL((url) => url.hash.startsWith('#/runs/') && !url.hash.endsWith(first.id));
     const id = new URL(page.url()).hash.slice('#/runs/'.length);
     const second = await finished(id);
-    expect([second.workflow, second.inputs, second.goal, second.labels, second.status]).toEqual(['release', { version: '1.3.0', count: 5, dry: false }, 'ship it', { team: 'web' }, 'succeeded']);
+    expect([second.workflow, second.inputs, second.goal, second.labels, second.status]).toEqual([
+      'release',
+      { version: '1.3.0', count: 5, dry: false },
+      'ship it',
+      { team: 'web' },
+      'succeeded',
+    ]);
   });
 
   it('shows the tree of child and grandchild runs with their statuses, linked both ways', async () => {
@@ -192,7 +216,11 @@ describe('dashboard: what a run came to', () => {
     await page.goto(`${serve.url}/#/runs/${run.id}`);
     const focused = () =>
       page.evaluate(() => {
-        const active = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string; dataset: { action?: string } } | null } }).document.activeElement;
+        const active = (
+          globalThis as unknown as {
+            document: { activeElement: { tagName: string; textContent: string; dataset: { action?: string } } | null };
+          }
+        ).document.activeElement;
         return active === null ? 'none' : `${active.tagName}:${active.dataset.action ?? active.textContent}`;
       });
     const yes = page.locator('.question button', { hasText: 'Yes' });

@@ -36,7 +36,17 @@ async function paused(): Promise<boolean | undefined> {
 
 describe('the Schedules page', () => {
   it('lists a schedule, pauses and resumes it, and links to its runs', async () => {
-    expect((await callApi(serve, 'POST', '/schedules', { name: 'nightly', workflow: 'nightly.toml', cron: '0 3 * * *', timezone: 'Europe/Paris', overlap: 'queue' })).status).toBe(201);
+    expect(
+      (
+        await callApi(serve, 'POST', '/schedules', {
+          name: 'nightly',
+          workflow: 'nightly.toml',
+          cron: '0 3 * * *',
+          timezone: 'Europe/Paris',
+          overlap: 'queue',
+        })
+      ).status,
+    ).toBe(201);
     await page.goto(`${serve.url}/#/login`);
     await page.fill('#token', TEST_TOKEN);
     await page.click('form.login button[type=submit]');

@@ -23,11 +23,22 @@ let page: Page;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'weft-dash-ws-'));
-  writeFileSync(join(dir, 'two.toml'), '[workflow]\nname = "two"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "echo made > made.txt"\nnext = "more"\n[nodes.more]\nkind = "command"\nrun = "echo more >> made.txt"\n');
-  writeFileSync(join(dir, 'steps.toml'), `[workflow]\nname = "steps"\nstart = "one"\n[nodes.one]\nkind = "command"\nrun = "echo one > one.txt"\nnext = "two"\n[nodes.two]\nkind = "command"\nrun = "echo two > two.txt; test -e '${join(dir, '.home', 'flag')}'"\n`);
+  writeFileSync(
+    join(dir, 'two.toml'),
+    '[workflow]\nname = "two"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "echo made > made.txt"\nnext = "more"\n[nodes.more]\nkind = "command"\nrun = "echo more >> made.txt"\n',
+  );
+  writeFileSync(
+    join(dir, 'steps.toml'),
+    `[workflow]\nname = "steps"\nstart = "one"\n[nodes.one]\nkind = "command"\nrun = "echo one > one.txt"\nnext = "two"\n[nodes.two]\nkind = "command"\nrun = "echo two > two.txt; test -e '${join(dir, '.home', 'flag')}'"\n`,
+  );
   writeFileSync(join(dir, '.gitignore'), '.home/\n');
   const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-qm', 'start']]) execFileSync('git', args, { cwd: dir, env });
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['commit', '-qm', 'start'],
+  ])
+    execFileSync('git', args, { cwd: dir, env });
   [serve, browser] = await Promise.all([startServe({ dir }), launchBrowser()]);
   page = await loggedOutPage(browser);
 });
@@ -66,7 +77,15 @@ describe('the run page’s Files panel', () => {
     const produced = page.locator('section[aria-label="What it produced"]');
     expect(await produced.locator('p.muted').textContent()).toBe('No artifacts: no tool output was cut short.');
     await produced.locator('a[data-files-link]').click();
-    await expect.poll(() => page.locator('#run-files').evaluate((files) => (files as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top), { timeout: 30_000 }).toBeLessThan(50);
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('#run-files')
+            .evaluate((files) => (files as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top),
+        { timeout: 30_000 },
+      )
+      .toBeLessThan(50);
     await page.click(`tr[data-stage="make@1"] button`);
     await page.waitForSelector('section[aria-label="Files"] .files-summary:text("make@1: 1 file changed, +1 −0")');
     await page.click('section[aria-label="Files"] button[data-action="fork"]');
@@ -93,7 +112,11 @@ describe('the run page’s Files panel', () => {
     await page.click('section[aria-label="Files"] button[data-action="rewind"]');
     const events = await untilStatus(serve, id, 'succeeded');
     const rewound = events.find((event) => event.data.type === 'run-rewound');
-    expect(rewound?.data.payload).toMatchObject({ toStage: 'one@1', abandonedCommit: failedTip, abandonedRef: `refs/weft/abandoned/${id}/1` });
+    expect(rewound?.data.payload).toMatchObject({
+      toStage: 'one@1',
+      abandonedCommit: failedTip,
+      abandonedRef: `refs/weft/abandoned/${id}/1`,
+    });
     // Nothing destroyed: the failed attempt's checkpoint is kept under a ref; the branch went on from one@1's checkpoint.
     expect(git('rev-parse', `refs/weft/abandoned/${id}/1`)).toBe(failedTip);
     expect(git('rev-parse', `weft/runs/${id}~1`)).toBe(oneCheckpoint);

@@ -11,7 +11,16 @@ import { errorRow, toolErrorResult, toFailure } from '../src/surfaces/mcp-server
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from '../src/surfaces/cli/exit-codes.js';
 
 /** The fault class an HTTP status tells a client. */
-const FAULT_OF_STATUS: Partial<Record<HttpStatus, FaultClass>> = { 400: 'caller', 403: 'caller', 422: 'caller', 404: 'missing', 409: 'state', 502: 'upstream', 503: 'upstream', 500: 'internal' };
+const FAULT_OF_STATUS: Partial<Record<HttpStatus, FaultClass>> = {
+  400: 'caller',
+  403: 'caller',
+  422: 'caller',
+  404: 'missing',
+  409: 'state',
+  502: 'upstream',
+  503: 'upstream',
+  500: 'internal',
+};
 
 function error(code: WeftErrorCode): WeftError {
   return new WeftError(code, `failed with ${code}`);
@@ -34,14 +43,24 @@ describe('the error catalogue across surfaces', () => {
   });
 
   it('settles the disagreements the surfaces had: a lost lease is a state conflict everywhere, a path outside the workspace a usage error', () => {
-    expect([errorResponse(error('RUN_LEASE_LOST')).status, errorRow('RUN_LEASE_LOST').retryable, exitCodeFor('RUN_LEASE_LOST')]).toEqual([409, false, EXIT_FAILURE]);
-    expect([errorResponse(error('PATH_OUTSIDE_WORKSPACE')).status, errorRow('PATH_OUTSIDE_WORKSPACE').retryable, exitCodeFor('PATH_OUTSIDE_WORKSPACE')]).toEqual([400, false, EXIT_USAGE]);
+    expect([errorResponse(error('RUN_LEASE_LOST')).status, errorRow('RUN_LEASE_LOST').retryable, exitCodeFor('RUN_LEASE_LOST')]).toEqual([
+      409,
+      false,
+      EXIT_FAILURE,
+    ]);
+    expect([
+      errorResponse(error('PATH_OUTSIDE_WORKSPACE')).status,
+      errorRow('PATH_OUTSIDE_WORKSPACE').retryable,
+      exitCodeFor('PATH_OUTSIDE_WORKSPACE'),
+    ]).toEqual([400, false, EXIT_USAGE]);
   });
 
   it("carries each code's typed data to the surfaces", () => {
     const failed = new WeftError('RUN_NOT_FOUND', 'No run 01J', { data: { runId: '01J' } });
     expect(failed.data.runId).toBe('01J');
-    expect(toolErrorResult(toFailure(failed))._meta).toEqual({ 'weft/error': { code: 'RUN_NOT_FOUND', retryable: false, data: { runId: '01J' } } });
+    expect(toolErrorResult(toFailure(failed))._meta).toEqual({
+      'weft/error': { code: 'RUN_NOT_FOUND', retryable: false, data: { runId: '01J' } },
+    });
     // @ts-expect-error: RUN_NOT_FOUND's data names the run, not a server.
     expect(new WeftError('RUN_NOT_FOUND', 'No run', { data: { server: 'docs' } }).data).toEqual({ server: 'docs' });
   });

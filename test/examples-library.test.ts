@@ -51,7 +51,12 @@ function startListening(file: string, env: Record<string, string | undefined>) {
 describe('examples/library', () => {
   it('mount-server.mjs: the app keeps its own route, weft answers /api/v1 and /mcp behind the token, and SIGTERM ends it cleanly', async () => {
     const token = 'example-token-0123456789abcdef';
-    const started = startListening(join(EXAMPLES, 'mount-server.mjs'), { ...process.env, WEFT_HOME: storageDir, WEFT_TOKEN: token, PORT: '0' });
+    const started = startListening(join(EXAMPLES, 'mount-server.mjs'), {
+      ...process.env,
+      WEFT_HOME: storageDir,
+      WEFT_TOKEN: token,
+      PORT: '0',
+    });
     try {
       const url = await started.url;
       expect(await (await fetch(`${url}/health`)).json()).toEqual({ ok: true });
@@ -60,7 +65,9 @@ describe('examples/library', () => {
       expect(listed.status).toBe(200);
       expect(await listed.json()).toMatchObject({ runs: expect.any(Array) });
       const client = new Client({ name: 'example-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('weft_run_create');
       await client.close();
     } finally {
@@ -69,13 +76,15 @@ describe('examples/library', () => {
     expect(await started.exited).toBe(0);
   });
 
-
   it('ai-agent.ts: generateText calls the memory server (from npm) through weft-runtime/ai-sdk; the delete the rules forbid comes back to the model as a refusal', async () => {
     const model = await startModelServer({
       script: [
         {
           toolCalls: [
-            { name: 'mcp__memory__create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['likes tea'] }] } },
+            {
+              name: 'mcp__memory__create_entities',
+              arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['likes tea'] }] },
+            },
             { name: 'mcp__memory__delete_entities', arguments: { entityNames: ['Ada'] } },
           ],
         },
@@ -85,8 +94,17 @@ describe('examples/library', () => {
     });
     const memoryFile = join(storageDir, 'memory.jsonl');
     try {
-      const env = { ...process.env, OPENAI_BASE_URL: model.baseUrl('openai-chat'), OPENAI_API_KEY: 'test-key', MODEL: 'test-model', MEMORY_FILE_PATH: memoryFile };
-      const result = await runNode(['--import', 'tsx', join(EXAMPLES, 'ai-agent.ts'), 'What do you know about Ada?'], { cwd: EXAMPLES, env });
+      const env = {
+        ...process.env,
+        OPENAI_BASE_URL: model.baseUrl('openai-chat'),
+        OPENAI_API_KEY: 'test-key',
+        MODEL: 'test-model',
+        MEMORY_FILE_PATH: memoryFile,
+      };
+      const result = await runNode(['--import', 'tsx', join(EXAMPLES, 'ai-agent.ts'), 'What do you know about Ada?'], {
+        cwd: EXAMPLES,
+        env,
+      });
       expect(result.code, result.stderr).toBe(0);
       const lines = result.stdout.trim().split('\n');
       expect(lines).toHaveLength(4);
@@ -94,7 +112,9 @@ describe('examples/library', () => {
       expect(lines[1]).toMatch(/^mcp__memory__delete_entities: refused \(.*denied/i);
       expect(lines.slice(2)).toEqual(['mcp__memory__search_nodes: ok', 'Ada likes tea.']);
       // The model was offered the server's tools and saw what the real server answered.
-      expect(model.requests[0]!.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['mcp__memory__read_graph', 'mcp__memory__search_nodes']));
+      expect(model.requests[0]!.tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['mcp__memory__read_graph', 'mcp__memory__search_nodes']),
+      );
       expect(model.requests[0]!.messages.at(-1)).toMatchObject({ role: 'user', text: 'What do you know about Ada?' });
       expect(model.requests[2]!.messages.filter((message) => message.role === 'tool').at(-1)?.content).toContain('likes tea');
       expect(await readFile(memoryFile, 'utf8')).toContain('"Ada"');

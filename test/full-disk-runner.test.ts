@@ -53,18 +53,27 @@ async function fullDiskSetup(fillCommand: (home: string, ws: string) => string):
  * must end because its stage could not be recorded, not because its claims kept failing.
  */
 function runner(home: string, ws: string) {
-  return runCli(['--cwd', ws, 'worker', '--until-idle'], { cwd: ws, env: { WEFT_HOME: home, WEFT_LEASE_MS: '2000', WEFT_STORE_GIVE_UP_MS: '3600000' } });
+  return runCli(['--cwd', ws, 'worker', '--until-idle'], {
+    cwd: ws,
+    env: { WEFT_HOME: home, WEFT_LEASE_MS: '2000', WEFT_STORE_GIVE_UP_MS: '3600000' },
+  });
 }
 
 /** What the store holds, read after every runner has exited: stages started, the run's status, integrity. */
 function inspect(home: string, runId: string): { started: string[]; abandoned: number; status: string; integrity: unknown } {
   const db = new Database(join(home, 'weft.db'), { readonly: true });
   try {
-    const events = db.prepare('SELECT type, stage_id AS stageId, payload FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { type: string; stageId: string | null; payload: string }[];
+    const events = db.prepare('SELECT type, stage_id AS stageId, payload FROM events WHERE run_id = ? ORDER BY seq').all(runId) as {
+      type: string;
+      stageId: string | null;
+      payload: string;
+    }[];
     const status = (db.prepare('SELECT status FROM runs WHERE id = ?').get(runId) as { status: string }).status;
     return {
       started: events.filter((event) => event.type === 'stage-started').map((event) => event.stageId ?? ''),
-      abandoned: events.filter((event) => event.type === 'stage-finished' && (JSON.parse(event.payload) as { status: string }).status === 'abandoned').length,
+      abandoned: events.filter(
+        (event) => event.type === 'stage-finished' && (JSON.parse(event.payload) as { status: string }).status === 'abandoned',
+      ).length,
       status,
       integrity: db.pragma('integrity_check', { simple: true }),
     };
@@ -76,7 +85,9 @@ function inspect(home: string, runId: string): { started: string[]; abandoned: n
 describe('a stage that fills the disk holding the SQLite store', () => {
   it('makes the runner exit non-zero with the store error on stderr; once space is freed the run finishes', async () => {
     // The first attempt fills the disk; a rerun does not.
-    const { home, ws, runId } = await fullDiskSetup((dir, work) => `if [ ! -e ${work}/filled ]; then touch ${work}/filled; cat /dev/zero > ${dir}/filler 2>/dev/null; fi; echo done`);
+    const { home, ws, runId } = await fullDiskSetup(
+      (dir, work) => `if [ ! -e ${work}/filled ]; then touch ${work}/filled; cat /dev/zero > ${dir}/filler 2>/dev/null; fi; echo done`,
+    );
     const first = await runner(home, ws);
     expect(first.code, first.stderr).not.toBe(0);
     expect(first.stderr).toMatch(/disk holding .*weft\.db is full/);
@@ -113,7 +124,9 @@ describe('a stage that fills the disk holding the SQLite store', () => {
     expect(after.integrity).toBe('ok');
     const db = new Database(join(home, 'weft.db'), { readonly: true });
     try {
-      const ended = db.prepare(`SELECT payload FROM events WHERE run_id = ? AND type = 'stage-finished' ORDER BY seq DESC LIMIT 1`).get(runId) as { payload: string };
+      const ended = db
+        .prepare(`SELECT payload FROM events WHERE run_id = ? AND type = 'stage-finished' ORDER BY seq DESC LIMIT 1`)
+        .get(runId) as { payload: string };
       expect((JSON.parse(ended.payload) as { error: string }).error).toMatch(/was lost \d+ times in a row .* not run again/);
     } finally {
       db.close();

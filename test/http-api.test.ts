@@ -33,7 +33,6 @@ kind = "command"
 run = 'echo three'
 `;
 
-
 interface RunSummary {
   id: string;
   status: string;
@@ -58,11 +57,22 @@ let serve: Serve;
  */
 function rawPost(url: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${serve.token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
     req.end(body);
   });
@@ -94,7 +104,9 @@ describe('weft serve: authentication and Host checks', () => {
     expect(missing.status).toBe(401);
     expect(missing.body.error.code).toBe('UNAUTHORIZED');
     expect(missing.body.error.hint).toContain('POST /api/v1/login');
-    expect((await callApi<ErrorBody>(serve, 'GET', '/runs', undefined, { authorization: 'Bearer wrong-token-wrong-token' })).status).toBe(401);
+    expect((await callApi<ErrorBody>(serve, 'GET', '/runs', undefined, { authorization: 'Bearer wrong-token-wrong-token' })).status).toBe(
+      401,
+    );
     const origin = await callApi<ErrorBody>(serve, 'GET', '/runs', undefined, { origin: 'http://evil.example' });
     expect([origin.status, origin.body.error.code]).toEqual([403, 'FORBIDDEN_HOST']);
     // fetch will not send a forged Host; the raw check is covered by the MCP server's HTTP test through the same validator.
@@ -113,7 +125,10 @@ describe('weft serve: authentication and Host checks', () => {
     expect(cookie).toContain('Path=/');
     expect(cookie).not.toContain(serve.token);
     const session = cookie.split(';')[0]!;
-    expect(await callApi(serve, 'GET', '/session', undefined, { authorization: '', cookie: session })).toMatchObject({ status: 200, body: { authenticated: true } });
+    expect(await callApi(serve, 'GET', '/session', undefined, { authorization: '', cookie: session })).toMatchObject({
+      status: 200,
+      body: { authenticated: true },
+    });
     expect((await callApi(serve, 'GET', '/session', undefined, { authorization: '' })).status).toBe(401);
     expect((await callApi(serve, 'POST', '/logout', undefined, { authorization: '', cookie: session })).status).toBe(204);
     expect((await callApi(serve, 'GET', '/session', undefined, { authorization: '', cookie: session })).status).toBe(401);
@@ -134,7 +149,9 @@ describe('weft serve: authentication and Host checks', () => {
   });
 
   it('refuses --no-auth on a host that is not loopback', async () => {
-    const refused = await runCli(['--storage-dir', serve.storageDir, 'serve', '--host', '0.0.0.0', '--port', '0', '--no-auth'], { cwd: serve.dir });
+    const refused = await runCli(['--storage-dir', serve.storageDir, 'serve', '--host', '0.0.0.0', '--port', '0', '--no-auth'], {
+      cwd: serve.dir,
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '0.0.0.0'");
   });
@@ -161,7 +178,11 @@ describe('weft serve: runs', () => {
   });
 
   it('runs inline TOML, lists runs newest first with filters, text and cursor pages', async () => {
-    const inline = await createRun({ workflow_toml: STEPS.replace('name = "steps"', 'name = "inline-steps"'), auto_approve: true, labels: { lane: 'fast' } });
+    const inline = await createRun({
+      workflow_toml: STEPS.replace('name = "steps"', 'name = "inline-steps"'),
+      auto_approve: true,
+      labels: { lane: 'fast' },
+    });
     await untilStatus(serve, inline.id, 'succeeded');
     const other = await createRun({ workflow: 'steps.toml', goal: 'a needle in the goal', start: false });
     expect(other.status).toBe('submitted');
@@ -176,7 +197,11 @@ describe('weft serve: runs', () => {
     const all: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { runs: { id: string; created_at: string }[]; next_cursor: string | null } } = await callApi(serve, 'GET', `/runs?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page: { body: { runs: { id: string; created_at: string }[]; next_cursor: string | null } } = await callApi(
+        serve,
+        'GET',
+        `/runs?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       all.push(...page.body.runs.map((item) => item.id));
       cursor = page.body.next_cursor;
     } while (cursor !== null);
@@ -189,12 +214,21 @@ describe('weft serve: runs', () => {
     const run = await createRun({ workflow: 'steps.toml', auto_approve: true });
     const before = await readEvents(serve, run.id, (events) => events.length >= 3);
     const lastSeen = Number(before.at(-1)!.id);
-    const after = await readEvents(serve, run.id, (events) => events.some((event) => event.event === 'run-status-changed' && event.data.payload.to === 'succeeded'), lastSeen);
+    const after = await readEvents(
+      serve,
+      run.id,
+      (events) => events.some((event) => event.event === 'run-status-changed' && event.data.payload.to === 'succeeded'),
+      lastSeen,
+    );
     const seqs = [...before, ...after].map((event) => Number(event.id));
     expect(seqs).toEqual(seqs.map((_seq, index) => index + 1));
     for (const event of [...before, ...after]) expect([event.event, Number(event.id)]).toEqual([event.data.type, event.data.seq]);
 
-    const page = await callApi<{ events: { seq: number }[]; next_after_seq: number | null }>(serve, 'GET', `/runs/${run.id}/events?after_seq=2&limit=3`);
+    const page = await callApi<{ events: { seq: number }[]; next_after_seq: number | null }>(
+      serve,
+      'GET',
+      `/runs/${run.id}/events?after_seq=2&limit=3`,
+    );
     expect(page.body.events.map((event) => event.seq)).toEqual([3, 4, 5]);
     expect(page.body.next_after_seq).toBe(5);
   });
@@ -205,7 +239,10 @@ describe('weft serve: runs', () => {
     const detail = await callApi<RunDetail>(serve, 'GET', `/runs/${run.id}`);
     const [question] = detail.body.pending_questions;
     expect(question).toMatchObject({ kind: 'yes_no', prompt: 'Ship it?' });
-    const answered = await callApi<{ question: { status: string; answer: unknown } }>(serve, 'POST', `/runs/${run.id}/answer`, { question_id: question!.id, answer: 'yes' });
+    const answered = await callApi<{ question: { status: string; answer: unknown } }>(serve, 'POST', `/runs/${run.id}/answer`, {
+      question_id: question!.id,
+      answer: 'yes',
+    });
     expect(answered.body.question).toMatchObject({ status: 'answered', answer: true });
     const again = await callApi<ErrorBody>(serve, 'POST', `/runs/${run.id}/answer`, { question_id: question!.id, answer: false });
     expect([again.status, again.body.error.code]).toEqual([409, 'QUESTION_NOT_PENDING']);
@@ -216,7 +253,9 @@ describe('weft serve: runs', () => {
 
   it('cancels, retries, archives and deletes through the action routes', async () => {
     const run = await createRun({ workflow: 'steps.toml' });
-    expect((await callApi<{ run: RunSummary }>(serve, 'POST', `/runs/${run.id}/deny`, { reason: 'not today' })).body.run).toMatchObject({ status: 'cancelled' });
+    expect((await callApi<{ run: RunSummary }>(serve, 'POST', `/runs/${run.id}/deny`, { reason: 'not today' })).body.run).toMatchObject({
+      status: 'cancelled',
+    });
     const busy = await callApi<ErrorBody>(serve, 'DELETE', `/runs/${(await createRun({ workflow: 'steps.toml', start: false })).id}`);
     expect([busy.status, busy.body.error.code]).toEqual([409, 'RUN_INVALID_TRANSITION']);
     expect((await callApi<{ run: { archived: boolean } }>(serve, 'POST', `/runs/${run.id}/archive`, {})).body.run.archived).toBe(true);
@@ -249,33 +288,49 @@ describe('weft serve: bad input', () => {
     }
     const huge = await rawPost(`${serve.url}/api/v1/runs`, JSON.stringify({ workflow: 'steps.toml', goal: 'x'.repeat(2 * 1024 * 1024) }));
     expect(huge.status).toBe(413);
-    expect(JSON.parse(huge.body)).toMatchObject({ error: { code: 'TOO_LARGE', message: 'The request body is larger than 1048576 bytes.' } });
+    expect(JSON.parse(huge.body)).toMatchObject({
+      error: { code: 'TOO_LARGE', message: 'The request body is larger than 1048576 bytes.' },
+    });
     expect(await runCount()).toBe(count);
   });
 });
 
 describe('weft serve: OpenAPI and MCP', () => {
   it('serves an OpenAPI 3.1 document with the routes and their schemas', async () => {
-    const document = await callApi<{ openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> }>(serve, 'GET', '/openapi.json');
+    const document = await callApi<{
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>
+      >;
+    }>(serve, 'GET', '/openapi.json');
     expect(document.body.openapi).toBe('3.1.0');
     expect(Object.keys(document.body.paths['/api/v1/runs'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.body.paths['/api/v1/runs/{id}/events'] ?? {})).toEqual(['get']);
-    expect(Object.keys(document.body.paths['/api/v1/runs']?.post?.requestBody?.content['application/json']?.schema.properties ?? {})).toEqual(
-      expect.arrayContaining(['workflow', 'workflow_toml', 'goal', 'inputs', 'labels', 'auto_approve']),
-    );
+    expect(
+      Object.keys(document.body.paths['/api/v1/runs']?.post?.requestBody?.content['application/json']?.schema.properties ?? {}),
+    ).toEqual(expect.arrayContaining(['workflow', 'workflow_toml', 'goal', 'inputs', 'labels', 'auto_approve']));
   });
 
   it('serves weft_run_get at /mcp with the same token', async () => {
     const run = await createRun({ workflow: 'steps.toml', start: false });
     const client = new Client({ name: 'serve-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${serve.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${serve.token}` } },
+      }),
+    );
     try {
       const result = await client.callTool({ name: 'weft_run_get', arguments: { run_id: run.id } });
       expect((result.structuredContent as { run: { id: string; status: string } }).run).toMatchObject({ id: run.id, status: 'submitted' });
     } finally {
       await client.close();
     }
-    const refused = await fetch(`${serve.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const refused = await fetch(`${serve.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
   });
 

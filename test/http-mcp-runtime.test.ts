@@ -77,9 +77,16 @@ beforeAll(async () => {
   model = await startModelServer({ script });
   serve = await startServe({ args: ['--no-worker'], env: TEST_ENV });
   mkdirSync(join(serve.dir, '.weft'), { recursive: true });
-  writeFileSync(join(serve.dir, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`);
+  writeFileSync(
+    join(serve.dir, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`,
+  );
   writeFileSync(join(serve.dir, 'helper.toml'), WORKFLOW);
-  worker = spawn(process.execPath, [WEFT_BIN, '--storage-dir', serve.storageDir, '--cwd', serve.dir, 'worker'], { cwd: serve.dir, env: { ...process.env, ...TEST_ENV, WEFT_LEASE_MS: '3000' }, stdio: 'ignore' });
+  worker = spawn(process.execPath, [WEFT_BIN, '--storage-dir', serve.storageDir, '--cwd', serve.dir, 'worker'], {
+    cwd: serve.dir,
+    env: { ...process.env, ...TEST_ENV, WEFT_LEASE_MS: '3000' },
+    stdio: 'ignore',
+  });
 });
 
 afterAll(async () => {
@@ -99,11 +106,17 @@ describe('runtime MCP registration through weft serve', () => {
     await arrived[0]!.opened;
     expect(toolNames(model.requests[0])).not.toContain(ECHO);
 
-    const added = await callApi<{ server: ServerView }>(serve, 'POST', '/mcp/servers', { name: 'everything', command: process.execPath, args: [EVERYTHING] });
+    const added = await callApi<{ server: ServerView }>(serve, 'POST', '/mcp/servers', {
+      name: 'everything',
+      command: process.execPath,
+      args: [EVERYTHING],
+    });
     expect(added.status).toBe(201);
     expect(added.body.server).toMatchObject({ name: 'everything', source: 'runtime', status: 'ready' });
     expect(added.body.server.tool_names).toContain(ECHO);
-    const [addedEvent] = (await readEvents(serve, run.id, (events) => events.some((event) => event.event === 'mcp-server-added'))).filter((event) => event.event === 'mcp-server-added');
+    const [addedEvent] = (await readEvents(serve, run.id, (events) => events.some((event) => event.event === 'mcp-server-added'))).filter(
+      (event) => event.event === 'mcp-server-added',
+    );
     expect(addedEvent!.data.payload).toMatchObject({ name: 'everything', status: 'ready' });
     release[0]!.open();
 
@@ -115,7 +128,9 @@ describe('runtime MCP registration through weft serve', () => {
     const echoed = model.requests[2]!.messages.filter((message) => message.role === 'tool').at(-1);
     expect(echoed).toMatchObject({ role: 'tool', content: expect.stringContaining('hello from a server added at runtime') });
     expect((await callApi(serve, 'DELETE', '/mcp/servers/everything')).status).toBe(204);
-    await readEvents(serve, run.id, (events) => events.some((event) => event.event === 'mcp-server-removed' && event.data.payload.name === 'everything'));
+    await readEvents(serve, run.id, (events) =>
+      events.some((event) => event.event === 'mcp-server-removed' && event.data.payload.name === 'everything'),
+    );
     release[2]!.open();
 
     await arrived[3]!.opened;
@@ -130,7 +145,9 @@ describe('runtime MCP registration through weft serve', () => {
   });
 
   it('refuses an invalid or taken name, an unknown field and an entry .mcp.json would refuse, and stores nothing', async () => {
-    expect((await callApi(serve, 'POST', '/mcp/servers', { name: 'memory', command: process.execPath, args: [EVERYTHING] })).status).toBe(201);
+    expect((await callApi(serve, 'POST', '/mcp/servers', { name: 'memory', command: process.execPath, args: [EVERYTHING] })).status).toBe(
+      201,
+    );
     const before = (await callApi<{ servers: ServerView[] }>(serve, 'GET', '/mcp/servers')).body.servers;
     const cases: [Record<string, unknown>, number, string, RegExp][] = [
       [{ name: 'bad name!', command: 'node' }, 422, 'CONFIG_INVALID', /MCP server name 'bad name!' is invalid/],

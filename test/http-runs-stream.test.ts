@@ -13,7 +13,6 @@ import { ASK_WORKFLOW, callApi, readStream, startServe, untilStatus, type Serve,
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
-
 interface ListedRun {
   id: string;
   status: string;
@@ -35,12 +34,19 @@ afterAll(async () => {
 
 async function answerQuestion(runId: string): Promise<void> {
   const detail = await callApi<{ pending_questions: { id: string }[] }>(serve, 'GET', `/runs/${runId}`);
-  const answered = await callApi(serve, 'POST', `/runs/${runId}/answer`, { question_id: detail.body.pending_questions[0]!.id, answer: 'yes' });
+  const answered = await callApi(serve, 'POST', `/runs/${runId}/answer`, {
+    question_id: detail.body.pending_questions[0]!.id,
+    answer: 'yes',
+  });
   expect(answered.status).toBe(200);
 }
 
 async function createAsk(label: string): Promise<string> {
-  const created = await callApi<{ run: ListedRun }>(serve, 'POST', '/runs', { workflow: 'ask.toml', auto_approve: true, labels: { stream: label } });
+  const created = await callApi<{ run: ListedRun }>(serve, 'POST', '/runs', {
+    workflow: 'ask.toml',
+    auto_approve: true,
+    labels: { stream: label },
+  });
   expect(created.status).toBe(201);
   return created.body.run.id;
 }
@@ -80,9 +86,15 @@ const changesOf = (messages: ListMessage[], runId: string) => messages.filter((m
 describe('weft serve: the live runs list', () => {
   it('shows a run created by another process, with its status changes in the order they happened, each as the list shows it', async () => {
     const target: { id?: string } = {};
-    const { ready, reading } = openList('/runs?label=stream%3Dcli', (messages) => target.id !== undefined && changesOf(messages, target.id).some((message) => message.data.status === 'succeeded'));
+    const { ready, reading } = openList(
+      '/runs?label=stream%3Dcli',
+      (messages) => target.id !== undefined && changesOf(messages, target.id).some((message) => message.data.status === 'succeeded'),
+    );
     await ready;
-    const created = await runCli(['--storage-dir', serve.storageDir, '--cwd', serve.dir, 'run', 'ask.toml', '--label', 'stream=cli', '--detach', '--json'], { cwd: serve.dir });
+    const created = await runCli(
+      ['--storage-dir', serve.storageDir, '--cwd', serve.dir, 'run', 'ask.toml', '--label', 'stream=cli', '--detach', '--json'],
+      { cwd: serve.dir },
+    );
     expect(created.code, created.stderr).toBe(0);
     const runId = (target.id = (JSON.parse(created.stdout) as { id: string }).id);
     await untilStatus(serve, runId, 'blocked');
@@ -97,7 +109,12 @@ describe('weft serve: the live runs list', () => {
     // The states the run waited in cannot be coalesced away.
     // (The moves between them may share one store notice under load, so the stream may skip those.)
     expect(inOrder(['blocked', 'succeeded'], statuses), statuses.join(',')).toBe(true);
-    expect(mine.every((message) => message.event === 'run' && message.data.labels.stream === 'cli' && message.id === String(Date.parse(message.data.updated_at)))).toBe(true);
+    expect(
+      mine.every(
+        (message) =>
+          message.event === 'run' && message.data.labels.stream === 'cli' && message.id === String(Date.parse(message.data.updated_at)),
+      ),
+    ).toBe(true);
     const listed = await callApi<{ runs: ListedRun[] }>(serve, 'GET', '/runs?label=stream%3Dcli');
     expect(mine.at(-1)!.data).toEqual(listed.body.runs[0]);
     // Another label's stream never saw it.
@@ -106,21 +123,33 @@ describe('weft serve: the live runs list', () => {
 
   it('reports a run that leaves a status filter as run-left, so a client can drop it', async () => {
     const target: { id?: string } = {};
-    const { ready, reading } = openList('/runs?status=blocked&label=stream%3Dfilter', (messages) => target.id !== undefined && leftAfterIn(changesOf(messages, target.id)));
+    const { ready, reading } = openList(
+      '/runs?status=blocked&label=stream%3Dfilter',
+      (messages) => target.id !== undefined && leftAfterIn(changesOf(messages, target.id)),
+    );
     await ready;
     const runId = (target.id = await createAsk('filter'));
     await untilStatus(serve, runId, 'blocked');
     await answerQuestion(runId);
     // Before it blocked, the run changed outside the filter too: reported as run-left, which a client that never had it ignores.
-    const mine = changesOf(await reading, runId).filter((message, index, all) => all.slice(0, index + 1).some((each) => each.event === 'run'));
+    const mine = changesOf(await reading, runId).filter((message, index, all) =>
+      all.slice(0, index + 1).some((each) => each.event === 'run'),
+    );
     // Blocked, it changes again when its question is asked; then it leaves.
-    const steps = mine.map((message) => `${message.event}:${message.data.status === 'blocked'}`).filter((step, index, all) => step !== all[index - 1]);
+    const steps = mine
+      .map((message) => `${message.event}:${message.data.status === 'blocked'}`)
+      .filter((step, index, all) => step !== all[index - 1]);
     expect(steps).toEqual(['run:true', 'run-left:false']);
   });
 
   it('resumes from Last-Event-ID with every change made while it was away', async () => {
     const first = await createAsk('resume');
-    const before = await readStream<ListedRun>(serve, '/runs?label=stream%3Dresume', (messages) => changesOf(messages, first).some((message) => message.data.status === 'blocked'), 0);
+    const before = await readStream<ListedRun>(
+      serve,
+      '/runs?label=stream%3Dresume',
+      (messages) => changesOf(messages, first).some((message) => message.data.status === 'blocked'),
+      0,
+    );
     const lastId = Number(before.at(-1)!.id);
     // While no stream is open: the first run finishes and a second one is created and blocks.
     await answerQuestion(first);
@@ -130,7 +159,9 @@ describe('weft serve: the live runs list', () => {
     const after = await readStream<ListedRun>(
       serve,
       '/runs?label=stream%3Dresume',
-      (messages) => changesOf(messages, first).some((message) => message.data.status === 'succeeded') && changesOf(messages, second).some((message) => message.data.status === 'blocked'),
+      (messages) =>
+        changesOf(messages, first).some((message) => message.data.status === 'succeeded') &&
+        changesOf(messages, second).some((message) => message.data.status === 'blocked'),
       lastId,
     );
     expect(after.every((message) => message.event === 'run')).toBe(true);
@@ -138,7 +169,10 @@ describe('weft serve: the live runs list', () => {
   });
 
   it('refuses a Last-Event-ID that is not a time, naming it', async () => {
-    const answer = await callApi<{ error: { code: string; message: string } }>(serve, 'GET', '/runs', undefined, { accept: 'text/event-stream', 'last-event-id': 'yesterday' });
+    const answer = await callApi<{ error: { code: string; message: string } }>(serve, 'GET', '/runs', undefined, {
+      accept: 'text/event-stream',
+      'last-event-id': 'yesterday',
+    });
     expect([answer.status, answer.body.error.code]).toEqual([400, 'INVALID_ARGUMENTS']);
     expect(answer.body.error.message).toContain("Last-Event-ID 'yesterday'");
   });

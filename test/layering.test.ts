@@ -19,14 +19,19 @@ const SURFACE_EDGES: ReadonlyMap<string, string> = new Map([
   ['surfaces/cli → surfaces/http', "the CLI is the launcher of every surface: 'weft serve' imports the HTTP surface on demand"],
   ['surfaces/http → surfaces/mcp-server', "'weft serve' mounts the MCP server at /mcp"],
   ['surfaces/http → surfaces/dashboard', "'weft serve' serves the dashboard's static assets at /"],
-  ['lib → surfaces/http', "weft-runtime/server mounts the HTTP API, the dashboard and /mcp in the application's own server, as 'weft serve' does"],
+  [
+    'lib → surfaces/http',
+    "weft-runtime/server mounts the HTTP API, the dashboard and /mcp in the application's own server, as 'weft serve' does",
+  ],
   ['lib → surfaces/mcp-server', 'weft-runtime/server serves the MCP server on stdio or a transport of the application'],
 ]);
 /**
  * Top-level folders that are surfaces of their own, each with its reason. `lib` is the
  * package's public API (`exports`): facades over the application services, like any surface.
  */
-const OWN_SURFACES: ReadonlyMap<string, string> = new Map([['lib', 'the library entry points (package.json exports) are a surface over app, like the CLI']]);
+const OWN_SURFACES: ReadonlyMap<string, string> = new Map([
+  ['lib', 'the library entry points (package.json exports) are a surface over app, like the CLI'],
+]);
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 async function sourceFiles(dir: string): Promise<string[]> {
@@ -60,12 +65,19 @@ export function layeringViolations(files: Map<string, string>): string[] {
       const resolved = resolve(dirname(file), specifier);
       const target = layerOf(resolved);
       const where = `${relative(SRC, file)} imports '${specifier}'`;
-      if (relative(SRC, resolved).startsWith('..') && !file.endsWith('.test.ts')) violations.push(`${where}: only tests import from outside src (test kits live in test/kits)`);
+      if (relative(SRC, resolved).startsWith('..') && !file.endsWith('.test.ts'))
+        violations.push(`${where}: only tests import from outside src (test kits live in test/kits)`);
       else if (from.rank < 0) violations.push(`${where}: ${from.layer} is not a known layer (${LAYERS.join(', ')})`);
       else if (target.rank > from.rank) violations.push(`${where}: ${from.layer} may not import from ${target.layer} (higher layer)`);
       else if (target.unit === SHARED_SURFACE && from.layer === 'surfaces' && from.unit !== SHARED_SURFACE) continue;
-      else if (from.unit === SHARED_SURFACE && target.layer === 'surfaces' && target.unit !== SHARED_SURFACE) violations.push(`${where}: what the surfaces share imports no surface`);
-      else if (from.layer === 'surfaces' && target.layer === 'surfaces' && from.unit !== target.unit && !SURFACE_EDGES.has(`${from.unit} → ${target.unit}`)) {
+      else if (from.unit === SHARED_SURFACE && target.layer === 'surfaces' && target.unit !== SHARED_SURFACE)
+        violations.push(`${where}: what the surfaces share imports no surface`);
+      else if (
+        from.layer === 'surfaces' &&
+        target.layer === 'surfaces' &&
+        from.unit !== target.unit &&
+        !SURFACE_EDGES.has(`${from.unit} → ${target.unit}`)
+      ) {
         violations.push(`${where}: surfaces do not import each other`);
       }
     }

@@ -19,7 +19,13 @@ import type { RunRecord } from '../src/runs/model/run-record.js';
 import type { RunService } from '../src/app/services/run-service.js';
 import { eventLine } from '../src/surfaces/cli/event-lines.js';
 import { SHAPES, TEST_ENV } from './fixtures/model-server/agent-kit.js';
-import { startModelServer, type ApiShape, type ModelServer, type RecordedRequest, type ScriptOutcome } from './fixtures/model-server/model-server.js';
+import {
+  startModelServer,
+  type ApiShape,
+  type ModelServer,
+  type RecordedRequest,
+  type ScriptOutcome,
+} from './fixtures/model-server/model-server.js';
 import { EVERYTHING } from './fixtures/servers/hub-kit.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -51,7 +57,9 @@ function toolWorkflow(tool: string, args: Record<string, unknown>, extra = ''): 
 }
 
 function tomlInline(args: Record<string, unknown>): string {
-  return `{ ${Object.entries(args).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ')} }`;
+  return `{ ${Object.entries(args)
+    .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+    .join(', ')} }`;
 }
 
 let server: ModelServer;
@@ -72,9 +80,18 @@ beforeAll(async () => {
   storageDir = join(base, 'home');
   await mkdir(join(project, '.weft'), { recursive: true });
   const providers = SHAPES.map(({ shape, provider }) => `[llm.providers.${provider}]\nbase_url = "${server.baseUrl(shape)}"\n`).join('\n');
-  await writeFile(join(project, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-sampler"\nstream = false\n\n${providers}`);
+  await writeFile(
+    join(project, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "anthropic"\nmodel = "claude-sampler"\nstream = false\n\n${providers}`,
+  );
   // Our own runner executes the runs (claiming them on the store's change notices): the app's service must not spawn a detached one.
-  app = await createWeftApp({ cwd: project, storageDir, env: { ...TEST_ENV, PATH: process.env.PATH }, logLevel: 'error', runners: 'in-process' });
+  app = await createWeftApp({
+    cwd: project,
+    storageDir,
+    env: { ...TEST_ENV, PATH: process.env.PATH },
+    logLevel: 'error',
+    runners: 'in-process',
+  });
   runs = await app.runs();
   worker = await app.worker({ maxParallel: 4, untilIdle: false });
   stopWorker = new AbortController();
@@ -93,7 +110,12 @@ async function startRun(toml: string, fields: { autoApprove?: boolean; model?: s
   counter += 1;
   const file = join(project, `wf-${counter}.toml`);
   await writeFile(file, toml);
-  const created = await runs.create({ workflow: file, cwd: project, autoApprove: fields.autoApprove ?? true, ...(fields.model ? { model: fields.model } : {}) });
+  const created = await runs.create({
+    workflow: file,
+    cwd: project,
+    autoApprove: fields.autoApprove ?? true,
+    ...(fields.model ? { model: fields.model } : {}),
+  });
   if (created.status === 'pending') await runs.approve(created.id);
   return created.id;
 }
@@ -106,7 +128,8 @@ async function until(id: string, predicate: (run: RunRecord) => boolean, what: s
     for (;;) {
       const run = await runs.get(id);
       if (predicate(run)) return run;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; run is ${run.status}${run.reason ? ` (${run.reason})` : ''}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; run is ${run.status}${run.reason ? ` (${run.reason})` : ''}`);
       await changes.next(deadline - Date.now());
     }
   } finally {
@@ -143,8 +166,16 @@ describe('sampling in runs', () => {
     expect(run.status).toBe('succeeded');
     expect(stageOutput(events)).toContain('sampled hello');
     const [request] = server.requests.slice(before);
-    expect(request).toMatchObject({ api: 'anthropic', model: 'claude-sampler', system: SAMPLING_SYSTEM, maxOutputTokens: 10, messages: [{ role: 'user', text: 'Resource trigger-sampling-request context: say hi' }] });
-    expect(payloads(events, 'sampling-requested')).toEqual([{ server: 'everything', provider: 'anthropic', model: 'claude-sampler', maxTokens: 10, messages: 1, systemPrompt: true }]);
+    expect(request).toMatchObject({
+      api: 'anthropic',
+      model: 'claude-sampler',
+      system: SAMPLING_SYSTEM,
+      maxOutputTokens: 10,
+      messages: [{ role: 'user', text: 'Resource trigger-sampling-request context: say hi' }],
+    });
+    expect(payloads(events, 'sampling-requested')).toEqual([
+      { server: 'everything', provider: 'anthropic', model: 'claude-sampler', maxTokens: 10, messages: 1, systemPrompt: true },
+    ]);
     // The Anthropic package reports cache reads and writes (0 here), so the usage carries them; no price table knows 'claude-sampler'.
     expect(payloads(events, 'sampling-finished')).toEqual([
       {
@@ -166,7 +197,16 @@ describe('sampling in runs', () => {
     expect(run.status).toBe('succeeded');
     expect(stageOutput(events)).toContain('sampled hello');
     expect(payloads(events, 'sampling-request-retried')).toEqual([
-      { server: 'everything', provider: 'anthropic', model: 'claude-sampler', attempt: 1, maxRetries: expect.any(Number), delayMs: 0, status: 503, error: expect.stringContaining('503') },
+      {
+        server: 'everything',
+        provider: 'anthropic',
+        model: 'claude-sampler',
+        attempt: 1,
+        maxRetries: expect.any(Number),
+        delayMs: 0,
+        status: 503,
+        error: expect.stringContaining('503'),
+      },
     ]);
     const order = events.map((event) => event.type).filter((type) => type.startsWith('sampling-'));
     expect(order).toEqual(['sampling-requested', 'sampling-request-retried', 'sampling-finished']);
@@ -178,7 +218,9 @@ describe('sampling in runs', () => {
 
   it('uses the model the run was created with', async () => {
     const before = server.requests.length;
-    const id = await startRun(toolWorkflow('mcp__everything__trigger-sampling-request', { prompt: 'again', maxTokens: 5 }), { model: 'openai-chat:gpt-sampler' });
+    const id = await startRun(toolWorkflow('mcp__everything__trigger-sampling-request', { prompt: 'again', maxTokens: 5 }), {
+      model: 'openai-chat:gpt-sampler',
+    });
     const { run } = await finished(id);
     expect(run.status).toBe('succeeded');
     expect(server.requests.slice(before).map((request) => [request.api, request.model])).toEqual([['openai-chat', 'gpt-sampler']]);
@@ -200,7 +242,9 @@ describe('sampling in runs', () => {
     const id = await startRun(toolWorkflow('mcp__everything__trigger-sampling-request', { prompt: 'say hi', maxTokens: 10 }, rules));
     const { run, events } = await finished(id);
     expect(run.status).toBe('failed');
-    expect(stageOutput(events)).toContain("sampling by MCP server 'everything' was denied by the approval policy (rule 'mcp__everything__sampling' = deny)");
+    expect(stageOutput(events)).toContain(
+      "sampling by MCP server 'everything' was denied by the approval policy (rule 'mcp__everything__sampling' = deny)",
+    );
     expect(server.requests.length).toBe(before);
   });
 
@@ -209,7 +253,9 @@ describe('sampling in runs', () => {
     const id = await startRun(toolWorkflow('mcp__everything__trigger-sampling-request', { prompt: 'may I', maxTokens: 10 }, rules));
     const question = await pendingQuestion(id);
     expect(question).toMatchObject({ kind: 'confirmation', stageId: 'call@1' });
-    expect(question.prompt).toBe(`Allow MCP server 'everything' to use the model anthropic:claude-sampler (up to 10 tokens)? Its request: "Resource trigger-sampling-request context: may I"`);
+    expect(question.prompt).toBe(
+      `Allow MCP server 'everything' to use the model anthropic:claude-sampler (up to 10 tokens)? Its request: "Resource trigger-sampling-request context: may I"`,
+    );
     await runs.answerText(id, question.id, 'yes');
     const { run, events } = await finished(id);
     expect(run.status).toBe('succeeded');
@@ -226,7 +272,9 @@ describe('elicitation in runs', () => {
     expect(question.prompt).toContain('name (string; required): Your full, legal name');
 
     await expect(runs.answerText(id, question.id, '{"check": true}')).rejects.toThrow(/name: is required/);
-    await expect(runs.answerText(id, question.id, '{"name": "Ada", "email": "not-an-email"}')).rejects.toThrow(/\/email: must match format "email"/);
+    await expect(runs.answerText(id, question.id, '{"name": "Ada", "email": "not-an-email"}')).rejects.toThrow(
+      /\/email: must match format "email"/,
+    );
     await runs.answerText(id, question.id, '{"name": "Ada Lovelace", "check": true}');
 
     const { run, events } = await finished(id);
@@ -248,8 +296,11 @@ describe('elicitation in runs', () => {
     expect(stageOutput(events)).toContain('User declined to provide the requested information.');
   });
   it('goes on the stage whose call the server serves, not on a parallel branch started after it', async () => {
-    const fan = '[nodes.fan]\nkind = "parallel"\nbranches = ["call", "hold"]\njoin = "done"\n\n[nodes.hold]\nkind = "human"\nquestion = "Hold on?"\ntype = "yes_no"\nnext = "done"\n\n[nodes.done]\nkind = "join"\n';
-    const id = await startRun(`${toolWorkflow('mcp__everything__trigger-elicitation-request', {}).replace('[nodes.call]', `${fan}\n[nodes.call]`)}next = "done"\n`);
+    const fan =
+      '[nodes.fan]\nkind = "parallel"\nbranches = ["call", "hold"]\njoin = "done"\n\n[nodes.hold]\nkind = "human"\nquestion = "Hold on?"\ntype = "yes_no"\nnext = "done"\n\n[nodes.done]\nkind = "join"\n';
+    const id = await startRun(
+      `${toolWorkflow('mcp__everything__trigger-elicitation-request', {}).replace('[nodes.call]', `${fan}\n[nodes.call]`)}next = "done"\n`,
+    );
     await until(id, (run) => run.counts.questionsPending === 2, 'both questions');
     const questions = await runs.questions(id, true);
     expect(questions.map((question) => [question.stageId, question.kind]).sort()).toEqual([
@@ -264,7 +315,12 @@ describe('elicitation in runs', () => {
     await runs.answer(id, held[0]!.id, true);
     const { run, events } = await finished(id);
     expect(run.status).toBe('succeeded');
-    expect(events.filter((event) => event.type === 'stage-finished').map((event) => event.stageId).sort()).toEqual(['call@1', 'done@1', 'fan@1', 'hold@1']);
+    expect(
+      events
+        .filter((event) => event.type === 'stage-finished')
+        .map((event) => event.stageId)
+        .sort(),
+    ).toEqual(['call@1', 'done@1', 'fan@1', 'hold@1']);
   });
 });
 
@@ -283,7 +339,9 @@ describe('images in tool results', () => {
   let tinyImage: string;
 
   beforeAll(async () => {
-    ({ MCP_TINY_IMAGE: tinyImage } = (await import(pathToFileURL(join(EVERYTHING, '..', 'tools', 'get-tiny-image.js')).href)) as { MCP_TINY_IMAGE: string });
+    ({ MCP_TINY_IMAGE: tinyImage } = (await import(pathToFileURL(join(EVERYTHING, '..', 'tools', 'get-tiny-image.js')).href)) as {
+      MCP_TINY_IMAGE: string;
+    });
   });
 
   const accepting: ApiShape[] = ['anthropic', 'openai-responses', 'gemini'];
@@ -307,7 +365,11 @@ describe('images in tool results', () => {
         expect(JSON.stringify(requests[1]!.body)).not.toContain(tinyImage.slice(0, 64));
       }
       const [finishedCall] = payloads(events, 'tool-call-finished');
-      expect(finishedCall).toMatchObject({ tool: TINY_IMAGE_TOOL, isError: false, media: [{ type: 'image', mimeType: 'image/png', bytes: expect.any(Number) }] });
+      expect(finishedCall).toMatchObject({
+        tool: TINY_IMAGE_TOOL,
+        isError: false,
+        media: [{ type: 'image', mimeType: 'image/png', bytes: expect.any(Number) }],
+      });
       expect(JSON.stringify(events)).not.toContain(tinyImage.slice(0, 64));
     });
   }
@@ -317,9 +379,17 @@ describe('weft tools call', () => {
   it('declines elicitation without a terminal and says why on stderr', async () => {
     const cli = join(base, 'cli');
     await mkdir(cli, { recursive: true });
-    await writeFile(join(cli, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
-    const result = await runCli(['tools', 'call', 'mcp__everything__trigger-elicitation-request'], { cwd: cli, env: { WEFT_HOME: join(base, 'cli-home') } });
-    expect(result.stderr, result.stdout).toContain(`weft: MCP server 'everything' asked for input ("Please provide inputs for the following fields:"), but stdin is not a terminal, so weft declined. Run the command in a terminal to answer it.`);
+    await writeFile(
+      join(cli, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
+    );
+    const result = await runCli(['tools', 'call', 'mcp__everything__trigger-elicitation-request'], {
+      cwd: cli,
+      env: { WEFT_HOME: join(base, 'cli-home') },
+    });
+    expect(result.stderr, result.stdout).toContain(
+      `weft: MCP server 'everything' asked for input ("Please provide inputs for the following fields:"), but stdin is not a terminal, so weft declined. Run the command in a terminal to answer it.`,
+    );
     expect(result.stdout).toContain('User declined to provide the requested information.');
     expect(result.code).toBe(0);
   });
@@ -327,12 +397,28 @@ describe('weft tools call', () => {
   it("answers sampling with the [llm] model of the project's settings", async () => {
     const cli = join(base, 'cli-sampling');
     await mkdir(join(cli, '.weft'), { recursive: true });
-    await writeFile(join(cli, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-cli"\nbase_url = "${server.baseUrl('anthropic')}"\n`);
-    await writeFile(join(cli, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], sampling: true } } }));
+    await writeFile(
+      join(cli, '.weft', 'settings.toml'),
+      `[llm]\nprovider = "anthropic"\nmodel = "claude-cli"\nbase_url = "${server.baseUrl('anthropic')}"\n`,
+    );
+    await writeFile(
+      join(cli, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], sampling: true } } }),
+    );
     const before = server.requests.length;
-    const result = await runCli(['tools', 'call', 'mcp__everything__trigger-sampling-request', '--args', '{"prompt":"from the cli","maxTokens":7}'], { cwd: cli, env: { ...TEST_ENV, WEFT_HOME: join(base, 'cli-home') } });
+    const result = await runCli(
+      ['tools', 'call', 'mcp__everything__trigger-sampling-request', '--args', '{"prompt":"from the cli","maxTokens":7}'],
+      { cwd: cli, env: { ...TEST_ENV, WEFT_HOME: join(base, 'cli-home') } },
+    );
     expect(result.stdout, result.stderr).toContain('sampled hello');
     expect(result.code).toBe(0);
-    expect(server.requests.slice(before)).toMatchObject([{ api: 'anthropic', model: 'claude-cli', maxOutputTokens: 7, messages: [{ role: 'user', text: 'Resource trigger-sampling-request context: from the cli' }] }]);
+    expect(server.requests.slice(before)).toMatchObject([
+      {
+        api: 'anthropic',
+        model: 'claude-cli',
+        maxOutputTokens: 7,
+        messages: [{ role: 'user', text: 'Resource trigger-sampling-request context: from the cli' }],
+      },
+    ]);
   });
 });

@@ -10,22 +10,50 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, startHttp, type HttpServer, type Workspace } from './helpers/mcp-server-kit.js';
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'switch-test', version: '1.0.0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'switch-test', version: '1.0.0' } },
+};
 
-async function post(server: HttpServer, body: unknown, sessionId?: string): Promise<{ status: number; type: string; sessionId: string | null; text: string }> {
+async function post(
+  server: HttpServer,
+  body: unknown,
+  sessionId?: string,
+): Promise<{ status: number; type: string; sessionId: string | null; text: string }> {
   const response = await fetch(server.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } : {}),
+    },
     body: JSON.stringify(body),
   });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', sessionId: response.headers.get('mcp-session-id'), text: await response.text() };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    sessionId: response.headers.get('mcp-session-id'),
+    text: await response.text(),
+  };
 }
 
 const PATHS: { path: string; env: Record<string, string>; settings?: string; answers: string }[] = [
   { path: 'the fast path', env: {}, answers: 'application/json' },
   { path: 'the plain SDK path', env: { WEFT_MCP_FAST_PATH: '0' }, answers: 'text/event-stream' },
-  { path: 'the plain SDK path by setting ([mcp] fast_path = false)', env: {}, settings: '[mcp]\nfast_path = false\n', answers: 'text/event-stream' },
-  { path: 'the fast path, the variable winning over the setting', env: { WEFT_MCP_FAST_PATH: '1' }, settings: '[mcp]\nfast_path = false\n', answers: 'application/json' },
+  {
+    path: 'the plain SDK path by setting ([mcp] fast_path = false)',
+    env: {},
+    settings: '[mcp]\nfast_path = false\n',
+    answers: 'text/event-stream',
+  },
+  {
+    path: 'the fast path, the variable winning over the setting',
+    env: { WEFT_MCP_FAST_PATH: '1' },
+    settings: '[mcp]\nfast_path = false\n',
+    answers: 'application/json',
+  },
 ];
 
 describe.each(PATHS)('weft mcp start --http on $path', ({ env, settings, answers }) => {

@@ -35,7 +35,13 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
 
   function call(name: string, args: Record<string, unknown> = {}, context: Partial<ToolContext> = {}): Promise<ToolResult> {
     const tool = kit.registry.get(name);
-    if (!tool) throw new Error(`no tool ${name}; have ${kit.registry.list().map((entry) => entry.name).join(', ')}`);
+    if (!tool)
+      throw new Error(
+        `no tool ${name}; have ${kit.registry
+          .list()
+          .map((entry) => entry.name)
+          .join(', ')}`,
+      );
     return tool.execute(args, toolContext(context));
   }
 
@@ -49,12 +55,20 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
     expect(echo).toMatchObject({ description: '[fx] Echoes the message back', source: 'mcp', server: 'fx' });
     expect(echo?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
     const fxTools = kit.registry.list().filter((tool) => tool.server === 'fx');
-    expect(kit.hub.serverStatus('fx')).toMatchObject({ tools: fxTools.length, resources: 1, prompts: 1, serverInfo: { name: 'fx', version: '1.0.0' } });
+    expect(kit.hub.serverStatus('fx')).toMatchObject({
+      tools: fxTools.length,
+      resources: 1,
+      prompts: 1,
+      serverInfo: { name: 'fx', version: '1.0.0' },
+    });
     expect(kit.hub.serverStatus('fx').pid).toEqual(expect.any(Number));
   });
 
   it('applies enabled_tools, then disabled_tools', () => {
-    const names = kit.registry.list().filter((tool) => tool.server === 'filtered').map((tool) => tool.name);
+    const names = kit.registry
+      .list()
+      .filter((tool) => tool.server === 'filtered')
+      .map((tool) => tool.name);
     expect(names.sort()).toEqual(['mcp__filtered__echo', 'mcp__filtered__fail']);
   });
 
@@ -100,7 +114,10 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
     rmSync(marker, { force: true });
     const started = Date.now();
     const failure = call('mcp__slow__hang');
-    await expect(failure).rejects.toMatchObject({ code: 'TOOL_TIMEOUT', message: expect.stringContaining("[slow] tool 'hang' timed out after 400ms") });
+    await expect(failure).rejects.toMatchObject({
+      code: 'TOOL_TIMEOUT',
+      message: expect.stringContaining("[slow] tool 'hang' timed out after 400ms"),
+    });
     expect(Date.now() - started).toBeLessThan(2500);
     await waitFor('the server to record notifications/cancelled', () => existsSync(marker), 5000);
   });
@@ -123,16 +140,19 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
     let signalMade = false;
     const base = toolContext();
     const tool = kit.registry.get('mcp__slow__hang');
-    const pending = tool!.execute({}, {
-      workspaceRoot: base.workspaceRoot,
-      readFiles: base.readFiles,
-      logger: base.logger,
-      cancellation: abort,
-      get signal(): AbortSignal {
-        signalMade = true;
-        return abort.signal;
+    const pending = tool!.execute(
+      {},
+      {
+        workspaceRoot: base.workspaceRoot,
+        readFiles: base.readFiles,
+        logger: base.logger,
+        cancellation: abort,
+        get signal(): AbortSignal {
+          signalMade = true;
+          return abort.signal;
+        },
       },
-    });
+    );
     await waitFor('the call to reach the server', () => existsSync(`${marker}.started`), 5000);
     abort.abort(new Error('stop'));
     await expect(pending).rejects.toMatchObject({ code: 'TOOL_CANCELLED' });
@@ -160,13 +180,20 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
       expect(qualifiedToolName('fx', original?.tool ?? '')).toBe(tool.name);
     }
     const texts = await Promise.all(long.map(async (tool) => (await call(tool.name)).content));
-    expect(texts.flat().map((part) => (part.type === 'text' ? part.text : '')).sort()).toEqual(['long one', 'long two']);
+    expect(
+      texts
+        .flat()
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .sort(),
+    ).toEqual(['long one', 'long two']);
   });
 
   it('drops the second of two names that collide after sanitising, with a warning', async () => {
     expect(kit.hub.resolveTool('mcp__fx__get_value')).toEqual({ server: 'fx', tool: 'get.value' });
     expect((await call('mcp__fx__get_value')).content).toEqual([{ type: 'text', text: 'dotted' }]);
-    expect(logged(kit.records, /tool 'get\/value' dropped: 'get\/value' and 'get\.value' both become 'mcp__fx__get_value'/)?.level).toBe('warn');
+    expect(logged(kit.records, /tool 'get\/value' dropped: 'get\/value' and 'get\.value' both become 'mcp__fx__get_value'/)?.level).toBe(
+      'warn',
+    );
   });
 
   it('returns a 50 MB result whole and keeps working', async () => {
@@ -177,7 +204,9 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
   });
 
   it('serves resources and prompts', async () => {
-    expect(await kit.hub.listResources('fx')).toEqual([{ server: 'fx', uri: 'mem://notes/a.txt', name: 'notes', description: 'A note', mimeType: 'text/plain' }]);
+    expect(await kit.hub.listResources('fx')).toEqual([
+      { server: 'fx', uri: 'mem://notes/a.txt', name: 'notes', description: 'A note', mimeType: 'text/plain' },
+    ]);
     expect(await kit.hub.readResource('fx', 'mem://notes/a.txt')).toEqual({
       server: 'fx',
       uri: 'mem://notes/a.txt',
@@ -195,7 +224,10 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
   });
 
   it('names unknown servers and the known ones', async () => {
-    await expect(kit.hub.readResource('nope', 'x://y')).rejects.toMatchObject({ code: 'MCP_SERVER_NOT_FOUND', message: expect.stringContaining('Configured: filtered, fx, slow') });
+    await expect(kit.hub.readResource('nope', 'x://y')).rejects.toMatchObject({
+      code: 'MCP_SERVER_NOT_FOUND',
+      message: expect.stringContaining('Configured: filtered, fx, slow'),
+    });
   });
 
   it('re-registers tools on notifications/tools/list_changed', async () => {
@@ -211,7 +243,9 @@ describe('MCP hub: calls and results (fixture server over stdio)', () => {
 
   it('re-fetches resources and prompts on their list_changed notifications', async () => {
     await call('mcp__fx__add_extras', { name: 'extra' });
-    await waitFor('the new resource', async () => (await kit.hub.listResources('fx')).some((resource) => resource.uri === 'mem://extra/extra'));
+    await waitFor('the new resource', async () =>
+      (await kit.hub.listResources('fx')).some((resource) => resource.uri === 'mem://extra/extra'),
+    );
     await waitFor('the new prompt', async () => (await kit.hub.listPrompts('fx')).some((prompt) => prompt.name === 'extra'));
     expect(kit.hub.serverStatus('fx')).toMatchObject({ resources: 2, prompts: 2 });
     expect(logged(kit.records, /^MCP \[fx\] resources changed: added mem:\/\/extra\/extra$/)).toBeDefined();

@@ -54,32 +54,42 @@ describe.each([
   it('negotiated the 2025 era; the fast path sends tools/call itself (string ids, each its own progress token), the SDK numeric ids', async () => {
     expect(sdk.getProtocolEra()).toBe('legacy');
     await hubCall('text');
-    const line = await waitFor('the server to log the call', () => kit.records.find((record) => record.message.includes('tools/call text id=')));
+    const line = await waitFor('the server to log the call', () =>
+      kit.records.find((record) => record.message.includes('tools/call text id=')),
+    );
     if (direct) expect(line.message).toMatch(/id="(weft-\d+)" progressToken="\1"/);
     else expect(line.message).toMatch(/id=\d+ /);
   });
 
   it('returns what the SDK accepts: text, structured content that fits its schema, annotated text and images, _meta', async () => {
     expect(await hubCall('text')).toEqual({ content: [{ type: 'text', text: 'plain' }], isError: false });
-    expect(await hubCall('good_structured')).toEqual({ content: [{ type: 'text', text: '{"count":3}' }], isError: false, structuredContent: { count: 3 } });
+    expect(await hubCall('good_structured')).toEqual({
+      content: [{ type: 'text', text: '{"count":3}' }],
+      isError: false,
+      structuredContent: { count: 3 },
+    });
     expect((await hubCall('annotated')).content).toEqual([
       { type: 'text', text: 'noted' },
       { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
     ]);
     expect(await hubCall('with_meta')).toEqual({ content: [{ type: 'text', text: 'meta' }], isError: false });
     // The SDK accepts the same four.
-    for (const name of ['text', 'good_structured', 'annotated', 'with_meta']) await expect(sdk.callTool({ name, arguments: {} })).resolves.toBeDefined();
+    for (const name of ['text', 'good_structured', 'annotated', 'with_meta'])
+      await expect(sdk.callTool({ name, arguments: {} })).resolves.toBeDefined();
   });
 
-  it.each(['bad_structured', 'no_structured', 'malformed', 'array_structured', 'string_is_error', 'refused'])("refuses '%s' as TOOL_FAILED with the SDK's own message", async (name) => {
-    const expected = await sdkFailure(name);
-    const failure = await hubCall(name).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toMatchObject({ code: 'TOOL_FAILED' });
-    expect(errorMessage(failure)).toBe(`[raw] tool '${name}' failed: ${expected}`);
-  });
+  it.each(['bad_structured', 'no_structured', 'malformed', 'array_structured', 'string_is_error', 'refused'])(
+    "refuses '%s' as TOOL_FAILED with the SDK's own message",
+    async (name) => {
+      const expected = await sdkFailure(name);
+      const failure = await hubCall(name).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toMatchObject({ code: 'TOOL_FAILED' });
+      expect(errorMessage(failure)).toBe(`[raw] tool '${name}' failed: ${expected}`);
+    },
+  );
 
   it('keeps working after the refusals', async () => {
     expect(await hubCall('text')).toMatchObject({ isError: false });

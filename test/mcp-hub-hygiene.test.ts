@@ -10,7 +10,16 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpHub } from '../src/mcp/hub/index.js';
-import { FIXTURE_SERVER, HUB_HOST, REPO_ROOT, createTestHub, fixtureConfig, pidAlive, serverConfig, waitFor } from './fixtures/servers/hub-kit.js';
+import {
+  FIXTURE_SERVER,
+  HUB_HOST,
+  REPO_ROOT,
+  createTestHub,
+  fixtureConfig,
+  pidAlive,
+  serverConfig,
+  waitFor,
+} from './fixtures/servers/hub-kit.js';
 
 describe('MCP hub process hygiene', () => {
   const hubs: McpHub[] = [];
@@ -45,7 +54,9 @@ describe('MCP hub process hygiene', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(350);
     // It did see stdin close and SIGTERM, and ignored both.
     const stderr = records.filter((record) => record.message.startsWith('MCP [stubborn] stderr:')).map((record) => record.message);
-    expect(stderr).toEqual(expect.arrayContaining(['MCP [stubborn] stderr: stdin closed, staying alive', 'MCP [stubborn] stderr: SIGTERM ignored']));
+    expect(stderr).toEqual(
+      expect.arrayContaining(['MCP [stubborn] stderr: stdin closed, staying alive', 'MCP [stubborn] stderr: SIGTERM ignored']),
+    );
   });
 
   it('ends the whole process group, including processes the server started', async () => {
@@ -59,7 +70,9 @@ describe('MCP hub process hygiene', () => {
     const serverPid = Number(readFileSync(pidFile, 'utf8'));
     expect(serverPid).not.toBe(shellPid);
     pids.push(serverPid);
-    expect(await hub.callTool('wrapped', 'echo', { message: 'via sh' })).toMatchObject({ content: [{ type: 'text', text: 'echo: via sh' }] });
+    expect(await hub.callTool('wrapped', 'echo', { message: 'via sh' })).toMatchObject({
+      content: [{ type: 'text', text: 'echo: via sh' }],
+    });
     await hub.close();
     expect(pidAlive(shellPid)).toBe(false);
     expect(pidAlive(serverPid)).toBe(false);

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../src/core/errors.js';
 import type { McpHub } from '../src/mcp/hub/index.js';
-import { PAGED_SERVER, createTestHub, fixtureConfig, logged, pidAlive, serverConfig, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
+import {
+  PAGED_SERVER,
+  createTestHub,
+  fixtureConfig,
+  logged,
+  pidAlive,
+  serverConfig,
+  toolContext,
+  waitFor,
+  type TestHub,
+} from './fixtures/servers/hub-kit.js';
 
 describe('MCP hub lifecycle', () => {
   const hubs: McpHub[] = [];
@@ -89,10 +99,12 @@ describe('MCP hub lifecycle', () => {
 
   it('rejects start() with MCP_SERVER_FAILED naming a required server that failed', async () => {
     const { hub } = testHub();
-    const failure = await hub.start([fixtureConfig('fine'), fixtureConfig('vital', { FIXTURE_EXIT_AT_START: '4' }, { required: true })]).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await hub
+      .start([fixtureConfig('fine'), fixtureConfig('vital', { FIXTURE_EXIT_AT_START: '4' }, { required: true })])
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(WeftError.is(failure, 'MCP_SERVER_FAILED')).toBe(true);
     expect((failure as WeftError).message).toMatch(/^Required MCP server failed to start: 'vital': the server exited with code 4/);
     expect((failure as WeftError).data).toEqual({ servers: ['vital'] });
@@ -119,7 +131,9 @@ describe('MCP hub lifecycle', () => {
     expect(hub.serverStatus('fx').state).not.toBe('ready');
 
     await waitFor('the reconnect', () => hub.serverStatus('fx').state === 'ready');
-    expect(await registry.get('mcp__fx__echo')?.execute({ message: 'back' }, toolContext())).toMatchObject({ content: [{ type: 'text', text: 'echo: back' }] });
+    expect(await registry.get('mcp__fx__echo')?.execute({ message: 'back' }, toolContext())).toMatchObject({
+      content: [{ type: 'text', text: 'echo: back' }],
+    });
     const status = hub.serverStatus('fx');
     expect(status.reconnects).toBe(1);
     expect(status.pid).not.toBe(firstPid);
@@ -144,13 +158,18 @@ describe('MCP hub lifecycle', () => {
     const { hub } = testHub({ clock: () => now });
     await hub.start([fixtureConfig('timed')]);
     now += 60_000;
-    expect(hub.serverStatus('timed')).toMatchObject({ state: 'ready', timings: { startedAt: '2030-01-02T03:04:05.000Z', connectMs: 0, stateSince: '2030-01-02T03:04:05.000Z' } });
+    expect(hub.serverStatus('timed')).toMatchObject({
+      state: 'ready',
+      timings: { startedAt: '2030-01-02T03:04:05.000Z', connectMs: 0, stateSince: '2030-01-02T03:04:05.000Z' },
+    });
   });
 
   it('close() during a start ends the attempt and its process; the late result is discarded', async () => {
     const { hub } = testHub();
     const pidFile = join(tmp, 'pid');
-    const starting = hub.start([fixtureConfig('slowpoke', { FIXTURE_NO_HANDSHAKE: '1', FIXTURE_PID_FILE: pidFile }, { startupTimeoutMs: 20_000 })]);
+    const starting = hub.start([
+      fixtureConfig('slowpoke', { FIXTURE_NO_HANDSHAKE: '1', FIXTURE_PID_FILE: pidFile }, { startupTimeoutMs: 20_000 }),
+    ]);
     await waitFor('the server process', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0);
     expect(hub.serverStatus('slowpoke')).toMatchObject({ state: 'connecting', pid: Number(readFileSync(pidFile, 'utf8')) });
     await hub.close();

@@ -14,13 +14,26 @@ import { silentLogger } from '../src/core/logger.js';
 import { ApprovalPolicy } from '../src/tools/approval-policy.js';
 import { ToolExecutor } from '../src/tools/tool-executor.js';
 import { resultText } from '../src/tools/tool.js';
-import { EVERYTHING, FILESYSTEM, MEMORY, createTestHub, freePort, serverConfig, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
+import {
+  EVERYTHING,
+  FILESYSTEM,
+  MEMORY,
+  createTestHub,
+  freePort,
+  serverConfig,
+  toolContext,
+  waitFor,
+  type TestHub,
+} from './fixtures/servers/hub-kit.js';
 
 const everythingOverStdio = (name = 'everything') => serverConfig(name, { command: [process.execPath, EVERYTHING, 'stdio'] });
 
 /** Starts server-everything over HTTP on `port`; resolves once it listens. */
 async function startHttpEverything(mode: 'streamableHttp' | 'sse', port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server-everything ${mode} did not start: ${output}`)), 15_000);
@@ -71,7 +84,13 @@ describe('MCP hub with the reference servers over stdio', () => {
       ['filesystem', 'ready'],
       ['memory', 'ready'],
     ]);
-    for (const name of ['mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__filesystem__list_directory', 'mcp__filesystem__read_text_file', 'mcp__memory__create_entities']) {
+    for (const name of [
+      'mcp__everything__echo',
+      'mcp__everything__get-sum',
+      'mcp__filesystem__list_directory',
+      'mcp__filesystem__read_text_file',
+      'mcp__memory__create_entities',
+    ]) {
       expect(kit.registry.get(name), name).toBeDefined();
     }
     expect(kit.registry.get('mcp__everything__echo')?.description).toBe('[everything] Echoes back the input string');
@@ -103,7 +122,9 @@ describe('MCP hub with the reference servers over stdio', () => {
     const read = await kit.hub.readResource('everything', first?.uri ?? '');
     expect(read.contents.length).toBeGreaterThan(0);
     expect(read.contents[0]).toMatchObject({ type: 'resource', uri: first?.uri });
-    expect((await kit.hub.listResourceTemplates('everything')).map((template) => template.uriTemplate)).toContain('demo://resource/dynamic/text/{resourceId}');
+    expect((await kit.hub.listResourceTemplates('everything')).map((template) => template.uriTemplate)).toContain(
+      'demo://resource/dynamic/text/{resourceId}',
+    );
     expect(kit.hub.serverStatus('everything').resources).toBe(resources.length);
   });
 
@@ -171,7 +192,13 @@ describe('MCP hub: sampling, elicitation and roots offered to everything', () =>
       },
     });
     hubs.push(hub);
-    await hub.start([serverConfig('everything', { command: [process.execPath, EVERYTHING, 'stdio'], toolTimeoutMs: TIMEOUT_MS, maxToolTimeoutMs: TIMEOUT_MS })]);
+    await hub.start([
+      serverConfig('everything', {
+        command: [process.execPath, EVERYTHING, 'stdio'],
+        toolTimeoutMs: TIMEOUT_MS,
+        maxToolTimeoutMs: TIMEOUT_MS,
+      }),
+    ]);
     await waitFor('the elicitation tool', () => registry.get('mcp__everything__trigger-elicitation-request'));
     const executor = new ToolExecutor({
       registry,
@@ -181,7 +208,10 @@ describe('MCP hub: sampling, elicitation and roots offered to everything', () =>
       logger: silentLogger,
     });
     const started = performance.now();
-    const { result } = await executor.execute({ id: 'c1', name: 'mcp__everything__trigger-elicitation-request', arguments: {} }, { workspaceRoot: toolContext().workspaceRoot, readFiles: toolContext().readFiles, signal: new AbortController().signal });
+    const { result } = await executor.execute(
+      { id: 'c1', name: 'mcp__everything__trigger-elicitation-request', arguments: {} },
+      { workspaceRoot: toolContext().workspaceRoot, readFiles: toolContext().readFiles, signal: new AbortController().signal },
+    );
     expect(performance.now() - started).toBeGreaterThanOrEqual(ANSWER_MS);
     expect(result.isError ?? false).toBe(false);
     expect(resultText(result)).toContain('declined');
@@ -198,11 +228,19 @@ describe('MCP hub: sampling, elicitation and roots offered to everything', () =>
       },
     });
     hubs.push(hub);
-    await hub.start([serverConfig('everything', { command: [process.execPath, EVERYTHING, 'stdio'], sampling: false, source: { kind: 'project-settings', file: '/p/.weft/settings.toml' } })]);
+    await hub.start([
+      serverConfig('everything', {
+        command: [process.execPath, EVERYTHING, 'stdio'],
+        sampling: false,
+        source: { kind: 'project-settings', file: '/p/.weft/settings.toml' },
+      }),
+    ]);
     const sampling = await waitFor('the sampling tool', () => registry.get('mcp__everything__trigger-sampling-request'));
     const result = await sampling.execute({ prompt: 'say hi', maxTokens: 10 }, toolContext());
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toContain("sampling is off for MCP server 'everything'; set sampling = true in its entry in /p/.weft/settings.toml to let it use weft's model");
+    expect(resultText(result)).toContain(
+      "sampling is off for MCP server 'everything'; set sampling = true in its entry in /p/.weft/settings.toml to let it use weft's model",
+    );
     expect(sampled).toEqual([]);
   });
 });
@@ -224,7 +262,9 @@ describe('MCP hub with everything over HTTP', () => {
     await hub.start([serverConfig('remote', { type: 'http', url: `http://127.0.0.1:${port}/mcp` })]);
     expect(hub.serverStatus('remote')).toMatchObject({ state: 'ready', type: 'http' });
     const echo = registry.get('mcp__remote__echo');
-    expect(await echo?.execute({ message: 'over http' }, toolContext())).toMatchObject({ content: [{ type: 'text', text: 'Echo: over http' }] });
+    expect(await echo?.execute({ message: 'over http' }, toolContext())).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: over http' }],
+    });
 
     await stopProcess(servers.pop());
     // The dropped stream (or the failing call) makes the hub check, find it gone, and go offline.

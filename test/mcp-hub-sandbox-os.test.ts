@@ -49,7 +49,9 @@ describe('type = "sandbox" MCP servers in an OS-sandboxed run', () => {
     const [status] = await hub.start([sandboxConfig('inside', port, { protocol, command: [process.execPath, EVERYTHING, mode] })]);
     expect(status, JSON.stringify(status)).toMatchObject({ state: 'ready', type: 'sandbox' });
     const registry = kit.registry;
-    expect(await registry.get('mcp__inside__echo')?.execute({ message: 'from inside' }, toolContext())).toMatchObject({ content: [{ type: 'text', text: 'Echo: from inside' }] });
+    expect(await registry.get('mcp__inside__echo')?.execute({ message: 'from inside' }, toolContext())).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: from inside' }],
+    });
     // It listens in the sandbox's network namespace only.
     expect(await portAccepts(port, 1000)).toBe(false);
     const pid = status?.pid as number;

@@ -13,7 +13,16 @@ import type { McpServerConfig } from '../src/mcp/config/server-config.js';
 import type { McpHub } from '../src/mcp/hub/index.js';
 import { groupAlive } from '../src/core/process-group.js';
 import { recordingWatchdog } from './kits/watchdog-kit.js';
-import { EVERYTHING, createTestHub, freePort, pidAlive, serverConfig, toolContext, waitFor, type TestHub } from './fixtures/servers/hub-kit.js';
+import {
+  EVERYTHING,
+  createTestHub,
+  freePort,
+  pidAlive,
+  serverConfig,
+  toolContext,
+  waitFor,
+  type TestHub,
+} from './fixtures/servers/hub-kit.js';
 
 function sandboxConfig(name: string, port: number, fields: Partial<McpServerConfig> = {}): McpServerConfig {
   return serverConfig(name, { type: 'sandbox', port, protocol: 'streamable_http', ...fields });

@@ -22,7 +22,12 @@ beforeEach(async () => {
     JSON.stringify({
       mcpServers: {
         good: { command: 'node', args: [FIXTURE], env: { FIXTURE_NAME: 'good' } },
-        hung: { command: 'node', args: [FIXTURE], env: { FIXTURE_NO_HANDSHAKE: '1', FIXTURE_PID_FILE: join(box.base, 'hung.pid') }, startup_timeout: '10m' },
+        hung: {
+          command: 'node',
+          args: [FIXTURE],
+          env: { FIXTURE_NO_HANDSHAKE: '1', FIXTURE_PID_FILE: join(box.base, 'hung.pid') },
+          startup_timeout: '10m',
+        },
       },
     }),
   );
@@ -54,10 +59,14 @@ describe('an MCP server that never answers initialize', () => {
   it('is left out of `weft tools list`, which says so and how to wait for it', async () => {
     const listed = await box.cli(['tools', 'list', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
-    const names = (JSON.parse(listed.stdout) as { name: string; server: string | null }[]).filter((tool) => tool.server !== null).map((tool) => tool.name);
+    const names = (JSON.parse(listed.stdout) as { name: string; server: string | null }[])
+      .filter((tool) => tool.server !== null)
+      .map((tool) => tool.name);
     expect(names).toContain('mcp__good__echo');
     expect(names.some((name) => name.startsWith('mcp__hung__'))).toBe(false);
-    expect(listed.stderr).toContain("weft: MCP server 'hung' has not answered within 3s and is left out; 'weft tools list --server hung' waits for it");
+    expect(listed.stderr).toContain(
+      "weft: MCP server 'hung' has not answered within 3s and is left out; 'weft tools list --server hung' waits for it",
+    );
     await hungServerGone();
   });
 });

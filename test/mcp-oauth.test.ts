@@ -76,11 +76,18 @@ describe('OAuth for remote MCP servers', () => {
     expect(statSync(tokenFile()).mode & 0o777).toBe(0o600);
     expect(statSync(join(storageDir, 'mcp-oauth')).mode & 0o777).toBe(0o700);
     const state = stored();
-    expect(state).toMatchObject({ version: 1, server: 'remote', serverUrl: fixture.mcpUrl.href, clientInformation: { client_id: expect.stringMatching(/^client_/) } });
+    expect(state).toMatchObject({
+      version: 1,
+      server: 'remote',
+      serverUrl: fixture.mcpUrl.href,
+      clientInformation: { client_id: expect.stringMatching(/^client_/) },
+    });
     expect(state.tokens?.access_token).toBe(fixture.liveAccessTokens()[0]);
     expect(state.codeVerifier).toBeUndefined();
     // Every token loaded or saved is redacted from anything weft prints.
-    expect(redactSecrets(`token ${state.tokens?.access_token} and ${state.tokens?.refresh_token}`)).toBe('token [redacted:oauth-access-token] and [redacted:oauth-refresh-token]');
+    expect(redactSecrets(`token ${state.tokens?.access_token} and ${state.tokens?.refresh_token}`)).toBe(
+      'token [redacted:oauth-access-token] and [redacted:oauth-refresh-token]',
+    );
 
     const { hub, registry, records } = testHub();
     const [status] = await hub.start([remote()]);
@@ -103,14 +110,17 @@ describe('OAuth for remote MCP servers', () => {
 
     const { hub, registry } = testHub();
     expect((await hub.start([config]))[0]).toMatchObject({ state: 'ready' });
-    expect(await registry.get('mcp__remote__whoami')?.execute({}, toolContext())).toMatchObject({ content: [{ type: 'text', text: 'client weft-preregistered' }] });
+    expect(await registry.get('mcp__remote__whoami')?.execute({}, toolContext())).toMatchObject({
+      content: [{ type: 'text', text: 'client weft-preregistered' }],
+    });
   });
 
   it('refuses to log in when the pre-registered client secret variable is unset, naming it', async () => {
     const config = remote({ oauth: { clientId: 'weft-preregistered', clientSecretEnv: 'WEFT_TEST_UNSET_SECRET' } });
     await expect(loginMcpServer({ config, storageDir, openUrl: browser, env: {} })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
-      message: '[remote] oauth.client_secret_env names WEFT_TEST_UNSET_SECRET, which is not set — set WEFT_TEST_UNSET_SECRET to the client secret and log in again',
+      message:
+        '[remote] oauth.client_secret_env names WEFT_TEST_UNSET_SECRET, which is not set — set WEFT_TEST_UNSET_SECRET to the client secret and log in again',
     });
     expect(fixture.counts).toMatchObject({ registrations: 0, authorizations: 0 });
   });
@@ -166,7 +176,9 @@ describe('OAuth for remote MCP servers', () => {
     await hub.start([remote()]);
     fixture.expireAccessTokens();
     fixture.revokeRefreshTokens();
-    await expect(registry.get('mcp__remote__echo')?.execute({ message: 'x' }, toolContext())).rejects.toMatchObject({ message: NEEDS_LOGIN });
+    await expect(registry.get('mcp__remote__echo')?.execute({ message: 'x' }, toolContext())).rejects.toMatchObject({
+      message: NEEDS_LOGIN,
+    });
     expect(stored().tokens).toBeUndefined();
     expect(await mcpOAuthStatus('remote', storageDir)).toMatchObject({ loggedIn: false });
   });
@@ -196,9 +208,11 @@ describe('OAuth for remote MCP servers', () => {
   });
 
   it('rejects login for servers that are not remote', async () => {
-    await expect(loginMcpServer({ config: serverConfig('local', { command: ['x'] }), storageDir, openUrl: browser })).rejects.toMatchObject({
-      code: 'USAGE',
-      message: "'local' is a stdio server; OAuth login is for http and sse servers",
-    });
+    await expect(loginMcpServer({ config: serverConfig('local', { command: ['x'] }), storageDir, openUrl: browser })).rejects.toMatchObject(
+      {
+        code: 'USAGE',
+        message: "'local' is a stdio server; OAuth login is for http and sse servers",
+      },
+    );
   });
 });

@@ -56,7 +56,9 @@ describe('weft mcp config / init', () => {
     const codex = await weft('mcp', 'config', '--client', 'codex');
     expect(codex.code, codex.stderr).toBe(0);
     expect(codex.stdout).toMatch(/^\[mcp_servers\.weft\]\n/);
-    expect(JSON.parse(JSON.stringify(parseToml(codex.stdout)))).toEqual({ mcp_servers: { weft: { command: process.execPath, args: [WEFT_BIN, '--storage-dir', storage, 'mcp', 'start'] } } });
+    expect(JSON.parse(JSON.stringify(parseToml(codex.stdout)))).toEqual({
+      mcp_servers: { weft: { command: process.execPath, args: [WEFT_BIN, '--storage-dir', storage, 'mcp', 'start'] } },
+    });
     const bogus = await weft('mcp', 'config', '--client', 'vim');
     expect(bogus).toMatchObject({ code: 2, stderr: expect.stringContaining('--client must be one of claude, cursor, windsurf') });
 
@@ -83,7 +85,10 @@ describe('weft mcp config / init', () => {
     expect(after.slice(0, cut)).toBe(CLAUDE_JSON.slice(0, cut));
     expect(after.slice(cut + inserted.length)).toBe(CLAUDE_JSON.slice(cut));
     expect(inserted).toMatch(/^,\n {8}"weft": \{\n {12}"type": "stdio",\n/);
-    expect(JSON.parse(after)).toEqual({ ...JSON.parse(CLAUDE_JSON), mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] }, weft: expectedEntry(true) } });
+    expect(JSON.parse(after)).toEqual({
+      ...JSON.parse(CLAUDE_JSON),
+      mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] }, weft: expectedEntry(true) },
+    });
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe(CLAUDE_JSON);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(`${file}.bak`).mode & 0o777).toBe(0o600);
@@ -99,18 +104,27 @@ describe('weft mcp config / init', () => {
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe(after);
   });
 
-  it('writes a portable project .mcp.json (npx, no machine paths) that launches the project\'s weft, and ~/.cursor/mcp.json', async () => {
+  it("writes a portable project .mcp.json (npx, no machine paths) that launches the project's weft, and ~/.cursor/mcp.json", async () => {
     const project1 = await runCli(['mcp', 'init', 'claude', '--scope', 'project'], { cwd: project, env });
     expect(project1.code, project1.stderr).toBe(0);
     expect(project1.stdout).toContain(`Created ${join(project, '.mcp.json')} with the weft MCP server.`);
     expect(project1.stdout).toContain('Claude Code asks each user to approve project servers from .mcp.json');
     const shared = readFileSync(join(project, '.mcp.json'), 'utf8');
-    expect(JSON.parse(shared)).toEqual({ mcpServers: { weft: { type: 'stdio', command: 'npx', args: ['--no', 'weft', 'mcp', 'start'], env: {} } } });
+    expect(JSON.parse(shared)).toEqual({
+      mcpServers: { weft: { type: 'stdio', command: 'npx', args: ['--no', 'weft', 'mcp', 'start'], env: {} } },
+    });
     expect(shared).not.toContain(home);
     expect(existsSync(join(project, '.mcp.json.bak'))).toBe(false);
     // A storage dir is written only when asked for.
     await weft('mcp', 'init', 'claude', '--scope', 'project');
-    expect(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.weft.args).toEqual(['--no', 'weft', '--storage-dir', storage, 'mcp', 'start']);
+    expect(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.weft.args).toEqual([
+      '--no',
+      'weft',
+      '--storage-dir',
+      storage,
+      'mcp',
+      'start',
+    ]);
 
     // The entry as committed starts the weft installed in the project.
     mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
@@ -118,7 +132,15 @@ describe('weft mcp config / init', () => {
     writeFileSync(join(project, 'package.json'), '{"name":"app","version":"1.0.0","private":true}');
     const entry = (JSON.parse(shared) as { mcpServers: { weft: { command: string; args: string[] } } }).mcpServers.weft;
     const client = new Client({ name: 'portable-check', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, cwd: project, env: { ...(process.env as Record<string, string>), HOME: home, WEFT_HOME: storage }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        cwd: project,
+        env: { ...(process.env as Record<string, string>), HOME: home, WEFT_HOME: storage },
+        stderr: 'ignore',
+      }),
+    );
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('weft_run_gather');
     } finally {
@@ -146,21 +168,27 @@ describe('weft mcp config / init', () => {
     expect((await weft('mcp', 'init', 'windsurf')).stdout).toContain('nothing changed');
 
     const project2 = await weft('mcp', 'init', 'windsurf', '--scope', 'project');
-    expect(project2).toMatchObject({ code: 2, stderr: expect.stringContaining('Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json') });
+    expect(project2).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json'),
+    });
   });
 
-  it('writes [mcp_servers.weft] into Codex\'s config.toml ($CODEX_HOME), keeping every other byte, idempotently, with a .bak', async () => {
+  it("writes [mcp_servers.weft] into Codex's config.toml ($CODEX_HOME), keeping every other byte, idempotently, with a .bak", async () => {
     const codexHome = join(home, 'codex-home');
     mkdirSync(codexHome);
     const file = join(codexHome, 'config.toml');
-    const original = '# my codex\nmodel = "o3"\n\n[mcp_servers.weft]\ncommand = "old"\n\n[mcp_servers.weft.env]\nX = "1"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep\n';
+    const original =
+      '# my codex\nmodel = "o3"\n\n[mcp_servers.weft]\ncommand = "old"\n\n[mcp_servers.weft.env]\nX = "1"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep\n';
     writeFileSync(file, original);
     const codexEnv = { ...env, CODEX_HOME: codexHome };
     const done = await runCli(['--storage-dir', storage, 'mcp', 'init', 'codex'], { cwd: project, env: codexEnv });
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain(`Updated the weft MCP server in ${file} (previous file kept as ${file}.bak).`);
     const after = readFileSync(file, 'utf8');
-    expect(after).toBe(`# my codex\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep\n\n[mcp_servers.weft]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [ ${JSON.stringify(WEFT_BIN)}, "--storage-dir", ${JSON.stringify(storage)}, "mcp", "start" ]\n`);
+    expect(after).toBe(
+      `# my codex\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep\n\n[mcp_servers.weft]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [ ${JSON.stringify(WEFT_BIN)}, "--storage-dir", ${JSON.stringify(storage)}, "mcp", "start" ]\n`,
+    );
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe(original);
     const again = await runCli(['--storage-dir', storage, 'mcp', 'init', 'codex'], { cwd: project, env: codexEnv });
     expect(again.stdout).toContain('nothing changed');
@@ -168,7 +196,10 @@ describe('weft mcp config / init', () => {
     // Without $CODEX_HOME: ~/.codex/config.toml, created.
     const fresh = await weft('mcp', 'init', 'codex');
     expect(fresh.stdout).toContain(`Created ${join(home, '.codex', 'config.toml')}`);
-    expect(await weft('mcp', 'init', 'codex', '--scope', 'project')).toMatchObject({ code: 2, stderr: expect.stringContaining('use --scope user') });
+    expect(await weft('mcp', 'init', 'codex', '--scope', 'project')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('use --scope user'),
+    });
   });
 
   it('refuses to touch a config file that is not valid JSON, and unknown clients', async () => {
@@ -179,7 +210,13 @@ describe('weft mcp config / init', () => {
     expect(broken.stderr).toMatch(/\.claude\.json: is not valid JSON .* nothing was written/);
     expect(readFileSync(file, 'utf8')).toBe('{ "mcpServers": { "a": ');
     expect(existsSync(`${file}.bak`)).toBe(false);
-    expect(await weft('mcp', 'init', 'vscode')).toMatchObject({ code: 2, stderr: expect.stringContaining('<client> must be one of claude, cursor, windsurf, codex') });
-    expect(await weft('mcp', 'init', 'claude', '--scope', 'global')).toMatchObject({ code: 2, stderr: expect.stringContaining("--scope must be 'user' or 'project'") });
+    expect(await weft('mcp', 'init', 'vscode')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('<client> must be one of claude, cursor, windsurf, codex'),
+    });
+    expect(await weft('mcp', 'init', 'claude', '--scope', 'global')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--scope must be 'user' or 'project'"),
+    });
   });
 });

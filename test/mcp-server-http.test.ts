@@ -10,10 +10,26 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkListenSubscriptions, MODERN_CLIENT_OPTIONS } from './helpers/mcp-listen.js';
-import { call, connectHttp, createRun, endAllRuns, makeWorkspace, startHttp, waitForStatus, type HttpServer, type RunView, type Workspace } from './helpers/mcp-server-kit.js';
+import {
+  call,
+  connectHttp,
+  createRun,
+  endAllRuns,
+  makeWorkspace,
+  startHttp,
+  waitForStatus,
+  type HttpServer,
+  type RunView,
+  type Workspace,
+} from './helpers/mcp-server-kit.js';
 import { runCli } from './helpers/run-cli.js';
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 interface Raw {
   status: number;
@@ -27,7 +43,18 @@ function rawPost(url: string, headers: Record<string, string>, body = INITIALIZE
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(body)),
+          ...headers,
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -40,15 +67,29 @@ function rawPost(url: string, headers: Record<string, string>, body = INITIALIZE
 }
 
 /** POSTs `size` bytes in 64 KiB writes, declared up front or chunked; the server may answer before the body is through. */
-function bigPost(url: string, headers: Record<string, string>, size: number, framing: 'declared' | 'chunked'): Promise<{ status: number; body: string }> {
+function bigPost(
+  url: string,
+  headers: Record<string, string>,
+  size: number,
+  framing: 'declared' | 'chunked',
+): Promise<{ status: number; body: string }> {
   const target = new URL(url);
   const length: Record<string, string> = framing === 'declared' ? { 'content-length': String(size) } : { 'transfer-encoding': 'chunked' };
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...length, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: text })).once('error', reject);
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...length, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: text })).once('error', reject);
+      },
+    );
     req.once('error', reject);
     const chunk = Buffer.alloc(64 * 1024, 'x');
     let sent = 0;
@@ -85,7 +126,9 @@ describe('weft mcp start --http', () => {
 
   it('prints where it listens and keeps its generated token in a 0600 file', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    expect(server.stderr()).toContain(`weft MCP server listening on ${server.url} (bearer token in ${join(ws.storageDir, 'mcp-server-token')} (new))`);
+    expect(server.stderr()).toContain(
+      `weft MCP server listening on ${server.url} (bearer token in ${join(ws.storageDir, 'mcp-server-token')} (new))`,
+    );
     expect(statSync(join(ws.storageDir, 'mcp-server-token')).mode & 0o777).toBe(0o600);
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
@@ -94,7 +137,11 @@ describe('weft mcp start --http', () => {
     const host = new URL(server.url).host;
     const missing = await rawPost(server.url, {});
     expect(missing).toMatchObject({ status: 401, type: 'application/json', headers: { 'www-authenticate': 'Bearer realm="weft"' } });
-    expect(JSON.parse(missing.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, message: expect.stringContaining('Authorization: Bearer <token>'), data: { code: 'TOKEN_MISSING' } } });
+    expect(JSON.parse(missing.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32001, message: expect.stringContaining('Authorization: Bearer <token>'), data: { code: 'TOKEN_MISSING' } },
+    });
     const wrong = await rawPost(server.url, { authorization: 'Bearer not-the-token' });
     expect(wrong.status).toBe(401);
     expect(JSON.parse(wrong.body)).toMatchObject({ error: { data: { code: 'TOKEN_INVALID' } } });
@@ -109,11 +156,19 @@ describe('weft mcp start --http', () => {
     // Without a token a foreign Host is still refused first: rebinding protection does not depend on auth.
     expect((await rawPost(server.url, { host: 'evil.example.com' })).status).toBe(403);
 
-    const local = await rawPost(server.url, { ...auth, host: `localhost:${new URL(server.url).port}`, origin: `http://localhost:${new URL(server.url).port}` });
+    const local = await rawPost(server.url, {
+      ...auth,
+      host: `localhost:${new URL(server.url).port}`,
+      origin: `http://localhost:${new URL(server.url).port}`,
+    });
     expect(local.status).toBe(200);
     expect(local.headers['mcp-session-id']).toBeTruthy();
     expect((await rawPost(server.url, { ...auth, host })).status).toBe(200);
-    const lostSession = await rawPost(server.url, { ...auth, 'mcp-session-id': 'no-such-session' }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    const lostSession = await rawPost(
+      server.url,
+      { ...auth, 'mcp-session-id': 'no-such-session' },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
     expect(lostSession.status).toBe(404);
     expect(JSON.parse(lostSession.body)).toMatchObject({ error: { data: { code: 'SESSION_NOT_FOUND' } } });
     const elsewhere = await rawPost(server.url.replace('/mcp', '/other'), auth);
@@ -122,8 +177,18 @@ describe('weft mcp start --http', () => {
 
   it('answers a 50 MB body with 413 JSON whether its length is declared or it comes chunked', async () => {
     const auth = { authorization: `Bearer ${server.token}` };
-    const answers = [await bigPost(server.url, auth, 50 * 1024 * 1024, 'declared'), await bigPost(server.url, auth, 50 * 1024 * 1024, 'chunked')];
-    const tooLarge = { status: 413, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body larger than 4194304 bytes.', data: { code: 'TOO_LARGE' } } } };
+    const answers = [
+      await bigPost(server.url, auth, 50 * 1024 * 1024, 'declared'),
+      await bigPost(server.url, auth, 50 * 1024 * 1024, 'chunked'),
+    ];
+    const tooLarge = {
+      status: 413,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Request body larger than 4194304 bytes.', data: { code: 'TOO_LARGE' } },
+      },
+    };
     expect(answers.map((answer) => ({ status: answer.status, body: JSON.parse(answer.body) as unknown }))).toEqual([tooLarge, tooLarge]);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
@@ -133,10 +198,16 @@ describe('weft mcp start --http', () => {
     try {
       const outcomes = await Promise.all(
         clients.map(async (each, index) => {
-          const created = await call(each, 'weft_run_create', { runs: [{ workflow: 'quick.toml', start: false, labels: { load: 'yes', client: String(index) } }, { workflow: 'quick.toml', start: false, labels: { load: 'yes', client: String(index) } }] });
+          const created = await call(each, 'weft_run_create', {
+            runs: [
+              { workflow: 'quick.toml', start: false, labels: { load: 'yes', client: String(index) } },
+              { workflow: 'quick.toml', start: false, labels: { load: 'yes', client: String(index) } },
+            ],
+          });
           expect(created.isError, created.text).toBe(false);
           const ids = (created.data.results as { run: RunView }[]).map((result) => result.run.id);
-          for (const id of ids) expect((await call(each, 'weft_run_get', { run_id: id })).data.run).toMatchObject({ id, status: 'submitted' });
+          for (const id of ids)
+            expect((await call(each, 'weft_run_get', { run_id: id })).data.run).toMatchObject({ id, status: 'submitted' });
           const mine = await call(each, 'weft_run_search', { labels: { client: String(index) } });
           expect((mine.data.runs as RunView[]).map((run) => run.id).sort()).toEqual([...ids].sort());
           return ids;
@@ -152,19 +223,25 @@ describe('weft mcp start --http', () => {
 
   it('notifies subscribers and reports gather progress over a session', async () => {
     const run = await createRun(client, 'quick.toml');
-    const updated = new Promise<string>((resolve) => client.setNotificationHandler('notifications/resources/updated', (notification) => resolve(notification.params.uri)));
+    const updated = new Promise<string>((resolve) =>
+      client.setNotificationHandler('notifications/resources/updated', (notification) => resolve(notification.params.uri)),
+    );
     await client.subscribeResource({ uri: `weft://runs/${run.id}/events` });
     await call(client, 'weft_run_interact', { run_id: run.id, action: 'approve' });
     expect(await updated).toBe(`weft://runs/${run.id}/events`);
     const progress: number[] = [];
-    const gathered = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 }, (update) => progress.push(update.progress));
+    const gathered = await call(client, 'weft_run_gather', { run_ids: [run.id], timeout_seconds: 60 }, (update) =>
+      progress.push(update.progress),
+    );
     expect(gathered.data).toMatchObject({ timed_out: false, runs: [{ status: 'succeeded' }] });
     expect(progress.at(-1)).toBe(1);
   }, 90_000);
 
   it('serves a 2026-era client statelessly', async () => {
     const modern = new Client({ name: 'modern', version: '1.0.0' }, MODERN_CLIENT_OPTIONS);
-    await modern.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+    await modern.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }),
+    );
     try {
       expect((await modern.listTools()).tools).toHaveLength(7);
       const run = await createRun(modern, { workflow: 'quick.toml', start: false, labels: { era: 'modern' } });
@@ -176,7 +253,9 @@ describe('weft mcp start --http', () => {
 
   it("streams runs' changes to a 2026-era client's subscriptions/listen, and refuses bad URIs", async () => {
     const modern = new Client({ name: 'modern-listen', version: '1.0.0' }, MODERN_CLIENT_OPTIONS);
-    await modern.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+    await modern.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }),
+    );
     try {
       await checkListenSubscriptions(modern, ws);
     } finally {
@@ -230,7 +309,9 @@ describe('weft mcp start --http options', () => {
       } finally {
         await server.stop();
       }
-      const refused = await runCli(['--storage-dir', ws.storageDir, 'mcp', 'start', '--http', '--host', '0.0.0.0', '--no-auth'], { cwd: ws.dir });
+      const refused = await runCli(['--storage-dir', ws.storageDir, 'mcp', 'start', '--http', '--host', '0.0.0.0', '--no-auth'], {
+        cwd: ws.dir,
+      });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain("weft: --no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '0.0.0.0'");
       const stdio = await runCli(['--storage-dir', ws.storageDir, 'mcp', 'start', '--no-auth'], { cwd: ws.dir });
@@ -245,9 +326,15 @@ describe('weft mcp start --http options', () => {
   it('stops cleanly on SIGTERM', async () => {
     const ws = makeWorkspace('weft-mcp-stop-');
     try {
-      const child = spawn(process.execPath, [join(process.cwd(), 'bin/weft.js'), '--storage-dir', ws.storageDir, 'mcp', 'start', '--http', '--port', '0'], { cwd: ws.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [join(process.cwd(), 'bin/weft.js'), '--storage-dir', ws.storageDir, 'mcp', 'start', '--http', '--port', '0'],
+        { cwd: ws.dir, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
       let stderr = '';
-      await new Promise<void>((resolve) => child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), stderr.includes('listening on') && resolve())));
+      await new Promise<void>((resolve) =>
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), stderr.includes('listening on') && resolve())),
+      );
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -30,7 +30,11 @@ describe('the MCP inspector CLI against weft mcp start', () => {
 
   function inspect(...args: string[]): Promise<{ code: number | null; json: Record<string, unknown>; stderr: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [INSPECTOR, '--cli', '-e', `WEFT_HOME=${storage}`, process.execPath, WEFT_BIN, 'mcp', 'start', ...args], { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [INSPECTOR, '--cli', '-e', `WEFT_HOME=${storage}`, process.execPath, WEFT_BIN, 'mcp', 'start', ...args],
+        { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -43,11 +47,26 @@ describe('the MCP inspector CLI against weft mcp start', () => {
   it('lists the tools', async () => {
     const listed = await inspect('--method', 'tools/list');
     expect(listed.code, listed.stderr).toBe(0);
-    expect((listed.json.tools as { name: string }[]).map((tool) => tool.name)).toEqual(['weft_run_create', 'weft_run_search', 'weft_run_get', 'weft_run_interact', 'weft_run_gather', 'weft_run_pair', 'weft_run_events']);
+    expect((listed.json.tools as { name: string }[]).map((tool) => tool.name)).toEqual([
+      'weft_run_create',
+      'weft_run_search',
+      'weft_run_get',
+      'weft_run_interact',
+      'weft_run_gather',
+      'weft_run_pair',
+      'weft_run_events',
+    ]);
   });
 
   it('calls weft_run_create and weft_run_get, and reads the run resource', async () => {
-    const created = await inspect('--method', 'tools/call', '--tool-name', 'weft_run_create', '--tool-arg', 'runs=[{"workflow":"quick.toml","start":false}]');
+    const created = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'weft_run_create',
+      '--tool-arg',
+      'runs=[{"workflow":"quick.toml","start":false}]',
+    );
     expect(created.code, created.stderr).toBe(0);
     const run = (created.json.structuredContent as { results: { run: { id: string; status: string } }[] }).results[0]!.run;
     expect(run.status).toBe('submitted');

@@ -15,7 +15,10 @@ describe('weft_run_interact signal', () => {
 
   beforeAll(async () => {
     ws = makeWorkspace();
-    writeFileSync(join(ws.dir, 'gate.toml'), '[nodes.gate]\nkind = "wait"\nevent = "deployed"\nnext = "gate2"\n\n[nodes.gate2]\nkind = "wait"\nevent = "approved"\nnext = "after"\n\n[nodes.after]\nkind = "command"\nrun = "echo released"\n');
+    writeFileSync(
+      join(ws.dir, 'gate.toml'),
+      '[nodes.gate]\nkind = "wait"\nevent = "deployed"\nnext = "gate2"\n\n[nodes.gate2]\nkind = "wait"\nevent = "approved"\nnext = "after"\n\n[nodes.after]\nkind = "command"\nrun = "echo released"\n',
+    );
     client = await connectStdio(ws);
   });
 
@@ -42,7 +45,9 @@ describe('weft_run_interact signal', () => {
     expect(sent.text).toMatch(new RegExp(`^Sent 'deployed' to run ${run.id} \\(\\w+\\)\\.$`));
     await waitForStatus(client, run.id, ['succeeded']);
     const finished = await call(client, 'weft_run_events', { run_id: run.id, types: ['stage-finished'] });
-    expect((finished.data.events as { stage_id: string; payload: { output: unknown } }[]).map((event) => [event.stage_id, event.payload.output])).toEqual([
+    expect(
+      (finished.data.events as { stage_id: string; payload: { output: unknown } }[]).map((event) => [event.stage_id, event.payload.output]),
+    ).toEqual([
       ['gate@1', { version: 2 }],
       ['gate2@1', null],
       ['after@1', 'released'],

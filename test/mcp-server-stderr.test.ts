@@ -19,7 +19,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('weft mcp start (stdio) with hostile messages', () => {
   it('reports each rejected message on one bounded line, at most 20, and goes on answering', async () => {
-    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', join(dir, 'home'), 'mcp', 'start'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', join(dir, 'home'), 'mcp', 'start'], {
+      cwd: dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let stdout = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk));
@@ -31,7 +34,9 @@ describe('weft mcp start (stdio) with hostile messages', () => {
     );
     child.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"tools/list","${'K'.repeat(1_000_000)}":1}\n`);
     for (let i = 0; i < 50; i += 1) child.stdin.write(`{"jsonrpc":"2.0","x${i}":"\u001b[2J"}\n`);
-    child.stdin.write('{"jsonrpc":"2.0","id":"last","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n');
+    child.stdin.write(
+      '{"jsonrpc":"2.0","id":"last","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n',
+    );
     await answered;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.stdin.end();

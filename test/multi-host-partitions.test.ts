@@ -57,14 +57,19 @@ let workers: { name: string; child: ChildProcess; stderr: () => string }[] = [];
 /** Tells the PostgreSQL host to `stop` or `start` its server; resolves once it has. */
 async function pgControl(command: 'stop' | 'start'): Promise<void> {
   const lines = createInterface({ input: pgHost!.stdout! });
-  const done = new Promise<void>((resolve) => lines.on('line', (line) => line === `${command === 'stop' ? 'stopped' : 'started'}` && resolve()));
+  const done = new Promise<void>((resolve) =>
+    lines.on('line', (line) => line === `${command === 'stop' ? 'stopped' : 'started'}` && resolve()),
+  );
   pgHost!.stdin!.write(`${command}\n`);
   await done;
   lines.close();
 }
 
 async function startPgHost(address: string): Promise<string> {
-  const child = net!.spawnIn('pg', process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, 'test/fixtures/chaos/pg-host.ts'), address], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = net!.spawnIn('pg', process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, 'test/fixtures/chaos/pg-host.ts'), address], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   pgHost = child;
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -97,7 +102,9 @@ async function sessions(): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   try {
     await client.connect();
-    const { rows } = await client.query("SELECT client_addr, state, now() - xact_start AS in_xact, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    const { rows } = await client.query(
+      'SELECT client_addr, state, now() - xact_start AS in_xact, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
     return rows.map((row) => JSON.stringify(row)).join('\n');
   } catch (error) {
     return String(error);
@@ -111,7 +118,10 @@ async function listeners(address: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND host(client_addr) = $1 AND query LIKE 'LISTEN%'", [address]);
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND host(client_addr) = $1 AND query LIKE 'LISTEN%'",
+      [address],
+    );
     return (rows[0] as { n: number }).n;
   } finally {
     await client.end();
@@ -143,8 +153,21 @@ afterEach(async () => {
  */
 async function startApi(ws: string, home: string, leaseMs: number): Promise<void> {
   const address = net!.hosts.get('api')!.address;
-  const env = { ...process.env, WEFT_HOME: home, WEFT_DATABASE_URL: url, WEFT_LEASE_MS: String(leaseMs), WORKER_NAME: 'api', WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_MCP_TOKEN: '' };
-  const child = net!.spawnIn('api', process.execPath, [WEFT_BIN, '--cwd', ws, 'serve', '--host', address, '--port', '0', '--token-env', 'WEFT_TEST_TOKEN', '--no-worker'], { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...process.env,
+    WEFT_HOME: home,
+    WEFT_DATABASE_URL: url,
+    WEFT_LEASE_MS: String(leaseMs),
+    WORKER_NAME: 'api',
+    WEFT_TEST_TOKEN: TEST_TOKEN,
+    WEFT_MCP_TOKEN: '',
+  };
+  const child = net!.spawnIn(
+    'api',
+    process.execPath,
+    [WEFT_BIN, '--cwd', ws, 'serve', '--host', address, '--port', '0', '--token-env', 'WEFT_TEST_TOKEN', '--no-worker'],
+    { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const { url: apiUrl, output } = await listeningUrl(child);
   api = { child, url: apiUrl, output };
 }
@@ -156,8 +179,18 @@ async function setUp(leaseMs: number): Promise<{ ws: string }> {
   await writeFile(join(ws, 'hold.toml'), HOLD);
   await startApi(ws, join(base, 'host-api'), leaseMs);
   for (const name of ['w1', 'w2']) {
-    const env = { ...process.env, WEFT_HOME: join(base, `host-${name}`), WEFT_DATABASE_URL: url, WEFT_LEASE_MS: String(leaseMs), WORKER_NAME: name };
-    const child = net!.spawnIn(name, process.execPath, [WEFT_BIN, '--cwd', ws, 'worker', '--max-parallel', '4'], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const env = {
+      ...process.env,
+      WEFT_HOME: join(base, `host-${name}`),
+      WEFT_DATABASE_URL: url,
+      WEFT_LEASE_MS: String(leaseMs),
+      WORKER_NAME: name,
+    };
+    const child = net!.spawnIn(name, process.execPath, [WEFT_BIN, '--cwd', ws, 'worker', '--max-parallel', '4'], {
+      cwd: ws,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     workers.push({ name, child, stderr: () => stderr });
@@ -167,7 +200,11 @@ async function setUp(leaseMs: number): Promise<{ ws: string }> {
 
 /** Creates a run over the API host's HTTP API, from the client host. */
 async function createRun(): Promise<string> {
-  const response = await fetch(`${api!.url}/api/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ workflow: 'hold.toml', auto_approve: true }) });
+  const response = await fetch(`${api!.url}/api/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ workflow: 'hold.toml', auto_approve: true }),
+  });
   const body = (await response.json()) as { run: { id: string } };
   expect(response.status, JSON.stringify(body)).toBe(201);
   return body.run.id;
@@ -191,12 +228,20 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     const leaseMs = 2000;
     const { ws } = await setUp(leaseMs);
     const id = await createRun();
-    const [first] = await waitFor('hold to start on some host', async () => ((await holdStarts(ws)).length === 1 ? holdStarts(ws) : undefined), 60_000);
+    const [first] = await waitFor(
+      'hold to start on some host',
+      async () => ((await holdStarts(ws)).length === 1 ? holdStarts(ws) : undefined),
+      60_000,
+    );
     const holder = holderHost((await store!.getRun(id))?.lease?.workerId, first!.worker);
 
     const cut = Date.now();
     await net!.partition(holder);
-    const [, second] = await waitFor('another host to take the run over and start hold again', async () => ((await holdStarts(ws)).length === 2 ? holdStarts(ws) : undefined), 60_000);
+    const [, second] = await waitFor(
+      'another host to take the run over and start hold again',
+      async () => ((await holdStarts(ws)).length === 2 ? holdStarts(ws) : undefined),
+      60_000,
+    );
     const takeoverMs = Date.now() - cut;
     expect(second!.worker).not.toBe(holder);
 
@@ -206,23 +251,34 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     // and stops the stage's process itself: the host that took over cannot reach a process on another machine.
     await waitFor("the cut-off host's hold process to end", async () => ((await isAlive(first!.pid)) ? undefined : true), 60_000);
     const fencedMs = Date.now() - healed;
-    const output = holder === 'api' ? await readFile(join(base, 'host-api', 'logs', 'runner.log'), 'utf8').catch(() => '') : workers.find((worker) => worker.name === holder)!.stderr();
+    const output =
+      holder === 'api'
+        ? await readFile(join(base, 'host-api', 'logs', 'runner.log'), 'utf8').catch(() => '')
+        : workers.find((worker) => worker.name === holder)!.stderr();
     // (While cut off it may also have logged that it could not renew: that is not the refusal.)
-    const refusal = output.split('\n').find((line) => line.includes(`run ${id}`) && /lease lost|lost its lease|refused|leased by runner/.test(line));
+    const refusal = output
+      .split('\n')
+      .find((line) => line.includes(`run ${id}`) && /lease lost|lost its lease|refused|leased by runner/.test(line));
     expect(refusal, `${holder}'s output:\n${output.slice(-2000)}`).toBeDefined();
 
     await writeFile(join(ws, 'release.marker'), '');
     await waitFor('the run to succeed', async () => ((await store!.getRun(id))?.status === 'succeeded' ? true : undefined), 60_000);
     expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe(`one\nhold ${second!.worker}\ntwo\n`);
     expectSoundLog(await allEvents(store!, id), ['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
-    console.log(`partition of ${holder} past the lease (${leaseMs} ms): taken over after ${takeoverMs} ms; its stage stopped ${fencedMs} ms after the link returned (${refusal!.trim()})`);
+    console.log(
+      `partition of ${holder} past the lease (${leaseMs} ms): taken over after ${takeoverMs} ms; its stage stopped ${fencedMs} ms after the link returned (${refusal!.trim()})`,
+    );
   }, 240_000);
 
   it('scenario 2: a cut shorter than the lease is ridden out, nothing is taken over', async () => {
     const leaseMs = 8000;
     const { ws } = await setUp(leaseMs);
     const id = await createRun();
-    const [first] = await waitFor('hold to start on some host', async () => ((await holdStarts(ws)).length === 1 ? holdStarts(ws) : undefined), 60_000);
+    const [first] = await waitFor(
+      'hold to start on some host',
+      async () => ((await holdStarts(ws)).length === 1 ? holdStarts(ws) : undefined),
+      60_000,
+    );
     const lease = (await store!.getRun(id))?.lease;
     const holder = holderHost(lease?.workerId, first!.worker);
 
@@ -231,11 +287,15 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     await new Promise((resolve) => setTimeout(resolve, leaseMs / 4));
     const healed = Date.now();
     await net!.heal(holder);
-    const renewed = await waitFor('the holder to renew its lease after the cut', async () => {
-      const now = (await store!.getRun(id))?.lease;
-      // A renewal from before the cut expires by cut + lease = healed + ¾ lease at the latest: later means renewed since.
-      return now && now.workerId === lease!.workerId && now.expiresAt > healed + (leaseMs * 3) / 4 ? true : undefined;
-    }, 30_000);
+    const renewed = await waitFor(
+      'the holder to renew its lease after the cut',
+      async () => {
+        const now = (await store!.getRun(id))?.lease;
+        // A renewal from before the cut expires by cut + lease = healed + ¾ lease at the latest: later means renewed since.
+        return now && now.workerId === lease!.workerId && now.expiresAt > healed + (leaseMs * 3) / 4 ? true : undefined;
+      },
+      30_000,
+    );
     const renewedMs = Date.now() - healed;
     expect(renewed).toBe(true);
 
@@ -244,7 +304,9 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     expect((await holdStarts(ws)).map((start) => start.worker)).toEqual([first!.worker]);
     expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe(`one\nhold ${first!.worker}\ntwo\n`);
     expectSoundLog(await allEvents(store!, id), ['one@1 succeeded', 'hold@1 succeeded', 'two@1 succeeded']);
-    console.log(`partition of ${holder} for ${leaseMs / 4} ms (lease ${leaseMs} ms): ridden out, lease renewed ${renewedMs} ms after the link returned`);
+    console.log(
+      `partition of ${holder} for ${leaseMs / 4} ms (lease ${leaseMs} ms): ridden out, lease renewed ${renewedMs} ms after the link returned`,
+    );
   }, 240_000);
 
   it('scenario 3: PostgreSQL restarted under load: workers, a waiter and logs --follow on the client host recover without a restart', async () => {
@@ -256,9 +318,16 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
     const client = { WEFT_HOME: join(base, 'host-client'), WEFT_DATABASE_URL: url };
     const listening = await listeners(net!.rootAddress);
     const waiter = runNode([WEFT_BIN, '--cwd', ws, 'wait', ...ids], { cwd: ws, env: { ...process.env, ...client } });
-    const follower = runNode([WEFT_BIN, '--cwd', ws, 'logs', '--follow', '--json', ids[0]!], { cwd: ws, env: { ...process.env, ...client } });
+    const follower = runNode([WEFT_BIN, '--cwd', ws, 'logs', '--follow', '--json', ids[0]!], {
+      cwd: ws,
+      env: { ...process.env, ...client },
+    });
 
-    await waitFor('the waiter and the follower to listen for changes', async () => ((await listeners(net!.rootAddress)) >= listening + 2 ? true : undefined), 30_000);
+    await waitFor(
+      'the waiter and the follower to listen for changes',
+      async () => ((await listeners(net!.rootAddress)) >= listening + 2 ? true : undefined),
+      30_000,
+    );
     await pgControl('stop');
     // Down for a while (the fault's length, shorter than the lease), then back.
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -276,8 +345,13 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
       expectSoundLog(await allEvents(store!, id), ['one@1 succeeded', 'hold@1 succeeded', 'two@1 succeeded']);
     }
     // The follower saw every event of its run, none twice, none missing, across the restart.
-    const seqs = followed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { seq: number }).seq);
+    const seqs = followed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { seq: number }).seq);
     expect(seqs).toEqual((await allEvents(store!, ids[0]!)).map((event) => event.seq));
-    console.log(`PostgreSQL down 3000 ms under ${ids.length} running runs: the waiter learned both ended ${waitRecoveredMs} ms after the server was back (stages released at that moment)`);
+    console.log(
+      `PostgreSQL down 3000 ms under ${ids.length} running runs: the waiter learned both ended ${waitRecoveredMs} ms after the server was back (stages released at that moment)`,
+    );
   }, 240_000);
 });

@@ -35,15 +35,26 @@ beforeEach(async () => {
   receiver = await startOtlpReceiver();
   model = await startModelServer({
     script: [
-      { toolCalls: [{ name: 'mcp__memory__read_graph', arguments: {} }, { name: 'mcp__memory__search_nodes', arguments: { query: SECRET } }], usage: { input: 120, output: 30 } },
+      {
+        toolCalls: [
+          { name: 'mcp__memory__read_graph', arguments: {} },
+          { name: 'mcp__memory__search_nodes', arguments: { query: SECRET } },
+        ],
+        usage: { input: 120, output: 30 },
+      },
       { text: 'The graph holds weft.', usage: { input: 200, output: 15 } },
     ],
   });
   await mkdir(join(box.ws, '.weft'), { recursive: true });
-  await writeFile(join(box.ws, '.weft', 'settings.toml'), `[llm]\nprovider = "openai-compatible"\nbase_url = "${model.baseUrl('openai-chat')}"\nmodel = "trace-model"\n`);
+  await writeFile(
+    join(box.ws, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "openai-compatible"\nbase_url = "${model.baseUrl('openai-chat')}"\nmodel = "trace-model"\n`,
+  );
   await writeFile(
     join(box.ws, '.mcp.json'),
-    JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(box.base, 'memory.jsonl') } } } }),
+    JSON.stringify({
+      mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(box.base, 'memory.jsonl') } } },
+    }),
   );
   await writeFile(
     join(box.ws, 'traced.toml'),
@@ -107,7 +118,13 @@ describe('OpenTelemetry traces', () => {
     expect(root.parentSpanId).toBeUndefined();
     expect(root.scope).toBe('weft');
     expect(root.resource['service.name']).toBe('weft-e2e');
-    expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.workflow.name': 'traced', 'weft.run.status': 'failed', 'weft.run.resumed': false, 'error.type': 'run_failed' });
+    expect(root.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_workflow',
+      'gen_ai.workflow.name': 'traced',
+      'weft.run.status': 'failed',
+      'weft.run.resumed': false,
+      'error.type': 'run_failed',
+    });
     expect(root.status).toEqual({ code: STATUS_ERROR, message: expect.stringContaining('cannot use [redacted:OTEL_E2E_API_KEY]') });
 
     const stages = childrenOf(spans, root);
@@ -118,7 +135,12 @@ describe('OpenTelemetry traces', () => {
     ]);
     const [remember, think, leak] = stages as [ReceivedSpan, ReceivedSpan, ReceivedSpan];
     expect(leak.status).toEqual({ code: STATUS_ERROR, message: 'cannot use [redacted:OTEL_E2E_API_KEY]' });
-    expect(leak.events).toEqual([{ name: 'exception', attributes: { 'exception.type': 'stage_failed', 'exception.message': 'cannot use [redacted:OTEL_E2E_API_KEY]' } }]);
+    expect(leak.events).toEqual([
+      {
+        name: 'exception',
+        attributes: { 'exception.type': 'stage_failed', 'exception.message': 'cannot use [redacted:OTEL_E2E_API_KEY]' },
+      },
+    ]);
 
     const created = one(childrenOf(spans, remember), 'execute_tool mcp__memory__create_entities');
     expect(created.attributes).toEqual({
@@ -144,11 +166,24 @@ describe('OpenTelemetry traces', () => {
     });
     const underAgent = childrenOf(spans, agent);
     const turns = underAgent.filter((span) => span.name === 'chat trace-model');
-    expect(turns.map((span) => [span.kind, span.attributes['weft.agent.turn'], span.attributes['gen_ai.usage.input_tokens'], span.attributes['gen_ai.usage.output_tokens'], span.attributes['gen_ai.response.finish_reasons']])).toEqual([
+    expect(
+      turns.map((span) => [
+        span.kind,
+        span.attributes['weft.agent.turn'],
+        span.attributes['gen_ai.usage.input_tokens'],
+        span.attributes['gen_ai.usage.output_tokens'],
+        span.attributes['gen_ai.response.finish_reasons'],
+      ]),
+    ).toEqual([
       [SPAN_KIND_CLIENT, 1, 120, 30, ['tool-calls']],
       [SPAN_KIND_CLIENT, 2, 200, 15, ['stop']],
     ]);
-    expect(turns[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai-compatible', 'gen_ai.system': 'openai-compatible', 'gen_ai.request.model': 'trace-model' });
+    expect(turns[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai-compatible',
+      'gen_ai.system': 'openai-compatible',
+      'gen_ai.request.model': 'trace-model',
+    });
     const calls = underAgent.filter((span) => span.name.startsWith('execute_tool '));
     expect(calls.map((span) => [span.name, span.attributes['weft.mcp.server'], span.attributes['gen_ai.tool.call.id']]).sort()).toEqual([
       ['execute_tool mcp__memory__read_graph', 'memory', expect.any(String)],
@@ -164,11 +199,16 @@ describe('OpenTelemetry traces', () => {
 
     // The exporter used the configured headers; neither they nor the run's secret left in a span.
     expect(receiver.headers.every((headers) => headers['x-collector-key'] === HEADER_SECRET)).toBe(true);
-    expect(receiver.bodies.map((body) => [body.includes(SECRET), body.includes(HEADER_SECRET)])).toEqual(receiver.bodies.map(() => [false, false]));
+    expect(receiver.bodies.map((body) => [body.includes(SECRET), body.includes(HEADER_SECRET)])).toEqual(
+      receiver.bodies.map(() => [false, false]),
+    );
   });
 
   it('continues the trace when another runner takes the run over: the new attempt is a child of the first', async () => {
-    await writeFile(join(box.ws, 'hold.toml'), `[workflow]\nname = "held"\n\n[nodes.hold]\nkind = "command"\nrun = 'touch held; while [ ! -f release.marker ]; do sleep 0.05; done; echo released'\n`);
+    await writeFile(
+      join(box.ws, 'hold.toml'),
+      `[workflow]\nname = "held"\n\n[nodes.hold]\nkind = "command"\nrun = 'touch held; while [ ! -f release.marker ]; do sleep 0.05; done; echo released'\n`,
+    );
     const created = await box.cli(['run', 'hold.toml', '--detach'], otelEnv());
     expect(created.code, created.stderr).toBe(0);
     await until('the hold stage to start', async () => (existsSync(join(box.ws, 'held')) ? true : undefined), 30_000);
@@ -179,7 +219,11 @@ describe('OpenTelemetry traces', () => {
     expect(first.attributes).toMatchObject({ 'weft.run.id': running.id, 'weft.run.status': 'running', 'weft.run.resumed': false });
 
     await writeFile(join(box.ws, 'release.marker'), '');
-    const worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...otelEnv() }, stdio: 'ignore' });
+    const worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], {
+      cwd: box.ws,
+      env: { ...process.env, ...box.env, ...otelEnv() },
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
     const second = await receiver.waitForSpan((span) => span.name === 'invoke_workflow held' && span.spanId !== first.spanId);
     expect(await exited).toBe(0);
@@ -191,7 +235,9 @@ describe('OpenTelemetry traces', () => {
       [first.spanId, 'abandoned'],
       [second.spanId, 'succeeded'],
     ]);
-    expect((await box.events(running.id, '--type', 'run-trace-started')).map((event) => event.payload.traceparent)).toEqual([`00-${first.traceId}-${first.spanId}-01`]);
+    expect((await box.events(running.id, '--type', 'run-trace-started')).map((event) => event.payload.traceparent)).toEqual([
+      `00-${first.traceId}-${first.spanId}-01`,
+    ]);
   });
 
   it("puts a child run's spans in its parent's trace, under the stage that created it", async () => {
@@ -203,7 +249,11 @@ describe('OpenTelemetry traces', () => {
     const kid = receiver.spans.find((span) => span.name === 'stage kid')!;
     expect([kid.traceId, kid.parentSpanId]).toEqual([parent.traceId, parent.spanId]);
     expect([child.traceId, child.parentSpanId]).toEqual([parent.traceId, kid.spanId]);
-    expect(child.attributes).toMatchObject({ 'weft.run.parent_id': parent.attributes['weft.run.id'], 'weft.run.resumed': false, 'weft.run.status': 'succeeded' });
+    expect(child.attributes).toMatchObject({
+      'weft.run.parent_id': parent.attributes['weft.run.id'],
+      'weft.run.resumed': false,
+      'weft.run.status': 'succeeded',
+    });
     expect(receiver.spans.filter((span) => span.name === 'stage hello').map((span) => span.parentSpanId)).toEqual([child.spanId]);
   });
 
@@ -216,6 +266,8 @@ describe('OpenTelemetry traces', () => {
     // The runner's own modules are there (the agent layer loads the AI SDK): the file covers it.
     expect(loaded.some((url) => url.includes('/node_modules/ai/'))).toBe(true);
     // Only the API, which the AI SDK imports itself (weft's own copy is bundled): no SDK, resources or exporter.
-    expect(loaded.filter((url) => url.includes('/node_modules/@opentelemetry/') && !url.includes('/node_modules/@opentelemetry/api/'))).toEqual([]);
+    expect(
+      loaded.filter((url) => url.includes('/node_modules/@opentelemetry/') && !url.includes('/node_modules/@opentelemetry/api/')),
+    ).toEqual([]);
   });
 });

@@ -17,7 +17,8 @@ import { runNode } from './helpers/run-node.js';
 // @ts-expect-error -- a plain .mjs build script without declarations; its one export is typed below
 import * as buildTypes from '../scripts/build-types.mjs';
 
-const reachableDeclarations = (buildTypes as { reachableDeclarations: (root: string, entries: string[]) => Set<string> }).reachableDeclarations;
+const reachableDeclarations = (buildTypes as { reachableDeclarations: (root: string, entries: string[]) => Set<string> })
+  .reachableDeclarations;
 const TYPE_ENTRIES = (buildTypes as { TYPE_ENTRIES: string[] }).TYPE_ENTRIES;
 
 // Real processes and a full tsc on a possibly busy machine.
@@ -159,11 +160,14 @@ describe('the packed package', () => {
     expect(JSON.parse(result.stdout)).toEqual({ tools: expect.arrayContaining(['mcp__fixture__echo']), text: 'echo: hi', refused: true });
     const loaded = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
     expect(loaded.some((url) => url.includes('/weft-runtime/dist/lib/mcp.js'))).toBe(true);
-    expect(loaded.filter((url) => /node_modules\/(better-sqlite3|ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/server)\//.test(url))).toEqual([]);
+    expect(loaded.filter((url) => /node_modules\/(better-sqlite3|ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/server)\//.test(url))).toEqual(
+      [],
+    );
     // The MCP server package is bundled into weft's own chunks: none of those may load either.
     const chunks = loaded.filter((url) => url.includes('/weft-runtime/dist/')).map((url) => fileURLToPath(url));
     const withServer = [];
-    for (const chunk of chunks) if (/\bclass McpServer\b|\bMcpServer = class\b/.test(await readFile(chunk, 'utf8'))) withServer.push(relative(pkg, chunk));
+    for (const chunk of chunks)
+      if (/\bclass McpServer\b|\bMcpServer = class\b/.test(await readFile(chunk, 'utf8'))) withServer.push(relative(pkg, chunk));
     expect(withServer).toEqual([]);
   });
 
@@ -192,9 +196,20 @@ describe('the packed package', () => {
 
   it('weft-runtime/server serves the MCP server on stdio for an MCP client that starts the program', async () => {
     const client = new Client({ name: 'package-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['mcp-stdio.mjs'], cwd: scratch, env: { ...process.env, WEFT_HOME: storageDir } as Record<string, string>, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['mcp-stdio.mjs'],
+        cwd: scratch,
+        env: { ...process.env, WEFT_HOME: storageDir } as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
     try {
-      expect(client.getServerVersion()).toMatchObject({ name: 'weft', version: JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version });
+      expect(client.getServerVersion()).toMatchObject({
+        name: 'weft',
+        version: JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')).version,
+      });
       const found = await client.callTool({ name: 'weft_run_search', arguments: { workflow: 'hello' } });
       expect(found.isError).toBeFalsy();
       expect((found.structuredContent as { runs: { workflow: string }[] }).runs.length).toBeGreaterThan(0);
@@ -212,7 +227,9 @@ describe('the packed package', () => {
       const installed = join(project, 'node_modules', 'weft-runtime');
       await mkdir(installed, { recursive: true });
       await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-      const { dependencies } = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      const { dependencies } = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
       expect(Object.keys(dependencies)).toContain('tsx');
       for (const name of Object.keys(dependencies)) {
         await mkdir(dirname(join(project, 'node_modules', name)), { recursive: true });
@@ -240,12 +257,23 @@ describe('the packed package', () => {
           '',
         ].join('\n'),
       );
-      const env: Record<string, string> = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: project, WEFT_HOME: join(project, 'storage'), npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+      const env: Record<string, string> = {
+        PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+        HOME: project,
+        WEFT_HOME: join(project, 'storage'),
+        npm_config_offline: 'true',
+        npm_config_update_notifier: 'false',
+      };
       const ran = await new Promise<{ code: number | null; out: string }>((done, fail) => {
-        execFile('npx', ['--no-install', 'weft', 'run', 'flow.ts', '--auto-approve'], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-          if (error && typeof error.code !== 'number') fail(error);
-          else done({ code: error ? Number(error.code) : 0, out: `${stdout}\n${stderr}` });
-        });
+        execFile(
+          'npx',
+          ['--no-install', 'weft', 'run', 'flow.ts', '--auto-approve'],
+          { cwd: project, env, maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) => {
+            if (error && typeof error.code !== 'number') fail(error);
+            else done({ code: error ? Number(error.code) : 0, out: `${stdout}\n${stderr}` });
+          },
+        );
       });
       expect(ran.code, ran.out).toBe(0);
       expect(ran.out).toContain('HELLO TYPESCRIPT');

@@ -31,21 +31,32 @@ async function startHeld(): Promise<HeldRun & { storageDir: string }> {
 describe('weft pair (piped input)', () => {
   it('sends each input line to the stage, prints the transcript, and ends the session at end of input', async () => {
     const { runId, storageDir, kit } = await startHeld();
-    const cli = (args: string[], input?: string) => runCli(['--storage-dir', storageDir, ...args], { cwd: kit.dir, ...(input === undefined ? {} : { input }) });
+    const cli = (args: string[], input?: string) =>
+      runCli(['--storage-dir', storageDir, ...args], { cwd: kit.dir, ...(input === undefined ? {} : { input }) });
 
     const status = await cli(['pair', runId, '--status', '--json']);
     expect(status.code, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ run: { id: runId, status: 'running' }, stages: [{ stageId: 'work@1', kind: 'agent', turns: 1 }], session: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      run: { id: runId, status: 'running' },
+      stages: [{ stageId: 'work@1', kind: 'agent', turns: 1 }],
+      session: null,
+    });
 
     // An unknown or malformed stage is a usage error (exit 2) that names the running agent stage.
     const unknown = await cli(['pair', runId, '--stage', 'nope@1'], 'never sent\n');
-    expect(unknown).toMatchObject({ code: 2, stdout: '', stderr: `weft: Run ${runId} has no stage nope@1. Agent stages running: work@1.\n` });
+    expect(unknown).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `weft: Run ${runId} has no stage nope@1. Agent stages running: work@1.\n`,
+    });
     expect((await cli(['pair', runId, '--stage', 'bad stage'], '')).code).toBe(2);
 
     const paired = await cli(['pair', runId], 'Mention the new retry flag.\n\n');
     expect(paired.code, paired.stderr).toBe(0);
     const sessionId = /session (\w{26})/.exec(paired.stderr)?.[1];
-    expect(paired.stderr).toBe(`Pairing with work@1 of run ${runId} (session ${sessionId}); each input line is sent as a message, end of input ends the session.\nPair session ended.\n`);
+    expect(paired.stderr).toBe(
+      `Pairing with work@1 of run ${runId} (session ${sessionId}); each input line is sent as a message, end of input ends the session.\nPair session ended.\n`,
+    );
     expect(paired.stdout.split('\n')).toEqual([
       '· run queued',
       '· run starting',
@@ -75,7 +86,10 @@ describe('weft pair (piped input)', () => {
 describe('weft pair ending', () => {
   it('ends its session when terminated while its input is still open, and --end ends one left open', async () => {
     const { runId, storageDir, kit } = await startHeld();
-    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, 'pair', runId], { cwd: kit.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, 'pair', runId], {
+      cwd: kit.dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
@@ -93,7 +107,10 @@ describe('weft pair ending', () => {
 
     const left = await kit.service.pairing.start(runId, { by: 'a process that died' });
     const cli = (args: string[]) => runCli(['--storage-dir', storageDir, ...args], { cwd: kit.dir });
-    expect(await cli(['pair', runId, '--end'])).toMatchObject({ code: 0, stdout: `Ended pair session ${left.session.sessionId} on work@1.\n` });
+    expect(await cli(['pair', runId, '--end'])).toMatchObject({
+      code: 0,
+      stdout: `Ended pair session ${left.session.sessionId} on work@1.\n`,
+    });
     expect(await cli(['pair', runId, '--end'])).toMatchObject({ code: 1, stderr: `weft: Run ${runId} has no open pair session.\n` });
   });
 });
@@ -104,29 +121,59 @@ describe('weft_run_pair over MCP', () => {
     client = await connectStdio({ dir: kit.dir, storageDir, remove: () => {} });
 
     const status = await call(client, 'weft_run_pair', { run_id: runId, action: 'status' });
-    expect(status).toMatchObject({ isError: false, data: { action: 'status', session: null, stages: [{ stage_id: 'work@1', node: 'work', kind: 'agent', turns: 1 }] } });
+    expect(status).toMatchObject({
+      isError: false,
+      data: { action: 'status', session: null, stages: [{ stage_id: 'work@1', node: 'work', kind: 'agent', turns: 1 }] },
+    });
     expect(status.text).toBe(`Run ${runId} (running): agent stage work@1 running (1 turns); no pair session is open.`);
 
     const started = await call(client, 'weft_run_pair', { run_id: runId, action: 'start' });
-    expect(started).toMatchObject({ isError: false, data: { session: { stage_id: 'work@1', by: 'mcp client' }, run: { id: runId, status: 'running' } } });
+    expect(started).toMatchObject({
+      isError: false,
+      data: { session: { stage_id: 'work@1', by: 'mcp client' }, run: { id: runId, status: 'running' } },
+    });
     const sessionId = (started.data.session as { session_id: string }).session_id;
     const got = await call(client, 'weft_run_get', { run_id: runId });
-    expect(got.data.run).toMatchObject({ pair_session: { session_id: sessionId, stage_id: 'work@1', by: 'mcp client', started_seq: expect.any(Number) } });
+    expect(got.data.run).toMatchObject({
+      pair_session: { session_id: sessionId, stage_id: 'work@1', by: 'mcp client', started_seq: expect.any(Number) },
+    });
     const twice = await call(client, 'weft_run_pair', { run_id: runId, action: 'start', stage_id: 'work@1' });
     expect(twice).toMatchObject({ isError: true, code: 'PAIR_SESSION_OPEN' });
 
-    const sent = await call(client, 'weft_run_pair', { run_id: runId, action: 'message', text: 'Mention the new retry flag.', session_id: sessionId });
-    expect(sent).toMatchObject({ isError: false, data: { delivered: true, message_seq: expect.any(Number), session: { session_id: sessionId } } });
+    const sent = await call(client, 'weft_run_pair', {
+      run_id: runId,
+      action: 'message',
+      text: 'Mention the new retry flag.',
+      session_id: sessionId,
+    });
+    expect(sent).toMatchObject({
+      isError: false,
+      data: { delivered: true, message_seq: expect.any(Number), session: { session_id: sessionId } },
+    });
     const messageSeq = sent.data.message_seq as number;
     const read = await call(client, 'weft_run_pair', { run_id: runId, action: 'transcript', since_seq: messageSeq });
-    expect(read.data.entries).toEqual([{ seq: messageSeq, at: expect.any(String), type: 'message-sent', stage_id: 'work@1', session_id: sessionId, text: 'message to work@1: Mention the new retry flag.' }]);
+    expect(read.data.entries).toEqual([
+      {
+        seq: messageSeq,
+        at: expect.any(String),
+        type: 'message-sent',
+        stage_id: 'work@1',
+        session_id: sessionId,
+        text: 'message to work@1: Mention the new retry flag.',
+      },
+    ]);
     expect(read.data.next_seq).toBe(messageSeq + 1);
 
     held!.release();
     expect(await held!.finished()).toMatchObject({ status: 'succeeded' });
     expect(held!.secondTurnUserTexts().at(-1)).toBe('Mention the new retry flag.');
 
-    const after = await call(client, 'weft_run_pair', { run_id: runId, action: 'transcript', since_seq: read.data.next_seq, stage_id: 'work@1' });
+    const after = await call(client, 'weft_run_pair', {
+      run_id: runId,
+      action: 'transcript',
+      since_seq: read.data.next_seq,
+      stage_id: 'work@1',
+    });
     expect((after.data.entries as { text: string }[]).map((entry) => entry.text)).toEqual([
       expect.stringMatching(/^result of wait_for_release/),
       `agent read message #${messageSeq} on turn 2: Mention the new retry flag.`,
@@ -138,7 +185,10 @@ describe('weft_run_pair over MCP', () => {
     expect(await call(client, 'weft_run_pair', { run_id: runId, action: 'status' })).toMatchObject({ data: { session: null, stages: [] } });
     expect((await call(client, 'weft_run_get', { run_id: runId })).data.run).toMatchObject({ pair_session: null });
     const ended = await call(client, 'weft_run_pair', { run_id: runId, action: 'end', session_id: sessionId });
-    expect(ended).toMatchObject({ isError: false, data: { ended: { session_id: sessionId, reason: 'stage-finished', already_ended: true } } });
+    expect(ended).toMatchObject({
+      isError: false,
+      data: { ended: { session_id: sessionId, reason: 'stage-finished', already_ended: true } },
+    });
     const none = await call(client, 'weft_run_pair', { run_id: runId, action: 'end' });
     expect(none).toMatchObject({ isError: true, code: 'NO_PAIR_SESSION' });
     const noStage = await call(client, 'weft_run_pair', { run_id: runId, action: 'start' });

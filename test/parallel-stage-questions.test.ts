@@ -43,7 +43,8 @@ kind = "join"
 function script(request: RecordedRequest): ScriptOutcome {
   const first = request.messages[0];
   const branch = first && 'text' in first && first.text.includes('Branch left') ? 'left' : 'right';
-  if (!request.messages.some((message) => message.role === 'tool')) return { toolCalls: [{ name: 'mcp__fixture__echo', arguments: { message: branch } }] };
+  if (!request.messages.some((message) => message.role === 'tool'))
+    return { toolCalls: [{ name: 'mcp__fixture__echo', arguments: { message: branch } }] };
   return { text: `${branch} done` };
 }
 
@@ -63,7 +64,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'weft-parallel-questions-'));
   model = await startModelServer({ script });
   mkdirSync(join(dir, '.weft'));
-  writeFileSync(join(dir, '.weft', 'settings.toml'), `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`);
+  writeFileSync(
+    join(dir, '.weft', 'settings.toml'),
+    `[llm]\nprovider = "anthropic"\nmodel = "claude-test"\nbase_url = "${model.baseUrl('anthropic')}"\n`,
+  );
   writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [FIXTURE] } } }));
   writeFileSync(join(dir, 'fan.toml'), WORKFLOW);
   serve = await startServe({ dir, env: TEST_ENV });
@@ -82,7 +86,8 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
 }
 
 const asked = (events: SseEvent[]) => events.filter((event) => event.event === 'question-asked');
-const finished = (events: SseEvent[], stageId: string) => events.some((event) => event.event === 'stage-finished' && (event.data as { stage_id?: string }).stage_id === stageId);
+const finished = (events: SseEvent[], stageId: string) =>
+  events.some((event) => event.event === 'stage-finished' && (event.data as { stage_id?: string }).stage_id === stageId);
 const stageOf = (question: QuestionView) => question.stage_id ?? question.stageId;
 
 describe('questions of parallel branches', () => {
@@ -96,12 +101,16 @@ describe('questions of parallel branches', () => {
     expect(byStage['right@1']).toMatchObject({ tool: 'mcp__fixture__echo', prompt: expect.stringContaining('"message":"right"') });
 
     const { questions } = await api<{ questions: QuestionView[] }>('GET', `/runs/${run.id}/questions`);
-    const placed = (list: QuestionView[]) => Object.fromEntries(list.map((question) => [stageOf(question), question.prompt.includes('"message":"left"') ? 'left' : 'right']));
+    const placed = (list: QuestionView[]) =>
+      Object.fromEntries(list.map((question) => [stageOf(question), question.prompt.includes('"message":"left"') ? 'left' : 'right']));
     expect(placed(questions)).toEqual({ 'left@1': 'left', 'right@1': 'right' });
 
     const inspected = await runCli(['--storage-dir', serve.storageDir, 'inspect', run.id, '--json'], { cwd: dir, env: TEST_ENV });
     expect(inspected.code, inspected.stderr).toBe(0);
-    expect(placed((JSON.parse(inspected.stdout) as { pendingQuestions: QuestionView[] }).pendingQuestions)).toEqual({ 'left@1': 'left', 'right@1': 'right' });
+    expect(placed((JSON.parse(inspected.stdout) as { pendingQuestions: QuestionView[] }).pendingQuestions)).toEqual({
+      'left@1': 'left',
+      'right@1': 'right',
+    });
 
     const client = await connectStdio({ dir, storageDir: serve.storageDir, remove: () => undefined });
     try {
@@ -122,9 +131,13 @@ describe('questions of parallel branches', () => {
     expect((await api<{ run: { status: string } }>('GET', `/runs/${run.id}`)).run.status).toBe('blocked');
 
     await api('POST', `/runs/${run.id}/answer`, { question_id: right.id, answer: true });
-    const all = await readEvents(serve, run.id, (seen) => seen.some((event) => event.event === 'run-status-changed' && ['succeeded', 'failed'].includes(String(event.data.payload.to))));
+    const all = await readEvents(serve, run.id, (seen) =>
+      seen.some((event) => event.event === 'run-status-changed' && ['succeeded', 'failed'].includes(String(event.data.payload.to))),
+    );
     expect(all.filter((event) => event.event === 'run-status-changed').at(-1)?.data.payload.to).toBe('succeeded');
-    const echoed = all.filter((event) => event.event === 'tool-call-finished').map((event) => [(event.data as { stage_id?: string }).stage_id, event.data.payload.text]);
+    const echoed = all
+      .filter((event) => event.event === 'tool-call-finished')
+      .map((event) => [(event.data as { stage_id?: string }).stage_id, event.data.payload.text]);
     expect(echoed.sort()).toEqual([
       ['left@1', expect.stringContaining('left')],
       ['right@1', expect.stringContaining('right')],

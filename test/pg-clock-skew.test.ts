@@ -86,7 +86,8 @@ describe('clock skew between worker hosts sharing PostgreSQL', () => {
     const startSkewed = (args: string[]) => cluster!.startWorker('skewed', { LD_PRELOAD: LIBFAKETIME, FAKETIME: offset }, args);
     const startNormal = (args: string[]) => Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name, {}, args)));
     const queue = (count: number) => Promise.all(Array.from({ length: count }, () => cluster!.queue(file, 'hold')));
-    const starts = (count: number) => until(`${count} hold stages to start`, async () => ((await holdStarts(ws)).length === count ? true : undefined), 60_000);
+    const starts = (count: number) =>
+      until(`${count} hold stages to start`, async () => ((await holdStarts(ws)).length === count ? true : undefined), 60_000);
     const full = ['--max-parallel', '2'];
     let skewed: WorkerProcess;
     let normal: WorkerProcess[];
@@ -114,7 +115,12 @@ describe('clock skew between worker hosts sharing PostgreSQL', () => {
     const before = await leases();
     await until(
       'three lease periods to pass',
-      async () => ((await leases()).every((lease, index) => lease !== undefined && lease.expiresAt >= (before[index]?.expiresAt ?? Infinity) + 3 * LEASE_MS) ? true : undefined),
+      async () =>
+        (await leases()).every(
+          (lease, index) => lease !== undefined && lease.expiresAt >= (before[index]?.expiresAt ?? Infinity) + 3 * LEASE_MS,
+        )
+          ? true
+          : undefined,
       60_000,
       100,
     );
@@ -123,12 +129,22 @@ describe('clock skew between worker hosts sharing PostgreSQL', () => {
 
     const releasedAt = cluster.store.now();
     await writeFile(join(ws, 'release.marker'), '');
-    await until('all six runs to succeed', async () => ((await Promise.all(ids.map((id) => cluster!.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined), 60_000);
+    await until(
+      'all six runs to succeed',
+      async () =>
+        (await Promise.all(ids.map((id) => cluster!.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined,
+      60_000,
+    );
 
     const started = await holdStarts(ws);
     expect(started).toHaveLength(6);
     expect(new Set(started.map((start) => start.run))).toEqual(new Set(ids));
-    expect(started.filter((start) => start.worker === 'skewed').map((start) => start.run).sort()).toEqual([...mine].sort());
+    expect(
+      started
+        .filter((start) => start.worker === 'skewed')
+        .map((start) => start.run)
+        .sort(),
+    ).toEqual([...mine].sort());
     const trail = await readFile(join(ws, 'trail.txt'), 'utf8');
     for (const id of ids) {
       expect(trail.split('\n').filter((line) => line.startsWith(id))).toEqual([`${id} one`, `${id} hold`, `${id} two`]);

@@ -53,20 +53,33 @@ it('a worker cut off from PostgreSQL for a while recovers without losing or dupl
   const ids = [await cluster.queue(file, 'outage'), await cluster.queue(file, 'outage'), await cluster.queue(file, 'outage')];
   const worker = await cluster.startWorker('w1');
   const ws = cluster.ws;
-  await until('every hold stage to start', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === ids.length ? true : undefined), 30_000);
+  await until(
+    'every hold stage to start',
+    async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === ids.length ? true : undefined),
+    30_000,
+  );
   const before = new Map<string, RunEvent[]>();
   for (const id of ids) before.set(id, await allEvents(cluster.store, id));
 
   await server.stop();
   // The worker notices (its heartbeats fail); the stages finish while the database is away.
-  await until('the worker to notice the outage', async () => (/could not renew the lease|could not claim/.test(worker.stderr()) ? true : undefined), 30_000);
+  await until(
+    'the worker to notice the outage',
+    async () => (/could not renew the lease|could not claim/.test(worker.stderr()) ? true : undefined),
+    30_000,
+  );
   await writeFile(join(ws, 'release.marker'), '');
-  await until('the stages to finish', async () => ((await readLines(join(ws, 'trail.txt'))).filter((line) => line.endsWith(' hold')).length >= ids.length ? true : undefined), 30_000);
+  await until(
+    'the stages to finish',
+    async () => ((await readLines(join(ws, 'trail.txt'))).filter((line) => line.endsWith(' hold')).length >= ids.length ? true : undefined),
+    30_000,
+  );
   await server.start();
 
   await until(
     'every run to succeed',
-    async () => ((await Promise.all(ids.map((id) => cluster!.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined),
+    async () =>
+      (await Promise.all(ids.map((id) => cluster!.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined,
     60_000,
     200,
   );

@@ -55,16 +55,30 @@ it('the live runs list and an MCP resource subscription learn of a run that ende
   const created = await callApi<{ run: { id: string } }>(serve, 'POST', '/runs', { workflow: 'hold.toml', auto_approve: true });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.run.id;
-  await until('hold to start', async () => ((await readLines(join(serve!.dir, 'hold-starts.txt'))).length === 1 ? true : undefined), 60_000);
+  await until(
+    'hold to start',
+    async () => ((await readLines(join(serve!.dir, 'hold-starts.txt'))).length === 1 ? true : undefined),
+    60_000,
+  );
 
   // The dashboard's live list, opened before the outage and kept open across it.
   let listOpen!: () => void;
   const opened = new Promise<void>((resolve) => (listOpen = resolve));
-  const list = readStream<{ id: string; status: string }>(serve, '/runs', (messages) => messages.some((message) => message.data.id === id && message.data.status === 'succeeded'), undefined, () => listOpen());
+  const list = readStream<{ id: string; status: string }>(
+    serve,
+    '/runs',
+    (messages) => messages.some((message) => message.data.id === id && message.data.status === 'succeeded'),
+    undefined,
+    () => listOpen(),
+  );
   await opened;
   // A client waiting on the run through a resource subscription (a 2025-era session).
   client = new Client({ name: 'waiting-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${serve.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${serve.token}` } },
+    }),
+  );
   const uri = `weft://runs/${id}`;
   let learned: ((status: string) => void) | undefined;
   const finished = new Promise<string>((resolve) => (learned = resolve));
@@ -80,7 +94,11 @@ it('the live runs list and an MCP resource subscription learn of a run that ende
   await server.stop();
   // The stage ends while the database is away; its end is recorded once it is back.
   await writeFile(join(serve.dir, 'release.marker'), '');
-  await until('the stage process to end', async () => ((await readLines(join(serve!.dir, 'hold-starts.txt'))).length === 2 ? true : undefined), 10_000);
+  await until(
+    'the stage process to end',
+    async () => ((await readLines(join(serve!.dir, 'hold-starts.txt'))).length === 2 ? true : undefined),
+    10_000,
+  );
   await server.start();
   const back = Date.now();
 
@@ -94,5 +112,7 @@ it('the live runs list and an MCP resource subscription learn of a run that ende
   const ended = await callApi<{ run: { finished_at: string } }>(serve, 'GET', `/runs/${id}`);
   const recordedMs = Date.parse(ended.body.run.finished_at) - back;
   expect(listMs).toBeGreaterThanOrEqual(recordedMs);
-  console.log(`PostgreSQL restarted with a run whose stage ended during the outage: its end recorded ${recordedMs} ms after the server was back; the live list showed it ${listMs} ms after, the MCP subscriber learned it ${mcpMs} ms after`);
+  console.log(
+    `PostgreSQL restarted with a run whose stage ended during the outage: its end recorded ${recordedMs} ms after the server was back; the live list showed it ${listMs} ms after, the MCP subscriber learned it ${mcpMs} ms after`,
+  );
 }, 180_000);

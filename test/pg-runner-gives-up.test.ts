@@ -28,7 +28,10 @@ afterAll(async () => {
 describe('an on-demand runner when PostgreSQL is gone', () => {
   it('gives up with STORE_FAILED after WEFT_STORE_GIVE_UP_MS, and the run is finished by a later runner once the server is back', async () => {
     const marker = `${cluster.ws}/released`;
-    const file = await cluster.workflow('hold', `[workflow]\nname = "hold"\n\n[nodes.hold]\nkind = "command"\nrun = "while [ ! -e ${marker} ]; do sleep 0.1; done"\n`);
+    const file = await cluster.workflow(
+      'hold',
+      `[workflow]\nname = "hold"\n\n[nodes.hold]\nkind = "command"\nrun = "while [ ! -e ${marker} ]; do sleep 0.1; done"\n`,
+    );
     const id = await cluster.queue(file, 'hold');
     const runner = await cluster.startWorker('w1', { WEFT_STORE_GIVE_UP_MS: '3000' }, ['--until-idle']);
     const exited = new Promise<number | null>((resolve) => runner.child.once('exit', (code) => resolve(code)));

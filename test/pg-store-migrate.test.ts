@@ -76,10 +76,12 @@ it('copies runs, their events, questions and the MCP catalogue, and verifies the
   try {
     for (const run of runs) {
       expect(await target.getRun(run.id)).toEqual(await source.getRun(run.id));
-      expect(await allEvents(target, run.id)).toEqual((await source.listEvents(run.id, { limit: 1000 })));
+      expect(await allEvents(target, run.id)).toEqual(await source.listEvents(run.id, { limit: 1000 }));
       expect(await target.listQuestions(run.id)).toEqual(await source.listQuestions(run.id));
     }
-    expect((await target.listMcpServers()).map((server) => [server.name, server.config])).toEqual([['docs', { type: 'stdio', command: ['docs-server'] }]]);
+    expect((await target.listMcpServers()).map((server) => [server.name, server.config])).toEqual([
+      ['docs', { type: 'stdio', command: ['docs-server'] }],
+    ]);
   } finally {
     await Promise.all([source.close(), target.close()]);
   }

@@ -83,12 +83,24 @@ describe('a worker whose disk fills up, the store on PostgreSQL', () => {
     const worker = await cluster.startWorker('w1', hostEnv);
 
     // Created as `weft run` does (the workspace is resolved at creation), on the worker's host.
-    const created = await runCli(['--cwd', cluster.ws, 'run', '--detach', fill], { cwd: cluster.ws, env: { ...hostEnv, WEFT_DATABASE_URL: url } });
+    const created = await runCli(['--cwd', cluster.ws, 'run', '--detach', fill], {
+      cwd: cluster.ws,
+      env: { ...hostEnv, WEFT_DATABASE_URL: url },
+    });
     expect(created.code, created.stderr).toBe(0);
     const filled = created.stdout.trim().split('\n').at(-1)!;
-    await vi.waitFor(async () => expect((await cluster.store.getRun(filled))?.status, `${worker.stderr()}\n${JSON.stringify(await allEvents(cluster.store, filled))}`).toMatch(/succeeded|failed/), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await cluster.store.getRun(filled))?.status,
+          `${worker.stderr()}\n${JSON.stringify(await allEvents(cluster.store, filled))}`,
+        ).toMatch(/succeeded|failed/),
+      { timeout: 30_000, interval: 200 },
+    );
     const events = await allEvents(cluster.store, filled);
-    const finished = events.filter((event) => event.type === 'stage-finished').map((event) => event.payload as { node: string; status: string; error: string | null });
+    const finished = events
+      .filter((event) => event.type === 'stage-finished')
+      .map((event) => event.payload as { node: string; status: string; error: string | null });
     const fillEnd = finished.find((entry) => entry.node === 'fill');
     expect(fillEnd?.status, JSON.stringify(finished)).toBe('failed');
     expect(fillEnd?.error).toMatch(/ENOSPC/);
@@ -96,7 +108,10 @@ describe('a worker whose disk fills up, the store on PostgreSQL', () => {
     expect(finished.map((entry) => `${entry.node}:${entry.status}`)).toEqual(['fill:failed', 'cleanup:succeeded']);
 
     const next = await cluster.queue(later, 'later');
-    await vi.waitFor(async () => expect((await cluster.store.getRun(next))?.status, worker.stderr()).toBe('succeeded'), { timeout: 60_000, interval: 200 });
+    await vi.waitFor(async () => expect((await cluster.store.getRun(next))?.status, worker.stderr()).toBe('succeeded'), {
+      timeout: 60_000,
+      interval: 200,
+    });
     expect(worker.child.exitCode).toBeNull();
   });
 });

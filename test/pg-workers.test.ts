@@ -78,19 +78,31 @@ async function holdOnOneOfTwoWorkers() {
   const id = await cluster.queue(file, 'hold');
   const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name)));
   const ws = cluster.ws;
-  const holdPid = await until('the hold stage to start', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 1 ? readPid(join(ws, 'hold.pid')) : undefined), 30_000);
+  const holdPid = await until(
+    'the hold stage to start',
+    async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 1 ? readPid(join(ws, 'hold.pid')) : undefined),
+    30_000,
+  );
   const first = (await readLines(join(ws, 'hold-starts.txt')))[0]?.split(' ')[1];
-  return { id, ws, holdPid, holder: workers.find((worker) => worker.name === first)!, other: workers.find((worker) => worker.name !== first)! };
+  return {
+    id,
+    ws,
+    holdPid,
+    holder: workers.find((worker) => worker.name === first)!,
+    other: workers.find((worker) => worker.name !== first)!,
+  };
 }
 
 /** After a takeover: every stage ran once but `hold`, whose first attempt was abandoned; the log has no gap or duplicate. */
 async function expectHoldRanTwiceAfterTakeover(id: string, ws: string): Promise<void> {
-    expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe('one\nhold\ntwo\n');
-    const events = await allEvents(cluster!.store, id);
-    expectGapless(events);
-    expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
-    const finished = events.filter((event) => event.type === 'stage-finished').map((event) => `${event.stageId} ${String(event.payload.status)}`);
-    expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
+  expect(await readFile(join(ws, 'trail.txt'), 'utf8')).toBe('one\nhold\ntwo\n');
+  const events = await allEvents(cluster!.store, id);
+  expectGapless(events);
+  expect(stagesStarted(events)).toEqual(['one', 'hold', 'hold', 'two']);
+  const finished = events
+    .filter((event) => event.type === 'stage-finished')
+    .map((event) => `${event.stageId} ${String(event.payload.status)}`);
+  expect(finished).toEqual(['one@1 succeeded', 'hold@1 abandoned', 'hold@2 succeeded', 'two@1 succeeded']);
 }
 
 describe('workers on several hosts sharing PostgreSQL', () => {
@@ -140,9 +152,15 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     } catch {
       // gone with its worker
     }
-    await until('the worker and its stage to die', async () => ((await isAlive(victim.child.pid!)) || (await isAlive(holdPid)) ? undefined : true));
+    await until('the worker and its stage to die', async () =>
+      (await isAlive(victim.child.pid!)) || (await isAlive(holdPid)) ? undefined : true,
+    );
 
-    await until('hold to start again on the other worker', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 2 ? true : undefined), 30_000);
+    await until(
+      'hold to start again on the other worker',
+      async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 2 ? true : undefined),
+      30_000,
+    );
     await writeFile(join(ws, 'release.marker'), '');
     await until('the run to succeed', async () => ((await cluster!.store.getRun(id))?.status === 'succeeded' ? true : undefined), 30_000);
 
@@ -156,7 +174,11 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     // The worker stops in its tracks (its stage's shell, a process group of its own, runs on).
     paused.child.kill('SIGSTOP');
     // Its lease runs out; the other worker takes the run over, ends the abandoned stage's shell and runs the stage again.
-    await until('hold to start again on the other worker', async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 2 ? true : undefined), 30_000);
+    await until(
+      'hold to start again on the other worker',
+      async () => ((await readLines(join(ws, 'hold-starts.txt'))).length === 2 ? true : undefined),
+      30_000,
+    );
     await until('the abandoned stage to be ended', async () => ((await isAlive(holdPid)) ? undefined : true));
     const takenOver = (await cluster!.store.getRun(id))?.lease?.workerId;
     expect(takenOver?.split('-')[0]).toBe(String(survivor.child.pid));
@@ -165,7 +187,15 @@ describe('workers on several hosts sharing PostgreSQL', () => {
     // heartbeat (the renewal finds the lease gone, and the runner stops writing) and the stage's end (its append
     // reaches the store, which refuses it: fencing). Either way nothing it writes lands.
     paused.child.kill('SIGCONT');
-    const refusal = await until('the resumed worker to fail recording its stage', async () => paused.stderr().split('\n').find((line) => line.includes(`stage hold@1 of run ${id} could not be recorded:`)), 30_000);
+    const refusal = await until(
+      'the resumed worker to fail recording its stage',
+      async () =>
+        paused
+          .stderr()
+          .split('\n')
+          .find((line) => line.includes(`stage hold@1 of run ${id} could not be recorded:`)),
+      30_000,
+    );
     const byStore = refusal.includes(`is now leased by runner ${takenOver}`) && refusal.includes('so its append was refused');
     const byRunner = refusal.includes(`runner lost its lease on run ${id}; another runner owns it now`);
     expect(byStore || byRunner, refusal).toBe(true);
@@ -182,7 +212,10 @@ describe('artifacts on a shared store', () => {
   it('keeps a full tool output in PostgreSQL, readable from another host', async () => {
     cluster = await pgCluster(url, 5000);
     await mkdir(join(cluster.ws, '.weft'));
-    await writeFile(join(cluster.ws, '.weft', 'settings.toml'), '[tools]\noutput_limit_bytes = 1024\n\n# A tool stage calling shell asks by default; this one is the workflow author\'s own.\n[[approval.rules]]\npattern = "shell"\naction = "allow"\n');
+    await writeFile(
+      join(cluster.ws, '.weft', 'settings.toml'),
+      '[tools]\noutput_limit_bytes = 1024\n\n# A tool stage calling shell asks by default; this one is the workflow author\'s own.\n[[approval.rules]]\npattern = "shell"\naction = "allow"\n',
+    );
     const file = await cluster.workflow(
       'big',
       `[workflow]\nname = "big"\n\n[nodes.big]\nkind = "tool"\ntool = "shell"\nargs = { command = "for i in $(seq 1 400); do echo line-$i; done" }\n`,

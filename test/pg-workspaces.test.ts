@@ -67,13 +67,22 @@ run = "echo $$ > '${signals}/hold.pid'; echo \\"start $WORKER_NAME\\" >> '${sign
 `,
     );
     // Created (submitted) on a host of its own (no runner there), then queued for the workers.
-    const created = await runCli(['--cwd', cluster.ws, 'create', file, '--json'], { cwd: cluster.ws, env: { WEFT_HOME: join(base, 'creator'), WEFT_DATABASE_URL: url } });
+    const created = await runCli(['--cwd', cluster.ws, 'create', file, '--json'], {
+      cwd: cluster.ws,
+      env: { WEFT_HOME: join(base, 'creator'), WEFT_DATABASE_URL: url },
+    });
     expect(created.code, created.stderr).toBe(0);
     const id = (JSON.parse(created.stdout) as { id: string }).id;
     await cluster.store.appendEvents(id, [{ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: 'queued' } }]);
-    const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name, { WEFT_WORKSPACE_ROOT: join(base, `root-${name}`) })));
+    const workers = await Promise.all(
+      ['w1', 'w2'].map((name) => cluster!.startWorker(name, { WEFT_WORKSPACE_ROOT: join(base, `root-${name}`) })),
+    );
 
-    const holdPid = await until('the hold stage to start', async () => ((await readLines(join(signals, 'hold-starts'))).length === 1 ? readPid(join(signals, 'hold.pid')) : undefined), 30_000);
+    const holdPid = await until(
+      'the hold stage to start',
+      async () => ((await readLines(join(signals, 'hold-starts'))).length === 1 ? readPid(join(signals, 'hold.pid')) : undefined),
+      30_000,
+    );
     const first = (await readLines(join(signals, 'hold-starts')))[0]?.split(' ')[1];
     const holder = workers.find((worker) => worker.name === first)!;
     const other = workers.find((worker) => worker.name !== first)!;
@@ -85,13 +94,19 @@ run = "echo $$ > '${signals}/hold.pid'; echo \\"start $WORKER_NAME\\" >> '${sign
     }
     await until('the holder to die', async () => ((await isAlive(holder.child.pid!)) ? undefined : true));
 
-    const done = await until('the other worker to finish the run', async () => {
-      const run = await cluster!.store.getRun(id);
-      return run?.status === 'succeeded' || run?.status === 'failed' ? run : undefined;
-    }, 60_000);
+    const done = await until(
+      'the other worker to finish the run',
+      async () => {
+        const run = await cluster!.store.getRun(id);
+        return run?.status === 'succeeded' || run?.status === 'failed' ? run : undefined;
+      },
+      60_000,
+    );
     expect(done.status, other.stderr()).toBe('succeeded');
     const events = await allEvents(cluster.store, id);
-    const finished = events.filter((event) => event.type === ENGINE_EVENT.stageFinished).map((event) => [event.stageId, event.payload.status]);
+    const finished = events
+      .filter((event) => event.type === ENGINE_EVENT.stageFinished)
+      .map((event) => [event.stageId, event.payload.status]);
     expect(finished).toEqual([
       ['one@1', 'succeeded'],
       ['hold@1', 'abandoned'],

@@ -20,7 +20,22 @@ import { startServe } from './helpers/serve-kit.js';
 const SEED = seedFromEnv(20261128);
 const CASES = 120;
 /** Every hostile kind at least once, whatever the seed draws. */
-const ALWAYS = ['huge-string', 'deep-raw', 'deep-value', 'half-written', 'truncated', 'invalid-utf8', 'raw-number', 'duplicate-ids', 'batch', 'notification-with-id', 'method-unknown', 'bad-envelope', 'garbage', 'cancel-in-flight'];
+const ALWAYS = [
+  'huge-string',
+  'deep-raw',
+  'deep-value',
+  'half-written',
+  'truncated',
+  'invalid-utf8',
+  'raw-number',
+  'duplicate-ids',
+  'batch',
+  'notification-with-id',
+  'method-unknown',
+  'bad-envelope',
+  'garbage',
+  'cancel-in-flight',
+];
 
 const dirs: string[] = [];
 function workspace(): { dir: string; storageDir: string } {
@@ -71,7 +86,16 @@ describe('HTTP API fuzzer', () => {
   it("answers every hostile request to every route with a 4xx and weft's error body or a success, never a 5xx", async () => {
     const serve = await startServe();
     try {
-      const report = await fuzzApi({ baseUrl: serve.url, token: serve.token, pid: serve.child.pid!, storageDir: serve.storageDir, rng: new Rng(SEED), seed: SEED, cases: 200, big: true });
+      const report = await fuzzApi({
+        baseUrl: serve.url,
+        token: serve.token,
+        pid: serve.child.pid!,
+        storageDir: serve.storageDir,
+        rng: new Rng(SEED),
+        seed: SEED,
+        cases: 200,
+        big: true,
+      });
       expect(report.findings, `seed ${SEED}`).toEqual([]);
       // Every route of the OpenAPI document was reached, not just a few.
       expect(new Set(Object.keys(report.byKind).map((kind) => kind.split(' ').slice(0, 2).join(' '))).size).toBeGreaterThan(15);
@@ -86,8 +110,16 @@ describe('defects the fuzzers found', () => {
     const serve = await startServe();
     try {
       writeFileSync(join(serve.dir, 'quick.toml'), '[nodes.hello]\nkind = "command"\nrun = "echo hi"\n');
-      for (const body of [{ workflow: 'a\u0000.toml' }, { workflow: 'quick.toml', cwd: 'x/\u0000' }, { workflow: 'quick.toml', goal_file: 'g\u0000' }]) {
-        const answer = await fetch(`${serve.url}/api/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      for (const body of [
+        { workflow: 'a\u0000.toml' },
+        { workflow: 'quick.toml', cwd: 'x/\u0000' },
+        { workflow: 'quick.toml', goal_file: 'g\u0000' },
+      ]) {
+        const answer = await fetch(`${serve.url}/api/v1/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         const json = (await answer.json()) as { error: { code: string; message: string } };
         expect([answer.status, json.error.code], JSON.stringify(json)).toEqual([400, 'RUN_INVALID_PARAMS']);
         expect(json.error.message).toMatch(/contains a NUL byte/);

@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { groupAlive } from '../src/core/process-group.js';
 import { WEFT_BIN } from './helpers/run-cli.js';
-import { createSandbox, isAlive, processesMentioning, readLines, readPid, stopProcesses, until, type Sandbox } from './fixtures/workflows-e2e/harness.js';
+import {
+  createSandbox,
+  isAlive,
+  processesMentioning,
+  readLines,
+  readPid,
+  stopProcesses,
+  until,
+  type Sandbox,
+} from './fixtures/workflows-e2e/harness.js';
 
 const LEASE = { WEFT_LEASE_MS: '600' };
 
@@ -49,7 +58,11 @@ function runnerPid(workerId: string): number {
 
 const RESTARTS = {
   'a new `weft worker --until-idle`': async () => {
-    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...LEASE }, stdio: 'ignore' });
+    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], {
+      cwd: box.ws,
+      env: { ...process.env, ...box.env, ...LEASE },
+      stdio: 'ignore',
+    });
   },
   'the runner that the next `weft run` starts': async () => {
     const other = await box.cli(['run', 'ok.toml', '--detach'], LEASE);
@@ -58,46 +71,72 @@ const RESTARTS = {
 };
 
 describe('crash recovery', () => {
-  it.each(Object.keys(RESTARTS) as (keyof typeof RESTARTS)[])('a runner killed mid-stage is replaced by %s; nothing runs twice, no event is lost', async (restart) => {
-    const detached = await box.cli(['run', 'stages.toml', '--detach'], LEASE);
-    expect(detached.code, detached.stderr).toBe(0);
-    const id = detached.stdout.trim();
+  it.each(Object.keys(RESTARTS) as (keyof typeof RESTARTS)[])(
+    'a runner killed mid-stage is replaced by %s; nothing runs twice, no event is lost',
+    async (restart) => {
+      const detached = await box.cli(['run', 'stages.toml', '--detach'], LEASE);
+      expect(detached.code, detached.stderr).toBe(0);
+      const id = detached.stdout.trim();
 
-    // `hold` is running (it waits for release.marker); one and two have completed.
-    const holdPid = await until('the hold stage to start', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 1 ? readPid(join(box.ws, 'hold.pid')) : undefined));
-    const running = await box.inspect(id);
-    expect(running).toMatchObject({ status: 'running', currentStageId: 'hold@1' });
-    const first = runnerPid(running.lease!.workerId);
-    expect(await processesMentioning(box.home)).toContain(first);
+      // `hold` is running (it waits for release.marker); one and two have completed.
+      const holdPid = await until('the hold stage to start', async () =>
+        (await readLines(join(box.ws, 'hold-starts.txt'))).length === 1 ? readPid(join(box.ws, 'hold.pid')) : undefined,
+      );
+      const running = await box.inspect(id);
+      expect(running).toMatchObject({ status: 'running', currentStageId: 'hold@1' });
+      const first = runnerPid(running.lease!.workerId);
+      expect(await processesMentioning(box.home)).toContain(first);
 
-    // Kill the runner, and the stage's shell (its own process group) so it cannot finish on its own.
-    process.kill(first, 'SIGKILL');
-    killGroup(holdPid);
-    await until('the runner and the stage to die', async () => ((await isAlive(first)) || (await isAlive(holdPid)) ? undefined : true));
-    expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['one', 'two']);
+      // Kill the runner, and the stage's shell (its own process group) so it cannot finish on its own.
+      process.kill(first, 'SIGKILL');
+      killGroup(holdPid);
+      await until('the runner and the stage to die', async () => ((await isAlive(first)) || (await isAlive(holdPid)) ? undefined : true));
+      expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['one', 'two']);
 
-    await RESTARTS[restart]();
-    await until('hold to start again', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 2 ? true : undefined));
-    await writeFile(join(box.ws, 'release.marker'), '');
-    const waited = await box.cli(['wait', id, '--timeout', '20']);
-    expect(waited.stdout).toBe(`${id}  succeeded\n`);
-    expect(waited.code).toBe(0);
+      await RESTARTS[restart]();
+      await until('hold to start again', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 2 ? true : undefined));
+      await writeFile(join(box.ws, 'release.marker'), '');
+      const waited = await box.cli(['wait', id, '--timeout', '20']);
+      expect(waited.stdout).toBe(`${id}  succeeded\n`);
+      expect(waited.code).toBe(0);
 
-    // Every stage completed exactly once; hold started twice.
-    expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['one', 'two', 'hold', 'three']);
-    expect(await readLines(join(box.ws, 'hold-starts.txt'))).toEqual(['start', 'start']);
+      // Every stage completed exactly once; hold started twice.
+      expect(await readLines(join(box.ws, 'trail.txt'))).toEqual(['one', 'two', 'hold', 'three']);
+      expect(await readLines(join(box.ws, 'hold-starts.txt'))).toEqual(['start', 'start']);
 
-    const events = await box.events(id, '--json');
-    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
-    const stages = events.filter((event) => event.type === 'stage-started' || event.type === 'stage-finished').map((event) => `${event.type === 'stage-started' ? '▶' : '■'} ${event.stageId} ${String(event.payload.status ?? '')}`.trim());
-    expect(stages).toEqual(['▶ one@1', '■ one@1 succeeded', '▶ two@1', '■ two@1 succeeded', '▶ hold@1', '■ hold@1 abandoned', '▶ hold@2', '■ hold@2 succeeded', '▶ three@1', '■ three@1 succeeded']);
-    expect(events.find((event) => event.stageId === 'hold@1' && event.type === 'stage-finished')!.payload.error).toBe('runner lost; the stage runs again');
-    expect(events.filter((event) => event.type === 'run-status-changed').map((event) => event.payload.to)).toEqual(['pending', 'queued', 'starting', 'running', 'succeeded']);
+      const events = await box.events(id, '--json');
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      const stages = events
+        .filter((event) => event.type === 'stage-started' || event.type === 'stage-finished')
+        .map((event) => `${event.type === 'stage-started' ? '▶' : '■'} ${event.stageId} ${String(event.payload.status ?? '')}`.trim());
+      expect(stages).toEqual([
+        '▶ one@1',
+        '■ one@1 succeeded',
+        '▶ two@1',
+        '■ two@1 succeeded',
+        '▶ hold@1',
+        '■ hold@1 abandoned',
+        '▶ hold@2',
+        '■ hold@2 succeeded',
+        '▶ three@1',
+        '■ three@1 succeeded',
+      ]);
+      expect(events.find((event) => event.stageId === 'hold@1' && event.type === 'stage-finished')!.payload.error).toBe(
+        'runner lost; the stage runs again',
+      );
+      expect(events.filter((event) => event.type === 'run-status-changed').map((event) => event.payload.to)).toEqual([
+        'pending',
+        'queued',
+        'starting',
+        'running',
+        'succeeded',
+      ]);
 
-    const done = await box.inspect(id);
-    expect(done).toMatchObject({ status: 'succeeded', attempt: 1, counts: { stages: 5 } });
-    expect(done.lease).toBeUndefined();
-  });
+      const done = await box.inspect(id);
+      expect(done).toMatchObject({ status: 'succeeded', attempt: 1, counts: { stages: 5 } });
+      expect(done.lease).toBeUndefined();
+    },
+  );
 });
 
 /** The pids of the `work` stage's copies in overlap.toml, in the order their lines appear. */
@@ -111,7 +150,10 @@ async function watchdogsOf(parent: number): Promise<number[]> {
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const [stat, cmdline] = await Promise.all([readFile(`/proc/${entry}/stat`, 'utf8').catch(() => ''), readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')]);
+    const [stat, cmdline] = await Promise.all([
+      readFile(`/proc/${entry}/stat`, 'utf8').catch(() => ''),
+      readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => ''),
+    ]);
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     if (ppid === parent && cmdline.split('\0').includes('weft-watchdog')) found.push(Number(entry));
   }
@@ -130,7 +172,11 @@ describe('a command stage whose runner is killed', () => {
   }
 
   async function finish(id: string, first: number): Promise<void> {
-    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...LEASE }, stdio: 'ignore' });
+    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], {
+      cwd: box.ws,
+      env: { ...process.env, ...box.env, ...LEASE },
+      stdio: 'ignore',
+    });
     await until('work to start again', async () => ((await workPids()).length >= 2 ? true : undefined));
     // The second copy starts only once the first one's group is gone.
     expect(groupAlive(first)).toBe(false);
@@ -143,7 +189,9 @@ describe('a command stage whose runner is killed', () => {
     expect(await workPids()).toEqual([first, second]);
     const trail = await readLines(join(box.ws, 'trail.txt'));
     expect(trail.filter((line) => !line.startsWith('tick'))).toEqual([`start ${first}`, `start ${second}`, `end ${second}`]);
-    const groups = (await box.events(id, '--json')).filter((event) => event.type === 'stage-process-started').map((event) => `${event.stageId} ${String(event.payload.pgid)}`);
+    const groups = (await box.events(id, '--json'))
+      .filter((event) => event.type === 'stage-process-started')
+      .map((event) => `${event.stageId} ${String(event.payload.pgid)}`);
     expect(groups).toEqual([`work@1 ${first}`, `work@2 ${second}`]);
   }
 
@@ -173,12 +221,18 @@ describe('`weft worker --until-idle` right after a runner crash', () => {
     const detached = await box.cli(['run', 'stages.toml', '--detach'], longLease);
     expect(detached.code, detached.stderr).toBe(0);
     const id = detached.stdout.trim();
-    await until('the hold stage to start', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 1 ? true : undefined));
+    await until('the hold stage to start', async () =>
+      (await readLines(join(box.ws, 'hold-starts.txt'))).length === 1 ? true : undefined,
+    );
     const first = runnerPid((await box.inspect(id)).lease!.workerId);
     process.kill(first, 'SIGKILL');
     await until('the runner to die', async () => ((await isAlive(first)) ? undefined : true));
 
-    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...longLease }, stdio: 'ignore' });
+    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], {
+      cwd: box.ws,
+      env: { ...process.env, ...box.env, ...longLease },
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((resolve) => worker!.once('exit', (code) => resolve(code)));
     await until('hold to start again', async () => ((await readLines(join(box.ws, 'hold-starts.txt'))).length === 2 ? true : undefined));
     const resumed = await box.inspect(id);

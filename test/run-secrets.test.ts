@@ -53,7 +53,9 @@ run = 'echo "cannot use $WEFT_E2E_API_KEY" >&2; exit 3'
       ['leak@1', '', 'cannot use [redacted:WEFT_E2E_API_KEY]'],
     ]);
     // Compared as booleans: a failure must not print the database.
-    expect([result.stdout, result.stderr, logs.stdout, ps.stdout, inspect.stdout, await storeBytes()].map((text) => text.includes(SECRET))).toEqual([false, false, false, false, false, false]);
+    expect(
+      [result.stdout, result.stderr, logs.stdout, ps.stdout, inspect.stdout, await storeBytes()].map((text) => text.includes(SECRET)),
+    ).toEqual([false, false, false, false, false, false]);
     expect(logs.stdout).toContain('[redacted:WEFT_E2E_API_KEY]');
   });
 });
@@ -79,6 +81,8 @@ describe('the runner environment', () => {
     const firstId = /^run (\S+) · hold · /m.exec(held.stderr)?.[1] as string;
     const [a, b] = await Promise.all([box.inspect(firstId), box.inspect(secondId)]);
     expect([a, b].map((run) => typeof (run as unknown as { envFingerprint?: unknown }).envFingerprint)).toEqual(['string', 'string']);
-    expect((a as unknown as { envFingerprint: string }).envFingerprint).not.toBe((b as unknown as { envFingerprint: string }).envFingerprint);
+    expect((a as unknown as { envFingerprint: string }).envFingerprint).not.toBe(
+      (b as unknown as { envFingerprint: string }).envFingerprint,
+    );
   });
 });

@@ -36,7 +36,10 @@ interface RunningWorker {
 }
 
 function startWorker(plan: Record<string, unknown>): RunningWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(plan)], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(plan)], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let signalReady: () => void = () => {};
@@ -72,16 +75,23 @@ describe('SQLite run store across processes', () => {
     const base = { workflow: 'concurrency', workflowPath: 'c.toml', cwd: '/' };
     const running = async () => {
       const run = await store.createRun({ ...base, initialStatus: 'queued' });
-      await store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }]);
+      await store.appendEvents(run.id, [
+        { type: 'run-status-changed', payload: { to: 'starting' } },
+        { type: 'run-status-changed', payload: { to: 'running' } },
+      ]);
       await store.claimRun('setup', 1);
       return run.id;
     };
     const shared = [await running(), await running()];
     const contended = [await running(), await running(), await running()];
-    const queued = await Promise.all(Array.from({ length: 24 }, async () => (await store.createRun({ ...base, initialStatus: 'queued' })).id));
+    const queued = await Promise.all(
+      Array.from({ length: 24 }, async () => (await store.createRun({ ...base, initialStatus: 'queued' })).id),
+    );
     await store.close();
 
-    const workers = ['a', 'b', 'c', 'd'].map((worker) => startWorker({ storageDir, worker, ownRuns: 15, sharedRuns: shared, sharedAppends: 30, contendedRuns: contended }));
+    const workers = ['a', 'b', 'c', 'd'].map((worker) =>
+      startWorker({ storageDir, worker, ownRuns: 15, sharedRuns: shared, sharedAppends: 30, contendedRuns: contended }),
+    );
     await Promise.all(workers.map((worker) => worker.ready));
     workers.forEach((worker) => worker.go());
     const outcomes = await Promise.all(workers.map((worker) => worker.done));
@@ -138,7 +148,9 @@ describe('SQLite run store across processes', () => {
       (failure: unknown) => failure,
     );
     expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
-    expect((error as WeftError).message).toBe(`${file} is not a weft database (not an SQLite file). The file was left untouched. Move it away, or point WEFT_HOME / --storage-dir at another directory.`);
+    expect((error as WeftError).message).toBe(
+      `${file} is not a weft database (not an SQLite file). The file was left untouched. Move it away, or point WEFT_HOME / --storage-dir at another directory.`,
+    );
     expect(readFileSync(file, 'utf8')).toBe(content);
     expect([existsSync(`${file}-wal`), existsSync(`${file}-shm`)]).toEqual([false, false]);
   });

@@ -37,7 +37,8 @@ let events: RunEvent[] = [];
 let status = '';
 
 function modelScript(request: RecordedRequest): ScriptOutcome {
-  if (request.messages.length === 1) return { toolCalls: [{ name: 'shell', arguments: { command: script(fixture, 'shell'), timeout_ms: 60_000 } }] };
+  if (request.messages.length === 1)
+    return { toolCalls: [{ name: 'shell', arguments: { command: script(fixture, 'shell'), timeout_ms: 60_000 } }] };
   return { text: 'done' };
 }
 
@@ -96,9 +97,20 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  app = await createWeftApp({ cwd: fixture.project, storageDir: fixture.storage, env: { ...TEST_ENV, PATH: process.env.PATH, HOME: fixture.home }, logLevel: 'error', runners: 'in-process' });
+  app = await createWeftApp({
+    cwd: fixture.project,
+    storageDir: fixture.storage,
+    env: { ...TEST_ENV, PATH: process.env.PATH, HOME: fixture.home },
+    logLevel: 'error',
+    runners: 'in-process',
+  });
   const runs = await app.runs();
-  const created = await runs.create({ workflow: join(fixture.project, 'attacks.toml'), cwd: fixture.project, autoApprove: false, start: true });
+  const created = await runs.create({
+    workflow: join(fixture.project, 'attacks.toml'),
+    cwd: fixture.project,
+    autoApprove: false,
+    start: true,
+  });
   // Without auto_approve: the agent's shell runs unasked only because the run is sandboxed.
   await runs.approve(created.id);
   const worker = await app.worker({ maxParallel: 1, untilIdle: false });
@@ -113,9 +125,16 @@ beforeAll(async () => {
   events = await runs.events(created.id, { limit: 5000 });
   const finishedOf = (stage: string) => events.find((event) => event.type === 'stage-finished' && event.stageId === stage)?.payload;
   const toolResult = events.find((event) => event.type === 'tool-call-finished')?.payload;
-  const text = (payload: RunEvent['payload'] | undefined) => (payload === undefined ? '' : [payload.output, payload.error, payload.text].map((part) => (typeof part === 'string' ? part : JSON.stringify(part ?? ''))).join('\n').replaceAll('\\n', '\n'));
+  const text = (payload: RunEvent['payload'] | undefined) =>
+    payload === undefined
+      ? ''
+      : [payload.output, payload.error, payload.text]
+          .map((part) => (typeof part === 'string' ? part : JSON.stringify(part ?? '')))
+          .join('\n')
+          .replaceAll('\\n', '\n');
   outputs = { command: text(finishedOf('command@1')), shell: text(toolResult), mcp: text(finishedOf('mcp@1')) };
-  if (status !== 'succeeded') console.error(events.map((event) => `${event.type} ${event.stageId ?? ''} ${JSON.stringify(event.payload).slice(0, 300)}`).join('\n'));
+  if (status !== 'succeeded')
+    console.error(events.map((event) => `${event.type} ${event.stageId ?? ''} ${JSON.stringify(event.payload).slice(0, 300)}`).join('\n'));
 }, 180_000);
 
 afterAll(async () => {
@@ -130,12 +149,13 @@ describe.each(['command', 'shell', 'mcp'])('sandboxed attacks from a %s', (vecto
     expect(status).toBe('succeeded');
   });
 
-  it.each(attacks({ root: '', home: '', project: '', storage: '', outside: '', allowedPort: 0, deniedPort: 0, daemonMark: '' }, vector).map((attack) => [attack.name, attack.expect] as const))(
-    '%s → %s',
-    (name, expected) => {
-      expect(results(outputs[vector] ?? '')[name], outputs[vector]).toBe(expected);
-    },
-  );
+  it.each(
+    attacks({ root: '', home: '', project: '', storage: '', outside: '', allowedPort: 0, deniedPort: 0, daemonMark: '' }, vector).map(
+      (attack) => [attack.name, attack.expect] as const,
+    ),
+  )('%s → %s', (name, expected) => {
+    expect(results(outputs[vector] ?? '')[name], outputs[vector]).toBe(expected);
+  });
 
   it('leaks no secret and writes nothing outside the workspace', async () => {
     const text = outputs[vector] ?? '';
@@ -155,7 +175,9 @@ describe.each(['command', 'shell', 'mcp'])('sandboxed attacks from a %s', (vecto
 describe('sandbox violations', () => {
   it('are recorded as sandbox-violation events naming what was refused and the setting that allows it', () => {
     const violations = events.filter((event) => event.type === 'sandbox-violation').map((event) => event.payload);
-    expect(violations).toContainEqual(expect.objectContaining({ kind: 'network', host: '127.0.0.1', port: fixture.deniedPort, setting: 'network.allow' }));
+    expect(violations).toContainEqual(
+      expect.objectContaining({ kind: 'network', host: '127.0.0.1', port: fixture.deniedPort, setting: 'network.allow' }),
+    );
     expect(violations.some((violation) => violation.kind === 'write' && violation.setting === 'allow_write')).toBe(true);
     expect(violations.some((violation) => violation.kind === 'read' && String(violation.path).includes('.ssh'))).toBe(true);
   });

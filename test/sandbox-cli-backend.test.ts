@@ -34,7 +34,10 @@ async function listen(answer: string): Promise<Server> {
 
 function claudeScript(request: RecordedRequest): ScriptOutcome {
   const results = request.messages.filter((message) => message.role === 'tool').length;
-  if (results === 0) return { toolCalls: [{ name: 'Bash', arguments: { command: script(fixture, 'claude'), description: 'Run the checks', timeout: 120_000 } }] };
+  if (results === 0)
+    return {
+      toolCalls: [{ name: 'Bash', arguments: { command: script(fixture, 'claude'), description: 'Run the checks', timeout: 120_000 } }],
+    };
   return { text: 'done' };
 }
 
@@ -44,7 +47,12 @@ beforeAll(async () => {
   servers = [allowed, denied];
   let storage = '';
   kit = await createEngineKit({
-    sandboxFactory: (run, workflow, onViolation, workDir) => runSandboxFactory({ storageDir: storage, settings: () => loadSettings({ storageDir: storage, workspaceRoot: run.cwd }), env: { ...process.env, HOME: fixture.home } })(run, workflow, onViolation, workDir),
+    sandboxFactory: (run, workflow, onViolation, workDir) =>
+      runSandboxFactory({
+        storageDir: storage,
+        settings: () => loadSettings({ storageDir: storage, workspaceRoot: run.cwd }),
+        env: { ...process.env, HOME: fixture.home },
+      })(run, workflow, onViolation, workDir),
   });
   const root = kit.dir;
   storage = join(root, '.storage');
@@ -91,7 +99,11 @@ describe('sandboxed attacks from a Claude Code stage', () => {
     expect(status, output).toBe('succeeded');
   });
 
-  it.each(attacks({ root: '', home: '', project: '', storage: '', outside: '', allowedPort: 0, deniedPort: 0, daemonMark: '' }, 'claude').map((attack) => [attack.name, attack.expect] as const))('%s → %s', (name, expected) => {
+  it.each(
+    attacks({ root: '', home: '', project: '', storage: '', outside: '', allowedPort: 0, deniedPort: 0, daemonMark: '' }, 'claude').map(
+      (attack) => [attack.name, attack.expect] as const,
+    ),
+  )('%s → %s', (name, expected) => {
     expect(results(output)[name], output).toBe(expected);
   });
 

@@ -23,7 +23,11 @@ async function sandboxKit(path: string): Promise<EngineKit> {
   let dir = '';
   const created = await createEngineKit({
     sandboxFactory: (run, workflow, onViolation, workDir) =>
-      runSandboxFactory({ storageDir: join(dir, '.storage'), settings: () => loadSettings({ storageDir: join(dir, '.storage'), workspaceRoot: run.cwd }), provider: bubblewrapProvider({ PATH: path }) })(run, workflow, onViolation, workDir),
+      runSandboxFactory({
+        storageDir: join(dir, '.storage'),
+        settings: () => loadSettings({ storageDir: join(dir, '.storage'), workspaceRoot: run.cwd }),
+        provider: bubblewrapProvider({ PATH: path }),
+      })(run, workflow, onViolation, workDir),
   });
   dir = created.dir;
   return created;
@@ -45,14 +49,28 @@ describe('a sandboxed run', () => {
 
   it('runs its command stage inside the sandbox: the workspace is writable, the rest read-only, refusals recorded', async () => {
     kit = await sandboxKit(process.env.PATH ?? '');
-    const file = await kit.write('wf.toml', '[run.sandbox]\nmode = "os"\n\n[nodes.touch]\nkind = "command"\nrun = "touch ran.txt && touch /usr/weft-sandbox-test"\n');
+    const file = await kit.write(
+      'wf.toml',
+      '[run.sandbox]\nmode = "os"\n\n[nodes.touch]\nkind = "command"\nrun = "touch ran.txt && touch /usr/weft-sandbox-test"\n',
+    );
     const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     await kit.runUntilIdle();
     const events = await kit.events(run.id);
     const finished = events.find((event) => event.type === 'stage-finished')?.payload;
-    expect(finished).toMatchObject({ status: 'failed', error: expect.stringContaining('weft: the sandbox refused a write to /usr/weft-sandbox-test: it is outside [run.sandbox] allow_write') });
+    expect(finished).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining(
+        'weft: the sandbox refused a write to /usr/weft-sandbox-test: it is outside [run.sandbox] allow_write',
+      ),
+    });
     expect(events.filter((event) => event.type === 'sandbox-violation').map((event) => event.payload)).toEqual([
-      { kind: 'write', setting: 'allow_write', path: '/usr/weft-sandbox-test', message: 'the sandbox refused a write to /usr/weft-sandbox-test: it is outside [run.sandbox] allow_write (add the folder there to allow it)' },
+      {
+        kind: 'write',
+        setting: 'allow_write',
+        path: '/usr/weft-sandbox-test',
+        message:
+          'the sandbox refused a write to /usr/weft-sandbox-test: it is outside [run.sandbox] allow_write (add the folder there to allow it)',
+      },
     ]);
   });
 
@@ -78,15 +96,24 @@ describe('a sandboxed run', () => {
     kit = await sandboxKit(process.env.PATH ?? '');
     await mkdir(join(kit.dir, 'private'));
     await writeFile(join(kit.dir, 'private', 'key.txt'), 'secret');
-    const file = await kit.write('wf.toml', '[run.sandbox]\nmode = "os"\ndeny_read = ["private"]\n\n[nodes.read]\nkind = "tool"\ntool = "read_file"\nargs = { file_path = "private/key.txt" }\n');
+    const file = await kit.write(
+      'wf.toml',
+      '[run.sandbox]\nmode = "os"\ndeny_read = ["private"]\n\n[nodes.read]\nkind = "tool"\ntool = "read_file"\nargs = { file_path = "private/key.txt" }\n',
+    );
     const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     await kit.runUntilIdle();
     const finished = (await kit.events(run.id)).find((event) => event.type === 'stage-finished')?.payload;
-    expect(finished).toMatchObject({ status: 'failed', error: expect.stringContaining("Path 'private/key.txt' is hidden by [run.sandbox] deny_read") });
+    expect(finished).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining("Path 'private/key.txt' is hidden by [run.sandbox] deny_read"),
+    });
   });
 
   it('refuses bad [run.sandbox] values with the line and the fix', () => {
-    const { problems } = validateWorkflowText('/w/wf.toml', '[run.sandbox]\nmode = "container"\nnetwork = { allow = ["http://x"] }\n\n[nodes.a]\nkind = "command"\nrun = "true"\n');
+    const { problems } = validateWorkflowText(
+      '/w/wf.toml',
+      '[run.sandbox]\nmode = "container"\nnetwork = { allow = ["http://x"] }\n\n[nodes.a]\nkind = "command"\nrun = "true"\n',
+    );
     expect(problems.map((problem) => `${problem.line}: ${problem.message}`)).toEqual([
       `1: [run.sandbox]: 'mode' must be "none" or "os", not a string ("container")`,
       `1: [run.sandbox]: 'network.allow' entry "http://x" is not a host name: write "example.com", "*.example.com" or "localhost:8080" (no scheme or path)`,

@@ -36,10 +36,18 @@ let runId: string;
 
 beforeAll(async () => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'weft-sbx-surfaces-')));
-  writeFileSync(join(dir, 'touch.toml'), `[workflow]\nname = "touch"\n[nodes.touch]\nkind = "command"\nrun = "echo inside > made.txt && (touch ${OUTSIDE} 2>&1 || echo refused-outside)"\n`);
+  writeFileSync(
+    join(dir, 'touch.toml'),
+    `[workflow]\nname = "touch"\n[nodes.touch]\nkind = "command"\nrun = "echo inside > made.txt && (touch ${OUTSIDE} 2>&1 || echo refused-outside)"\n`,
+  );
   writeFileSync(join(dir, '.gitignore'), '.home/\n');
   const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-qm', 'start']]) execFileSync('git', args, { cwd: dir, env });
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['commit', '-qm', 'start'],
+  ])
+    execFileSync('git', args, { cwd: dir, env });
   [serve, browser] = await Promise.all([startServe({ dir }), launchBrowser()]);
   page = await loggedOutPage(browser);
   client = await connectStdio({ dir, storageDir: serve.storageDir, remove: () => undefined });
@@ -109,14 +117,21 @@ describe("a run's own sandbox (sandbox on POST /api/v1/runs)", () => {
     const panel = page.locator('section[aria-label="Sandbox"][data-sandboxed="true"]');
     await panel.waitFor();
     expect(await panel.locator('h2').textContent()).toBe('Sandbox: os');
-    expect(await panel.locator('[data-sandbox-write] li').allTextContents()).toEqual([worktree(runId), join(worktree(runId), 'cache'), 'a private /tmp']);
+    expect(await panel.locator('[data-sandbox-write] li').allTextContents()).toEqual([
+      worktree(runId),
+      join(worktree(runId), 'cache'),
+      'a private /tmp',
+    ]);
     expect(await panel.locator('[data-sandbox-network] li').allTextContents()).toEqual(['registry.npmjs.org']);
     expect(await panel.locator('[data-sandbox-hidden] li').allTextContents()).toContain(serve.storageDir);
     expect(await panel.locator('[data-sandbox-processes]').textContent()).toBe('at most 500');
   });
 
   it('refuses bad values naming the field and the fix', async () => {
-    const badHost = await callApi<{ error: { message: string } }>(serve, 'POST', '/runs', { workflow: 'touch.toml', sandbox: { mode: 'os', network: { allow: ['http://evil.example/x'] } } });
+    const badHost = await callApi<{ error: { message: string } }>(serve, 'POST', '/runs', {
+      workflow: 'touch.toml',
+      sandbox: { mode: 'os', network: { allow: ['http://evil.example/x'] } },
+    });
     expect(badHost.status).toBe(400);
     expect(badHost.body.error.message).toContain(`sandbox: 'network.allow' entry "http://evil.example/x" is not a host name`);
     const badMode = await callApi<{ error: { message: string } }>(serve, 'POST', '/runs', { workflow: 'touch.toml', sandbox: 'docker' });
@@ -135,7 +150,24 @@ describe('--sandbox on weft create', () => {
     const shown = await runCli(['--storage-dir', serve.storageDir, 'inspect', noneId], { cwd: dir });
     expect(shown.stdout).toContain('sandbox   none (processes run with your full permissions)');
 
-    const os = await runCli(['--storage-dir', serve.storageDir, 'create', 'touch.toml', '--sandbox', 'os', '--sandbox-network', 'registry.npmjs.org, *.example.com', '--sandbox-deny-read', 'secrets', '--sandbox-max-processes', '400', '--json'], { cwd: dir });
+    const os = await runCli(
+      [
+        '--storage-dir',
+        serve.storageDir,
+        'create',
+        'touch.toml',
+        '--sandbox',
+        'os',
+        '--sandbox-network',
+        'registry.npmjs.org, *.example.com',
+        '--sandbox-deny-read',
+        'secrets',
+        '--sandbox-max-processes',
+        '400',
+        '--json',
+      ],
+      { cwd: dir },
+    );
     expect(os.code, os.stderr).toBe(0);
     const osId = (JSON.parse(os.stdout) as { id: string }).id;
     const detail = await callApi<{ sandbox: SandboxJson }>(serve, 'GET', `/runs/${osId}`);
@@ -147,10 +179,17 @@ describe('--sandbox on weft create', () => {
     const mode = await runCli(['--storage-dir', serve.storageDir, 'create', 'touch.toml', '--sandbox', 'docker'], { cwd: dir });
     expect(mode.code).toBe(2);
     expect(mode.stderr).toContain("option '--sandbox <mode>' argument 'docker' is invalid. Allowed choices are os, none.");
-    const host = await runCli(['--storage-dir', serve.storageDir, 'create', 'touch.toml', '--sandbox-network', 'https://registry.npmjs.org/'], { cwd: dir });
+    const host = await runCli(
+      ['--storage-dir', serve.storageDir, 'create', 'touch.toml', '--sandbox-network', 'https://registry.npmjs.org/'],
+      { cwd: dir },
+    );
     expect(host.code).toBe(2);
-    expect(host.stderr).toContain('--sandbox-network: entry "https://registry.npmjs.org/" is not a host name: write "example.com", "*.example.com" or "localhost:8080" (no scheme or path)');
-    const processes = await runCli(['--storage-dir', serve.storageDir, 'create', 'touch.toml', '--sandbox-max-processes', 'many'], { cwd: dir });
+    expect(host.stderr).toContain(
+      '--sandbox-network: entry "https://registry.npmjs.org/" is not a host name: write "example.com", "*.example.com" or "localhost:8080" (no scheme or path)',
+    );
+    const processes = await runCli(['--storage-dir', serve.storageDir, 'create', 'touch.toml', '--sandbox-max-processes', 'many'], {
+      cwd: dir,
+    });
     expect(processes.code).toBe(2);
     expect(processes.stderr).toContain('--sandbox-max-processes: must be an integer ≥ 300');
   });

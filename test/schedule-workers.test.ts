@@ -37,7 +37,10 @@ run = "echo tick"
 function tenSecondsAhead(leadMs: number): { cron: string; first: number } {
   const start = new Date(Math.ceil((Date.now() + leadMs) / 10_000) * 10_000);
   const second = start.getUTCSeconds();
-  return { cron: `${second}-${second + 9} ${start.getUTCMinutes()} ${start.getUTCHours()} ${start.getUTCDate()} ${start.getUTCMonth() + 1} *`, first: start.getTime() };
+  return {
+    cron: `${second}-${second + 9} ${start.getUTCMinutes()} ${start.getUTCHours()} ${start.getUTCDate()} ${start.getUTCMonth() + 1} *`,
+    first: start.getTime(),
+  };
 }
 
 interface Box {
@@ -55,13 +58,40 @@ async function box(): Promise<Box> {
 }
 
 function startWorker(b: Box, env: Record<string, string>): void {
-  const child = spawn(process.execPath, [WEFT_BIN, '--cwd', b.ws, 'worker', '--max-parallel', '4'], { cwd: b.ws, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore'] });
+  const child = spawn(process.execPath, [WEFT_BIN, '--cwd', b.ws, 'worker', '--max-parallel', '4'], {
+    cwd: b.ws,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
   b.workers.push(child);
 }
 
-async function tenRunsNotThirty(b: Box, runs: RunStore, schedules: ScheduleStore, envOf: (index: number) => Record<string, string>): Promise<void> {
+async function tenRunsNotThirty(
+  b: Box,
+  runs: RunStore,
+  schedules: ScheduleStore,
+  envOf: (index: number) => Record<string, string>,
+): Promise<void> {
   const { cron, first } = tenSecondsAhead(15_000);
-  const added = await runCli(['--cwd', b.ws, 'schedule', 'add', 'every-second', 'tick.toml', '--cron', cron, '--timezone', 'UTC', '--catch-up', 'all', '--overlap', 'queue'], { cwd: b.ws, env: envOf(0) });
+  const added = await runCli(
+    [
+      '--cwd',
+      b.ws,
+      'schedule',
+      'add',
+      'every-second',
+      'tick.toml',
+      '--cron',
+      cron,
+      '--timezone',
+      'UTC',
+      '--catch-up',
+      'all',
+      '--overlap',
+      'queue',
+    ],
+    { cwd: b.ws, env: envOf(0) },
+  );
   expect(added.stderr).toContain("Schedules fire only while a 'weft worker'");
   expect(added.code).toBe(0);
   for (let index = 0; index < 3; index += 1) startWorker(b, envOf(index));
@@ -82,7 +112,15 @@ async function tenRunsNotThirty(b: Box, runs: RunStore, schedules: ScheduleStore
   expect(new Set(made.runs.map((run) => run.labels['weft.due'])).size).toBe(10);
   expect(new Set(made.runs.map((run) => run.id))).toEqual(new Set(fires.map((fire) => fire.runId)));
   // overlap = "queue": every run is started in turn, and each ends.
-  await until('the ten runs to succeed', async () => ((await runs.searchRuns({ labels: { 'weft.schedule': 'every-second' }, status: ['succeeded'], limit: 100 })).runs.length === 10 ? true : undefined), 120_000, 200);
+  await until(
+    'the ten runs to succeed',
+    async () =>
+      (await runs.searchRuns({ labels: { 'weft.schedule': 'every-second' }, status: ['succeeded'], limit: 100 })).runs.length === 10
+        ? true
+        : undefined,
+    120_000,
+    200,
+  );
 }
 
 describe('a schedule every second for ten seconds under three workers', () => {
@@ -117,7 +155,10 @@ describe('a schedule every second for ten seconds under three workers', () => {
       const store = await PostgresRunStore.open({ url });
       const base = b.base;
       try {
-        await tenRunsNotThirty(b, store, store.schedules(), (index) => ({ WEFT_HOME: join(base, `host-${index}`), WEFT_DATABASE_URL: url }));
+        await tenRunsNotThirty(b, store, store.schedules(), (index) => ({
+          WEFT_HOME: join(base, `host-${index}`),
+          WEFT_DATABASE_URL: url,
+        }));
       } finally {
         await store.close();
       }

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 describe('weft serve --no-worker', () => {
   it('leaves a created run queued, launching no runner, until a weft worker runs it', async () => {
-    const created = await callApi<{ run: { id: string; status: string } }>(serve, 'POST', '/runs', { workflow: 'quick.toml', auto_approve: true });
+    const created = await callApi<{ run: { id: string; status: string } }>(serve, 'POST', '/runs', {
+      workflow: 'quick.toml',
+      auto_approve: true,
+    });
     expect(created.status).toBe(201);
     const id = created.body.run.id;
     // A launched runner is spawned while the run is created, its output going to this log.
@@ -32,7 +35,10 @@ describe('weft serve --no-worker', () => {
     const listed = await callApi<{ run: { status: string } }>(serve, 'GET', `/runs/${id}`);
     expect(listed.body.run.status).toBe('queued');
 
-    const worker = await runCli(['--storage-dir', serve.storageDir, 'worker', '--until-idle'], { cwd: serve.dir, env: { WEFT_LEASE_MS: '3000' } });
+    const worker = await runCli(['--storage-dir', serve.storageDir, 'worker', '--until-idle'], {
+      cwd: serve.dir,
+      env: { WEFT_LEASE_MS: '3000' },
+    });
     expect(worker.code, worker.stderr).toBe(0);
     expect((await callApi<{ run: { status: string } }>(serve, 'GET', `/runs/${id}`)).body.run.status).toBe('succeeded');
   });

@@ -23,7 +23,11 @@ tools = ["read_file"]
 `;
 
 // claude-sonnet-4-5 under 200k tokens: 100k in at $3/M + 10k out at $15/M = $0.45 a turn.
-const READ = { text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }], usage: { input: 100_000, output: 10_000 } };
+const READ = {
+  text: 'Reading.',
+  toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }],
+  usage: { input: 100_000, output: 10_000 },
+};
 const DONE = { text: 'Done.', usage: { input: 100_000, output: 10_000 } };
 
 let kit: EngineKit;
@@ -41,12 +45,18 @@ afterEach(async () => {
 
 const agent = () => agentRunner(llmSettings(server, 'anthropic', { model: 'claude-sonnet-4-5' }));
 const budgetEvents = async (id: string) =>
-  (await kit.events(id)).filter((event) => event.type.startsWith('budget-')).map((event) => [event.type, event.payload.dimension ?? null, event.payload.limits] as const);
+  (await kit.events(id))
+    .filter((event) => event.type.startsWith('budget-'))
+    .map((event) => [event.type, event.payload.dimension ?? null, event.payload.limits] as const);
 
 describe('a run budget', () => {
   it('warns at 80 %, pauses at 100 % with a question, and goes on once raised', async () => {
     server = await startModelServer({ script: [READ, READ, READ, READ, DONE] });
-    const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow('max_cost_usd = 1.0')), cwd: kit.dir, autoApprove: true });
+    const created = await kit.service.create({
+      workflow: await kit.write('wf.toml', workflow('max_cost_usd = 1.0')),
+      cwd: kit.dir,
+      autoApprove: true,
+    });
     const worker = kit.startWorker({ agent: agent() });
     try {
       // $0.45, $0.90 (warning), $1.35: stopped before the fourth turn, its third turn's tool call done.
@@ -79,7 +89,11 @@ describe('a run budget', () => {
 
   it('cancels the run when the answer is cancel', async () => {
     server = await startModelServer({ script: [READ, READ, READ] });
-    const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow('max_tokens = 200000')), cwd: kit.dir, autoApprove: true });
+    const created = await kit.service.create({
+      workflow: await kit.write('wf.toml', workflow('max_tokens = 200000')),
+      cwd: kit.dir,
+      autoApprove: true,
+    });
     const worker = kit.startWorker({ agent: agent() });
     try {
       await kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the budget question');
@@ -92,14 +106,22 @@ describe('a run budget', () => {
     }
     const run = await kit.service.get(created.id);
     expect(run.status).toBe('cancelled');
-    expect(stageFinished(await kit.events(created.id), 'write@1')).toMatchObject({ status: 'cancelled', error: expect.stringContaining('cancelled at the budget question') });
+    expect(stageFinished(await kit.events(created.id), 'write@1')).toMatchObject({
+      status: 'cancelled',
+      error: expect.stringContaining('cancelled at the budget question'),
+    });
     expect(server.requests).toHaveLength(2);
   });
 
   it("takes the run's own budget (weft run --budget, budget on create) over the workflow's", async () => {
     server = await startModelServer({ script: [READ, READ, READ, DONE] });
     const file = await kit.write('wf.toml', workflow('max_cost_usd = 100'));
-    const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, budget: { maxCostUsd: 0.5, onExceeded: 'fail' } });
+    const created = await kit.service.create({
+      workflow: file,
+      cwd: kit.dir,
+      autoApprove: true,
+      budget: { maxCostUsd: 0.5, onExceeded: 'fail' },
+    });
     expect(created.budget).toEqual({ maxCostUsd: 0.5, onExceeded: 'fail' });
     await kit.runUntilIdle({ agent: agent() });
     expect((await kit.service.get(created.id)).status).toBe('failed');
@@ -107,18 +129,26 @@ describe('a run budget', () => {
       ['budget-warning', 'cost', { maxCostUsd: 0.5 }],
       ['budget-exceeded', 'cost', { maxCostUsd: 0.5 }],
     ]);
-    await expect(kit.service.create({ workflow: file, cwd: kit.dir, budget: { maxCostUsd: -1 } })).rejects.toThrow("budget 'maxCostUsd' must be a number ≥ 0");
+    await expect(kit.service.create({ workflow: file, cwd: kit.dir, budget: { maxCostUsd: -1 } })).rejects.toThrow(
+      "budget 'maxCostUsd' must be a number ≥ 0",
+    );
   });
 
   it('fails the stage and the run with on_exceeded = "fail"', async () => {
     server = await startModelServer({ script: [READ, READ, READ, DONE] });
-    const created = await kit.service.create({ workflow: await kit.write('wf.toml', workflow('max_cost_usd = 0.5\non_exceeded = "fail"')), cwd: kit.dir, autoApprove: true });
+    const created = await kit.service.create({
+      workflow: await kit.write('wf.toml', workflow('max_cost_usd = 0.5\non_exceeded = "fail"')),
+      cwd: kit.dir,
+      autoApprove: true,
+    });
     await kit.runUntilIdle({ agent: agent() });
     const run = await kit.service.get(created.id);
     expect(run.status).toBe('failed');
     const events = await kit.events(created.id);
     expect(finishedStages(events)).toEqual([['write@1', 'failed']]);
-    expect(stageFinished(events, 'write@1')?.error).toBe('Run budget exceeded: $0.9000 of $0.5000 (cost). Raise [run.budget] or start the run with a larger --budget.');
+    expect(stageFinished(events, 'write@1')?.error).toBe(
+      'Run budget exceeded: $0.9000 of $0.5000 (cost). Raise [run.budget] or start the run with a larger --budget.',
+    );
     expect(await budgetEvents(created.id)).toEqual([
       ['budget-warning', 'cost', { maxCostUsd: 0.5 }],
       ['budget-exceeded', 'cost', { maxCostUsd: 0.5 }],

@@ -37,7 +37,11 @@ afterEach(async () => {
 });
 
 const SCRIPT = [
-  { text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }], usage: { input: 100_000, output: 10_000 } },
+  {
+    text: 'Reading.',
+    toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }],
+    usage: { input: 100_000, output: 10_000 },
+  },
   { text: 'Done.', usage: { input: 20_000, output: 2_000 } },
 ];
 
@@ -51,15 +55,32 @@ describe('the cost of a run', () => {
     // claude-sonnet-4-5 under 200k tokens: $3 per million input, $15 per million output.
     const turns = events.filter((event) => event.type === 'model-turn-finished').map((event) => event.payload);
     expect(turns.map((turn) => turn.model)).toEqual(['anthropic:claude-sonnet-4-5', 'anthropic:claude-sonnet-4-5']);
-    expect(turns.map((turn) => (turn.usage as { estimatedCostUsd: number }).estimatedCostUsd)).toEqual([expect.closeTo(0.45, 9), expect.closeTo(0.09, 9)]);
+    expect(turns.map((turn) => (turn.usage as { estimatedCostUsd: number }).estimatedCostUsd)).toEqual([
+      expect.closeTo(0.45, 9),
+      expect.closeTo(0.09, 9),
+    ]);
     expect(turns.every((turn) => (turn.usage as Record<string, unknown>).reportedCostUsd === undefined)).toBe(true);
-    expect(stageFinished(events, 'write@1')?.usage).toMatchObject({ inputTokens: 120_000, outputTokens: 12_000, estimatedCostUsd: expect.closeTo(0.54, 9) });
+    expect(stageFinished(events, 'write@1')?.usage).toMatchObject({
+      inputTokens: 120_000,
+      outputTokens: 12_000,
+      estimatedCostUsd: expect.closeTo(0.54, 9),
+    });
 
     // The stored summary folds the same from the log; views say which figure is an estimate.
     expect(run.usage).toMatchObject({ totalTokens: 132_000, estimatedCostUsd: expect.closeTo(0.54, 9) });
-    expect(runSummary(run).cost).toEqual({ reported_usd: null, estimated_usd: expect.closeTo(0.54, 9), total_usd: expect.closeTo(0.54, 9), unpriced_turns: 0 });
+    expect(runSummary(run).cost).toEqual({
+      reported_usd: null,
+      estimated_usd: expect.closeTo(0.54, 9),
+      total_usd: expect.closeTo(0.54, 9),
+      unpriced_turns: 0,
+    });
     const detail = await new RunDetails().read(kit.service, run.id);
-    expect(detail.stages[0]!.cost).toEqual({ reported_usd: null, estimated_usd: expect.closeTo(0.54, 9), total_usd: expect.closeTo(0.54, 9), unpriced_turns: 0 });
+    expect(detail.stages[0]!.cost).toEqual({
+      reported_usd: null,
+      estimated_usd: expect.closeTo(0.54, 9),
+      total_usd: expect.closeTo(0.54, 9),
+      unpriced_turns: 0,
+    });
     expect(detail.cost?.total_usd).toBeCloseTo(0.54, 9);
 
     // A second run of another workflow: the sums over runs add both, grouped as asked.
@@ -79,13 +100,21 @@ describe('the cost of a run', () => {
 
   it('prices a model the table does not know from [llm.prices], and counts it unpriced without one', async () => {
     server = await startModelServer({ script: [...SCRIPT, ...SCRIPT] });
-    const unknown = await runWorkflow(kit, workflow('unpriced'), agentRunner(llmSettings(server, 'anthropic', { model: 'claude-private' })));
+    const unknown = await runWorkflow(
+      kit,
+      workflow('unpriced'),
+      agentRunner(llmSettings(server, 'anthropic', { model: 'claude-private' })),
+    );
     expect(unknown.run.usage).toMatchObject({ totalTokens: 132_000, unpricedTurns: 2 });
     expect(unknown.run.usage?.estimatedCostUsd).toBeUndefined();
     expect(runSummary(unknown.run).cost).toEqual({ reported_usd: null, estimated_usd: null, total_usd: 0, unpriced_turns: 2 });
 
     const prices = { 'anthropic:claude-private': { inputPerMtok: 1, outputPerMtok: 10 } };
-    const priced = await runWorkflow(kit, workflow('overridden'), agentRunner(llmSettings(server, 'anthropic', { model: 'claude-private', prices })));
+    const priced = await runWorkflow(
+      kit,
+      workflow('overridden'),
+      agentRunner(llmSettings(server, 'anthropic', { model: 'claude-private', prices })),
+    );
     // 120k input at $1, 12k output at $10.
     expect(priced.run.usage).toMatchObject({ estimatedCostUsd: expect.closeTo(0.12 + 0.12, 9) });
     expect(priced.run.usage?.unpricedTurns).toBeUndefined();

@@ -13,7 +13,11 @@ import { agentRunner, llmSettings, stageFinished } from './fixtures/model-server
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 
 // claude-sonnet-4-5 under 200k tokens: 100k in at $3/M + 10k out at $15/M = $0.45 a turn.
-const READ = { text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }], usage: { input: 100_000, output: 10_000 } };
+const READ = {
+  text: 'Reading.',
+  toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }],
+  usage: { input: 100_000, output: 10_000 },
+};
 const DONE = { text: 'Done.', usage: { input: 100_000, output: 10_000 } };
 
 let kit: EngineKit;
@@ -31,7 +35,9 @@ afterEach(async () => {
 
 const agent = () => agentRunner(llmSettings(server, 'anthropic', { model: 'claude-sonnet-4-5' }));
 const budgetEvents = async (id: string) =>
-  (await kit.events(id)).filter((event) => event.type.startsWith('budget-')).map((event) => [event.type, event.stageId, event.payload.stage ?? null, event.payload.limits] as const);
+  (await kit.events(id))
+    .filter((event) => event.type.startsWith('budget-'))
+    .map((event) => [event.type, event.stageId, event.payload.stage ?? null, event.payload.limits] as const);
 
 describe('a stage budget', () => {
   it("counts only its node's turns, warns at 80 %, pauses at 100 % and goes on once raised", async () => {
@@ -146,7 +152,9 @@ budget = { max_cost_usd = 1.0 }
       ['budget-warning', 'write@1', 'write', { maxCostUsd: 2 }],
       ['budget-exceeded', 'write@1', null, { maxCostUsd: 2 }],
     ]);
-    expect(stageFinished(await kit.events(created.id), 'write@1')?.error).toBe('Run budget exceeded: $2.25 of $2.00 (cost). Raise [run.budget] or start the run with a larger --budget.');
+    expect(stageFinished(await kit.events(created.id), 'write@1')?.error).toBe(
+      'Run budget exceeded: $2.25 of $2.00 (cost). Raise [run.budget] or start the run with a larger --budget.',
+    );
     expect(server.requests).toHaveLength(5);
   });
 });

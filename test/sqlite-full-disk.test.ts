@@ -39,7 +39,9 @@ describe('a SQLite store whose disk fills up', () => {
         size >>= 1;
       }
     }
-    await expect(store.createRun({ workflow: 'w', workflowPath: join(base, 'w.toml'), cwd: base, initialStatus: 'queued' })).rejects.toThrow(/disk holding .*weft\.db is full/);
+    await expect(
+      store.createRun({ workflow: 'w', workflowPath: join(base, 'w.toml'), cwd: base, initialStatus: 'queued' }),
+    ).rejects.toThrow(/disk holding .*weft\.db is full/);
     await expect(store.close()).resolves.toBeUndefined();
 
     const db = new Database(join(storageDir, 'weft.db'), { readonly: true });

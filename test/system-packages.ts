@@ -34,7 +34,9 @@ export function ensureSystemPackages(): void {
   if (missing.length === 0) return;
   const command = `apt-get update && apt-get install -y ${missing.join(' ')}`;
   if (process.getuid?.() !== 0 || !existsSync('/etc/debian_version')) {
-    throw new Error(`The tests need the packages ${missing.join(', ')} (the os sandbox, ripgrep, libfaketime). Install them: sudo sh -c '${command}'`);
+    throw new Error(
+      `The tests need the packages ${missing.join(', ')} (the os sandbox, ripgrep, libfaketime). Install them: sudo sh -c '${command}'`,
+    );
   }
   process.stderr.write(`Installing ${missing.join(', ')} for the tests: ${command}\n`);
   execFileSync('/bin/sh', ['-c', command], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });

@@ -52,11 +52,19 @@ interface Answer {
 /** A raw POST: the server may answer 413 and close before the whole body is sent. */
 function deliver(name: string, body: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${serve.url}/api/v1/triggers/${name}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }));
-    });
+    const req = request(
+      `${serve.url}/api/v1/triggers/${name}`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }));
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
     req.end(body);
   });
@@ -69,7 +77,25 @@ async function triggeredRuns(): Promise<{ id: string }[]> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'weft-webhooks-'));
   await writeFile(join(dir, 'pr.toml'), WORKFLOW);
-  const added = await runCli(['--storage-dir', join(dir, '.home'), '--cwd', dir, 'trigger', 'add', 'gh', 'pr.toml', '--secret-env', 'HOOK_SECRET', '--input-map', 'number=$.pull_request.number', '--input-map', 'action=$.action'], { cwd: dir });
+  const added = await runCli(
+    [
+      '--storage-dir',
+      join(dir, '.home'),
+      '--cwd',
+      dir,
+      'trigger',
+      'add',
+      'gh',
+      'pr.toml',
+      '--secret-env',
+      'HOOK_SECRET',
+      '--input-map',
+      'number=$.pull_request.number',
+      '--input-map',
+      'action=$.action',
+    ],
+    { cwd: dir },
+  );
   expect(added.stderr).toBe('');
   expect(added.code).toBe(0);
   serve = await startServe({ dir, env: { HOOK_SECRET: SECRET } });
@@ -90,7 +116,11 @@ describe('POST /api/v1/triggers/{name}', () => {
     expect(again).toEqual({ status: 200, body: { run_id: first.body.run_id, created: false } });
     const runs = await triggeredRuns();
     expect(runs.map((run) => run.id)).toEqual([first.body.run_id]);
-    const run = await callApi<{ run: { labels: Record<string, string>; inputs: Record<string, unknown> } }>(serve, 'GET', `/runs/${first.body.run_id}`);
+    const run = await callApi<{ run: { labels: Record<string, string>; inputs: Record<string, unknown> } }>(
+      serve,
+      'GET',
+      `/runs/${first.body.run_id}`,
+    );
     expect(run.body.run.inputs).toEqual({ number: 42, action: 'opened' });
     expect(run.body.run.labels).toMatchObject({ 'weft.trigger': 'gh', 'weft.delivery': 'd-0001' });
     const cli = (...args: string[]) => runCli(['--storage-dir', join(dir, '.home'), '--cwd', dir, ...args], { cwd: dir });
@@ -104,14 +134,42 @@ describe('POST /api/v1/triggers/{name}', () => {
     const big = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
     const cases: [string, string, string, Record<string, string>, number, RegExp][] = [
       ['unsigned', 'gh', body, { 'x-github-delivery': 'd-u' }, 401, /Unsigned delivery/],
-      ['badly signed', 'gh', body, { 'x-hub-signature-256': sign(body, 'wrong-secret'), 'x-github-delivery': 'd-b' }, 401, /does not match/],
-      ['signed for another body', 'gh', body, { 'x-hub-signature-256': sign(`${body} `), 'x-github-delivery': 'd-c' }, 401, /does not match/],
+      [
+        'badly signed',
+        'gh',
+        body,
+        { 'x-hub-signature-256': sign(body, 'wrong-secret'), 'x-github-delivery': 'd-b' },
+        401,
+        /does not match/,
+      ],
+      [
+        'signed for another body',
+        'gh',
+        body,
+        { 'x-hub-signature-256': sign(`${body} `), 'x-github-delivery': 'd-c' },
+        401,
+        /does not match/,
+      ],
       ['not a signature', 'gh', body, { 'x-hub-signature-256': 'sha1=abc', 'x-github-delivery': 'd-s' }, 401, /does not match/],
       ['oversized', 'gh', big, { 'x-hub-signature-256': sign(big), 'x-github-delivery': 'd-o' }, 413, /larger than 1048576 bytes/],
-      ['malformed JSON', 'gh', '{"action": ', { 'x-hub-signature-256': sign('{"action": '), 'x-github-delivery': 'd-m' }, 400, /not valid JSON/],
+      [
+        'malformed JSON',
+        'gh',
+        '{"action": ',
+        { 'x-hub-signature-256': sign('{"action": '), 'x-github-delivery': 'd-m' },
+        400,
+        /not valid JSON/,
+      ],
       ['a JSON array', 'gh', '[1]', { 'x-hub-signature-256': sign('[1]'), 'x-github-delivery': 'd-a' }, 400, /must be a JSON object/],
       ['no delivery id', 'gh', body, { 'x-hub-signature-256': sign(body) }, 400, /delivery id/],
-      ['inputs that do not fit', 'gh', '{"pull_request": {"number": "x"}}', { 'x-hub-signature-256': sign('{"pull_request": {"number": "x"}}'), 'x-github-delivery': 'd-i' }, 400, /number/],
+      [
+        'inputs that do not fit',
+        'gh',
+        '{"pull_request": {"number": "x"}}',
+        { 'x-hub-signature-256': sign('{"pull_request": {"number": "x"}}'), 'x-github-delivery': 'd-i' },
+        400,
+        /number/,
+      ],
       ['unknown trigger', 'nope', body, { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-n' }, 404, /No trigger named 'nope'/],
     ];
     for (const [what, name, text, headers, status, message] of cases) {
@@ -138,19 +196,38 @@ describe('POST /api/v1/triggers/{name}', () => {
 
 describe('/api/v1/schedules', () => {
   it('adds, reads, pauses, resumes and removes a schedule; refuses a bad cron and an unknown name', async () => {
-    const added = await callApi<{ schedule: { name: string; next_due: string; paused: boolean; source: string } }>(serve, 'POST', '/schedules', { name: 'nightly', workflow: 'pr.toml', cron: '0 3 * * *', timezone: 'UTC', inputs: { number: 7 } });
+    const added = await callApi<{ schedule: { name: string; next_due: string; paused: boolean; source: string } }>(
+      serve,
+      'POST',
+      '/schedules',
+      { name: 'nightly', workflow: 'pr.toml', cron: '0 3 * * *', timezone: 'UTC', inputs: { number: 7 } },
+    );
     expect(added.status).toBe(201);
     expect(added.body.schedule).toMatchObject({ name: 'nightly', paused: false, source: 'api' });
     expect(added.body.schedule.next_due).toMatch(/T03:00:00.000Z$/);
-    expect((await callApi(serve, 'POST', '/schedules', { name: 'nightly', workflow: 'pr.toml', cron: '0 3 * * *', inputs: { number: 7 } })).status).toBe(409);
-    const bad = await callApi<{ error: { code: string; message: string } }>(serve, 'POST', '/schedules', { name: 'bad', workflow: 'pr.toml', cron: '0 25 * * *', inputs: { number: 7 } });
+    expect(
+      (await callApi(serve, 'POST', '/schedules', { name: 'nightly', workflow: 'pr.toml', cron: '0 3 * * *', inputs: { number: 7 } }))
+        .status,
+    ).toBe(409);
+    const bad = await callApi<{ error: { code: string; message: string } }>(serve, 'POST', '/schedules', {
+      name: 'bad',
+      workflow: 'pr.toml',
+      cron: '0 25 * * *',
+      inputs: { number: 7 },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'SCHEDULE_INVALID' });
-    const outside = await callApi<{ error: { code: string } }>(serve, 'POST', '/schedules', { name: 'out', workflow: '../../etc/passwd', cron: '0 3 * * *' });
+    const outside = await callApi<{ error: { code: string } }>(serve, 'POST', '/schedules', {
+      name: 'out',
+      workflow: '../../etc/passwd',
+      cron: '0 3 * * *',
+    });
     expect(outside.status).toBe(400);
     expect((await callApi<{ schedule: { paused: boolean } }>(serve, 'POST', '/schedules/nightly/pause')).body.schedule.paused).toBe(true);
     expect((await callApi<{ schedule: { paused: boolean } }>(serve, 'POST', '/schedules/nightly/resume')).body.schedule.paused).toBe(false);
-    expect((await callApi<{ schedules: { name: string }[] }>(serve, 'GET', '/schedules')).body.schedules.map((schedule) => schedule.name)).toEqual(['nightly']);
+    expect(
+      (await callApi<{ schedules: { name: string }[] }>(serve, 'GET', '/schedules')).body.schedules.map((schedule) => schedule.name),
+    ).toEqual(['nightly']);
     expect((await callApi(serve, 'DELETE', '/schedules/nightly')).status).toBe(204);
     expect((await callApi(serve, 'GET', '/schedules/nightly')).status).toBe(404);
     expect((await callApi(serve, 'GET', '/schedules', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
@@ -164,7 +241,10 @@ describe('weft schedule add: errors', () => {
     for (const [args, message] of [
       [['pr.toml', '--cron', '61 * * * *', '--input', 'number=1'], /invalid cron expression "61 \* \* \* \*".*minute/],
       [['pr.toml', '--cron', '0 3 * * *', '--timezone', 'Mars/Olympus', '--input', 'number=1'], /unknown time zone 'Mars\/Olympus'/],
-      [['pr.toml', '--cron', '0 3 * * *', '--overlap', 'never', '--input', 'number=1'], /overlap must be one of skip, queue, cancel-previous/],
+      [
+        ['pr.toml', '--cron', '0 3 * * *', '--overlap', 'never', '--input', 'number=1'],
+        /overlap must be one of skip, queue, cancel-previous/,
+      ],
       [['missing.toml', '--cron', '0 3 * * *'], /missing\.toml' does not exist/],
       [['pr.toml', '--cron', '0 3 * * *'], /input 'number' is required/],
     ] as const) {

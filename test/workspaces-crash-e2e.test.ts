@@ -55,7 +55,12 @@ describe('a crash mid-stage in a worktree', () => {
     const dir = join(box.base, 'signals');
     await mkdir(dir);
     await writeFile(join(box.ws, 'half.toml'), FLOW(dir));
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: box.ws, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: box.ws,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+      });
     git('init', '-q', '-b', 'main');
     git('add', 'half.toml');
     git('commit', '-qm', 'start');
@@ -63,7 +68,9 @@ describe('a crash mid-stage in a worktree', () => {
     const detached = await box.cli(['run', 'half.toml', '--detach'], LEASE);
     expect(detached.code, detached.stderr).toBe(0);
     const id = detached.stdout.trim();
-    const holdPid = await until('the hold stage to write half.txt', async () => ((await readLines(join(dir, 'starts'))).length === 1 ? readPid(join(dir, 'hold.pid')) : undefined));
+    const holdPid = await until('the hold stage to write half.txt', async () =>
+      (await readLines(join(dir, 'starts'))).length === 1 ? readPid(join(dir, 'hold.pid')) : undefined,
+    );
     const running = await box.inspect(id);
     const runner = Number(running.lease!.workerId.split('-')[0]);
     const workDir = join(box.home, 'workspaces', id);
@@ -73,7 +80,11 @@ describe('a crash mid-stage in a worktree', () => {
     killGroup(holdPid);
     await until('the runner and the stage to die', async () => ((await isAlive(runner)) || (await isAlive(holdPid)) ? undefined : true));
 
-    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], { cwd: box.ws, env: { ...process.env, ...box.env, ...LEASE }, stdio: 'ignore' });
+    worker = spawn(process.execPath, [WEFT_BIN, '--cwd', box.ws, 'worker', '--until-idle'], {
+      cwd: box.ws,
+      env: { ...process.env, ...box.env, ...LEASE },
+      stdio: 'ignore',
+    });
     const waited = await box.cli(['wait', id, '--timeout', '60']);
     expect(waited.code, waited.stdout).toBe(0);
     const events = await box.events(id);
@@ -84,7 +95,9 @@ describe('a crash mid-stage in a worktree', () => {
       ['hold@2', 'succeeded'],
     ]);
     // The second attempt saw prep's committed file and not the dead attempt's half.txt.
-    const listed = String(events.find((event) => event.type === 'stage-finished' && event.stageId === 'hold@2')?.payload.output).split('\n');
+    const listed = String(events.find((event) => event.type === 'stage-finished' && event.stageId === 'hold@2')?.payload.output).split(
+      '\n',
+    );
     expect(listed).toEqual(['half.toml', 'kept.txt']);
     // The user's checkout never saw either file.
     expect(git('status', '--porcelain', '--', 'half.txt', 'kept.txt')).toBe('');

@@ -16,7 +16,11 @@ vi.setConfig({ testTimeout: 90_000 });
 const box = sandboxPerTest();
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 }
 
 /** The issue's workflow: write, wait until both runs have written (a marker each, no timing), check. */
@@ -66,7 +70,9 @@ describe('per-run workspaces', () => {
     const repo = await repoWith({ 'edit.toml': EDIT_WORKFLOW, 'app.txt': 'original\n' });
     const markers = join(box.base, 'markers');
     await mkdir(markers);
-    const started = await Promise.all(['A', 'B'].map((tag) => box.cli(['run', 'edit.toml', '--detach', '--input', `tag=${tag}`, '--input', `markers=${markers}`])));
+    const started = await Promise.all(
+      ['A', 'B'].map((tag) => box.cli(['run', 'edit.toml', '--detach', '--input', `tag=${tag}`, '--input', `markers=${markers}`])),
+    );
     const [a, b] = started.map((result) => {
       expect(result.code, result.stderr).toBe(0);
       return result.stdout.trim();
@@ -79,19 +85,34 @@ describe('per-run workspaces', () => {
     expect(git(repo, 'status', '--porcelain')).toBe('');
     expect(await readFile(join(repo, 'app.txt'), 'utf8')).toBe('original\n');
     // Each run's branch holds one checkpoint per stage that changed files, with its trailers.
-    for (const [id, tag] of [[a, 'A'], [b, 'B']] as const) {
+    for (const [id, tag] of [
+      [a, 'A'],
+      [b, 'B'],
+    ] as const) {
       expect(git(repo, 'show', `weft/runs/${id}:app.txt`)).toBe(`edited by ${tag}`);
-      const log = git(repo, 'log', '--format=%s|%(trailers:key=Weft-Run,valueonly,separator=)|%(trailers:key=Weft-Stage,valueonly,separator=)', `main..weft/runs/${id}`);
+      const log = git(
+        repo,
+        'log',
+        '--format=%s|%(trailers:key=Weft-Run,valueonly,separator=)|%(trailers:key=Weft-Stage,valueonly,separator=)',
+        `main..weft/runs/${id}`,
+      );
       expect(log.split('\n')).toEqual([`weft: write@1|${id}|write`]);
       const checkpoints = (await box.events(id)).filter((event) => event.type === 'checkpoint-created');
-      expect(checkpoints.map((event) => [event.stageId, event.payload.filesChanged, event.payload.linesAdded, event.payload.linesRemoved])).toEqual([['write@1', 1, 1, 1]]);
+      expect(
+        checkpoints.map((event) => [event.stageId, event.payload.filesChanged, event.payload.linesAdded, event.payload.linesRemoved]),
+      ).toEqual([['write@1', 1, 1, 1]]);
       const run = await box.inspect(id);
-      expect((run as unknown as { workspace: { mode: string; branch: string } }).workspace).toMatchObject({ mode: 'worktree', branch: `weft/runs/${id}` });
+      expect((run as unknown as { workspace: { mode: string; branch: string } }).workspace).toMatchObject({
+        mode: 'worktree',
+        branch: `weft/runs/${id}`,
+      });
     }
   });
 
   it('works in the same subfolder of its worktree; says where on the first line of weft run', async () => {
-    const repo = await repoWith({ 'pkg/where.toml': '[workflow]\nname = "where"\nstart = "pwd"\n[nodes.pwd]\nkind = "command"\nrun = "pwd; echo made > made.txt"\n' });
+    const repo = await repoWith({
+      'pkg/where.toml': '[workflow]\nname = "where"\nstart = "pwd"\n[nodes.pwd]\nkind = "command"\nrun = "pwd; echo made > made.txt"\n',
+    });
     const result = await box.cli(['--cwd', join(repo, 'pkg'), 'run', 'where.toml']);
     expect(result.code, result.stderr).toBe(0);
     const id = /^run (\S+) · where · /m.exec(result.stderr)?.[1] as string;
@@ -118,8 +139,10 @@ describe('per-run workspaces', () => {
   });
 
   it("gives a child run its own branch from the parent's current checkpoint", async () => {
-    const parent = '[workflow]\nname = "parent"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "echo from-parent > parent.txt"\nnext = "kid"\n[nodes.kid]\nkind = "child"\nworkflow = "kid.toml"\n';
-    const kid = '[workflow]\nname = "kid"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat parent.txt > seen.txt; cat parent.txt"\n';
+    const parent =
+      '[workflow]\nname = "parent"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "echo from-parent > parent.txt"\nnext = "kid"\n[nodes.kid]\nkind = "child"\nworkflow = "kid.toml"\n';
+    const kid =
+      '[workflow]\nname = "kid"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat parent.txt > seen.txt; cat parent.txt"\n';
     const repo = await repoWith({ 'parent.toml': parent, 'kid.toml': kid });
     const result = await box.cli(['run', 'parent.toml']);
     expect(result.code, result.stderr).toBe(0);
@@ -132,7 +155,11 @@ describe('per-run workspaces', () => {
   });
 
   it('leaves a dirty tree out by default, and carries it in as the first checkpoint with --include-uncommitted', async () => {
-    const repo = await repoWith({ 'see.toml': '[workflow]\nname = "see"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat draft.txt 2>/dev/null || echo none"\n', 'draft.txt': 'committed\n' });
+    const repo = await repoWith({
+      'see.toml':
+        '[workflow]\nname = "see"\nstart = "look"\n[nodes.look]\nkind = "command"\nrun = "cat draft.txt 2>/dev/null || echo none"\n',
+      'draft.txt': 'committed\n',
+    });
     await writeFile(join(repo, 'draft.txt'), 'uncommitted\n');
     const plain = await box.cli(['run', 'see.toml']);
     const plainId = /^run (\S+) · see · /m.exec(plain.stderr)?.[1] as string;
@@ -144,7 +171,9 @@ describe('per-run workspaces', () => {
     expect(outputOf(events, 'look@1')).toBe('uncommitted');
     const first = events.find((event) => event.type === 'checkpoint-created');
     expect(first?.stageId).toBeUndefined();
-    expect(first).toMatchObject({ payload: { filesChanged: 1, files: [{ path: 'draft.txt', status: 'M', added: 1, removed: 1, binary: false }] } });
+    expect(first).toMatchObject({
+      payload: { filesChanged: 1, files: [{ path: 'draft.txt', status: 'M', added: 1, removed: 1, binary: false }] },
+    });
     // The creator's tree and index: exactly as they were.
     expect(git(repo, 'status', '--porcelain')).toBe('M draft.txt');
   });
@@ -154,7 +183,10 @@ describe('per-run workspaces', () => {
     await mkdir(join(stale, 'src'), { recursive: true });
     const doctor = await box.cli(['doctor', '--json']);
     const checks = JSON.parse(doctor.stdout) as { name: string; level: string; detail: string }[];
-    expect(checks.find((check) => check.name === 'workspaces')).toMatchObject({ level: 'warn', detail: `1 stale worktree whose run is gone: ${stale} (other)` });
+    expect(checks.find((check) => check.name === 'workspaces')).toMatchObject({
+      level: 'warn',
+      detail: `1 stale worktree whose run is gone: ${stale} (other)`,
+    });
     const worker = await box.cli(['worker', '--until-idle']);
     expect(worker.code, worker.stderr).toBe(0);
     expect(existsSync(stale)).toBe(false);
@@ -164,9 +196,12 @@ describe('per-run workspaces', () => {
     const remote = join(box.base, 'strict.git');
     git(box.base, 'init', '-q', '--bare', remote);
     // The run branch's creation is let through; every checkpoint pushed onto it is refused.
-    const hook = '#!/bin/sh\nwhile read old new ref; do\n  case "$old" in *[!0]*) echo "policy: checkpoints on $ref need review" >&2; exit 1;; esac\ndone\n';
+    const hook =
+      '#!/bin/sh\nwhile read old new ref; do\n  case "$old" in *[!0]*) echo "policy: checkpoints on $ref need review" >&2; exit 1;; esac\ndone\n';
     await writeFile(join(remote, 'hooks', 'pre-receive'), hook, { mode: 0o755 });
-    const repo = await repoWith({ 'push.toml': `[workflow]\nname = "push"\nstart = "write"\n[run.workspace]\nremote = "${remote}"\n[nodes.write]\nkind = "command"\nrun = "echo valuable > work.txt"\nnext = "after"\n[nodes.after]\nkind = "command"\nrun = "true"\n` });
+    const repo = await repoWith({
+      'push.toml': `[workflow]\nname = "push"\nstart = "write"\n[run.workspace]\nremote = "${remote}"\n[nodes.write]\nkind = "command"\nrun = "echo valuable > work.txt"\nnext = "after"\n[nodes.after]\nkind = "command"\nrun = "true"\n`,
+    });
     const result = await box.cli(['run', 'push.toml']);
     expect(result.code, result.stderr).toBe(1);
     const id = /^run (\S+) · push · /m.exec(result.stderr)?.[1] as string;
@@ -195,7 +230,11 @@ describe('per-run workspaces', () => {
     expect(result.code, result.stderr).toBe(0);
     const id = /^run (\S+) · fan · /m.exec(result.stderr)?.[1] as string;
     const events = await box.events(id);
-    const files = (stageId: string) => (events.find((event) => event.type === 'checkpoint-created' && event.stageId === stageId)?.payload.files as { path: string }[] | undefined)?.map((file) => file.path);
+    const files = (stageId: string) =>
+      (
+        events.find((event) => event.type === 'checkpoint-created' && event.stageId === stageId)?.payload.files as
+          { path: string }[] | undefined
+      )?.map((file) => file.path);
     expect(files('a@1')).toEqual(['a.txt', 'b1.txt']);
     expect(files('b@1')).toEqual(['b2.txt']);
     expect(outputOf(events, 'after@1')).toBe('a\n1\n2');
@@ -203,7 +242,9 @@ describe('per-run workspaces', () => {
   });
 
   it('refuses a bad mode in the workflow, naming the file, the field and the fix', async () => {
-    await repoWith({ 'bad.toml': '[workflow]\nname = "bad"\nstart = "a"\n[run.workspace]\nmode = "worktrees"\n[nodes.a]\nkind = "command"\nrun = "true"\n' });
+    await repoWith({
+      'bad.toml': '[workflow]\nname = "bad"\nstart = "a"\n[run.workspace]\nmode = "worktrees"\n[nodes.a]\nkind = "command"\nrun = "true"\n',
+    });
     const result = await box.cli(['run', 'bad.toml']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad\.toml:5: \[run\.workspace\]: 'mode' must be one of worktree, in-place, clone, got "worktrees"/);

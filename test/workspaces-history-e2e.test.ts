@@ -16,7 +16,11 @@ vi.setConfig({ testTimeout: 120_000 });
 const box = sandboxPerTest();
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
 }
 
 /** `two` fails until the flag file exists: the run fails once, then is rewound or forked. */
@@ -97,7 +101,9 @@ describe('diff, rewind, fork, merge and rm of a run', () => {
     expect((await box.cli(['wait', fork.id, '--timeout', '60'])).code).toBe(0);
     expect(stageFinishes(await box.events(fork.id))).toEqual(['one@1 succeeded', 'two@1 succeeded']);
     expect(git(dir, 'show', `weft/runs/${fork.id}:two.txt`)).toBe('forked');
-    const oneCheckpoint = (events.find((event) => event.type === 'checkpoint-created' && event.stageId === 'one@1')?.payload as { commit: string }).commit;
+    const oneCheckpoint = (
+      events.find((event) => event.type === 'checkpoint-created' && event.stageId === 'one@1')?.payload as { commit: string }
+    ).commit;
     expect(git(dir, 'merge-base', `weft/runs/${fork.id}`, `weft/runs/${id}`)).toBe(oneCheckpoint);
     expect((await box.inspect(fork.id)) as unknown).toMatchObject({ origin: { runId: id, stageId: 'one@1', commit: oneCheckpoint } });
     expect((await box.events(id)).some((event) => event.type === 'run-forked' && event.payload.forkId === fork.id)).toBe(true);

@@ -20,10 +20,16 @@ afterEach(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-const FLOW = '[workflow]\nname = "two"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "printf \'a\\\\nb\\\\n\' > made.txt"\nnext = "more"\n[nodes.more]\nkind = "command"\nrun = "echo more >> made.txt"\n';
+const FLOW =
+  '[workflow]\nname = "two"\nstart = "make"\n[nodes.make]\nkind = "command"\nrun = "printf \'a\\\\nb\\\\n\' > made.txt"\nnext = "more"\n[nodes.more]\nkind = "command"\nrun = "echo more >> made.txt"\n';
 
 interface RunBody {
-  run: { id: string; status: string; workspace: { mode: string; branch: string; subdir: string } | null; origin: { run_id: string; stage_id: string } | null };
+  run: {
+    id: string;
+    status: string;
+    workspace: { mode: string; branch: string; subdir: string } | null;
+    origin: { run_id: string; stage_id: string } | null;
+  };
 }
 
 describe('workspaces over HTTP', () => {
@@ -31,7 +37,12 @@ describe('workspaces over HTTP', () => {
     dir = mkdtempSync(join(tmpdir(), 'weft-ws-http-'));
     writeFileSync(join(dir, 'two.toml'), FLOW);
     writeFileSync(join(dir, '.gitignore'), '.home/\n');
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+      });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-qm', 'start');
@@ -43,9 +54,18 @@ describe('workspaces over HTTP', () => {
     expect(created.body.run.workspace).toMatchObject({ mode: 'worktree', branch: `weft/runs/${id}`, subdir: '' });
     await untilStatus(serve, id, 'succeeded');
 
-    const whole = await callApi<{ files: unknown[]; lines_added: number; text: string | null; stage_id: string | null }>(serve, 'GET', `/runs/${id}/diff?stat=true`);
+    const whole = await callApi<{ files: unknown[]; lines_added: number; text: string | null; stage_id: string | null }>(
+      serve,
+      'GET',
+      `/runs/${id}/diff?stat=true`,
+    );
     expect(whole.status).toBe(200);
-    expect(whole.body).toMatchObject({ stage_id: null, files: [{ path: 'made.txt', status: 'A', added: 3, removed: 0, binary: false }], lines_added: 3, text: null });
+    expect(whole.body).toMatchObject({
+      stage_id: null,
+      files: [{ path: 'made.txt', status: 'A', added: 3, removed: 0, binary: false }],
+      lines_added: 3,
+      text: null,
+    });
     const stage = await callApi<{ stage_id: string; text: string; files_changed: number }>(serve, 'GET', `/runs/${id}/diff?stage=more`);
     expect(stage.body.stage_id).toBe('more@1');
     expect(stage.body.files_changed).toBe(1);
@@ -58,7 +78,11 @@ describe('workspaces over HTTP', () => {
     const forkId = forked.body.run.id;
     await callApi(serve, 'POST', `/runs/${forkId}/approve`, {});
     await untilStatus(serve, forkId, 'succeeded');
-    const events = await callApi<{ events: { type: string; stage_id: string | null }[] }>(serve, 'GET', `/runs/${forkId}/events?types=stage-finished`);
+    const events = await callApi<{ events: { type: string; stage_id: string | null }[] }>(
+      serve,
+      'GET',
+      `/runs/${forkId}/events?types=stage-finished`,
+    );
     expect(events.body.events.map((event) => event.stage_id)).toEqual(['make@1', 'more@1']);
     expect(git('show', `weft/runs/${forkId}:made.txt`)).toBe('a\nb\nmore\n');
 

@@ -61,7 +61,16 @@ async function mcpTarget(kind: 'stdio' | 'http', era: Era, seed: number, until: 
 async function apiTarget(seed: number, until: number): Promise<FuzzReport> {
   const serve = await startServe();
   try {
-    return await fuzzApi({ baseUrl: serve.url, token: serve.token, pid: serve.child.pid!, storageDir: serve.storageDir, rng: new Rng(seed), seed, until, big: true });
+    return await fuzzApi({
+      baseUrl: serve.url,
+      token: serve.token,
+      pid: serve.child.pid!,
+      storageDir: serve.storageDir,
+      rng: new Rng(seed),
+      seed,
+      until,
+      big: true,
+    });
   } finally {
     await serve.stop();
   }
@@ -77,14 +86,18 @@ function markdown(reports: readonly FuzzReport[], minutes: number, seed: number,
     '',
     '| target | cases | findings | max RSS (MB) |',
     '|---|---:|---:|---:|',
-    ...reports.map((report) => `| ${report.target} | ${report.cases} | ${report.findings.length} | ${(report.maxRssBytes / 1048576).toFixed(0)} |`),
+    ...reports.map(
+      (report) => `| ${report.target} | ${report.cases} | ${report.findings.length} | ${(report.maxRssBytes / 1048576).toFixed(0)} |`,
+    ),
     '',
   ];
   for (const report of reports) {
     lines.push(`## ${report.target}`, '', '| case kind | cases | answers | error answers |', '|---|---:|---:|---:|');
-    for (const [kind, tally] of Object.entries(report.byKind).sort((a, b) => a[0].localeCompare(b[0]))) lines.push(`| ${kind} | ${tally.cases} | ${tally.answered} | ${tally.errors} |`);
+    for (const [kind, tally] of Object.entries(report.byKind).sort((a, b) => a[0].localeCompare(b[0])))
+      lines.push(`| ${kind} | ${tally.cases} | ${tally.answered} | ${tally.errors} |`);
     lines.push('');
-    for (const finding of report.findings.slice(0, 20)) lines.push(`- case ${finding.index} (${finding.kind}): ${finding.problem} — \`${finding.sample.replace(/`/g, "'").slice(0, 160)}\``);
+    for (const finding of report.findings.slice(0, 20))
+      lines.push(`- case ${finding.index} (${finding.kind}): ${finding.problem} — \`${finding.sample.replace(/`/g, "'").slice(0, 160)}\``);
     if (report.findings.length > 0) lines.push('');
   }
   return lines.join('\n');
@@ -104,7 +117,10 @@ async function main(argv: readonly string[]): Promise<number> {
   writeFileSync(join(RESULTS_DIR, 'fuzz-protocol.json'), `${JSON.stringify({ minutes, seed, reports }, null, 2)}\n`);
   writeFileSync(join(RESULTS_DIR, 'fuzz-protocol.md'), `${markdown(reports, minutes, seed, [load0, loadavg()[0]!])}\n`);
   const findings = reports.flatMap((report) => report.findings);
-  for (const report of reports) console.log(`${report.target}: ${report.cases} cases, ${report.findings.length} findings, max RSS ${(report.maxRssBytes / 1048576).toFixed(0)} MB`);
+  for (const report of reports)
+    console.log(
+      `${report.target}: ${report.cases} cases, ${report.findings.length} findings, max RSS ${(report.maxRssBytes / 1048576).toFixed(0)} MB`,
+    );
   for (const finding of findings) console.error(`${finding.target} case ${finding.index} (${finding.kind}): ${finding.problem}`);
   console.log(`seed ${seed}; results in bench/results/fuzz-protocol.md`);
   return findings.length === 0 ? 0 : 1;

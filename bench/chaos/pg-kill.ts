@@ -14,7 +14,8 @@ import { pgKillScenario } from '../../test/fixtures/chaos/pg-kill-scenario.js';
 const args = process.argv.slice(2);
 const flag = args.indexOf('--outage-s');
 const outageMs = 1000 * (flag >= 0 ? Number(args[flag + 1]) : 30);
-if (!Number.isFinite(outageMs) || outageMs <= 0) throw new Error(`--outage-s must be a positive number of seconds (got '${args[flag + 1]}')`);
+if (!Number.isFinite(outageMs) || outageMs <= 0)
+  throw new Error(`--outage-s must be a positive number of seconds (got '${args[flag + 1]}')`);
 
 interface Row {
   leaseMs: number;
@@ -54,7 +55,10 @@ const table = [
   '',
   '| lease | running / queued at the kill | succeeded | log problems | first stage started by w1 / w2 | all runs ended | attempts taken over |',
   '|--:|:--|--:|--:|:--|--:|--:|',
-  ...rows.map((row) => `| ${row.leaseMs / 1000} s | ${row.runningAtKill} / ${row.queuedAtKill} | ${row.succeeded} of ${row.runs} | ${row.problems.length} | ${seconds(row.firstStartMs.w1)} / ${seconds(row.firstStartMs.w2)} | ${seconds(row.allEndedMs)} | ${row.abandoned} |`),
+  ...rows.map(
+    (row) =>
+      `| ${row.leaseMs / 1000} s | ${row.runningAtKill} / ${row.queuedAtKill} | ${row.succeeded} of ${row.runs} | ${row.problems.length} | ${seconds(row.firstStartMs.w1)} / ${seconds(row.firstStartMs.w2)} | ${seconds(row.allEndedMs)} | ${row.abandoned} |`,
+  ),
   '',
 ];
 writeFileSync(join(RESULTS_DIR, 'chaos-pg-kill.json'), `${JSON.stringify({ outageMs, rows }, null, 2)}\n`);

@@ -33,7 +33,9 @@ export class McpSoakClient {
 
   static async connect(label: string, url: string, token: string): Promise<McpSoakClient> {
     const client = new Client({ name: `soak-${label}`, version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
     const soakClient = new McpSoakClient(label, client);
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
       soakClient.counts.notices += 1;

@@ -125,11 +125,15 @@ function sqliteBytes(storageDir: string): number {
 }
 
 async function startServe(dir: string, storageDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'serve', '--port', '0', '--token-env', 'SOAK_TOKEN', '--max-parallel', '8'], {
-    cwd: dir,
-    env: { ...process.env, SOAK_TOKEN: TOKEN, WEFT_MCP_TOKEN: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'serve', '--port', '0', '--token-env', 'SOAK_TOKEN', '--max-parallel', '8'],
+    {
+      cwd: dir,
+      env: { ...process.env, SOAK_TOKEN: TOKEN, WEFT_MCP_TOKEN: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const { url } = await listeningUrl(child);
   return { child, url };
 }
@@ -183,7 +187,12 @@ function writeWorkspace(dir: string): void {
   writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: servers }));
 }
 
-async function soak(store: 'sqlite' | 'postgres', minutes: number, windowMs: number, postgres?: BenchPostgres): Promise<{ windows: Window[]; failures: string[] }> {
+async function soak(
+  store: 'sqlite' | 'postgres',
+  minutes: number,
+  windowMs: number,
+  postgres?: BenchPostgres,
+): Promise<{ windows: Window[]; failures: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), `weft-soak-${store}-`));
   const storageDir = join(dir, '.home');
   writeWorkspace(dir);
@@ -191,16 +200,33 @@ async function soak(store: 'sqlite' | 'postgres', minutes: number, windowMs: num
   const env: Record<string, string> = databaseUrl ? { WEFT_DATABASE_URL: databaseUrl } : {};
   const serve = await startServe(dir, storageDir, env);
   const mcpServer = await startMcpServer(dir, storageDir, env);
-  const clients = [await McpSoakClient.connect('serve /mcp', `${serve.url}/mcp`, TOKEN), await McpSoakClient.connect('weft mcp', mcpServer.url, TOKEN)];
+  const clients = [
+    await McpSoakClient.connect('serve /mcp', `${serve.url}/mcp`, TOKEN),
+    await McpSoakClient.connect('weft mcp', mcpServer.url, TOKEN),
+  ];
   const roots = { 'weft serve': serve.child.pid!, 'weft mcp start': mcpServer.child.pid!, 'soak driver (clients)': process.pid };
   const windows: Window[] = [];
   const failures: string[] = [];
   const inFlight = new Set<string>();
   let totalCompleted = 0;
   const started = Date.now();
-  const mcpTotals = () => clients.reduce((sum, client) => ({ calls: sum.calls + client.counts.toolCalls, notices: sum.notices + client.counts.notices }), { calls: 0, notices: 0 });
+  const mcpTotals = () =>
+    clients.reduce((sum, client) => ({ calls: sum.calls + client.counts.toolCalls, notices: sum.notices + client.counts.notices }), {
+      calls: 0,
+      notices: 0,
+    });
   let reported = { calls: 0, notices: 0, clientErrors: 0 };
-  const fresh = (index: number): Window => ({ index, completed: 0, errors: 0, stageMs: [], load1: 0, mcpToolCalls: 0, mcpNotices: 0, processes: [], dbBytes: 0 });
+  const fresh = (index: number): Window => ({
+    index,
+    completed: 0,
+    errors: 0,
+    stageMs: [],
+    load1: 0,
+    mcpToolCalls: 0,
+    mcpNotices: 0,
+    processes: [],
+    dbBytes: 0,
+  });
   let window = fresh(0);
   /** Client errors and lost notices since the last look, counted in the current window. */
   const collectClientErrors = (now?: number) => {
@@ -221,13 +247,18 @@ async function soak(store: 'sqlite' | 'postgres', minutes: number, windowMs: num
     window.dbBytes = databaseUrl ? await postgres!.databaseBytes(databaseUrl) : sqliteBytes(storageDir);
     windows.push(window);
     const processes = window.processes.map((sample) => `${sample.name} ${sample.rssMb.toFixed(0)} MB/${sample.fds} fds`).join(', ');
-    console.log(`${store} window ${window.index}: ${window.completed} runs, ${window.errors} errors, stage p50 ${percentile(window.stageMs, 50)} ms p99 ${percentile(window.stageMs, 99)} ms, load ${window.load1.toFixed(2)}, ${processes}`);
+    console.log(
+      `${store} window ${window.index}: ${window.completed} runs, ${window.errors} errors, stage p50 ${percentile(window.stageMs, 50)} ms p99 ${percentile(window.stageMs, 99)} ms, load ${window.load1.toFixed(2)}, ${processes}`,
+    );
     window = fresh(window.index + 1);
   };
   try {
     while (Date.now() - started < minutes * 60_000) {
       while (inFlight.size < IN_FLIGHT) {
-        const created = await api<{ run?: { id: string }; error?: { message: string } }>(serve.url, 'POST', '/runs', { workflow: 'mixed.toml', auto_approve: true });
+        const created = await api<{ run?: { id: string }; error?: { message: string } }>(serve.url, 'POST', '/runs', {
+          workflow: 'mixed.toml',
+          auto_approve: true,
+        });
         if (created.status !== 201 || !created.body.run) {
           window.errors += 1;
           failures.push(`create: ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
@@ -242,7 +273,8 @@ async function soak(store: 'sqlite' | 'postgres', minutes: number, windowMs: num
       for (const client of clients) await client.poll([...inFlight]);
       for (const id of [...inFlight]) {
         const { body: detail } = await api<Detail>(serve.url, 'GET', `/runs/${id}`);
-        for (const question of detail.pending_questions) await api(serve.url, 'POST', `/runs/${id}/answer`, { question_id: question.id, answer: true });
+        for (const question of detail.pending_questions)
+          await api(serve.url, 'POST', `/runs/${id}/answer`, { question_id: question.id, answer: true });
         if (!['succeeded', 'failed', 'cancelled'].includes(detail.run.status)) continue;
         inFlight.delete(id);
         for (const client of clients) client.expectFinished(id);
@@ -253,7 +285,8 @@ async function soak(store: 'sqlite' | 'postgres', minutes: number, windowMs: num
           window.errors += 1;
           failures.push(`run ${id} ${detail.run.status}: ${detail.run.reason ?? ''}`);
         }
-        for (const stage of detail.stages) if ((stage.kind === 'command' || stage.kind === 'tool') && stage.duration_ms !== null) window.stageMs.push(stage.duration_ms);
+        for (const stage of detail.stages)
+          if ((stage.kind === 'command' || stage.kind === 'tool') && stage.duration_ms !== null) window.stageMs.push(stage.duration_ms);
       }
       collectClientErrors();
       if (Date.now() - started >= (window.index + 1) * windowMs) await closeWindow();
@@ -274,7 +307,13 @@ async function soak(store: 'sqlite' | 'postgres', minutes: number, windowMs: num
   }
 }
 
-function markdown(store: string, minutes: number, windowMs: number, result: { windows: Window[]; failures: string[] }, load: [number, number]): string {
+function markdown(
+  store: string,
+  minutes: number,
+  windowMs: number,
+  result: { windows: Window[]; failures: string[] },
+  load: [number, number],
+): string {
   let previousBytes = 0;
   const rows = result.windows.map((window) => {
     const perRun = window.completed > 0 ? ((window.dbBytes - previousBytes) / window.completed / 1024).toFixed(1) : '—';
@@ -285,7 +324,9 @@ function markdown(store: string, minutes: number, windowMs: number, result: { wi
   const processRows = result.windows.map((window) => {
     const cells = names.map((name) => {
       const sample = window.processes.find((each) => each.name === name);
-      return sample ? `${(sample.rssMb / sample.count).toFixed(0)} / ${Math.round(sample.fds / sample.count)}${sample.count > 1 ? ` (×${sample.count})` : ''}` : '—';
+      return sample
+        ? `${(sample.rssMb / sample.count).toFixed(0)} / ${Math.round(sample.fds / sample.count)}${sample.count > 1 ? ` (×${sample.count})` : ''}`
+        : '—';
     });
     return `| ${window.index + 1} | ${cells.join(' | ')} |`;
   });
@@ -305,7 +346,9 @@ function markdown(store: string, minutes: number, windowMs: number, result: { wi
     `|---:|${names.map(() => '---:').join('|')}|`,
     ...processRows,
     '',
-    ...(result.failures.length > 0 ? [`Errors (${result.failures.length}, first 20):`, '', ...result.failures.slice(0, 20).map((failure) => `- ${failure}`), ''] : []),
+    ...(result.failures.length > 0
+      ? [`Errors (${result.failures.length}, first 20):`, '', ...result.failures.slice(0, 20).map((failure) => `- ${failure}`), '']
+      : []),
   ].join('\n');
 }
 

@@ -76,23 +76,53 @@ async function viaWeft(test: BenchCli, binary: string, env: Record<string, strin
   const store = new MemoryRunStore();
   try {
     const service = new RunService({ store, clock: Date.now, wakeRunners: () => {} });
-    const cli = new CliStageRunner({ adapters: cliAdapters, settings: async () => ({ cli: { [test.cli]: { path: binary } }, approvalRules: [] }), mcpServers: async () => [], stateDir: join(dir, '.cli'), env, logger: silentLogger });
+    const cli = new CliStageRunner({
+      adapters: cliAdapters,
+      settings: async () => ({ cli: { [test.cli]: { path: binary } }, approvalRules: [] }),
+      mcpServers: async () => [],
+      stateDir: join(dir, '.cli'),
+      env,
+      logger: silentLogger,
+    });
     const agent = new ModelStageRunner({ llmSettings: async () => ({ aliases: {}, providers: {} }), env, logger: silentLogger, cli });
     const toolboxFactory: RunToolboxFactory = async () => {
       throw new Error('a CLI stage needs no toolbox');
     };
     const workflow = join(dir, 'wf.toml');
-    writeFileSync(workflow, `[workflow]\nname = "bench"\nstart = "code"\n[nodes.code]\nkind = "agent"\nbackend = "cli"\ncli = "${test.cli}"\nmodel = "${test.model}"\nmax_turns = 5\nprompt = "${PROMPT}"\n`);
+    writeFileSync(
+      workflow,
+      `[workflow]\nname = "bench"\nstart = "code"\n[nodes.code]\nkind = "agent"\nbackend = "cli"\ncli = "${test.cli}"\nmodel = "${test.model}"\nmax_turns = 5\nprompt = "${PROMPT}"\n`,
+    );
     const run = await service.create({ workflow, cwd: dir, autoApprove: true });
-    await new Worker({ store, workerId: `bench-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, agent, leaseMs: 30_000, heartbeatMs: 10_000, maxParallel: 1, pollMs: 20, idleExitMs: 0 }).run(new AbortController().signal);
+    await new Worker({
+      store,
+      workerId: `bench-${newId()}`,
+      logger: silentLogger,
+      clock: Date.now,
+      newId,
+      toolboxFactory,
+      agent,
+      leaseMs: 30_000,
+      heartbeatMs: 10_000,
+      maxParallel: 1,
+      pollMs: 20,
+      idleExitMs: 0,
+    }).run(new AbortController().signal);
     const events = await store.listEvents(run.id, { limit: 1000 });
     const at = (type: string) => events.filter((event) => event.type === type).map((event) => event.at);
     const [stageStarted] = at('stage-started');
     const [stageFinished] = at('stage-finished');
-    const transcript = events.filter((event) => ['agent-started', 'model-turn-finished', 'tool-call-started', 'tool-call-finished'].includes(event.type));
+    const transcript = events.filter((event) =>
+      ['agent-started', 'model-turn-finished', 'tool-call-started', 'tool-call-finished'].includes(event.type),
+    );
     const finished = events.find((event) => event.type === 'stage-finished');
-    if (stageStarted === undefined || stageFinished === undefined || transcript.length === 0 || finished?.payload.status !== 'succeeded') throw new Error(`the CLI stage did not succeed: ${JSON.stringify(finished?.payload)}`);
-    return { toFirstMs: transcript[0]!.at - stageStarted, afterLastMs: stageFinished - transcript.at(-1)!.at, totalMs: stageFinished - stageStarted };
+    if (stageStarted === undefined || stageFinished === undefined || transcript.length === 0 || finished?.payload.status !== 'succeeded')
+      throw new Error(`the CLI stage did not succeed: ${JSON.stringify(finished?.payload)}`);
+    return {
+      toFirstMs: transcript[0]!.at - stageStarted,
+      afterLastMs: stageFinished - transcript.at(-1)!.at,
+      totalMs: stageFinished - stageStarted,
+    };
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -117,7 +147,16 @@ function rows(displayName: string, samples: Record<Side, Sample[]>): string[][] 
   return (['toFirstMs', 'afterLastMs', 'totalMs'] as const).map((key) => {
     const [b, w] = [summary('bare', key), summary('weft', key)];
     const label = { toFirstMs: 'spawn → first event (ms)', afterLastMs: 'last event → finished (ms)', totalMs: 'whole stage (ms)' }[key];
-    return [displayName, label, formatNumber(b.p50, 1), formatNumber(w.p50, 1), formatNumber(w.p50 - b.p50, 1), formatRatio(w.p50, b.p50), formatNumber(b.max, 1), formatNumber(w.max, 1)];
+    return [
+      displayName,
+      label,
+      formatNumber(b.p50, 1),
+      formatNumber(w.p50, 1),
+      formatNumber(w.p50 - b.p50, 1),
+      formatRatio(w.p50, b.p50),
+      formatNumber(b.max, 1),
+      formatNumber(w.max, 1),
+    ];
   });
 }
 
@@ -129,7 +168,8 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   const results: Record<string, Record<Side, Sample[]>> = {};
   try {
-    for (const test of clis) results[test.cli] = await measure(test, test.binary!, { PATH: process.env.PATH ?? '/usr/bin:/bin', ...test.env(server.url) });
+    for (const test of clis)
+      results[test.cli] = await measure(test, test.binary!, { PATH: process.env.PATH ?? '/usr/bin:/bin', ...test.env(server.url) });
   } finally {
     await server.close();
   }
@@ -141,9 +181,12 @@ async function main(): Promise<void> {
     '',
     `${machine.date} · ${machine.platform} · ${machine.cpus} CPUs (${machine.cpuModel}) · Node ${machine.node} · load average before ${load(loadBefore)}, after ${load(loadAfter)} · ${ROUNDS} rounds per CLI, alternating`,
     '',
-    markdownTable({ headers: ['CLI', '', 'bare p50', 'weft p50', 'weft − bare', 'ratio', 'bare max', 'weft max'], rows: clis.flatMap((test) => rows(test.displayName, results[test.cli]!)) }),
+    markdownTable({
+      headers: ['CLI', '', 'bare p50', 'weft p50', 'weft − bare', 'ratio', 'bare max', 'weft max'],
+      rows: clis.flatMap((test) => rows(test.displayName, results[test.cli]!)),
+    }),
     '',
-    'Claude Code, Codex and Gemini CLI (the installed packages) against the fake model server (one text answer). bare: spawn → first stdout line, last line → process exit (`bench/cli-stage/bare-commands.ts`). weft: stage-started → agent-started (the CLI\'s first line naming its session), last transcript event → stage-finished; see the header of `bench/cli-stage/cli-stage.bench.ts` for what weft does in each part.',
+    "Claude Code, Codex and Gemini CLI (the installed packages) against the fake model server (one text answer). bare: spawn → first stdout line, last line → process exit (`bench/cli-stage/bare-commands.ts`). weft: stage-started → agent-started (the CLI's first line naming its session), last transcript event → stage-finished; see the header of `bench/cli-stage/cli-stage.bench.ts` for what weft does in each part.",
   ].join('\n');
   const written = writeResults('cli-stage', { machine, rounds: ROUNDS, loadBefore, loadAfter, samples: results }, markdown);
   console.log(markdown);

@@ -32,7 +32,11 @@ const QUICK = process.argv.includes('--quick');
 /** `--top`: where the busy time goes (self time per function of the page's profile), on stderr. */
 const TOP = process.argv.includes('--top');
 
-function printTopFunctions(profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] }): void {
+function printTopFunctions(profile: {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}): void {
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const self = new Map<string, number>();
   profile.samples.forEach((id, index) => {
@@ -51,7 +55,6 @@ const CHANGE_EVERY_MS = 500;
 const ROUNDS = QUICK ? 1 : 2;
 const TOKEN = 'bench-dashboard-token-0123456789abcdef';
 const BASELINE = process.env.WEFT_BENCH_BASELINE_BIN;
-
 
 interface Jank {
   rows: number;
@@ -84,7 +87,9 @@ async function measure(context: BrowserContext, url: string, rows: number, churn
     const login = await context.request.post(`${url}/api/v1/login`, { data: { token: TOKEN } });
     if (login.status() !== 204) throw new Error(`login answered ${login.status()}`);
     await page.addInitScript(() => {
-      const globals = globalThis as unknown as PageGlobals & { PerformanceObserver: new (callback: (list: { getEntries(): { duration: number }[] }) => void) => { observe(options: object): void } };
+      const globals = globalThis as unknown as PageGlobals & {
+        PerformanceObserver: new (callback: (list: { getEntries(): { duration: number }[] }) => void) => { observe(options: object): void };
+      };
       globals.__longTasks = [];
       globals.__holds = [];
       // A late tick of a 10 ms timer is a task that held the thread.
@@ -104,7 +109,10 @@ async function measure(context: BrowserContext, url: string, rows: number, churn
     while ((await shown.count()) < rows) {
       const before = await shown.count();
       await page.click('button:text("Show more")');
-      await page.waitForFunction((count) => (globalThis as unknown as PageGlobals).document.querySelectorAll('table.runs tbody tr').length > count, before);
+      await page.waitForFunction(
+        (count) => (globalThis as unknown as PageGlobals).document.querySelectorAll('table.runs tbody tr').length > count,
+        before,
+      );
     }
     await page.evaluate(() => {
       const globals = globalThis as unknown as PageGlobals;
@@ -115,7 +123,13 @@ async function measure(context: BrowserContext, url: string, rows: number, churn
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.start');
     const changes = await churn(WINDOW_MS);
-    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await cdp.send('Profiler.stop')) as {
+      profile: {
+        nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+        samples: number[];
+        timeDeltas: number[];
+      };
+    };
     const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
     const busyMs = profile.samples.reduce((sum, id, index) => sum + (idle.has(id) ? 0 : (profile.timeDeltas[index] ?? 0)), 0) / 1000;
     if (TOP) printTopFunctions(profile);
@@ -123,7 +137,15 @@ async function measure(context: BrowserContext, url: string, rows: number, churn
       const globals = globalThis as unknown as PageGlobals;
       return { holds: globals.__holds, entries: globals.__longTasks.length };
     });
-    return { rows: await shown.count(), longestMs: Math.max(0, ...holds), blockedMs: holds.reduce((sum, hold) => sum + Math.max(0, hold - 50), 0), longTasks: holds.length, busyMs, longtaskEntries: entries, changesSeen: changes };
+    return {
+      rows: await shown.count(),
+      longestMs: Math.max(0, ...holds),
+      blockedMs: holds.reduce((sum, hold) => sum + Math.max(0, hold - 50), 0),
+      longTasks: holds.length,
+      busyMs,
+      longtaskEntries: entries,
+      changesSeen: changes,
+    };
   } finally {
     await page.close();
   }
@@ -135,9 +157,19 @@ async function main(): Promise<void> {
   const store = await SqliteRunStore.open({ storageDir: dir });
   const live: string[] = [];
   for (let index = 0; index < RUNS; index += 1) {
-    const run = await store.createRun({ workflow: `flow-${index % 7}`, workflowPath: join(dir, 'flow.toml'), cwd: dir, goal: `Run ${index}: a goal long enough to fill a cell of the list`, labels: { team: `t${index % 5}` }, initialStatus: 'queued' });
+    const run = await store.createRun({
+      workflow: `flow-${index % 7}`,
+      workflowPath: join(dir, 'flow.toml'),
+      cwd: dir,
+      goal: `Run ${index}: a goal long enough to fill a cell of the list`,
+      labels: { team: `t${index % 5}` },
+      initialStatus: 'queued',
+    });
     if (index >= RUNS - LIVE) {
-      await store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }]);
+      await store.appendEvents(run.id, [
+        { type: 'run-status-changed', payload: { to: 'starting' } },
+        { type: 'run-status-changed', payload: { to: 'running' } },
+      ]);
       live.push(run.id);
     }
   }
@@ -151,7 +183,10 @@ async function main(): Promise<void> {
       for (const id of live) {
         const run = (await store.getRun(id))!;
         const to = run.status === 'running' ? 'blocked' : 'running';
-        await store.appendEvents(id, [{ type: 'stage-started', stageId: `step${step}@1`, payload: { node: `step${step}`, kind: 'command', attempt: 1 } }, { type: 'run-status-changed', payload: { to } }]);
+        await store.appendEvents(id, [
+          { type: 'stage-started', stageId: `step${step}@1`, payload: { node: `step${step}`, kind: 'command', attempt: 1 } },
+          { type: 'run-status-changed', payload: { to } },
+        ]);
         changes += 1;
       }
       step += 1;
@@ -183,15 +218,43 @@ async function main(): Promise<void> {
   const after = Math.round(loadavg()[0]! * 100) / 100;
   const worst = (build: string, rows: number) => {
     const own = results.filter((result) => result.build === build && result.rows === rows);
-    const most = (field: 'longestMs' | 'blockedMs' | 'longTasks' | 'busyMs' | 'longtaskEntries') => Math.max(...own.map((result) => result[field]));
-    return { longest: most('longestMs'), blocked: most('blockedMs'), tasks: most('longTasks'), busy: most('busyMs'), entries: most('longtaskEntries'), changes: Math.min(...own.map((result) => result.changesSeen)) };
+    const most = (field: 'longestMs' | 'blockedMs' | 'longTasks' | 'busyMs' | 'longtaskEntries') =>
+      Math.max(...own.map((result) => result[field]));
+    return {
+      longest: most('longestMs'),
+      blocked: most('blockedMs'),
+      tasks: most('longTasks'),
+      busy: most('busyMs'),
+      entries: most('longtaskEntries'),
+      changes: Math.min(...own.map((result) => result.changesSeen)),
+    };
   };
   const table = markdownTable({
-    headers: ['build', 'rows shown', 'longest hold (ms)', `held past 50 ms in ${WINDOW_MS / 1000} s (ms)`, 'holds > 50 ms', `main thread busy in ${WINDOW_MS / 1000} s (ms)`, 'longtask entries', 'changes made'],
-    rows: builds.flatMap((build) => [50, 200].map((rows) => {
-      const row = worst(build.name, rows);
-      return [build.name, String(rows), formatNumber(row.longest), formatNumber(row.blocked), String(row.tasks), formatNumber(row.busy), String(row.entries), String(row.changes)];
-    })),
+    headers: [
+      'build',
+      'rows shown',
+      'longest hold (ms)',
+      `held past 50 ms in ${WINDOW_MS / 1000} s (ms)`,
+      'holds > 50 ms',
+      `main thread busy in ${WINDOW_MS / 1000} s (ms)`,
+      'longtask entries',
+      'changes made',
+    ],
+    rows: builds.flatMap((build) =>
+      [50, 200].map((rows) => {
+        const row = worst(build.name, rows);
+        return [
+          build.name,
+          String(rows),
+          formatNumber(row.longest),
+          formatNumber(row.blocked),
+          String(row.tasks),
+          formatNumber(row.busy),
+          String(row.entries),
+          String(row.changes),
+        ];
+      }),
+    ),
   });
   const markdown = [
     '# dashboard: main-thread jank of the runs list with live runs',
@@ -202,7 +265,15 @@ async function main(): Promise<void> {
     '',
     `Load average before ${load.before}, after ${after}. ${JSON.stringify(machineInfo())}`,
   ].join('\n');
-  const written = writeResults('dashboard', { settings: { runs: RUNS, live: LIVE, windowMs: WINDOW_MS, changeEveryMs: CHANGE_EVERY_MS, rounds: ROUNDS, baseline: BASELINE ?? null }, results, load: { before: load.before, after } }, markdown);
+  const written = writeResults(
+    'dashboard',
+    {
+      settings: { runs: RUNS, live: LIVE, windowMs: WINDOW_MS, changeEveryMs: CHANGE_EVERY_MS, rounds: ROUNDS, baseline: BASELINE ?? null },
+      results,
+      load: { before: load.before, after },
+    },
+    markdown,
+  );
   console.log(markdown);
   console.log(`\nwritten: ${written.json}, ${written.markdown}`);
 }

@@ -41,7 +41,14 @@ async function drain(store: RunStore, priority: (index: number) => number, keys?
   for (let index = 0; index < RUNS; index += 1) {
     const value = priority(index);
     const concurrency = keys?.(index);
-    await store.createRun({ workflow: 'bench', workflowPath: 'bench.toml', cwd: '/tmp', initialStatus: 'queued', ...(value === 0 ? {} : { priority: value }), ...(concurrency === undefined ? {} : { concurrency }) });
+    await store.createRun({
+      workflow: 'bench',
+      workflowPath: 'bench.toml',
+      cwd: '/tmp',
+      initialStatus: 'queued',
+      ...(value === 0 ? {} : { priority: value }),
+      ...(concurrency === undefined ? {} : { concurrency }),
+    });
   }
   const started = now();
   let claimed = 0;
@@ -66,7 +73,11 @@ async function claims(open: () => Promise<RunStore>): Promise<Claims> {
     return {
       off: await drain(off, () => 0),
       on: await drain(on, () => Math.floor(random() * 11) - 5),
-      keyed: await drain(keyed, () => 0, (index) => [{ key: `repo:${index % 50}`, limit: RUNS }]),
+      keyed: await drain(
+        keyed,
+        () => 0,
+        (index) => [{ key: `repo:${index % 50}`, limit: RUNS }],
+      ),
     };
   } finally {
     await Promise.all([off.close(), on.close(), keyed.close()]);
@@ -87,7 +98,9 @@ async function pricing(): Promise<Row[]> {
     return summarize(samples);
   };
   const table = await time(() => priceTurn(anthropic, 'claude-sonnet-4-5', usage, {}));
-  const override = await time(() => priceTurn(anthropic, 'claude-private', usage, { 'anthropic:*': { inputPerMtok: 3, outputPerMtok: 15 } }));
+  const override = await time(() =>
+    priceTurn(anthropic, 'claude-private', usage, { 'anthropic:*': { inputPerMtok: 3, outputPerMtok: 15 } }),
+  );
   return [
     { metric: 'pricing a turn from the bundled table, p50', value: table.p50, unit: 'µs', digits: 1 },
     { metric: 'pricing a turn from the bundled table, p99', value: table.p99, unit: 'µs', digits: 1 },
@@ -115,10 +128,20 @@ async function main(): Promise<void> {
   const rows: Row[] = [
     { metric: `SQLite: claims/s draining ${RUNS} queued runs, all priority 0`, value: sqlite.off, unit: 'claims/s', digits: 0 },
     { metric: `SQLite: the same, priorities mixed -5…5`, value: sqlite.on, unit: 'claims/s', digits: 0 },
-    { metric: `SQLite: the same, priority 0, every run with a concurrency key (50 keys, always room; leases held)`, value: sqlite.keyed, unit: 'claims/s', digits: 0 },
+    {
+      metric: `SQLite: the same, priority 0, every run with a concurrency key (50 keys, always room; leases held)`,
+      value: sqlite.keyed,
+      unit: 'claims/s',
+      digits: 0,
+    },
     { metric: `PostgreSQL: claims/s draining ${RUNS} queued runs, all priority 0`, value: postgres.off, unit: 'claims/s', digits: 0 },
     { metric: `PostgreSQL: the same, priorities mixed -5…5`, value: postgres.on, unit: 'claims/s', digits: 0 },
-    { metric: `PostgreSQL: the same, priority 0, every run with a concurrency key (50 keys, always room; leases held)`, value: postgres.keyed, unit: 'claims/s', digits: 0 },
+    {
+      metric: `PostgreSQL: the same, priority 0, every run with a concurrency key (50 keys, always room; leases held)`,
+      value: postgres.keyed,
+      unit: 'claims/s',
+      digits: 0,
+    },
     ...(await pricing()),
   ];
   const machine = machineInfo();
@@ -127,7 +150,10 @@ async function main(): Promise<void> {
     '',
     `${machine.date} · ${machine.cpuModel} × ${machine.cpus} · Node ${machine.node} · load before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}`,
     '',
-    markdownTable({ headers: ['metric', 'value', 'unit'], rows: rows.map((row) => [row.metric, formatNumber(row.value, row.digits), row.unit]) }),
+    markdownTable({
+      headers: ['metric', 'value', 'unit'],
+      rows: rows.map((row) => [row.metric, formatNumber(row.value, row.digits), row.unit]),
+    }),
     '',
     'With keys, each claim counts the holders of its key among the live leases; in this drain every run claimed so far still holds its lease (the worst case: the live set grows to all the runs). Not measured yet: model limits (not built).',
   ].join('\n');

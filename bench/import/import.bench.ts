@@ -16,7 +16,11 @@ import { summarize } from '../lib/stats.js';
 const DIST = join(REPO_ROOT, 'dist');
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 
-const importing = (entry: string) => ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(join(DIST, entry)).href)})`];
+const importing = (entry: string) => [
+  '--input-type=module',
+  '-e',
+  `await import(${JSON.stringify(pathToFileURL(join(DIST, entry)).href)})`,
+];
 const CASES: { name: string; args: string[] }[] = [
   { name: 'node boot (node -e 0)', args: ['-e', '0'] },
   { name: 'CLI: weft --version', args: [join(REPO_ROOT, 'bin/weft.js'), '--version'] },

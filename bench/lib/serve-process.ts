@@ -14,10 +14,14 @@ export interface Served {
 
 /** Resolves with the URL `weft serve` prints once it listens; rejects when it exits first. */
 export async function startServe(storageDir: string, bin: string, token: string): Promise<Served> {
-  const child = spawn(process.execPath, [bin, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'], {
-    env: { ...process.env, BENCH_TOKEN: token },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [bin, '--storage-dir', storageDir, '--cwd', storageDir, 'serve', '--port', '0', '--no-worker', '--token-env', 'BENCH_TOKEN'],
+    {
+      env: { ...process.env, BENCH_TOKEN: token },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const { url } = await listeningUrl(child);
   return {
     url,

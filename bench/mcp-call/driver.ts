@@ -63,7 +63,11 @@ export function firstText(result: unknown): string {
 }
 
 /** Runs `connect` for every server, all at once or one after another. */
-export async function connectEach<T>(servers: readonly EchoServer[], order: 'parallel' | 'sequential', connect: (server: EchoServer) => Promise<T>): Promise<T[]> {
+export async function connectEach<T>(
+  servers: readonly EchoServer[],
+  order: 'parallel' | 'sequential',
+  connect: (server: EchoServer) => Promise<T>,
+): Promise<T[]> {
   if (order === 'parallel') return Promise.all(servers.map(connect));
   const connected: T[] = [];
   for (const server of servers) connected.push(await connect(server));

@@ -60,7 +60,10 @@ export const hubDriver: ClientDriver = {
       if (order === 'parallel') await hub.start(configs);
       else for (const config of configs) await hub.addServer(config);
       const notReady = hub.status().filter((status) => status.state !== 'ready');
-      if (notReady.length > 0) throw new Error(`servers not ready: ${notReady.map((status) => `${status.name} (${status.state}: ${status.error ?? '?'})`).join(', ')}`);
+      if (notReady.length > 0)
+        throw new Error(
+          `servers not ready: ${notReady.map((status) => `${status.name} (${status.state}: ${status.error ?? '?'})`).join(', ')}`,
+        );
     } catch (error) {
       await hub.close();
       throw error;
@@ -80,11 +83,15 @@ export const hubDriver: ClientDriver = {
     const readFiles = createFileReadTracker();
     // A context per call, as ToolExecutor builds one: each call has its own abort (a real
     // AbortSignal only if the tool asks for one).
-    const contextFor = (): ToolContext => new CallContext({ workspaceRoot, cancellation: new CallAbort(), readFiles, logger: silentLogger });
+    const contextFor = (): ToolContext =>
+      new CallContext({ workspaceRoot, cancellation: new CallAbort(), readFiles, logger: silentLogger });
 
     let executor: ToolExecutor | undefined;
     const loadExecutor = async (): Promise<ToolExecutor> => {
-      const [{ ToolExecutor }, { ApprovalPolicy }] = await Promise.all([import('../../src/tools/tool-executor.js'), import('../../src/tools/approval-policy.js')]);
+      const [{ ToolExecutor }, { ApprovalPolicy }] = await Promise.all([
+        import('../../src/tools/tool-executor.js'),
+        import('../../src/tools/approval-policy.js'),
+      ]);
       return new ToolExecutor({
         registry,
         policy: new ApprovalPolicy([]),

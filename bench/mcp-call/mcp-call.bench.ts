@@ -69,9 +69,29 @@ interface ChildRun {
   failure?: string;
 }
 
-async function runChild(entry: string, phase: PhaseName, mode: PhaseOutput['mode'], settings: SettingsName, extra: { nodeArgs?: string[]; phaseArgs?: string[] } = {}): Promise<ChildRun> {
+async function runChild(
+  entry: string,
+  phase: PhaseName,
+  mode: PhaseOutput['mode'],
+  settings: SettingsName,
+  extra: { nodeArgs?: string[]; phaseArgs?: string[] } = {},
+): Promise<ChildRun> {
   const out = join(BUILD_DIR, `${phase}-${mode}-${settings}-${Date.now()}.json`);
-  const args = [...(extra.nodeArgs ?? []), entry, '--phase', phase, '--mode', mode, '--echo', ECHO_SERVER, '--out', out, '--settings', settings, ...(extra.phaseArgs ?? [])];
+  const args = [
+    ...(extra.nodeArgs ?? []),
+    entry,
+    '--phase',
+    phase,
+    '--mode',
+    mode,
+    '--echo',
+    ECHO_SERVER,
+    '--out',
+    out,
+    '--settings',
+    settings,
+    ...(extra.phaseArgs ?? []),
+  ];
   const outcome = await runNode(args, { cwd: REPO_ROOT, timeoutMs: PHASE_TIMEOUT_MS });
   if (outcome.code !== 0) return { failure: `${mode} child ${describeOutcome(outcome)}` };
   return { output: JSON.parse(readFileSync(out, 'utf8')) as PhaseOutput };
@@ -124,7 +144,12 @@ async function runPhases(entry: string, settingsName: SettingsName, variants: bo
         phase,
         client: outputs[0]?.client ?? phase,
         ...(startup ? { startup } : {}),
-        callers: keys.map((key) => combineCaller(outputs.flatMap((output) => output.callers.filter((caller) => caller.key === key)), settings)),
+        callers: keys.map((key) =>
+          combineCaller(
+            outputs.flatMap((output) => output.callers.filter((caller) => caller.key === key)),
+            settings,
+          ),
+        ),
       },
     };
   }
@@ -153,11 +178,28 @@ const CALL_METRICS: Metric[] = [
   { label: 'sequential latency p50 (ms)', digits: 3, better: 'lower', value: (_, c) => c?.sequential.latencyMs.p50 },
   { label: 'sequential latency p99 (ms)', digits: 3, better: 'lower', value: (_, c) => c?.sequential.latencyMs.p99 },
   { label: 'sequential calls/s', digits: 0, better: 'higher', value: (_, c) => c?.sequential.callsPerSec, target: within10('higher') },
-  { label: 'client CPU per call, sequential (µs)', digits: 0, better: 'lower', value: (_, c) => c?.sequential.cpuMicrosPerCall, target: within10('lower') },
+  {
+    label: 'client CPU per call, sequential (µs)',
+    digits: 0,
+    better: 'lower',
+    value: (_, c) => c?.sequential.cpuMicrosPerCall,
+    target: within10('lower'),
+  },
   { label: '32 in flight: calls/s', digits: 0, better: 'higher', value: (_, c) => c?.inflight.callsPerSec, target: within10('higher') },
-  { label: 'client CPU per call, 32 in flight (µs)', digits: 0, better: 'lower', value: (_, c) => c?.inflight.cpuMicrosPerCall, target: within10('lower') },
+  {
+    label: 'client CPU per call, 32 in flight (µs)',
+    digits: 0,
+    better: 'lower',
+    value: (_, c) => c?.inflight.cpuMicrosPerCall,
+    target: within10('lower'),
+  },
   { label: '1 MiB payload: MiB/s', digits: 1, better: 'higher', value: (_, c) => c?.payload.mibPerSec, target: within10('higher') },
-  { label: 'client CPU per MiB of payload (ms)', digits: 2, better: 'lower', value: (_, c) => (c ? c.payload.cpuMicrosPerMiB / 1000 : undefined) },
+  {
+    label: 'client CPU per MiB of payload (ms)',
+    digits: 2,
+    better: 'lower',
+    value: (_, c) => (c ? c.payload.cpuMicrosPerMiB / 1000 : undefined),
+  },
 ];
 
 const PROCESS_METRICS: Metric[] = [
@@ -220,13 +262,20 @@ function variantSection(runs: Record<PhaseName, PhaseRun>): string[] {
     const withSignal = metric.value(v2, signal);
     const plain = metric.value(v2, bare);
     const viaHub = hub ? metric.value(hub, hub.callers[0]) : undefined;
-    return [metric.label, formatNumber(plain, metric.digits), formatNumber(withSignal, metric.digits), formatNumber(viaHub, metric.digits), formatRatio(withSignal, plain), formatRatio(viaHub, withSignal)];
+    return [
+      metric.label,
+      formatNumber(plain, metric.digits),
+      formatNumber(withSignal, metric.digits),
+      formatNumber(viaHub, metric.digits),
+      formatRatio(withSignal, plain),
+      formatRatio(viaHub, withSignal),
+    ];
   });
   return [
     '',
     '## Bare v2 with an AbortSignal per call (`--variants`)',
     '',
-    'The hub forwards every call\'s `context.signal` to the SDK; this isolates what that alone costs the bare client, so the rest is the hub\'s own.',
+    "The hub forwards every call's `context.signal` to the SDK; this isolates what that alone costs the bare client, so the rest is the hub's own.",
     '',
     markdownTable({ headers: ['metric', 'bare v2', 'bare v2 + signal', 'hub', 'signal ÷ bare', 'hub ÷ (v2 + signal)'], rows }),
   ];
@@ -240,7 +289,8 @@ function spreadLine(runs: Record<PhaseName, PhaseRun>): string {
     const [low, high] = pick(caller);
     return `${formatNumber(low)}–${formatNumber(high)}`;
   };
-  const part = (title: string, pick: (caller: CallerResult) => [number, number]) => `${title}: ${PHASES.map((phase) => `${PHASE_TITLES[phase]} ${range(phase, pick)}`).join(', ')}`;
+  const part = (title: string, pick: (caller: CallerResult) => [number, number]) =>
+    `${title}: ${PHASES.map((phase) => `${PHASE_TITLES[phase]} ${range(phase, pick)}`).join(', ')}`;
   const ready = PHASES.map((phase) => {
     const rounds = runs[phase].result?.startup?.rounds.map((round) => round.parallelReadyMs) ?? [];
     return `${PHASE_TITLES[phase]} ${rounds.length ? `${formatNumber(Math.min(...rounds))}–${formatNumber(Math.max(...rounds))}` : '–'}`;
@@ -283,7 +333,20 @@ function executorTable(runs: Record<PhaseName, PhaseRun>): string | undefined {
       yesNo(met),
     ];
   });
-  return markdownTable({ headers: ['metric', 'hub via ToolExecutor', 'hub via Tool.execute', 'bare v2', 'bare v1', 'executor ÷ v2', 'executor ÷ v1', 'target', 'met'], rows });
+  return markdownTable({
+    headers: [
+      'metric',
+      'hub via ToolExecutor',
+      'hub via Tool.execute',
+      'bare v2',
+      'bare v1',
+      'executor ÷ v2',
+      'executor ÷ v1',
+      'target',
+      'met',
+    ],
+    rows,
+  });
 }
 
 // ---- main ---------------------------------------------------------------------------
@@ -297,8 +360,14 @@ async function main(argv: readonly string[]): Promise<number> {
   const loadBefore = loadavg();
   const runs = await runPhases(entry, settingsName, argv.includes('--variants'));
   const loadAfter = loadavg();
-  const profileScope: ProfileScope | undefined = argv.includes('--profile-inflight') ? 'inflight' : argv.includes('--profile') ? 'all' : undefined;
-  const profiled = profileScope ? await profile((phase, settingsName, extra) => runChild(entry, phase, 'calls', settingsName, extra), profileScope, BUILD_DIR) : undefined;
+  const profileScope: ProfileScope | undefined = argv.includes('--profile-inflight')
+    ? 'inflight'
+    : argv.includes('--profile')
+      ? 'all'
+      : undefined;
+  const profiled = profileScope
+    ? await profile((phase, settingsName, extra) => runChild(entry, phase, 'calls', settingsName, extra), profileScope, BUILD_DIR)
+    : undefined;
 
   const machine = machineInfo();
   const executor = executorTable(runs);
@@ -318,12 +387,18 @@ async function main(argv: readonly string[]): Promise<number> {
     mainTable(runs),
     '',
     spreadLine(runs),
-    ...(executor ? ['', '## Through `ToolExecutor` (what an agent turn runs: lookup, schema check, approval, timeout, output budget)', '', executor] : []),
+    ...(executor
+      ? ['', '## Through `ToolExecutor` (what an agent turn runs: lookup, schema check, approval, timeout, output budget)', '', executor]
+      : []),
     ...variantSection(runs),
     ...(profiled ? ['', profileSection(profiled)] : []),
   ].join('\n');
 
-  const written = writeResults(NAME, { machine, loadAverage: { before: loadBefore, after: loadAfter }, settings, phases: runs, profile: profiled }, markdown);
+  const written = writeResults(
+    NAME,
+    { machine, loadAverage: { before: loadBefore, after: loadAfter }, settings, phases: runs, profile: profiled },
+    markdown,
+  );
   console.log(`\n${markdown}\n`);
   console.log(`mcp-call: wrote ${relative(REPO_ROOT, written.json)} and ${relative(REPO_ROOT, written.markdown)}`);
   return PHASES.every((phase) => runs[phase].result) ? 0 : 1;

@@ -16,7 +16,11 @@ import { SETTINGS, echoCallsPerCaller, type PhaseName, type PhaseOutput, type Se
 export type ProfileScope = 'all' | 'inflight';
 
 /** Runs one `calls` child; `failure` says why it did not finish. */
-export type CallsChild = (phase: PhaseName, settings: SettingsName, extra: { nodeArgs?: string[]; phaseArgs?: string[] }) => Promise<{ output?: PhaseOutput; failure?: string }>;
+export type CallsChild = (
+  phase: PhaseName,
+  settings: SettingsName,
+  extra: { nodeArgs?: string[]; phaseArgs?: string[] },
+) => Promise<{ output?: PhaseOutput; failure?: string }>;
 
 interface ProfileTarget {
   key: string;
@@ -50,7 +54,9 @@ export async function profile(runCalls: CallsChild, scope: ProfileScope, bundleD
     const file = `${target.key}.cpuprofile`;
     console.log(`mcp-call: profiling ${target.title}${scope === 'inflight' ? ', 32 in flight' : ''} …`);
     const run = await runCalls(target.phase, 'profile', {
-      ...(scope === 'all' ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', file, '--cpu-prof-interval', '250'] } : {}),
+      ...(scope === 'all'
+        ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', file, '--cpu-prof-interval', '250'] }
+        : {}),
       phaseArgs: ['--callers', target.caller, ...(scope === 'inflight' ? ['--profile-inflight', join(dir, file)] : [])],
     });
     if (run.failure) report.failures.push(`${target.title}: ${run.failure}`);
@@ -67,7 +73,9 @@ export function profileSection(report: ProfileReport): string {
   const perCall = (ms: number | undefined) => (ms === undefined ? undefined : (ms * 1000) / report.calls);
   const { profiles } = report;
   const moduleMs = (summary: ProfileSummary, module: string) => summary.modules.find((entry) => entry.module === module)?.ms ?? 0;
-  const modules = [...new Set(profiles.flatMap(({ summary }) => summary.modules.map((entry) => entry.module)))].filter((module) => module !== '(idle)');
+  const modules = [...new Set(profiles.flatMap(({ summary }) => summary.modules.map((entry) => entry.module)))].filter(
+    (module) => module !== '(idle)',
+  );
   const moduleRows = [
     ['**busy (all but idle)**', ...profiles.map(({ summary }) => formatNumber(perCall(summary.busyMs), 1))],
     ...modules
@@ -91,7 +99,9 @@ export function profileSection(report: ProfileReport): string {
     ]);
   const first = profiles[0];
   return [
-    report.scope === 'all' ? `## Where the client's CPU goes (\`--profile\`)` : `## Where the client's CPU goes with 32 calls in flight (\`--profile-inflight\`)`,
+    report.scope === 'all'
+      ? `## Where the client's CPU goes (\`--profile\`)`
+      : `## Where the client's CPU goes with 32 calls in flight (\`--profile-inflight\`)`,
     '',
     report.scope === 'all'
       ? `\`node --cpu-prof\` (250 µs sampling, main thread) over ${formatNumber(report.calls)} echo calls per client (warm-up, sequential, 32 in flight; no payloads). Self time per call by source module; weft's code is mapped back from the bundle.`
@@ -99,8 +109,14 @@ export function profileSection(report: ProfileReport): string {
     ...(report.failures.length ? ['', `Failed: ${report.failures.join('; ')}`] : []),
     '',
     markdownTable({ headers: ['module', ...profiles.map(({ target }) => `${target.title} µs/call`)], rows: moduleRows }),
-    ...(first ? ['', `${first.target.title}: hottest functions overall, self time`, '', markdownTable({ headers: ['function', 'where', 'µs/call'], rows: fnRows(first.summary, (module) => module !== '(idle)', 15) })] : []),
+    ...(first
+      ? [
+          '',
+          `${first.target.title}: hottest functions overall, self time`,
+          '',
+          markdownTable({ headers: ['function', 'where', 'µs/call'], rows: fnRows(first.summary, (module) => module !== '(idle)', 15) }),
+        ]
+      : []),
     ...sections,
   ].join('\n');
 }
-

@@ -21,7 +21,12 @@ export interface StartupOptions {
   sequential: boolean;
 }
 
-async function timeToReady(driver: ClientDriver, servers: readonly EchoServer[], order: 'parallel' | 'sequential', whileConnected?: () => Promise<void>): Promise<number> {
+async function timeToReady(
+  driver: ClientDriver,
+  servers: readonly EchoServer[],
+  order: 'parallel' | 'sequential',
+  whileConnected?: () => Promise<void>,
+): Promise<number> {
   const started = now();
   const connection = await driver.connect(servers, order);
   const readyMs = now() - started;
@@ -108,16 +113,23 @@ export async function measureCalls(callers: readonly Caller[], settings: PhaseSe
     await inflightRound(caller, settings.warmupCalls, settings.concurrency);
     if (settings.payloadRounds > 0) await payloadRound(caller, 4, settings.payloadBytes);
   }
-  const results = new Map(callers.map((caller): [string, CallerRounds] => [caller.key, { key: caller.key, label: caller.label, sequential: [], latenciesMs: [], inflight: [], payload: [] }]));
+  const results = new Map(
+    callers.map((caller): [string, CallerRounds] => [
+      caller.key,
+      { key: caller.key, label: caller.label, sequential: [], latenciesMs: [], inflight: [], payload: [] },
+    ]),
+  );
   const entry = (caller: Caller) => results.get(caller.key) as CallerRounds;
   const order = (round: number) => callers.map((_, index) => callers[(index + round) % callers.length] as Caller);
 
   for (let round = 0; round < settings.sequentialRounds; round += 1) {
-    for (const caller of order(round)) entry(caller).sequential.push(await sequentialRound(caller, settings.sequentialCalls, entry(caller).latenciesMs));
+    for (const caller of order(round))
+      entry(caller).sequential.push(await sequentialRound(caller, settings.sequentialCalls, entry(caller).latenciesMs));
   }
   await hooks.beforeInflight?.();
   for (let round = 0; round < settings.inflightRounds; round += 1) {
-    for (const caller of order(round)) entry(caller).inflight.push(await inflightRound(caller, settings.inflightCalls, settings.concurrency));
+    for (const caller of order(round))
+      entry(caller).inflight.push(await inflightRound(caller, settings.inflightCalls, settings.concurrency));
   }
   await hooks.afterInflight?.();
   for (let round = 0; round < settings.payloadRounds; round += 1) {

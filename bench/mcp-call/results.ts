@@ -177,7 +177,12 @@ export function combineCaller(parts: readonly CallerRounds[], settings: PhaseSet
     label: first.label,
     sequential: { ...rates(parts.flatMap((part) => part.sequential)), latencyMs: summarize(parts.flatMap((part) => part.latenciesMs)) },
     inflight: { ...rates(parts.flatMap((part) => part.inflight)), concurrency: settings.concurrency },
-    payload: { ...payload, bytes: settings.payloadBytes, mibPerSec: payload.callsPerSec * mib, cpuMicrosPerMiB: payload.cpuMicrosPerCall / mib },
+    payload: {
+      ...payload,
+      bytes: settings.payloadBytes,
+      mibPerSec: payload.callsPerSec * mib,
+      cpuMicrosPerMiB: payload.cpuMicrosPerCall / mib,
+    },
   };
 }
 

@@ -8,7 +8,9 @@ import { connectEach, firstText, serverEnvironment, type ClientDriver, type Echo
 
 async function connectOne(server: EchoServer): Promise<Client> {
   const client = new Client({ name: 'bench-v2', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server.script], env: serverEnvironment(server), stderr: 'inherit' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [server.script], env: serverEnvironment(server), stderr: 'inherit' }),
+  );
   await client.listTools();
   return client;
 }

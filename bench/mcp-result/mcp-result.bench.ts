@@ -47,7 +47,10 @@ async function bundle(): Promise<string> {
 
 async function measureOnce(entry: string, bytes: number, round: number): Promise<ResultPhaseOutput> {
   const out = join(BUILD_DIR, `result-${bytes}-${round}.json`);
-  const outcome = await runNode(['--expose-gc', entry, '--bytes', String(bytes), '--echo', ECHO_SERVER, '--out', out], { cwd: REPO_ROOT, timeoutMs: 300_000 });
+  const outcome = await runNode(['--expose-gc', entry, '--bytes', String(bytes), '--echo', ECHO_SERVER, '--out', out], {
+    cwd: REPO_ROOT,
+    timeoutMs: 300_000,
+  });
   if (outcome.code !== 0) throw new Error(`result phase (${bytes} bytes) ${describeOutcome(outcome)}`);
   return JSON.parse(readFileSync(out, 'utf8')) as ResultPhaseOutput;
 }
@@ -64,7 +67,15 @@ for (const bytes of SIZES) {
 const loadAfter = loadavg()[0] ?? 0;
 
 const table = markdownTable({
-  headers: ['result', 'idle RSS MiB', 'peak RSS MiB', 'peak over idle MiB (median)', '× result size', 'artifact bytes', 'shown to the model'],
+  headers: [
+    'result',
+    'idle RSS MiB',
+    'peak RSS MiB',
+    'peak over idle MiB (median)',
+    '× result size',
+    'artifact bytes',
+    'shown to the model',
+  ],
   rows: rows.map((row) => [
     `${formatNumber(row.bytes / 1_000_000)} MB`,
     formatNumber(median(row.runs.map((run) => run.idleRss / MIB))),

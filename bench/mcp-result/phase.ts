@@ -85,7 +85,8 @@ try {
   const outcome = await executor.execute({ id: 'big', name: 'mcp__echo__payload', arguments: { bytes } }, session);
   const peak = peakRss();
   const artifact = outcome.result.artifactPath;
-  if (outcome.result.isError || artifact === undefined) throw new Error(`unexpected result: ${JSON.stringify(outcome.result).slice(0, 300)}`);
+  if (outcome.result.isError || artifact === undefined)
+    throw new Error(`unexpected result: ${JSON.stringify(outcome.result).slice(0, 300)}`);
   const shownBytes = outcome.result.content.reduce((total, part) => total + (part.type === 'text' ? Buffer.byteLength(part.text) : 0), 0);
   const output: ResultPhaseOutput = { bytes, idleRss, peakRss: peak, artifactBytes: readFileSync(artifact).length, shownBytes };
   writeFileSync(argument('out'), JSON.stringify(output));

@@ -26,7 +26,10 @@ const http = createServer(async (req, res) => {
   const id = req.headers['mcp-session-id'];
   let transport = typeof id === 'string' ? sessions.get(id) : undefined;
   if (transport === undefined) {
-    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sessionId) => sessions.set(sessionId, transport) });
+    transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => sessions.set(sessionId, transport),
+    });
     await newServer().connect(transport);
   }
   await transport.handleRequest(req, res);

@@ -26,7 +26,10 @@ export async function gatherWakeMs(runner: SqliteRunStore, client: Client, rando
   ]);
   let serverWaiting: () => void = () => {};
   const waiting = new Promise<void>((resolve) => (serverWaiting = resolve));
-  const gathered = client.callTool({ name: 'weft_run_gather', arguments: { run_ids: [run.id], timeout_seconds: 60 } }, { onprogress: () => serverWaiting(), timeout: 120_000 });
+  const gathered = client.callTool(
+    { name: 'weft_run_gather', arguments: { run_ids: [run.id], timeout_seconds: 60 } },
+    { onprogress: () => serverWaiting(), timeout: 120_000 },
+  );
   await Promise.race([waiting, gathered.then(() => Promise.reject(new Error('weft_run_gather answered before the run ended')))]);
   await sleep(random() * PHASE_MS);
   await runner.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'succeeded' } }]);
@@ -34,6 +37,7 @@ export async function gatherWakeMs(runner: SqliteRunStore, client: Client, rando
   const result = await gathered;
   const elapsed = now() - ended;
   const data = result.structuredContent as { timed_out?: boolean; runs?: { status?: string }[] } | undefined;
-  if (result.isError || data?.timed_out !== false || data.runs?.[0]?.status !== 'succeeded') throw new Error(`unexpected gather answer: ${JSON.stringify(result).slice(0, 300)}`);
+  if (result.isError || data?.timed_out !== false || data.runs?.[0]?.status !== 'succeeded')
+    throw new Error(`unexpected gather answer: ${JSON.stringify(result).slice(0, 300)}`);
   return elapsed;
 }

@@ -70,8 +70,16 @@ function coldStart(storageDir: string): Promise<number> {
       }
     });
     child.once('error', reject);
-    child.once('exit', (code) => (elapsed === undefined ? reject(new Error(`weft mcp start exited with ${code} before answering tools/list`)) : resolve(elapsed)));
-    child.stdin.write(line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
+    child.once('exit', (code) =>
+      elapsed === undefined ? reject(new Error(`weft mcp start exited with ${code} before answering tools/list`)) : resolve(elapsed),
+    );
+    child.stdin.write(
+      line({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      }),
+    );
   });
 }
 
@@ -169,7 +177,8 @@ async function measureCalls(targets: readonly Target[]): Promise<Record<TargetNa
       const serverAfter = processCpuMs(target.connected.pid);
       const client = process.cpuUsage(clientBefore);
       spent.client += (client.user + client.system) / 1000;
-      spent.server = spent.server === null || serverBefore === undefined || serverAfter === undefined ? null : spent.server + serverAfter - serverBefore;
+      spent.server =
+        spent.server === null || serverBefore === undefined || serverAfter === undefined ? null : spent.server + serverAfter - serverBefore;
       if (!target.search) continue;
       for (let index = 0; index < SEARCH_CALLS / ROUNDS; index += 1) {
         const started = now();
@@ -240,7 +249,8 @@ async function gatherSideBySide(): Promise<GatherTimes> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(dirname(WEFT_BIN), '../dist/cli.js'))) throw new Error(`Build first: 'npm run build' (the benchmark starts ${WEFT_BIN}).`);
+  if (!existsSync(join(dirname(WEFT_BIN), '../dist/cli.js')))
+    throw new Error(`Build first: 'npm run build' (the benchmark starts ${WEFT_BIN}).`);
   const loadBefore = loadavg()[0] ?? 0;
   const empty = mkdtempSync(join(tmpdir(), 'weft-bench-mcp-'));
   try {
@@ -257,7 +267,9 @@ async function main(): Promise<void> {
 
     const { dir, ids, generatedSeconds } = await bigStore('mcp-server', RUNS, EVENTS_PER_RUN);
     const calls = await callsSideBySide(dir, ids);
-    console.error(`weft_run_get p99: stdio ${calls.stdio.get.p99.toFixed(1)} ms, HTTP ${calls.http.get.p99.toFixed(1)} ms (bare SDK server ${calls.bare.get.p99.toFixed(1)} ms)`);
+    console.error(
+      `weft_run_get p99: stdio ${calls.stdio.get.p99.toFixed(1)} ms, HTTP ${calls.http.get.p99.toFixed(1)} ms (bare SDK server ${calls.bare.get.p99.toFixed(1)} ms)`,
+    );
     const gather = await gatherSideBySide();
     console.error(`gather wake-up median: stdio ${gather.stdio.p50.toFixed(1)} ms, HTTP ${gather.http.p50.toFixed(1)} ms`);
     const loadAfter = loadavg()[0] ?? 0;
@@ -280,7 +292,8 @@ interface Results {
 
 function report(results: Results): void {
   const machine = machineInfo();
-  const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${formatNumber(value, value < 10 ? 2 : 0)} ms`);
+  const ms = (value: number | null | undefined) =>
+    value === null || value === undefined ? '–' : `${formatNumber(value, value < 10 ? 2 : 0)} ms`;
   const check = (value: number, limit: number) => (value < limit ? 'yes' : '**no**');
   const { stdio, http, bare } = results.calls;
   const startup = markdownTable({
@@ -300,7 +313,14 @@ function report(results: Results): void {
       ['weft_run_get p99', ms(stdio.get.p99), ms(http.get.p99), ms(bare.get.p99), '< 10 ms', getP99Pass],
       ['client CPU per call (the SDK client)', ms(stdio.clientCpuPerGetMs), ms(http.clientCpuPerGetMs), ms(bare.clientCpuPerGetMs), '', ''],
       ['server CPU per call', ms(stdio.serverCpuPerGetMs), ms(http.serverCpuPerGetMs), ms(bare.serverCpuPerGetMs), '', ''],
-      [`weft_run_search status + label + created range p50 (${formatNumber(SEARCH_CALLS)} calls each)`, ms(stdio.search?.p50), ms(http.search?.p50), '', '', ''],
+      [
+        `weft_run_search status + label + created range p50 (${formatNumber(SEARCH_CALLS)} calls each)`,
+        ms(stdio.search?.p50),
+        ms(http.search?.p50),
+        '',
+        '',
+        '',
+      ],
       ['weft_run_search p99', ms(stdio.search?.p99), ms(http.search?.p99), '', '', ''],
     ],
     align: ['left', 'right', 'right', 'right', 'left', 'left'],
@@ -327,9 +347,9 @@ function report(results: Results): void {
     '',
     'Tool calls: the official SDK v2 `Client`, one call at a time, round trip as the client sees it — JSON-RPC, schema validation of',
     'arguments and structured output on both sides, the store read. The three columns take turns in rounds. **bare SDK server** is',
-    '`bare-http-server.mjs`: the SDK\'s own Node HTTP transport (sessions, SSE answers) with one tool that returns weft_run_get\'s answer',
+    "`bare-http-server.mjs`: the SDK's own Node HTTP transport (sessions, SSE answers) with one tool that returns weft_run_get's answer",
     'as a constant — no auth, no store — so its row is the floor of the SDK client over HTTP. CPU per call: `process.cpuUsage()` of this',
-    '(client) process, and `/proc/<pid>/stat` of the server (10 ms ticks, summed over all calls). The spec\'s store targets (run_get',
+    "(client) process, and `/proc/<pid>/stat` of the server (10 ms ticks, summed over all calls). The spec's store targets (run_get",
     'p99 < 5 ms, filtered run_search p99 < 50 ms) are for the store itself (bench/results/store.md); these rows add the MCP round trip.',
     '',
     gather,
@@ -341,7 +361,19 @@ function report(results: Results): void {
   ].join('\n');
   const written = writeResults(
     'mcp-server',
-    { benchmark: 'mcp-server', machine, quick: QUICK, runs: RUNS, events: RUNS * EVENTS_PER_RUN, coldSpawns: COLD_SPAWNS, getCalls: GET_CALLS, searchCalls: SEARCH_CALLS, rounds: ROUNDS, gatherSamples: GATHER_SAMPLES, ...results },
+    {
+      benchmark: 'mcp-server',
+      machine,
+      quick: QUICK,
+      runs: RUNS,
+      events: RUNS * EVENTS_PER_RUN,
+      coldSpawns: COLD_SPAWNS,
+      getCalls: GET_CALLS,
+      searchCalls: SEARCH_CALLS,
+      rounds: ROUNDS,
+      gatherSamples: GATHER_SAMPLES,
+      ...results,
+    },
     markdown,
   );
   console.log(markdown);

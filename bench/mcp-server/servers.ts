@@ -22,14 +22,20 @@ export interface Connected {
 }
 
 export async function weftOverStdio(storageDir: string): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [WEFT_BIN, '--storage-dir', storageDir, 'mcp', 'start'], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [WEFT_BIN, '--storage-dir', storageDir, 'mcp', 'start'],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'bench-stdio', version: '1.0.0' });
   await client.connect(transport);
   return { client, pid: transport.pid ?? undefined, close: () => client.close() };
 }
 
 export async function weftOverHttp(storageDir: string): Promise<Connected> {
-  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, 'mcp', 'start', '--http', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, 'mcp', 'start', '--http', '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const url = await listeningUrl(child, 'weft mcp start --http');
   const token = readFileSync(join(storageDir, 'mcp-server-token'), 'utf8').trim();
   return connectHttp(child, url, { authorization: `Bearer ${token}` }, 'bench-http');
@@ -37,7 +43,10 @@ export async function weftOverHttp(storageDir: string): Promise<Connected> {
 
 /** The baseline: a trivial SDK server whose one tool `get` answers `result`. */
 export async function bareOverHttp(result: unknown): Promise<Connected> {
-  const child = spawn(process.execPath, [BARE_SERVER], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BARE_RESULT: JSON.stringify(result) } });
+  const child = spawn(process.execPath, [BARE_SERVER], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, BARE_RESULT: JSON.stringify(result) },
+  });
   return connectHttp(child, await listeningUrl(child, 'bare-http-server.mjs'), {}, 'bench-bare');
 }
 

@@ -60,11 +60,14 @@ const SPAWNLESS_PAIRS = 5;
 const SPAWNLESS_STAGES = SPAWNLESS_PAIRS * 2 + 1;
 
 function spawnlessWorkflow(): string {
-  const read = (name: string, next?: string) => `[nodes.${name}]\nkind = "tool"\ntool = "read_file"\nargs = { file_path = "tiny.txt" }${next ? `\nnext = "${next}"` : ''}`;
+  const read = (name: string, next?: string) =>
+    `[nodes.${name}]\nkind = "tool"\ntool = "read_file"\nargs = { file_path = "tiny.txt" }${next ? `\nnext = "${next}"` : ''}`;
   const nodes: string[] = [];
   for (let i = 0; i < SPAWNLESS_PAIRS; i += 1) {
     nodes.push(read(`read${i}`, `route${i}`));
-    nodes.push(`[nodes.route${i}]\nkind = "branch"\n[[nodes.route${i}.edges]]\nto = "${i + 1 < SPAWNLESS_PAIRS ? `read${i + 1}` : 'last'}"\nwhen = 'stages.read${i}.status == "succeeded"'`);
+    nodes.push(
+      `[nodes.route${i}]\nkind = "branch"\n[[nodes.route${i}.edges]]\nto = "${i + 1 < SPAWNLESS_PAIRS ? `read${i + 1}` : 'last'}"\nwhen = 'stages.read${i}.status == "succeeded"'`,
+    );
   }
   nodes.push(read('last'));
   return `[workflow]\nstart = "read0"\n\n${nodes.join('\n\n')}\n`;
@@ -79,7 +82,13 @@ function builtinToolbox(storageDir: string): RunToolboxFactory {
     const registry = new ToolRegistry();
     for (const tool of builtinTools()) registry.register(tool);
     const policy = new ApprovalPolicy([]);
-    const executor = new ToolExecutor({ registry, policy, approvalMode: { interactive: false, autoApprove: true }, artifacts: fileArtifactSink(join(storageDir, 'artifacts', run.id)), logger: silentLogger });
+    const executor = new ToolExecutor({
+      registry,
+      policy,
+      approvalMode: { interactive: false, autoApprove: true },
+      artifacts: fileArtifactSink(join(storageDir, 'artifacts', run.id)),
+      logger: silentLogger,
+    });
     return Promise.resolve({ registry, executor, close: () => Promise.resolve() });
   };
 }
@@ -113,8 +122,22 @@ async function runScenario(scenario: Scenario, postgres: () => Promise<BenchPost
     writeFileSync(workflow, scenario.workflowText);
     writeFileSync(join(dir, 'tiny.txt'), 'tiny\n');
     const storageDir = join(dir, 'home');
-    const store: RunStore = scenario.store === 'SQLite' ? await SqliteRunStore.open({ storageDir }) : await PostgresRunStore.open({ url: await (await postgres()).createDatabase() });
-    const worker = new Worker({ store, workerId: `bench-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory: scenario.toolbox(storageDir), leaseMs: 30_000, heartbeatMs: 10_000, maxParallel: scenario.parallel, pollMs: 5 });
+    const store: RunStore =
+      scenario.store === 'SQLite'
+        ? await SqliteRunStore.open({ storageDir })
+        : await PostgresRunStore.open({ url: await (await postgres()).createDatabase() });
+    const worker = new Worker({
+      store,
+      workerId: `bench-${newId()}`,
+      logger: silentLogger,
+      clock: Date.now,
+      newId,
+      toolboxFactory: scenario.toolbox(storageDir),
+      leaseMs: 30_000,
+      heartbeatMs: 10_000,
+      maxParallel: scenario.parallel,
+      pollMs: 5,
+    });
     const runs = new RunService({ store, clock: Date.now, wakeRunners: () => worker.wake() });
     const stop = new AbortController();
     const working = worker.run(stop.signal);
@@ -130,8 +153,12 @@ async function runScenario(scenario: Scenario, postgres: () => Promise<BenchPost
           next += 1;
           const begin = now();
           const run = await runs.create({ workflow, cwd: dir, autoApprove: true });
-          const { runs: [current], timedOut } = await runs.wait([run.id], 60_000);
-          if (timedOut || current?.status !== 'succeeded') throw new Error(`run ${run.id} ${current?.status ?? 'missing'}: ${current?.reason ?? ''}`);
+          const {
+            runs: [current],
+            timedOut,
+          } = await runs.wait([run.id], 60_000);
+          if (timedOut || current?.status !== 'succeeded')
+            throw new Error(`run ${run.id} ${current?.status ?? 'missing'}: ${current?.reason ?? ''}`);
           latencies.push(now() - begin);
         }
       }),
@@ -143,7 +170,14 @@ async function runScenario(scenario: Scenario, postgres: () => Promise<BenchPost
     await store.close();
     const runsPerSecond = (scenario.runCount / elapsedMs) * 1000;
     const cpuMsPerStage = (used.user + used.system) / 1000 / (scenario.runCount * scenario.stagesPerRun);
-    return { scenario, elapsedMs, runsPerSecond, stagesPerSecond: runsPerSecond * scenario.stagesPerRun, cpuMsPerStage, latency: summarize(latencies) };
+    return {
+      scenario,
+      elapsedMs,
+      runsPerSecond,
+      stagesPerSecond: runsPerSecond * scenario.stagesPerRun,
+      cpuMsPerStage,
+      latency: summarize(latencies),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -174,7 +208,8 @@ async function workersListening(url: string, workers: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'weft-notices' AND datname = current_database()";
+    const listening =
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'weft-notices' AND datname = current_database()";
     while ((await client.query<{ n: number }>(listening)).rows[0]!.n < workers + 1) await new Promise((resolve) => setTimeout(resolve, 20));
   } finally {
     await client.end();
@@ -198,7 +233,16 @@ async function drainAll(dir: string, workflow: string, postgres: () => Promise<B
     const store = await PostgresRunStore.open({ url });
     try {
       const ready = waitForStart ? (count: number) => workersListening(url, count) : undefined;
-      return await drain({ store, workflow, dir, count: DRAIN_COUNT, workers, home: (index) => join(dir, `pg-${workers}-${waitForStart}-host-${index}`), env: { WEFT_DATABASE_URL: url }, ready });
+      return await drain({
+        store,
+        workflow,
+        dir,
+        count: DRAIN_COUNT,
+        workers,
+        home: (index) => join(dir, `pg-${workers}-${waitForStart}-host-${index}`),
+        env: { WEFT_DATABASE_URL: url },
+        ready,
+      });
     } finally {
       await store.close();
     }
@@ -216,8 +260,24 @@ function engineScenarios(): Scenario[] {
   const spawnless = spawnlessWorkflow();
   const stages = `${SPAWNLESS_PAIRS + 1} tool + ${SPAWNLESS_PAIRS} branch stages`;
   return (['SQLite', 'PostgreSQL'] as const).flatMap((store) => [
-    { label: `${stages}, 1 at a time`, store, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: 1, runCount: RUN_COUNT, toolbox: builtinToolbox },
-    { label: `${stages}, 8 at a time`, store, workflowText: spawnless, stagesPerRun: SPAWNLESS_STAGES, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: builtinToolbox },
+    {
+      label: `${stages}, 1 at a time`,
+      store,
+      workflowText: spawnless,
+      stagesPerRun: SPAWNLESS_STAGES,
+      parallel: 1,
+      runCount: RUN_COUNT,
+      toolbox: builtinToolbox,
+    },
+    {
+      label: `${stages}, 8 at a time`,
+      store,
+      workflowText: spawnless,
+      stagesPerRun: SPAWNLESS_STAGES,
+      parallel: PARALLEL,
+      runCount: RUN_COUNT,
+      toolbox: builtinToolbox,
+    },
   ]);
 }
 
@@ -232,7 +292,17 @@ const scenarioRow = ({ scenario, runsPerSecond, stagesPerSecond, cpuMsPerStage, 
   formatNumber(latency.p50 / scenario.stagesPerRun, 2),
   formatNumber(cpuMsPerStage, 2),
 ];
-const SCENARIO_HEADERS = ['workflow', 'store', 'runs', 'runs/s', 'stages/s', 'run p50 (ms)', 'run p99 (ms)', 'per stage p50 (ms)', 'CPU per stage (ms)'];
+const SCENARIO_HEADERS = [
+  'workflow',
+  'store',
+  'runs',
+  'runs/s',
+  'stages/s',
+  'run p50 (ms)',
+  'run p99 (ms)',
+  'per stage p50 (ms)',
+  'CPU per stage (ms)',
+];
 
 /** The PostgreSQL server, started on first use and shared by every row. */
 function lazyPostgres(): { get: () => Promise<BenchPostgres>; dispose: () => Promise<void> } {
@@ -253,7 +323,9 @@ async function main(): Promise<void> {
       const results: ScenarioResult[] = [];
       for (const scenario of engineScenarios()) results.push(await runScenario(scenario, postgres.get));
       const after = loadavg()[0] ?? 0;
-      process.stdout.write(`load average ${before.toFixed(1)} before, ${after.toFixed(1)} after\n${markdownTable({ headers: SCENARIO_HEADERS, rows: results.map(scenarioRow) })}\n`);
+      process.stdout.write(
+        `load average ${before.toFixed(1)} before, ${after.toFixed(1)} after\n${markdownTable({ headers: SCENARIO_HEADERS, rows: results.map(scenarioRow) })}\n`,
+      );
       return;
     }
     await fullRun(postgres.get);
@@ -265,7 +337,15 @@ async function main(): Promise<void> {
 async function fullRun(postgres: () => Promise<BenchPostgres>): Promise<void> {
   const loadBefore = loadavg()[0] ?? 0;
   const scenarios: Scenario[] = [
-    { label: '3 `true` command stages, 8 at a time', store: 'SQLite', workflowText: COMMAND_WORKFLOW, stagesPerRun: 3, parallel: PARALLEL, runCount: RUN_COUNT, toolbox: () => noToolbox },
+    {
+      label: '3 `true` command stages, 8 at a time',
+      store: 'SQLite',
+      workflowText: COMMAND_WORKFLOW,
+      stagesPerRun: 3,
+      parallel: PARALLEL,
+      runCount: RUN_COUNT,
+      toolbox: () => noToolbox,
+    },
     ...engineScenarios(),
   ];
   const results: ScenarioResult[] = [];
@@ -302,7 +382,22 @@ async function fullRun(postgres: () => Promise<BenchPostgres>): Promise<void> {
   ].join('\n');
   writeResults(
     'runs',
-    { machine: info, drains, scenarios: results.map(({ scenario, elapsedMs, runsPerSecond, stagesPerSecond, cpuMsPerStage, latency }) => ({ label: scenario.label, store: scenario.store, runs: scenario.runCount, parallel: scenario.parallel, stagesPerRun: scenario.stagesPerRun, elapsedMs, runsPerSecond, stagesPerSecond, cpuMsPerStage, latency })) },
+    {
+      machine: info,
+      drains,
+      scenarios: results.map(({ scenario, elapsedMs, runsPerSecond, stagesPerSecond, cpuMsPerStage, latency }) => ({
+        label: scenario.label,
+        store: scenario.store,
+        runs: scenario.runCount,
+        parallel: scenario.parallel,
+        stagesPerRun: scenario.stagesPerRun,
+        elapsedMs,
+        runsPerSecond,
+        stagesPerSecond,
+        cpuMsPerStage,
+        latency,
+      })),
+    },
     markdown,
   );
   process.stdout.write(`${markdown}\n`);

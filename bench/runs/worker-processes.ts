@@ -66,7 +66,9 @@ export async function drain(params: {
     await params.ready?.(workers);
     const runs = new RunService({ store, clock: Date.now, wakeRunners: () => {} });
     const started = now();
-    const ids = await Promise.all(Array.from({ length: count }, async () => (await runs.create({ workflow, cwd: dir, autoApprove: true })).id));
+    const ids = await Promise.all(
+      Array.from({ length: count }, async () => (await runs.create({ workflow, cwd: dir, autoApprove: true })).id),
+    );
     // One query per change notice (not one read per run, as RunService.wait does), so measuring costs the store little.
     const changes = new ChangeLatch(store);
     let ended: RunRecord[] = [];
@@ -80,7 +82,8 @@ export async function drain(params: {
     }
     const elapsedMs = now() - started;
     const failed = ended.filter((run) => run.status !== 'succeeded');
-    if (failed.length > 0) throw new Error(`${failed.length} of ${count} runs did not succeed (${failed[0]?.status}: ${failed[0]?.reason ?? ''})`);
+    if (failed.length > 0)
+      throw new Error(`${failed.length} of ${count} runs did not succeed (${failed[0]?.status}: ${failed[0]?.reason ?? ''})`);
     return { workers, runs: count, elapsedMs, runsPerSecond: (count / elapsedMs) * 1000 };
   } finally {
     await stop(children);

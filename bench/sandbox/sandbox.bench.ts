@@ -43,7 +43,16 @@ async function commandStage(workspace: string, sandbox: PreparedSandbox | undefi
 async function shellCall(workspace: string, sandbox: PreparedSandbox | undefined): Promise<number> {
   const tool = createShellTool();
   const start = now();
-  const result = await tool.execute({ command: 'true' }, { workspaceRoot: workspace, signal: new AbortController().signal, readFiles: createFileReadTracker(), logger: silentLogger, ...(sandbox ? { sandbox } : {}) });
+  const result = await tool.execute(
+    { command: 'true' },
+    {
+      workspaceRoot: workspace,
+      signal: new AbortController().signal,
+      readFiles: createFileReadTracker(),
+      logger: silentLogger,
+      ...(sandbox ? { sandbox } : {}),
+    },
+  );
   if (result.isError === true) throw new Error(`shell failed: ${JSON.stringify(result.content)}`);
   return now() - start;
 }
@@ -53,8 +62,17 @@ async function main(): Promise<void> {
   const storageDir = mkdtempSync(join(tmpdir(), 'weft-bench-sandbox-storage-'));
   const provider = bubblewrapProvider();
   const closed = await provider.prepare(resolveSandboxRules({ mode: 'os' }, { workspace, storageDir })!, { onViolation: () => undefined });
-  const proxied = await provider.prepare(resolveSandboxRules({ mode: 'os', network: { allow: ['example.com'] } }, { workspace, storageDir })!, { onViolation: () => undefined });
-  const series: Record<string, number[]> = { 'command bare': [], 'command sandboxed': [], 'shell bare': [], 'shell sandboxed': [], 'shell sandboxed, proxy wired': [] };
+  const proxied = await provider.prepare(
+    resolveSandboxRules({ mode: 'os', network: { allow: ['example.com'] } }, { workspace, storageDir })!,
+    { onViolation: () => undefined },
+  );
+  const series: Record<string, number[]> = {
+    'command bare': [],
+    'command sandboxed': [],
+    'shell bare': [],
+    'shell sandboxed': [],
+    'shell sandboxed, proxy wired': [],
+  };
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
       series['command bare']!.push(await commandStage(workspace, undefined));
@@ -70,8 +88,16 @@ async function main(): Promise<void> {
     rmSync(storageDir, { recursive: true, force: true });
   }
   const summaries: Record<string, Summary> = Object.fromEntries(Object.entries(series).map(([name, values]) => [name, summarize(values)]));
-  const added = (sandboxed: string, bare: string) => ({ p50: summaries[sandboxed]!.p50 - summaries[bare]!.p50, p99: summaries[sandboxed]!.p99 - summaries[bare]!.p99 });
-  const rows = Object.entries(summaries).map(([name, summary]) => [name, formatNumber(summary.p50, 1), formatNumber(summary.p99, 1), formatNumber(summary.mean, 1)]);
+  const added = (sandboxed: string, bare: string) => ({
+    p50: summaries[sandboxed]!.p50 - summaries[bare]!.p50,
+    p99: summaries[sandboxed]!.p99 - summaries[bare]!.p99,
+  });
+  const rows = Object.entries(summaries).map(([name, summary]) => [
+    name,
+    formatNumber(summary.p50, 1),
+    formatNumber(summary.p99, 1),
+    formatNumber(summary.mean, 1),
+  ]);
   const addedRows = [
     ['command stage', added('command sandboxed', 'command bare')],
     ['shell call', added('shell sandboxed', 'shell bare')],
@@ -82,11 +108,18 @@ async function main(): Promise<void> {
     '',
     markdownTable({ headers: ['series', 'p50 ms', 'p99 ms', 'mean ms'], rows }),
     '',
-    markdownTable({ headers: ['added by the sandbox', 'p50 ms', 'p99 ms'], rows: addedRows.map(([name, delta]) => [name, formatNumber(delta.p50, 1), formatNumber(delta.p99, 1)]) }),
+    markdownTable({
+      headers: ['added by the sandbox', 'p50 ms', 'p99 ms'],
+      rows: addedRows.map(([name, delta]) => [name, formatNumber(delta.p50, 1), formatNumber(delta.p99, 1)]),
+    }),
     '',
     'Target: under 50 ms added per process start.',
   ].join('\n');
-  const written = writeResults('sandbox', { machine: machineInfo(), rounds: ROUNDS, loadAverage: loadavg()[0], summaries, added: Object.fromEntries(addedRows) }, markdown);
+  const written = writeResults(
+    'sandbox',
+    { machine: machineInfo(), rounds: ROUNDS, loadAverage: loadavg()[0], summaries, added: Object.fromEntries(addedRows) },
+    markdown,
+  );
   console.log(markdown);
   console.log(`\nwrote ${written.json} and ${written.markdown}`);
 }

@@ -35,11 +35,19 @@ interface Figures {
 }
 
 async function measure(store: RunStore, schedules: ScheduleStore, dir: string): Promise<Figures> {
-  writeFileSync(join(dir, 'bench.toml'), '[workflow]\nname = "bench"\n\n[run]\nauto_approve = true\n\n[nodes.a]\nkind = "command"\nrun = "true"\n');
+  writeFileSync(
+    join(dir, 'bench.toml'),
+    '[workflow]\nname = "bench"\n\n[run]\nauto_approve = true\n\n[nodes.a]\nkind = "command"\nrun = "true"\n',
+  );
   let clock = T0;
   const due = nextDueAfter(parseCron({ cron: CRON, timezone: 'UTC' }), T0)!;
   for (let index = 0; index < SCHEDULES; index += 1) {
-    await schedules.putSchedule(`s${index}`, { workflow: 'bench.toml', cwd: dir, cron: CRON, timezone: 'UTC', inputs: {}, catchUp: 'none', overlap: 'skip', source: 'cli' }, due, clock);
+    await schedules.putSchedule(
+      `s${index}`,
+      { workflow: 'bench.toml', cwd: dir, cron: CRON, timezone: 'UTC', inputs: {}, catchUp: 'none', overlap: 'skip', source: 'cli' },
+      due,
+      clock,
+    );
   }
   const runs = new RunService({ store, clock: () => clock, wakeRunners: () => undefined });
   const service = new ScheduleService({ store: schedules, runs: async () => runs, clock: () => clock, workerId: 'bench' });
@@ -89,7 +97,12 @@ async function main(): Promise<void> {
     await server.dispose();
     rmSync(pgDir, { recursive: true, force: true });
   }
-  const row = (metric: string, pick: (figures: Figures) => number, unit: string, digits: number) => [metric, formatNumber(pick(sqlite), digits), formatNumber(pick(postgres), digits), unit];
+  const row = (metric: string, pick: (figures: Figures) => number, unit: string, digits: number) => [
+    metric,
+    formatNumber(pick(sqlite), digits),
+    formatNumber(pick(postgres), digits),
+    unit,
+  ];
   const machine = machineInfo();
   const markdown = [
     '# Schedule ticks',
@@ -107,7 +120,11 @@ async function main(): Promise<void> {
       ],
     }),
   ].join('\n');
-  const written = writeResults('schedules', { benchmark: 'schedules', machine, loadBefore, loadAfter: loadavg(), schedules: SCHEDULES, sqlite, postgres }, markdown);
+  const written = writeResults(
+    'schedules',
+    { benchmark: 'schedules', machine, loadBefore, loadAfter: loadavg(), schedules: SCHEDULES, sqlite, postgres },
+    markdown,
+  );
   console.log(markdown);
   console.error(`wrote ${written.json} and ${written.markdown}`);
 }

@@ -34,7 +34,9 @@ export async function measureDashboardFirstPage(url: string, token: string, roun
       const cdp = await context.newCDPSession(page);
       await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
       await page.goto(`${url}/#/runs`);
-      const mark = await page.waitForFunction(() => (globalThis as unknown as BrowserGlobals).performance.getEntriesByName('weft:runs-first-page')[0]?.startTime ?? false);
+      const mark = await page.waitForFunction(
+        () => (globalThis as unknown as BrowserGlobals).performance.getEntriesByName('weft:runs-first-page')[0]?.startTime ?? false,
+      );
       samples.push((await mark.jsonValue()) as number);
       rows = await page.locator('table.runs tbody tr').count();
       await page.close();

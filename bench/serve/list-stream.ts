@@ -16,7 +16,13 @@ export interface ListStreamResults {
 }
 
 /** One subscriber on the list of `listed` runs (not the per-run phase's busy one): records when each run id first arrived; stops once it has `expected` of them. */
-async function subscribe(url: string, headers: Record<string, string>, arrived: Map<string, number>, expected: number, ready: () => void): Promise<void> {
+async function subscribe(
+  url: string,
+  headers: Record<string, string>,
+  arrived: Map<string, number>,
+  expected: number,
+  ready: () => void,
+): Promise<void> {
   const response = await fetch(`${url}/api/v1/runs?workflow=listed`, { headers: { ...headers, accept: 'text/event-stream' } });
   if (response.status !== 200 || !response.body) throw new Error(`no list stream: ${response.status}`);
   ready();
@@ -41,14 +47,23 @@ async function subscribe(url: string, headers: Record<string, string>, arrived: 
 }
 
 /** `url`: a `weft serve` on `dir`'s store, with no runner (the runs stay submitted). */
-export async function listStreamPhase(url: string, dir: string, headers: Record<string, string>, subscribers: number, runs: number, everyMs: number): Promise<ListStreamResults> {
+export async function listStreamPhase(
+  url: string,
+  dir: string,
+  headers: Record<string, string>,
+  subscribers: number,
+  runs: number,
+  everyMs: number,
+): Promise<ListStreamResults> {
   const store = await SqliteRunStore.open({ storageDir: dir });
   try {
     const arrivals = Array.from({ length: subscribers }, () => new Map<string, number>());
     let connected = 0;
     let allConnected!: () => void;
     const everyoneConnected = new Promise<void>((resolve) => (allConnected = resolve));
-    const streams = arrivals.map((arrived) => subscribe(url, headers, arrived, runs, () => (connected += 1) === subscribers && allConnected()));
+    const streams = arrivals.map((arrived) =>
+      subscribe(url, headers, arrived, runs, () => (connected += 1) === subscribers && allConnected()),
+    );
     await everyoneConnected;
     const createdAt = new Map<string, number>();
     for (let index = 0; index < runs; index += 1) {

@@ -55,7 +55,6 @@ const BASELINE = process.env.WEFT_BENCH_BASELINE_BIN;
 /** Reads of one run in a row, for the polling row. */
 const POLLS_PER_ROUND = QUICK ? 20 : 100;
 
-
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 async function getJson(url: string): Promise<unknown> {
@@ -133,7 +132,12 @@ class GetTimes {
   }
 
   results(): ApiGets {
-    return { random: summarize(this.random), polled: summarize(this.polled), viaNodeHttp: this.viaNodeHttp.length === 0 ? null : summarize(this.viaNodeHttp), serverCpuUsPerGet: this.cpuGets === 0 ? null : (this.cpuMs * 1000) / this.cpuGets };
+    return {
+      random: summarize(this.random),
+      polled: summarize(this.polled),
+      viaNodeHttp: this.viaNodeHttp.length === 0 ? null : summarize(this.viaNodeHttp),
+      serverCpuUsPerGet: this.cpuGets === 0 ? null : (this.cpuMs * 1000) / this.cpuGets,
+    };
   }
 }
 
@@ -177,7 +181,8 @@ async function readPhase(): Promise<ReadResults & { generatedSeconds: number | n
   let dashboard: DashboardFirstPage;
   try {
     // Warm-up: connections, JIT, the store's page cache.
-    for (const server of baseline ? [served, baseline] : [served]) await timed(50, () => getJson(`${server.url}/api/v1/runs/${pick()}`), []);
+    for (const server of baseline ? [served, baseline] : [served])
+      await timed(50, () => getJson(`${server.url}/api/v1/runs/${pick()}`), []);
     await timed(50, () => client.callTool({ name: 'weft_run_get', arguments: { run_id: pick() } }), []);
     for (let round = 0; round < ROUNDS; round += 1) {
       await apiRound(baselineGets ? [gets, baselineGets] : [gets], pick);
@@ -198,7 +203,16 @@ async function readPhase(): Promise<ReadResults & { generatedSeconds: number | n
     await served.stop();
     await baseline?.stop();
   }
-  return { apiGet: gets.results(), baselineGet: baselineGets?.results() ?? null, apiList: summarize(times.apiList), mcpGet: summarize(times.mcpGet), listPageSize, dashboard: summarize(dashboard.samples), dashboardRows: dashboard.rows, generatedSeconds };
+  return {
+    apiGet: gets.results(),
+    baselineGet: baselineGets?.results() ?? null,
+    apiList: summarize(times.apiList),
+    mcpGet: summarize(times.mcpGet),
+    listPageSize,
+    dashboard: summarize(dashboard.samples),
+    dashboardRows: dashboard.rows,
+    generatedSeconds,
+  };
 }
 
 interface FanOutResults {
@@ -211,7 +225,13 @@ interface FanOutResults {
 }
 
 /** One subscriber: reads the stream, records when each seq arrived, stops after `lastSeq`. */
-async function subscribe(url: string, runId: string, lastSeq: () => number | undefined, arrived: Map<number, number>, ready: () => void): Promise<boolean> {
+async function subscribe(
+  url: string,
+  runId: string,
+  lastSeq: () => number | undefined,
+  arrived: Map<number, number>,
+  ready: () => void,
+): Promise<boolean> {
   const response = await fetch(`${url}/api/v1/runs/${runId}/events`, { headers: { ...auth, accept: 'text/event-stream' } });
   if (!response.body) throw new Error(`no event stream: ${response.status}`);
   const reader = response.body.getReader();
@@ -255,10 +275,16 @@ async function fanOutPhase(): Promise<FanOutResults> {
     let allConnected!: () => void;
     const everyoneReady = new Promise<void>((resolve) => (allConnected = resolve));
     const subscribers = arrivals.map((arrived) =>
-      subscribe(served.url, run.id, () => lastSeq, arrived, () => {
-        connected += 1;
-        if (connected === SUBSCRIBERS) allConnected();
-      }),
+      subscribe(
+        served.url,
+        run.id,
+        () => lastSeq,
+        arrived,
+        () => {
+          connected += 1;
+          if (connected === SUBSCRIBERS) allConnected();
+        },
+      ),
     );
     await everyoneReady;
     const appendedAt = new Map<number, number>();
@@ -282,7 +308,14 @@ async function fanOutPhase(): Promise<FanOutResults> {
     }
     // The same server, the same number of subscribers, now on the runs list while runs are created.
     const list = await listStreamPhase(served.url, dir, auth, SUBSCRIBERS, QUICK ? 20 : 100, APPEND_EVERY_MS);
-    return { subscribers: SUBSCRIBERS, events: BUSY_EVENTS, delivered, inOrder: orders.every(Boolean), latency: summarize(latencies), list };
+    return {
+      subscribers: SUBSCRIBERS,
+      events: BUSY_EVENTS,
+      delivered,
+      inOrder: orders.every(Boolean),
+      latency: summarize(latencies),
+      list,
+    };
   } finally {
     await store.close();
     await served.stop();
@@ -299,24 +332,84 @@ async function main(): Promise<void> {
   const fanOut = await fanOutPhase();
   const cpu = (gets: ApiGets) => (gets.serverCpuUsPerGet === null ? '–' : formatNumber(gets.serverCpuUsPerGet));
   const getRows = (gets: ApiGets, who: string) => [
-    [`API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)${who}`, ms(gets.random.p50), ms(gets.random.p99), formatNumber(gets.random.count), cpu(gets), '< 5 ms'],
-    ...(gets.viaNodeHttp ? [[`API GET /api/v1/runs/{id} through node:http instead of fetch${who}`, ms(gets.viaNodeHttp.p50), ms(gets.viaNodeHttp.p99), formatNumber(gets.viaNodeHttp.count), '–', '< 5 ms']] : []),
-    [`API GET /api/v1/runs/{id}, one run read ${POLLS_PER_ROUND}× in a row${who}`, ms(gets.polled.p50), ms(gets.polled.p99), formatNumber(gets.polled.count), '–', '–'],
+    [
+      `API GET /api/v1/runs/{id} (${formatNumber(RUNS)} runs)${who}`,
+      ms(gets.random.p50),
+      ms(gets.random.p99),
+      formatNumber(gets.random.count),
+      cpu(gets),
+      '< 5 ms',
+    ],
+    ...(gets.viaNodeHttp
+      ? [
+          [
+            `API GET /api/v1/runs/{id} through node:http instead of fetch${who}`,
+            ms(gets.viaNodeHttp.p50),
+            ms(gets.viaNodeHttp.p99),
+            formatNumber(gets.viaNodeHttp.count),
+            '–',
+            '< 5 ms',
+          ],
+        ]
+      : []),
+    [
+      `API GET /api/v1/runs/{id}, one run read ${POLLS_PER_ROUND}× in a row${who}`,
+      ms(gets.polled.p50),
+      ms(gets.polled.p99),
+      formatNumber(gets.polled.count),
+      '–',
+      '–',
+    ],
   ];
   const readRows = read
     ? [
         ...getRows(read.apiGet, ''),
         ...(read.baselineGet ? getRows(read.baselineGet, ' — baseline') : []),
-        [`MCP weft_run_get over HTTP (/mcp, same server)`, ms(read.mcpGet.p50), ms(read.mcpGet.p99), formatNumber(read.mcpGet.count), '–', '–'],
-        [`API GET /api/v1/runs first page (${read.listPageSize} runs)`, ms(read.apiList.p50), ms(read.apiList.p99), formatNumber(read.apiList.count), '–', '< 20 ms'],
-        [`Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`, ms(read.dashboard.p50), ms(read.dashboard.p99), formatNumber(read.dashboard.count), '–', '< 1,000 ms'],
+        [
+          `MCP weft_run_get over HTTP (/mcp, same server)`,
+          ms(read.mcpGet.p50),
+          ms(read.mcpGet.p99),
+          formatNumber(read.mcpGet.count),
+          '–',
+          '–',
+        ],
+        [
+          `API GET /api/v1/runs first page (${read.listPageSize} runs)`,
+          ms(read.apiList.p50),
+          ms(read.apiList.p99),
+          formatNumber(read.apiList.count),
+          '–',
+          '< 20 ms',
+        ],
+        [
+          `Dashboard runs list, first page in the browser (${read.dashboardRows} rows)`,
+          ms(read.dashboard.p50),
+          ms(read.dashboard.p99),
+          formatNumber(read.dashboard.count),
+          '–',
+          '< 1,000 ms',
+        ],
       ]
     : [];
   const list = fanOut.list;
   const rows = [
     ...readRows,
-    [`SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`, ms(fanOut.latency.p50), ms(fanOut.latency.p99), formatNumber(fanOut.delivered), '–', '< 50 ms'],
-    [`SSE runs list: ${list.subscribers} subscribers × ${list.runs} runs created, create → read`, ms(list.latency.p50), ms(list.latency.p99), formatNumber(list.delivered), '–', '–'],
+    [
+      `SSE: ${fanOut.subscribers} subscribers × ${fanOut.events} events, append → read`,
+      ms(fanOut.latency.p50),
+      ms(fanOut.latency.p99),
+      formatNumber(fanOut.delivered),
+      '–',
+      '< 50 ms',
+    ],
+    [
+      `SSE runs list: ${list.subscribers} subscribers × ${list.runs} runs created, create → read`,
+      ms(list.latency.p50),
+      ms(list.latency.p99),
+      formatNumber(list.delivered),
+      '–',
+      '–',
+    ],
   ];
   const markdown = [
     SSE_ONLY ? '# bench/serve --sse-only' : '# bench/serve',
@@ -329,10 +422,15 @@ async function main(): Promise<void> {
     '',
     `Command: \`npm run build && node --import tsx bench/serve/serve.bench.ts\``,
   ].join('\n');
-  const written = writeResults(SSE_ONLY ? 'serve-sse' : 'serve', { machine: machineInfo(), load, loadAfterRead, baseline: BASELINE ?? null, quick: QUICK, runs: RUNS, read, fanOut }, markdown);
+  const written = writeResults(
+    SSE_ONLY ? 'serve-sse' : 'serve',
+    { machine: machineInfo(), load, loadAfterRead, baseline: BASELINE ?? null, quick: QUICK, runs: RUNS, read, fanOut },
+    markdown,
+  );
   console.log(markdown);
   console.error(`\nwrote ${written.json} and ${written.markdown}`);
-  if (fanOut.delivered !== fanOut.subscribers * fanOut.events || !fanOut.inOrder || list.delivered !== list.subscribers * list.runs) process.exitCode = 1;
+  if (fanOut.delivered !== fanOut.subscribers * fanOut.events || !fanOut.inOrder || list.delivered !== list.subscribers * list.runs)
+    process.exitCode = 1;
 }
 
 await main();

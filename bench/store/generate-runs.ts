@@ -68,7 +68,11 @@ export function* generateRuns(count: number, eventsPerRun: number, random: Rando
         workflowPath: `workflows/${WORKFLOWS[index % WORKFLOWS.length]}.toml`,
         goal: `Synthetic run ${index}: fix the flaky test in module ${index % 97}`,
         inputs: { issue: index, repository: 'acme/widgets' },
-        labels: { team: TEAMS[Math.floor(random() * TEAMS.length)] as string, env: ENVS[Math.floor(random() * ENVS.length)] as string, project: `p${Math.floor(random() * 100)}` },
+        labels: {
+          team: TEAMS[Math.floor(random() * TEAMS.length)] as string,
+          env: ENVS[Math.floor(random() * ENVS.length)] as string,
+          project: `p${Math.floor(random() * 100)}`,
+        },
         cwd: '/work/acme/widgets',
       },
       createdAt,

@@ -59,7 +59,16 @@ interface Contender {
 
 async function loadStore(checkout: string, label: string): Promise<typeof PostgresRunStoreType> {
   const outfile = join(CACHE_DIR, 'pg-appends', `${label}.mjs`);
-  await build({ entryPoints: [join(checkout, 'src/runs/store/postgres/postgres-run-store.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await build({
+    entryPoints: [join(checkout, 'src/runs/store/postgres/postgres-run-store.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   return ((await import(pathToFileURL(outfile).href)) as { PostgresRunStore: typeof PostgresRunStoreType }).PostgresRunStore;
 }
 
@@ -71,7 +80,8 @@ async function serverCpuSeconds(admin: pg.Client): Promise<number> {
   const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const stat = (pid: number | string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   const postmaster = Number(stat(rows[0]?.pid ?? 0)[1]);
-  const ticks = (fields: string[], from: number, count: number) => fields.slice(from, from + count).reduce((sum, field) => sum + Number(field), 0);
+  const ticks = (fields: string[], from: number, count: number) =>
+    fields.slice(from, from + count).reduce((sum, field) => sum + Number(field), 0);
   let total = ticks(stat(postmaster), 11, 4);
   for (const child of readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
     try {
@@ -83,7 +93,11 @@ async function serverCpuSeconds(admin: pg.Client): Promise<number> {
   return total / 100;
 }
 
-const event = (turn: number): NewRunEvent => ({ type: 'model-turn-finished', stageId: 'implement@1', payload: { turn, inputTokens: 1200, outputTokens: 340, stopReason: 'tool_use' } });
+const event = (turn: number): NewRunEvent => ({
+  type: 'model-turn-finished',
+  stageId: 'implement@1',
+  payload: { turn, inputTokens: 1200, outputTokens: 340, stopReason: 'tool_use' },
+});
 
 async function concurrentRound(contender: Contender, appends: number): Promise<void> {
   const { store, ids } = contender;
@@ -115,7 +129,10 @@ async function printStatements(admin: pg.Client, label: string): Promise<void> {
     "SELECT calls, plans, mean_plan_time AS plan_ms, mean_exec_time AS exec_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS query FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 6",
   );
   console.log(`statements, ${label}:`);
-  for (const row of rows) console.log(`  ${row.calls} calls, ${row.plans} plans (${row.plan_ms.toFixed(3)} ms each), exec ${row.exec_ms.toFixed(3)} ms each, ${row.rows} rows: ${row.query}`);
+  for (const row of rows)
+    console.log(
+      `  ${row.calls} calls, ${row.plans} plans (${row.plan_ms.toFixed(3)} ms each), exec ${row.exec_ms.toFixed(3)} ms each, ${row.rows} rows: ${row.query}`,
+    );
 }
 
 const profiles = new Map<string, string[]>();
@@ -156,7 +173,9 @@ function printProfiles(): void {
         .slice(0, count)
         .map(([key, ms]) => `  ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${key}`)
         .join('\n');
-    console.log(`\nprofile ${label}: busy ${((100 * busy) / total).toFixed(0)} % of ${total.toFixed(0)} ms\nmodules:\n${top(modules, 15)}\nfunctions:\n${top(functions, 30)}`);
+    console.log(
+      `\nprofile ${label}: busy ${((100 * busy) / total).toFixed(0)} % of ${total.toFixed(0)} ms\nmodules:\n${top(modules, 15)}\nfunctions:\n${top(functions, 30)}`,
+    );
   }
 }
 
@@ -164,7 +183,11 @@ async function hotUpdates(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const row = (await client.query<{ n_tup_upd: string; n_tup_hot_upd: string }>("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'runs'")).rows[0];
+    const row = (
+      await client.query<{ n_tup_upd: string; n_tup_hot_upd: string }>(
+        "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'runs'",
+      )
+    ).rows[0];
     return `${row?.n_tup_hot_upd ?? '?'} of ${row?.n_tup_upd ?? '?'}`;
   } finally {
     await client.end();
@@ -173,8 +196,14 @@ async function hotUpdates(url: string): Promise<string> {
 
 async function main(): Promise<void> {
   const checkouts = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['.'];
-  console.log(`load average before: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
-  const server = await benchPostgres(STATEMENTS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : undefined);
+  console.log(
+    `load average before: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
+  const server = await benchPostgres(
+    STATEMENTS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : undefined,
+  );
   const contenders: Contender[] = [];
   try {
     for (const [index, argument] of checkouts.entries()) {
@@ -183,7 +212,11 @@ async function main(): Promise<void> {
       const label = `${index}-${basename(resolve(checkout))}${options === undefined ? '' : options.replace(/[^a-zA-Z0-9:,]/g, '')}`;
       const PostgresRunStore = await loadStore(resolve(checkout), label);
       const url = await server.createDatabase();
-      const store = await PostgresRunStore.open({ url, newId: monotonicFactory(), ...(options === undefined ? {} : { appendBatches: JSON.parse(options) as object }) });
+      const store = await PostgresRunStore.open({
+        url,
+        newId: monotonicFactory(),
+        ...(options === undefined ? {} : { appendBatches: JSON.parse(options) as object }),
+      });
       const ids: string[] = [];
       await store.importRuns(generateRuns(RUNS, 10, mulberry32(7), ids));
       if (afterLoad !== undefined) {
@@ -195,7 +228,18 @@ async function main(): Promise<void> {
           await client.end();
         }
       }
-      contenders.push({ label, store, url, ids, concurrent: [], sequential: [], batched: [], live: [], serverCpuPerEvent: [], benchCpuPerEvent: [] });
+      contenders.push({
+        label,
+        store,
+        url,
+        ids,
+        concurrent: [],
+        sequential: [],
+        batched: [],
+        live: [],
+        serverCpuPerEvent: [],
+        benchCpuPerEvent: [],
+      });
       console.log(`${label}: loaded ${RUNS} runs`);
     }
     const admin = new pg.Client({ connectionString: contenders[0]?.url });
@@ -206,19 +250,26 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
           if (STATEMENTS) await admin.query('SELECT pg_stat_statements_reset()');
-          contender.concurrent.push(await measured(APPENDS, () => profiled(contender.label, () => concurrentRound(contender, APPENDS)), { contender, admin }));
+          contender.concurrent.push(
+            await measured(APPENDS, () => profiled(contender.label, () => concurrentRound(contender, APPENDS)), { contender, admin }),
+          );
           if (STATEMENTS) await printStatements(admin, contender.label);
           const random = mulberry32(round);
           if (STATEMENTS) await admin.query('SELECT pg_stat_statements_reset()');
           contender.sequential.push(
             await measured(SEQUENTIAL, async () => {
-              for (let index = 0; index < SEQUENTIAL; index += 1) await contender.store.appendEvents(contender.ids[Math.floor(random() * contender.ids.length)] as string, [event(index)]);
+              for (let index = 0; index < SEQUENTIAL; index += 1)
+                await contender.store.appendEvents(contender.ids[Math.floor(random() * contender.ids.length)] as string, [event(index)]);
             }),
           );
           if (STATEMENTS) await printStatements(admin, `${contender.label}, one writer`);
           contender.batched.push(
             await measured(APPENDS, async () => {
-              for (let index = 0; index < APPENDS / BATCH; index += 1) await contender.store.appendEvents(contender.ids[Math.floor(random() * contender.ids.length)] as string, Array.from({ length: BATCH }, (_, offset) => event(offset)));
+              for (let index = 0; index < APPENDS / BATCH; index += 1)
+                await contender.store.appendEvents(
+                  contender.ids[Math.floor(random() * contender.ids.length)] as string,
+                  Array.from({ length: BATCH }, (_, offset) => event(offset)),
+                );
             }),
           );
           const from = Date.now() - 2000;
@@ -229,13 +280,19 @@ async function main(): Promise<void> {
             reads.push(now() - started);
           }
           contender.live.push(median(reads));
-          console.log(`round ${round + 1} ${contender.label}: ${WRITERS} writers ${Math.round(contender.concurrent.at(-1) ?? 0)} events/s, one writer ${Math.round(contender.sequential.at(-1) ?? 0)} events/s, ${BATCH} per call ${Math.round(contender.batched.at(-1) ?? 0)} events/s (load ${loadavg()[0]?.toFixed(2)})`);
+          console.log(
+            `round ${round + 1} ${contender.label}: ${WRITERS} writers ${Math.round(contender.concurrent.at(-1) ?? 0)} events/s, one writer ${Math.round(contender.sequential.at(-1) ?? 0)} events/s, ${BATCH} per call ${Math.round(contender.batched.at(-1) ?? 0)} events/s (load ${loadavg()[0]?.toFixed(2)})`,
+          );
         }
       }
     } finally {
       await admin.end();
     }
-    console.log(`\nload average after: ${loadavg().map((value) => value.toFixed(2)).join(' ')}; ${RUNS} runs, ${APPENDS} appends per round, ${ROUNDS} rounds, medians`);
+    console.log(
+      `\nload average after: ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}; ${RUNS} runs, ${APPENDS} appends per round, ${ROUNDS} rounds, medians`,
+    );
     for (const contender of contenders) {
       const perEvent = (values: number[]) => `${(median(values) * 1e6).toFixed(0)} µs`;
       console.log(

@@ -67,7 +67,16 @@ async function throughput(events: number, work: () => Promise<unknown>): Promise
 async function loadStores(): Promise<{ SqliteRunStore: typeof SqliteRunStoreType; PostgresRunStore: typeof PostgresRunStoreType }> {
   const load = async <T>(source: string, name: string): Promise<T> => {
     const outfile = join(CACHE_DIR, 'store', `${name}.mjs`);
-    await build({ entryPoints: [join(REPO_ROOT, source)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    await build({
+      entryPoints: [join(REPO_ROOT, source)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
     return (await import(pathToFileURL(outfile).href)) as T;
   };
   const [{ SqliteRunStore }, { PostgresRunStore }] = await Promise.all([
@@ -116,7 +125,11 @@ async function measure(store: BenchStore, size: () => number): Promise<Measured>
   const pageSize = found / SEARCH_SAMPLES;
   const searchedNoLabel = await timeEach(SEARCH_SAMPLES, search(false));
 
-  const event = (turn: number): NewRunEvent => ({ type: 'model-turn-finished', stageId: 'implement@1', payload: { turn, inputTokens: 1200, outputTokens: 340, stopReason: 'tool_use' } });
+  const event = (turn: number): NewRunEvent => ({
+    type: 'model-turn-finished',
+    stageId: 'implement@1',
+    payload: { turn, inputTokens: 1200, outputTokens: 340, stopReason: 'tool_use' },
+  });
   const sequential = await throughput(APPENDS, async () => {
     for (let index = 0; index < APPENDS; index += 1) await store.appendEvents(pick(), [event(index)]);
   });
@@ -131,7 +144,11 @@ async function measure(store: BenchStore, size: () => number): Promise<Measured>
   await writers(APPENDS / 4)();
   const concurrent = await throughput(APPENDS, writers(APPENDS));
   const batched = await throughput(APPENDS, async () => {
-    for (let index = 0; index < APPENDS / BATCH; index += 1) await store.appendEvents(pick(), Array.from({ length: BATCH }, (_, offset) => event(offset)));
+    for (let index = 0; index < APPENDS / BATCH; index += 1)
+      await store.appendEvents(
+        pick(),
+        Array.from({ length: BATCH }, (_, offset) => event(offset)),
+      );
   });
 
   // The live runs list's read on each change notice: the runs changed in the last 2 s (the appends above, the newest first in time).
@@ -142,22 +159,63 @@ async function measure(store: BenchStore, size: () => number): Promise<Measured>
   });
 
   const rows: Row[] = [
-    { metric: `generate ${formatNumber(runs)} runs + ${formatNumber(events)} events (bulk import)`, value: loadSeconds, unit: 's', digits: 1 },
+    {
+      metric: `generate ${formatNumber(runs)} runs + ${formatNumber(events)} events (bulk import)`,
+      value: loadSeconds,
+      unit: 's',
+      digits: 1,
+    },
     { metric: 'database size', value: size() / 1024 / 1024, unit: 'MiB', digits: 0 },
     { metric: 'getRun p50', value: get.p50, unit: 'ms', digits: 3 },
     { metric: 'getRun p99', value: get.p99, unit: 'ms', digits: 3, target: { text: '< 5 ms', pass: get.p99 < 5 } },
     { metric: 'searchRuns status + label + created range, p50', value: searched.p50, unit: 'ms', digits: 3 },
-    { metric: 'searchRuns status + label + created range, p99', value: searched.p99, unit: 'ms', digits: 3, target: { text: '< 50 ms', pass: searched.p99 < 50 } },
-    { metric: 'searchRuns status + created range (no label), p99', value: searchedNoLabel.p99, unit: 'ms', digits: 3, target: { text: '< 50 ms', pass: searchedNoLabel.p99 < 50 } },
+    {
+      metric: 'searchRuns status + label + created range, p99',
+      value: searched.p99,
+      unit: 'ms',
+      digits: 3,
+      target: { text: '< 50 ms', pass: searched.p99 < 50 },
+    },
+    {
+      metric: 'searchRuns status + created range (no label), p99',
+      value: searchedNoLabel.p99,
+      unit: 'ms',
+      digits: 3,
+      target: { text: '< 50 ms', pass: searchedNoLabel.p99 < 50 },
+    },
     { metric: 'runs per search page (limit 50), average', value: pageSize, unit: '', digits: 1 },
-    { metric: `append, 1 event per call, ${WRITERS} concurrent writers`, value: concurrent, unit: 'events/s', digits: 0, target: { text: '> 20,000', pass: concurrent > 20_000 } },
-    { metric: `append, ${BATCH} events per call`, value: batched, unit: 'events/s', digits: 0, target: { text: '> 20,000', pass: batched > 20_000 } },
+    {
+      metric: `append, 1 event per call, ${WRITERS} concurrent writers`,
+      value: concurrent,
+      unit: 'events/s',
+      digits: 0,
+      target: { text: '> 20,000', pass: concurrent > 20_000 },
+    },
+    {
+      metric: `append, ${BATCH} events per call`,
+      value: batched,
+      unit: 'events/s',
+      digits: 0,
+      target: { text: '> 20,000', pass: batched > 20_000 },
+    },
     { metric: 'append, 1 event per call, one writer awaiting each (one commit per event)', value: sequential, unit: 'events/s', digits: 0 },
     { metric: 'runs changed in the last 2 s (live list read), p50', value: live.p50, unit: 'ms', digits: 3 },
     { metric: 'runs changed in the last 2 s (live list read), p99', value: live.p99, unit: 'ms', digits: 3 },
     { metric: 'runs in that read (up to 200)', value: changed, unit: '', digits: 0 },
   ];
-  return { rows, data: { runs, events, samples: { get: GET_SAMPLES, search: SEARCH_SAMPLES, appends: APPENDS, live: LIVE_SAMPLES }, get, searched, searchedNoLabel, live, liveRuns: changed } };
+  return {
+    rows,
+    data: {
+      runs,
+      events,
+      samples: { get: GET_SAMPLES, search: SEARCH_SAMPLES, appends: APPENDS, live: LIVE_SAMPLES },
+      get,
+      searched,
+      searchedNoLabel,
+      live,
+      liveRuns: changed,
+    },
+  };
 }
 
 const loadBefore = loadavg();
@@ -194,7 +252,8 @@ async function main(): Promise<void> {
 
 function report(sqlite: Measured, postgres: Measured, server: string): void {
   const machine = machineInfo();
-  const cell = (row: Row | undefined) => (row === undefined ? '' : `${formatNumber(row.value, row.digits)}${row.unit ? ` ${row.unit}` : ''}`);
+  const cell = (row: Row | undefined) =>
+    row === undefined ? '' : `${formatNumber(row.value, row.digits)}${row.unit ? ` ${row.unit}` : ''}`;
   const pass = (row: Row | undefined) => (row?.target === undefined ? '' : row.target.pass ? 'yes' : '**no**');
   const table = markdownTable({
     headers: ['metric', 'SQLite', 'PostgreSQL', 'target', 'pass (SQLite / PostgreSQL)'],
@@ -209,7 +268,9 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     '',
     `${formatNumber(RUNS)} runs and ${formatNumber(RUNS * EVENTS_PER_RUN)} events in each store; Node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.date}.`,
     `PostgreSQL: ${server}, on the same machine (its server processes share the same cores with the benchmark).`,
-    `Load average (1, 5, 15 min) before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadavg().map((value) => value.toFixed(2)).join(' ')}.`,
+    `Load average (1, 5, 15 min) before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}.`,
     '',
     table,
     '',
@@ -219,7 +280,19 @@ function report(sqlite: Measured, postgres: Measured, server: string): void {
     'event-loop turn in one transaction; PostgreSQL writes them with one statement (each run checked against its head and lease).',
     '',
   ].join('\n');
-  const written = writeResults('store', { benchmark: 'store', machine, server, loadBefore, loadAfter: loadavg(), sqlite: { rows: sqlite.rows, ...sqlite.data }, postgres: { rows: postgres.rows, ...postgres.data } }, markdown);
+  const written = writeResults(
+    'store',
+    {
+      benchmark: 'store',
+      machine,
+      server,
+      loadBefore,
+      loadAfter: loadavg(),
+      sqlite: { rows: sqlite.rows, ...sqlite.data },
+      postgres: { rows: postgres.rows, ...postgres.data },
+    },
+    markdown,
+  );
   console.log(markdown);
   console.error(`wrote ${written.json} and ${written.markdown}`);
 }

@@ -36,7 +36,12 @@ function makeRepository(dir: string): void {
   }
   writeFileSync(join(dir, '.gitignore'), 'node_modules/\ndist/\n');
   const env = gitEnvironment({ GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' });
-  for (const args of [['init', '--quiet', '--initial-branch=main'], ['add', '-A'], ['commit', '--quiet', '-m', 'generated']]) execFileSync('git', args, { cwd: dir, env });
+  for (const args of [
+    ['init', '--quiet', '--initial-branch=main'],
+    ['add', '-A'],
+    ['commit', '--quiet', '-m', 'generated'],
+  ])
+    execFileSync('git', args, { cwd: dir, env });
 }
 
 let round = 0;
@@ -45,7 +50,10 @@ function changeFiles(topDir: string): void {
   round += 1;
   for (let index = 0; index < CHANGED - 1; index += 1) {
     const file = (round * 7919 + index * 997) % FILES;
-    writeFileSync(join(topDir, `src/module-${String(file % 100).padStart(3, '0')}/file-${file}.ts`), `export const value${file} = ${round};\n`);
+    writeFileSync(
+      join(topDir, `src/module-${String(file % 100).padStart(3, '0')}/file-${file}.ts`),
+      `export const value${file} = ${round};\n`,
+    );
   }
   writeFileSync(join(topDir, `src/new-${round}.ts`), `export const round = ${round};\n`);
 }
@@ -98,7 +106,10 @@ async function interleaved(samples: number, variants: readonly Variant[]): Promi
  */
 async function checkpointSession7(ws: OpenedWorkspace, stage: string): Promise<boolean> {
   const cwd = ws.topDir;
-  const { stdout } = await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames', '--ignore-submodules=none'], { cwd });
+  const { stdout } = await git(
+    ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--no-renames', '--ignore-submodules=none'],
+    { cwd },
+  );
   const paths = stdout
     .split('\0')
     .filter((token) => token.startsWith('1 ') || token.startsWith('? '))
@@ -143,8 +154,20 @@ async function main(): Promise<void> {
     const old = await openWorkspace({ runId: 'bench-session7', workspace: oldWorkspace, root: join(base, 'root') });
     let stage = 0;
     const rows: Row[] = [];
-    rows.push(...(await interleaved(iterations, [{ name: 'floor: spawn `git --version`', setup: () => undefined, work: () => git(['--version'], { cwd: ws.topDir }) }])));
-    rows.push(...(await interleaved(iterations, [{ name: 'floor: `git status` (clean tree)', setup: () => undefined, work: () => git(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: ws.topDir }) }])));
+    rows.push(
+      ...(await interleaved(iterations, [
+        { name: 'floor: spawn `git --version`', setup: () => undefined, work: () => git(['--version'], { cwd: ws.topDir }) },
+      ])),
+    );
+    rows.push(
+      ...(await interleaved(iterations, [
+        {
+          name: 'floor: `git status` (clean tree)',
+          setup: () => undefined,
+          work: () => git(['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: ws.topDir }),
+        },
+      ])),
+    );
     rows.push(
       ...(await interleaved(iterations, [
         {
@@ -186,7 +209,15 @@ async function main(): Promise<void> {
     const machine = machineInfo();
     const table = markdownTable({
       headers: ['operation', 'samples', 'p50 (ms)', 'p99 (ms)', 'mean (ms)', 'max (ms)', 'CPU mean (ms)'],
-      rows: rows.map(({ name, summary, cpuMs: cpu }) => [name, String(summary.count), formatNumber(summary.p50, 2), formatNumber(summary.p99, 2), formatNumber(summary.mean, 2), formatNumber(summary.max, 2), formatNumber(cpu, 1)]),
+      rows: rows.map(({ name, summary, cpuMs: cpu }) => [
+        name,
+        String(summary.count),
+        formatNumber(summary.p50, 2),
+        formatNumber(summary.p99, 2),
+        formatNumber(summary.mean, 2),
+        formatNumber(summary.max, 2),
+        formatNumber(cpu, 1),
+      ]),
     });
     const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
     const markdown = [
@@ -199,7 +230,23 @@ async function main(): Promise<void> {
       table,
       '',
     ].join('\n');
-    const written = writeResults('workspace', { benchmark: 'workspace', machine, gitVersion, loadBefore, loadAfter: loadavg(), files: FILES, changed: CHANGED, generatedMs, firstOpenMs, reopenMs, rows }, markdown);
+    const written = writeResults(
+      'workspace',
+      {
+        benchmark: 'workspace',
+        machine,
+        gitVersion,
+        loadBefore,
+        loadAfter: loadavg(),
+        files: FILES,
+        changed: CHANGED,
+        generatedMs,
+        firstOpenMs,
+        reopenMs,
+        rows,
+      },
+      markdown,
+    );
     console.log(markdown);
     console.log(`\nwritten: ${written.json}, ${written.markdown}`);
   } finally {

@@ -15,7 +15,10 @@ export default defineWorkflow({
       kind: 'function',
       run: ({ stages }) => {
         const lines = String(stages.changes.output).split('\n');
-        return { fixes: lines.filter((line) => line.startsWith('fix:')).length, features: lines.filter((line) => line.startsWith('feat:')).length };
+        return {
+          fixes: lines.filter((line) => line.startsWith('fix:')).length,
+          features: lines.filter((line) => line.startsWith('feat:')).length,
+        };
       },
       next: 'decide',
     },

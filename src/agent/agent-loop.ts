@@ -22,14 +22,30 @@ import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { BudgetCheck, BudgetStop } from '../runs/engine/budget-guard.js';
 import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../tools/tool-executor.js';
 import { errorResult } from '../tools/tool.js';
-import { addUsage, EMPTY_USAGE, type ImageInput, type ModelClient, type ModelMessage, type ModelRetry, type ModelTurn, type ModelUsage } from './model-client.js';
+import {
+  addUsage,
+  EMPTY_USAGE,
+  type ImageInput,
+  type ModelClient,
+  type ModelMessage,
+  type ModelRetry,
+  type ModelTurn,
+  type ModelUsage,
+} from './model-client.js';
 import type { MessageInbox } from './run-messages.js';
 import type { TraceContext } from '../core/telemetry/tracing.js';
 import { tracedGenerate } from './agent-tracing.js';
 import { outputTokensFor, tokenLimitReached, turnLimitReached, type AgentLimits, type LoopProgress } from './stop-condition.js';
 import { toolResultOutput } from './tool-result-output.js';
 import type { AdaptedTools } from './tool-schemas.js';
-import { messageDeliveredEvent, modelRetryEvent, modelTurnEvent, toolCallFinishedEvent, toolCallStartedEvent, type TurnCall } from './transcript-events.js';
+import {
+  messageDeliveredEvent,
+  modelRetryEvent,
+  modelTurnEvent,
+  toolCallFinishedEvent,
+  toolCallStartedEvent,
+  type TurnCall,
+} from './transcript-events.js';
 import { textStream } from './text-stream.js';
 
 export interface AgentLoopParams {
@@ -69,31 +85,55 @@ function planCalls(turn: ModelTurn, tools: AdaptedTools): PlannedCall[] {
     const tool = tools.toolFor(call.name);
     const base = { callId: call.id, modelName: call.name, tool: tool?.name ?? call.name, arguments: call.input };
     if (call.invalid !== undefined) return { ...base, refusal: call.invalid };
-    if (!tool) return { ...base, refusal: `Unknown tool '${call.name}'. Available tools: ${tools.specs.map((spec) => spec.name).join(', ') || '(none)'}.` };
+    if (!tool)
+      return {
+        ...base,
+        refusal: `Unknown tool '${call.name}'. Available tools: ${tools.specs.map((spec) => spec.name).join(', ') || '(none)'}.`,
+      };
     return base;
   });
 }
 
 /** Runs the calls that can run; `finished` hears each call as it ends (refused ones first), so its end is recorded then. */
-async function runCalls(planned: readonly PlannedCall[], executor: ToolExecutor | undefined, session: ToolSession, finished: (call: PlannedCall, outcome: ToolCallOutcome) => Promise<void>): Promise<ToolCallOutcome[]> {
+async function runCalls(
+  planned: readonly PlannedCall[],
+  executor: ToolExecutor | undefined,
+  session: ToolSession,
+  finished: (call: PlannedCall, outcome: ToolCallOutcome) => Promise<void>,
+): Promise<ToolCallOutcome[]> {
   const runnable = planned.filter((call) => call.refusal === undefined && executor !== undefined);
   const refused = new Map<string, ToolCallOutcome>();
   for (const call of planned) {
     if (runnable.includes(call)) continue;
-    const outcome = { callId: call.callId, name: call.tool, result: errorResult(call.refusal ?? 'No tools can run in this stage.'), durationMs: 0 };
+    const outcome = {
+      callId: call.callId,
+      name: call.tool,
+      result: errorResult(call.refusal ?? 'No tools can run in this stage.'),
+      durationMs: 0,
+    };
     refused.set(call.callId, outcome);
     await finished(call, outcome);
   }
   const calls: ToolCall[] = runnable.map((call) => ({ id: call.callId, name: call.tool, arguments: call.arguments }));
-  const outcomes = executor && calls.length > 0 ? await executor.executeAll(calls, session, (outcome, index) => finished(runnable[index]!, outcome)) : [];
+  const outcomes =
+    executor && calls.length > 0 ? await executor.executeAll(calls, session, (outcome, index) => finished(runnable[index]!, outcome)) : [];
   const byId = new Map(outcomes.map((outcome, index) => [runnable[index]!.callId, outcome]));
   return planned.map((call) => byId.get(call.callId) ?? refused.get(call.callId)!);
 }
 
-function toolMessage(planned: readonly PlannedCall[], outcomes: readonly ToolCallOutcome[], imageInput: ImageInput | undefined): ModelMessage {
+function toolMessage(
+  planned: readonly PlannedCall[],
+  outcomes: readonly ToolCallOutcome[],
+  imageInput: ImageInput | undefined,
+): ModelMessage {
   return {
     role: 'tool',
-    content: planned.map((call, index) => ({ type: 'tool-result', toolCallId: call.callId, toolName: call.modelName, output: toolResultOutput(outcomes[index]!.result, imageInput) })),
+    content: planned.map((call, index) => ({
+      type: 'tool-result',
+      toolCallId: call.callId,
+      toolName: call.modelName,
+      output: toolResultOutput(outcomes[index]!.result, imageInput),
+    })),
   };
 }
 

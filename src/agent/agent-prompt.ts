@@ -6,7 +6,12 @@
 import type { RunRecord } from '../runs/model/run-record.js';
 import { renderTemplate, type AgentNode, type PromptNode, type Workflow, type WorkflowContext } from '../runs/workflow/index.js';
 
-export function defaultSystemPrompt(params: { run: RunRecord; workflow: Workflow; node: AgentNode | PromptNode; workDir?: string }): string {
+export function defaultSystemPrompt(params: {
+  run: RunRecord;
+  workflow: Workflow;
+  node: AgentNode | PromptNode;
+  workDir?: string;
+}): string {
   const { run, workflow, node } = params;
   const lines = [`You are an agent in weft, running the stage '${node.name}' of the workflow '${workflow.name}'.`];
   if (node.kind === 'agent') {
@@ -21,7 +26,13 @@ export function defaultSystemPrompt(params: { run: RunRecord; workflow: Workflow
   return lines.join('\n');
 }
 
-export function systemPrompt(params: { run: RunRecord; workflow: Workflow; node: AgentNode | PromptNode; context: WorkflowContext; workDir?: string }): string {
+export function systemPrompt(params: {
+  run: RunRecord;
+  workflow: Workflow;
+  node: AgentNode | PromptNode;
+  context: WorkflowContext;
+  workDir?: string;
+}): string {
   return params.node.system === undefined ? defaultSystemPrompt(params) : renderTemplate(params.node.system, params.context);
 }
 

@@ -50,7 +50,9 @@ function limitsFor(stage: StageRun & { node: AgentNode | PromptNode }): AgentLim
   const { node } = stage;
   if (node.kind === 'prompt') return { maxTurns: 1, ...(node.maxTokens === undefined ? {} : { maxOutputTokens: node.maxTokens }) };
   const workflowTurns = stage.workflow.run.agent.max_turns;
-  const maxTurns = node.maxTurns ?? (typeof workflowTurns === 'number' && Number.isInteger(workflowTurns) && workflowTurns > 0 ? workflowTurns : DEFAULT_MAX_TURNS);
+  const maxTurns =
+    node.maxTurns ??
+    (typeof workflowTurns === 'number' && Number.isInteger(workflowTurns) && workflowTurns > 0 ? workflowTurns : DEFAULT_MAX_TURNS);
   return { maxTurns, ...(node.maxTokens === undefined ? {} : { maxTokens: node.maxTokens }) };
 }
 
@@ -89,7 +91,8 @@ export class ModelStageRunner implements AgentStageRunner {
 
   async runStage(stage: StageRun): Promise<StageResult> {
     const node = stage.node;
-    if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot run a ${node.kind} stage` };
+    if (node.kind !== 'agent' && node.kind !== 'prompt')
+      return { status: 'failed', error: `the agent runner cannot run a ${node.kind} stage` };
     try {
       if (node.kind === 'agent') {
         const onCli = await this.#runOnCli({ ...stage, node });
@@ -108,7 +111,8 @@ export class ModelStageRunner implements AgentStageRunner {
 
   async checkStage(stage: StageRun): Promise<StageResult> {
     const node = stage.node;
-    if (node.kind !== 'agent' && node.kind !== 'prompt') return { status: 'failed', error: `the agent runner cannot check a ${node.kind} stage` };
+    if (node.kind !== 'agent' && node.kind !== 'prompt')
+      return { status: 'failed', error: `the agent runner cannot check a ${node.kind} stage` };
     try {
       const llm = await this.#options.llmSettings(stage.run);
       const cli = node.kind === 'agent' ? stageCli(node, llm) : undefined;
@@ -129,7 +133,8 @@ export class ModelStageRunner implements AgentStageRunner {
     const cli = stageCli(stage.node, llm);
     if (cli === undefined) return undefined;
     if (cli === 'unset') return { status: 'failed', error: noCliNamed(stage.node) };
-    if (this.#options.cli === undefined) return { status: 'failed', error: `Agent stage '${stage.node.name}' runs on the CLI backend, which this runner was not given.` };
+    if (this.#options.cli === undefined)
+      return { status: 'failed', error: `Agent stage '${stage.node.name}' runs on the CLI backend, which this runner was not given.` };
     return this.#options.cli.runStage(stage, cliStagePlan(stage, cli, llm, limitsFor(stage).maxTurns));
   }
 
@@ -147,7 +152,8 @@ export class ModelStageRunner implements AgentStageRunner {
     const registry = toolbox?.registry;
     const executor = toolbox?.executor;
     const allowed = toolFilter(node.kind === 'agent' ? node.tools : undefined);
-    const tools = (): AdaptedTools => (registry ? adaptTools(registry.list().filter(allowed), client.toolDialect) : adaptTools([], client.toolDialect));
+    const tools = (): AdaptedTools =>
+      registry ? adaptTools(registry.list().filter(allowed), client.toolDialect) : adaptTools([], client.toolDialect);
     const offered = tools();
     const limits = limitsFor(stage);
     const [started] = await stage.emit([
@@ -172,7 +178,13 @@ export class ModelStageRunner implements AgentStageRunner {
         prompt,
         tools,
         ...(executor === undefined ? {} : { executor }),
-        session: { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext, origin: callOriginOf(stage) },
+        session: {
+          workspaceRoot: stage.workDir,
+          readFiles: createFileReadTracker(),
+          signal: stage.signal,
+          traceContext,
+          origin: callOriginOf(stage),
+        },
         traceContext,
         limits,
         signal: stage.signal,
@@ -205,7 +217,9 @@ export function modelSources(node: AgentNode | PromptNode, workflow: Workflow, r
 function unmatchedPatterns(node: AgentNode | PromptNode, registry: ToolRegistry | undefined): string[] {
   if (node.kind !== 'agent' || node.tools === undefined || !registry) return [];
   const names = registry.list();
-  return node.tools.filter((pattern) => !names.some(toolFilter([pattern]))).map((pattern) => `Node tools entry '${pattern}' matches no tool.`);
+  return node.tools
+    .filter((pattern) => !names.some(toolFilter([pattern])))
+    .map((pattern) => `Node tools entry '${pattern}' matches no tool.`);
 }
 
 /**

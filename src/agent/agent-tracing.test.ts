@@ -26,11 +26,24 @@ function scriptedClient(provider: string, steps: (ModelTurn | Error)[]): ModelCl
   };
 }
 
-const request = (): ModelRequest => ({ messages: [{ role: 'user', content: 'the prompt never reaches a span' }], tools: [], maxOutputTokens: 512, signal: new AbortController().signal });
+const request = (): ModelRequest => ({
+  messages: [{ role: 'user', content: 'the prompt never reaches a span' }],
+  tools: [],
+  maxOutputTokens: 512,
+  signal: new AbortController().signal,
+});
 
 describe('model turn spans', () => {
   it('are GenAI chat client spans with the provider, model, output limit, finish reason and token counts', async () => {
-    const client = scriptedClient('google', [{ text: 'the answer never reaches a span', toolCalls: [], usage: { inputTokens: 11, outputTokens: 7, totalTokens: 18 }, finishReason: 'stop', messages: [] }]);
+    const client = scriptedClient('google', [
+      {
+        text: 'the answer never reaches a span',
+        toolCalls: [],
+        usage: { inputTokens: 11, outputTokens: 7, totalTokens: 18 },
+        finishReason: 'stop',
+        messages: [],
+      },
+    ]);
     const turn = await tracedGenerate(client, request(), 4, undefined);
     expect(turn.text).toBe('the answer never reaches a span');
     const [span] = kit.spans();
@@ -59,10 +72,22 @@ describe('model turn spans', () => {
     expect(span!.attributes['gen_ai.provider.name']).toBe('anthropic');
   });
 
-  it('carry the turn\'s cost, reported and estimated apart', async () => {
+  it("carry the turn's cost, reported and estimated apart", async () => {
     const usage = { inputTokens: 11, outputTokens: 7, totalTokens: 18, estimatedCostUsd: 0.0025 };
-    await tracedGenerate(scriptedClient('anthropic', [{ text: '', toolCalls: [], usage, finishReason: 'stop', messages: [] }]), request(), 1, undefined);
-    await tracedGenerate(scriptedClient('anthropic', [{ text: '', toolCalls: [], usage: { ...usage, estimatedCostUsd: undefined, unpricedTurns: 1 }, finishReason: 'stop', messages: [] }]), request(), 2, undefined);
+    await tracedGenerate(
+      scriptedClient('anthropic', [{ text: '', toolCalls: [], usage, finishReason: 'stop', messages: [] }]),
+      request(),
+      1,
+      undefined,
+    );
+    await tracedGenerate(
+      scriptedClient('anthropic', [
+        { text: '', toolCalls: [], usage: { ...usage, estimatedCostUsd: undefined, unpricedTurns: 1 }, finishReason: 'stop', messages: [] },
+      ]),
+      request(),
+      2,
+      undefined,
+    );
     const [priced, unpriced] = kit.spans();
     expect(priced!.attributes['weft.cost.estimated_usd']).toBe(0.0025);
     expect(priced!.attributes['weft.cost.reported_usd']).toBeUndefined();

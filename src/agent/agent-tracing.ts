@@ -25,7 +25,12 @@ import type { ModelClient, ModelRequest, ModelTurn, ModelUsage } from './model-c
 
 function modelAttributes(client: ModelClient): Record<string, string> {
   const provider = genAiProviderName(client.provider);
-  return { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GEN_AI_SYSTEM]: provider, [ATTR_GEN_AI_REQUEST_MODEL]: client.modelId, 'weft.llm.provider': client.provider };
+  return {
+    [ATTR_GEN_AI_PROVIDER_NAME]: provider,
+    [ATTR_GEN_AI_SYSTEM]: provider,
+    [ATTR_GEN_AI_REQUEST_MODEL]: client.modelId,
+    'weft.llm.provider': client.provider,
+  };
 }
 
 /** Tokens by the GenAI conventions; cost (which they do not name yet) as `weft.cost.*`, reported and estimated apart. */
@@ -43,7 +48,14 @@ function usageAttributes(usage: ModelUsage): Record<string, number> {
 export function startAgentSpan(nodeName: string, stageId: string, client: ModelClient, parent: TraceContext | undefined): Span {
   return startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${nodeName}`,
-    { attributes: { [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT, [ATTR_GEN_AI_AGENT_NAME]: nodeName, 'weft.stage.id': stageId, ...modelAttributes(client) } },
+    {
+      attributes: {
+        [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+        [ATTR_GEN_AI_AGENT_NAME]: nodeName,
+        'weft.stage.id': stageId,
+        ...modelAttributes(client),
+      },
+    },
     parent,
   );
 }
@@ -63,7 +75,12 @@ export function endAgentSpan(span: Span, outcome: AgentLoopOutcome | undefined):
  *
  * @example const turn = await tracedGenerate(client, request, 3, params.traceContext);
  */
-export async function tracedGenerate(client: ModelClient, request: ModelRequest, turnNumber: number, parent: TraceContext | undefined): Promise<ModelTurn> {
+export async function tracedGenerate(
+  client: ModelClient,
+  request: ModelRequest,
+  turnNumber: number,
+  parent: TraceContext | undefined,
+): Promise<ModelTurn> {
   const span = startSpan(
     `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${client.modelId}`,
     {
@@ -79,7 +96,11 @@ export async function tracedGenerate(client: ModelClient, request: ModelRequest,
   );
   try {
     const turn = await client.generate(request);
-    setSpanAttributes(span, { ...usageAttributes(turn.usage), [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [turn.finishReason], 'weft.agent.tool_calls': turn.toolCalls.length });
+    setSpanAttributes(span, {
+      ...usageAttributes(turn.usage),
+      [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [turn.finishReason],
+      'weft.agent.tool_calls': turn.toolCalls.length,
+    });
     return turn;
   } catch (error) {
     recordFailure(span, request.signal.aborted ? 'cancelled' : WeftError.is(error) ? error.code : 'model_error', errorMessage(error));

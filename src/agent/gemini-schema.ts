@@ -46,7 +46,9 @@ export function mergeAllOf(node: Node): Node {
       ...flat,
       ...merged,
       properties: { ...(isNode(flat.properties) ? flat.properties : {}), ...(isNode(merged.properties) ? merged.properties : {}) },
-      required: [...new Set([...(Array.isArray(flat.required) ? flat.required : []), ...(Array.isArray(merged.required) ? merged.required : [])])],
+      required: [
+        ...new Set([...(Array.isArray(flat.required) ? flat.required : []), ...(Array.isArray(merged.required) ? merged.required : [])]),
+      ],
     };
   }
   if (Object.keys(merged.properties as Node).length === 0) delete merged.properties;
@@ -92,7 +94,8 @@ function typed(node: Node, type: string): JsonSchema {
   const out: JsonSchema = { type, ...describe(node) };
   const { schema: enumSchema, nullable } = enumOf(node, type);
   if (enumSchema.enum) out.enum = enumSchema.enum;
-  if (typeof enumSchema.description === 'string') out.description = `${typeof out.description === 'string' ? `${out.description} ` : ''}${enumSchema.description}`;
+  if (typeof enumSchema.description === 'string')
+    out.description = `${typeof out.description === 'string' ? `${out.description} ` : ''}${enumSchema.description}`;
   const format = typeof node.format === 'string' ? node.format : undefined;
   switch (type) {
     case 'string':
@@ -110,12 +113,16 @@ function typed(node: Node, type: string): JsonSchema {
         if (converted !== undefined) properties[name] = converted;
       }
       if (Object.keys(properties).length > 0) out.properties = properties;
-      const required = (Array.isArray(node.required) ? node.required : []).filter((name): name is string => typeof name === 'string' && Object.hasOwn(properties, name));
+      const required = (Array.isArray(node.required) ? node.required : []).filter(
+        (name): name is string => typeof name === 'string' && Object.hasOwn(properties, name),
+      );
       if (required.length > 0) out.required = [...new Set(required)];
       break;
     }
     case 'array': {
-      const items = Array.isArray(node.items) ? node.items[0] : (node.items ?? (Array.isArray(node.prefixItems) ? node.prefixItems[0] : undefined));
+      const items = Array.isArray(node.items)
+        ? node.items[0]
+        : (node.items ?? (Array.isArray(node.prefixItems) ? node.prefixItems[0] : undefined));
       out.items = (items === undefined ? undefined : convert(items)) ?? anyValue({});
       break;
     }
@@ -132,7 +139,11 @@ function convert(input: unknown): JsonSchema | undefined {
   const node = mergeAllOf(input);
   const ownShape = node.type !== undefined || isNode(node.properties);
   if (!ownShape && (Array.isArray(node.anyOf) || Array.isArray(node.oneOf))) return alternatives(node);
-  const declared = Array.isArray(node.type) ? (node.type as unknown[]).filter((type): type is string => typeof type === 'string') : typeof node.type === 'string' ? [node.type] : [];
+  const declared = Array.isArray(node.type)
+    ? (node.type as unknown[]).filter((type): type is string => typeof type === 'string')
+    : typeof node.type === 'string'
+      ? [node.type]
+      : [];
   const nullable = declared.includes('null');
   const types = declared.filter((type) => TYPES.has(type));
   if (types.length === 0) {

@@ -14,7 +14,14 @@ function recordingClient(turn: Partial<ModelTurn>, imageInput?: ImageInput): Mod
     requests,
     generate: async (request) => {
       requests.push(request);
-      return { text: '', toolCalls: [], usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 }, finishReason: 'stop', messages: [], ...turn };
+      return {
+        text: '',
+        toolCalls: [],
+        usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 },
+        finishReason: 'stop',
+        messages: [],
+        ...turn,
+      };
     },
   };
 }
@@ -38,7 +45,10 @@ describe('sampleWithModel', () => {
       },
       signal,
     );
-    expect(outcome).toEqual({ result: { role: 'assistant', content: { type: 'text', text: 'Hello!' }, model: 'fake-model', stopReason: 'maxTokens' }, usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } });
+    expect(outcome).toEqual({
+      result: { role: 'assistant', content: { type: 'text', text: 'Hello!' }, model: 'fake-model', stopReason: 'maxTokens' },
+      usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 },
+    });
     expect(client.requests[0]).toMatchObject({
       system: 'Be brief.',
       maxOutputTokens: 20,
@@ -46,7 +56,14 @@ describe('sampleWithModel', () => {
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
         { role: 'assistant', content: 'Yes?' },
-        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'text', text: '[image content]' }, { type: 'text', text: '[audio content]' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'text', text: '[image content]' },
+            { type: 'text', text: '[audio content]' },
+          ],
+        },
       ],
     });
   });
@@ -64,7 +81,10 @@ describe('toolResultOutput', () => {
   const result = { content: [{ type: 'text' as const, text: 'Logo:' }, image, { type: 'text' as const, text: 'done' }], isError: false };
 
   it('is text with [image content] when the model takes no images in tool results', () => {
-    expect(toolResultOutput(result, { messages: true, toolResults: false })).toEqual({ type: 'text', value: 'Logo:\n[image content]\ndone' });
+    expect(toolResultOutput(result, { messages: true, toolResults: false })).toEqual({
+      type: 'text',
+      value: 'Logo:\n[image content]\ndone',
+    });
     expect(toolResultOutput(result, undefined)).toEqual({ type: 'text', value: 'Logo:\n[image content]\ndone' });
   });
 
@@ -79,6 +99,9 @@ describe('toolResultOutput', () => {
   });
 
   it('keeps errors as error text', () => {
-    expect(toolResultOutput({ ...result, isError: true }, { messages: true, toolResults: true })).toEqual({ type: 'error-text', value: 'Logo:\n[image content]\ndone' });
+    expect(toolResultOutput({ ...result, isError: true }, { messages: true, toolResults: true })).toEqual({
+      type: 'error-text',
+      value: 'Logo:\n[image content]\ndone',
+    });
   });
 });

@@ -6,7 +6,12 @@
  * lets a client ignore; weft ignores them. Who may sample, and events (retries are reported
  * through `onRetry`), are the caller's.
  */
-import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessage, SamplingMessageContentBlock } from '@modelcontextprotocol/client';
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  SamplingMessage,
+  SamplingMessageContentBlock,
+} from '@modelcontextprotocol/client';
 import type { ImageInput, ModelClient, ModelMessage, ModelRetry, ModelUsage } from './model-client.js';
 
 export interface SamplingOutcome {
@@ -68,7 +73,12 @@ export function samplingStopReason(finishReason: string): string {
  * const { result } = await sampleWithModel(client, { messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 50 }, signal);
  * result.content; // → { type: 'text', text: 'Hello!' }
  */
-export async function sampleWithModel(client: ModelClient, params: CreateMessageRequestParams, signal: AbortSignal, onRetry?: (retry: ModelRetry) => Promise<void>): Promise<SamplingOutcome> {
+export async function sampleWithModel(
+  client: ModelClient,
+  params: CreateMessageRequestParams,
+  signal: AbortSignal,
+  onRetry?: (retry: ModelRetry) => Promise<void>,
+): Promise<SamplingOutcome> {
   const turn = await client.generate({
     ...(params.systemPrompt === undefined || params.systemPrompt === '' ? {} : { system: params.systemPrompt }),
     messages: samplingMessages(params.messages, client.imageInput),
@@ -78,7 +88,12 @@ export async function sampleWithModel(client: ModelClient, params: CreateMessage
     ...(onRetry ? { onRetry } : {}),
   });
   return {
-    result: { role: 'assistant', content: { type: 'text', text: turn.text }, model: client.modelId, stopReason: samplingStopReason(turn.finishReason) },
+    result: {
+      role: 'assistant',
+      content: { type: 'text', text: turn.text },
+      model: client.modelId,
+      stopReason: samplingStopReason(turn.finishReason),
+    },
     usage: turn.usage,
   };
 }

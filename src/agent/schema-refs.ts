@@ -36,7 +36,10 @@ function resolvePointer(root: JsonSchema, ref: string): unknown {
 function placeholder(target: unknown, ref: string): JsonSchema {
   const type = isObject(target) && typeof target.type === 'string' ? target.type : 'object';
   const name = ref.split('/').at(-1) || 'the root';
-  return { type, description: `${isObject(target) && typeof target.description === 'string' ? `${target.description} ` : ''}(same shape as ${name}, nested)` };
+  return {
+    type,
+    description: `${isObject(target) && typeof target.description === 'string' ? `${target.description} ` : ''}(same shape as ${name}, nested)`,
+  };
 }
 
 /**
@@ -55,7 +58,10 @@ export function inlineRefs(schema: JsonSchema): JsonSchema {
       if (stack.includes(ref)) return { ...placeholder(target, ref), ...stripDefinitions(siblings) };
       const resolved = visit(target, [...stack, ref], depth + 1);
       if (typeof resolved === 'boolean') return resolved ? visit(siblings, stack, depth + 1) : false;
-      return { ...(resolved as Record<string, unknown>), ...(visit(stripDefinitions(siblings), stack, depth + 1) as Record<string, unknown>) };
+      return {
+        ...(resolved as Record<string, unknown>),
+        ...(visit(stripDefinitions(siblings), stack, depth + 1) as Record<string, unknown>),
+      };
     }
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {

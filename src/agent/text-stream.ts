@@ -40,9 +40,11 @@ export function textStream(turn: number, emit: (events: NewRunEvent[]) => Promis
     if (buffered === '') return;
     const payload: ModelTextStreamedPayload = { turn, text: buffered };
     buffered = '';
-    writes = writes.then(() => emit([{ type: AGENT_EVENT.modelTextStreamed, payload }])).catch((error: unknown) => {
-      failure ??= error;
-    });
+    writes = writes
+      .then(() => emit([{ type: AGENT_EVENT.modelTextStreamed, payload }]))
+      .catch((error: unknown) => {
+        failure ??= error;
+      });
   };
 
   return {

@@ -11,7 +11,10 @@ export const MAX_PROVIDER_TOOL_NAME = 64;
 const HASH_LENGTH = 8;
 
 function shortened(base: string, original: string, salt = ''): string {
-  const hash = createHash('sha256').update(original + salt).digest('hex').slice(0, HASH_LENGTH);
+  const hash = createHash('sha256')
+    .update(original + salt)
+    .digest('hex')
+    .slice(0, HASH_LENGTH);
   return `${base.slice(0, MAX_PROVIDER_TOOL_NAME - HASH_LENGTH - 1)}_${hash}`;
 }
 

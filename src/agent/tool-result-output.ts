@@ -26,7 +26,12 @@ export function toolResultOutput(result: ToolResult, imageInput: ImageInput | un
   const images = result.content.filter((part) => part.type === 'image');
   if (imageInput?.toolResults !== true || images.length === 0) return { type: 'text', value: resultText(result) };
   let seen = 0;
-  const text = result.content.map((part) => (part.type === 'image' ? `[image ${(seen += 1)}]` : resultText({ content: [part], isError: false }))).join('\n');
-  const value: ContentPart[] = [{ type: 'text', text }, ...images.map((image): ContentPart => ({ type: 'image-data', data: image.data, mediaType: image.mimeType }))];
+  const text = result.content
+    .map((part) => (part.type === 'image' ? `[image ${(seen += 1)}]` : resultText({ content: [part], isError: false })))
+    .join('\n');
+  const value: ContentPart[] = [
+    { type: 'text', text },
+    ...images.map((image): ContentPart => ({ type: 'image-data', data: image.data, mediaType: image.mimeType })),
+  ];
   return { type: 'content', value };
 }

@@ -12,7 +12,13 @@ describe('adaptSchema', () => {
     const schema = {
       type: 'object',
       properties: { root: { $ref: '#/$defs/node' } },
-      $defs: { node: { type: 'object', description: 'A node.', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } } },
+      $defs: {
+        node: {
+          type: 'object',
+          description: 'A node.',
+          properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+        },
+      },
     };
     expect(adaptSchema(schema, 'anthropic')).toEqual({
       type: 'object',
@@ -20,7 +26,10 @@ describe('adaptSchema', () => {
         root: {
           type: 'object',
           description: 'A node.',
-          properties: { name: { type: 'string' }, children: { type: 'array', items: { type: 'object', description: 'A node. (same shape as node, nested)' } } },
+          properties: {
+            name: { type: 'string' },
+            children: { type: 'array', items: { type: 'object', description: 'A node. (same shape as node, nested)' } },
+          },
         },
       },
     });
@@ -43,7 +52,11 @@ describe('adaptSchema', () => {
   });
 
   it('drops a root-level anyOf that only constrains which properties are required', () => {
-    const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] };
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      anyOf: [{ required: ['a'] }, { required: ['b'] }],
+    };
     expect(adaptSchema(schema, 'anthropic')).toEqual({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } });
   });
 
@@ -56,7 +69,9 @@ describe('adaptSchema', () => {
         maybe: { anyOf: [{ type: 'string', format: 'email' }, { type: 'null' }], description: 'Optional.' },
         level: { type: 'integer', enum: [1, 2, 3] },
         when: { type: 'string', format: 'date-time', pattern: '^2' },
-        both: { allOf: [{ type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }, { properties: { y: { type: 'number' } } }] },
+        both: {
+          allOf: [{ type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }, { properties: { y: { type: 'number' } } }],
+        },
         loose: {},
         never: false,
         list: { type: 'array', prefixItems: [{ type: 'string' }] },
@@ -79,19 +94,31 @@ describe('adaptSchema', () => {
   });
 
   it('refuses what cannot be adapted: remote refs, missing refs, a root that is not an object', () => {
-    expect(() => adaptSchema({ type: 'object', properties: { a: { $ref: 'https://x.test/a.json' } } }, 'openai')).toThrow("the reference 'https://x.test/a.json' points outside the schema");
-    expect(() => adaptSchema({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, 'openai')).toThrow("the reference '#/$defs/missing' points to nothing");
+    expect(() => adaptSchema({ type: 'object', properties: { a: { $ref: 'https://x.test/a.json' } } }, 'openai')).toThrow(
+      "the reference 'https://x.test/a.json' points outside the schema",
+    );
+    expect(() => adaptSchema({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, 'openai')).toThrow(
+      "the reference '#/$defs/missing' points to nothing",
+    );
     expect(() => adaptSchema({ type: 'string' }, 'anthropic')).toThrow(`its input schema's root must be an object, not "string"`);
-    expect(() => adaptSchema({ oneOf: [{ type: 'string' }, { type: 'object' }] }, 'anthropic')).toThrow('its top-level oneOf has alternatives that are not objects');
+    expect(() => adaptSchema({ oneOf: [{ type: 'string' }, { type: 'object' }] }, 'anthropic')).toThrow(
+      'its top-level oneOf has alternatives that are not objects',
+    );
   });
 });
 
 describe('adaptTools', () => {
   it('drops only the tool whose schema cannot be adapted, with a warning, and maps names back', () => {
-    const tools = [tool('read.file', { type: 'object', properties: {} }), tool('broken', { type: 'string' }), tool('read_file', { type: 'object', properties: {} })];
+    const tools = [
+      tool('read.file', { type: 'object', properties: {} }),
+      tool('broken', { type: 'string' }),
+      tool('read_file', { type: 'object', properties: {} }),
+    ];
     const adapted = adaptTools(tools, 'openai');
     expect(adapted.specs.map((spec) => spec.name)).toEqual(['read_file', expect.stringMatching(/^read_file_[0-9a-f]{8}$/)]);
-    expect(adapted.warnings).toEqual([`Tool 'broken' is not offered to the model: its input schema's root must be an object, not "string".`]);
+    expect(adapted.warnings).toEqual([
+      `Tool 'broken' is not offered to the model: its input schema's root must be an object, not "string".`,
+    ]);
     expect(adapted.specs.map((spec) => adapted.toolFor(spec.name)?.name)).toEqual(['read.file', 'read_file']);
   });
 });

@@ -47,7 +47,8 @@ function flattenRootAlternatives(root: Record<string, unknown>): Record<string, 
   if (isNode(rest.properties)) return rest;
   if (!branches.every(isObjectSchema)) throw new SchemaAdaptationError(`its top-level ${key} has alternatives that are not objects`);
   const properties: Record<string, unknown> = {};
-  for (const branch of branches) for (const [name, schema] of Object.entries(isNode(branch.properties) ? branch.properties : {})) properties[name] ??= schema;
+  for (const branch of branches)
+    for (const [name, schema] of Object.entries(isNode(branch.properties) ? branch.properties : {})) properties[name] ??= schema;
   const requiredSets = branches.map((branch) => new Set(Array.isArray(branch.required) ? (branch.required as string[]) : []));
   const required = [...(requiredSets[0] ?? [])].filter((name) => requiredSets.every((set) => set.has(name)));
   const note = `Accepts one of ${branches.length} argument shapes: ${branches.map((branch) => `{${Object.keys(isNode(branch.properties) ? branch.properties : {}).join(', ')}}`).join(' or ')}.`;
@@ -68,11 +69,15 @@ export function adaptSchema(schema: unknown, dialect: ToolDialect): JsonSchema {
   if (!isNode(schema)) throw new SchemaAdaptationError('its input schema is not a JSON object');
   let root = flattenRootAlternatives(mergeAllOf(inlineRefs(schema)));
   if (root.type === undefined) root = { type: 'object', ...root };
-  if (root.type !== 'object') throw new SchemaAdaptationError(`its input schema's root must be an object, not ${JSON.stringify(root.type)}`);
+  if (root.type !== 'object')
+    throw new SchemaAdaptationError(`its input schema's root must be an object, not ${JSON.stringify(root.type)}`);
   for (const key of META_KEYS) delete root[key];
   const adapted = dialect === 'gemini' ? toGeminiSchema(root) : { ...root, properties: isNode(root.properties) ? root.properties : {} };
   const size = Buffer.byteLength(JSON.stringify(adapted));
-  if (size > MAX_ADAPTED_SCHEMA_BYTES) throw new SchemaAdaptationError(`its input schema is ${Math.round(size / 1024)} KiB once references are inlined (limit ${MAX_ADAPTED_SCHEMA_BYTES / 1024} KiB)`);
+  if (size > MAX_ADAPTED_SCHEMA_BYTES)
+    throw new SchemaAdaptationError(
+      `its input schema is ${Math.round(size / 1024)} KiB once references are inlined (limit ${MAX_ADAPTED_SCHEMA_BYTES / 1024} KiB)`,
+    );
   return adapted;
 }
 

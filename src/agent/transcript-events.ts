@@ -6,7 +6,16 @@
  * model's `callId` and the `turn`. Long texts are clipped; tool outputs over budget are
  * artifacts already.
  */
-import { AGENT_EVENT, type AgentStartedPayload, type MessageDeliveredPayload, type ModelRequestRetriedPayload, type ModelTurnFinishedPayload, type TokenUsagePayload, type ToolCallFinishedPayload, type ToolCallStartedPayload } from '../runs/model/event-types.js';
+import {
+  AGENT_EVENT,
+  type AgentStartedPayload,
+  type MessageDeliveredPayload,
+  type ModelRequestRetriedPayload,
+  type ModelTurnFinishedPayload,
+  type TokenUsagePayload,
+  type ToolCallFinishedPayload,
+  type ToolCallStartedPayload,
+} from '../runs/model/event-types.js';
 import type { JsonValue } from '../runs/model/json.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { ToolCallOutcome } from '../tools/tool-executor.js';
@@ -62,7 +71,10 @@ export function modelRetryEvent(turn: number, retry: ModelRetry): NewRunEvent {
 }
 
 export function toolCallStartedEvent(turn: number, call: TurnCall): NewRunEvent {
-  return { type: AGENT_EVENT.toolCallStarted, payload: { tool: call.tool, arguments: clipJson(call.arguments), callId: call.callId, turn } satisfies ToolCallStartedPayload };
+  return {
+    type: AGENT_EVENT.toolCallStarted,
+    payload: { tool: call.tool, arguments: clipJson(call.arguments), callId: call.callId, turn } satisfies ToolCallStartedPayload,
+  };
 }
 
 export function toolCallFinishedEvent(turn: number, call: TurnCall, outcome: ToolCallOutcome): NewRunEvent {
@@ -83,9 +95,16 @@ export function toolCallFinishedEvent(turn: number, call: TurnCall, outcome: Too
 
 /** Images and audio in a result as a size note each: the log keeps no base64. */
 function mediaNotes(content: ToolCallOutcome['result']['content']): NonNullable<ToolCallFinishedPayload['media']> {
-  return content.flatMap((part) => (part.type === 'image' || part.type === 'audio' ? [{ type: part.type, mimeType: part.mimeType, bytes: Math.floor((part.data.length * 3) / 4) }] : []));
+  return content.flatMap((part) =>
+    part.type === 'image' || part.type === 'audio'
+      ? [{ type: part.type, mimeType: part.mimeType, bytes: Math.floor((part.data.length * 3) / 4) }]
+      : [],
+  );
 }
 
 export function messageDeliveredEvent(turn: number, message: { seq: number; text: string }): NewRunEvent {
-  return { type: AGENT_EVENT.messageDelivered, payload: { turn, messageSeq: message.seq, text: clip(message.text) } satisfies MessageDeliveredPayload };
+  return {
+    type: AGENT_EVENT.messageDelivered,
+    payload: { turn, messageSeq: message.seq, text: clip(message.text) } satisfies MessageDeliveredPayload,
+  };
 }

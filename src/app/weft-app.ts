@@ -104,7 +104,10 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
 
   // The registry (built-ins, then the MCP servers' tools) and its executor: `weft tools`, `weft mcp`.
   const toolbox = once(async () => {
-    const [{ buildToolbox }, { fileArtifactSink }] = await Promise.all([import('../tools/toolbox.js'), import('../tools/artifact-sink.js')]);
+    const [{ buildToolbox }, { fileArtifactSink }] = await Promise.all([
+      import('../tools/toolbox.js'),
+      import('../tools/artifact-sink.js'),
+    ]);
     return buildToolbox({
       builtins: { shellTimeoutMs: settings.shellTimeoutMs, webFetchAllowHosts: settings.webFetchAllowHosts },
       rules: settings.approvalRules,
@@ -116,9 +119,22 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   });
 
   const mcp = once(async () => {
-    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([import('./services/mcp-service.js'), import('./mcp-host/terminal-bridges.js'), import('./mcp-host/terminal-prompter.js')]);
+    const [{ McpService }, { terminalHubHandlers }, { detachedTerminal }] = await Promise.all([
+      import('./services/mcp-service.js'),
+      import('./mcp-host/terminal-bridges.js'),
+      import('./mcp-host/terminal-prompter.js'),
+    ]);
     const handlers = terminalHubHandlers({ terminal: options.terminal ?? detachedTerminal(), settings, env, logger });
-    return new McpService({ registry: (await toolbox.get()).registry, settings, workspaceRoot, env, logger, clientVersion: version, storageDir, handlers });
+    return new McpService({
+      registry: (await toolbox.get()).registry,
+      settings,
+      workspaceRoot,
+      env,
+      logger,
+      clientVersion: version,
+      storageDir,
+      handlers,
+    });
   });
 
   const tools = once(async () => {
@@ -135,18 +151,41 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
   const store = { get: async () => (await opened.get()).store, built: async () => (await opened.built())?.store };
 
   // Loaded when a run's sandbox is first shown (inspect, run, the run page), not for every command.
-  const sandboxView = async (run: RunRecord) => (await import('./services/run-sandbox-view.js')).runSandboxView({ storageDir, workspaceRoot: workspaceHost(storageDir, settings, env).root, env }, run);
+  const sandboxView = async (run: RunRecord) =>
+    (await import('./services/run-sandbox-view.js')).runSandboxView(
+      { storageDir, workspaceRoot: workspaceHost(storageDir, settings, env).root, env },
+      run,
+    );
   const runs = once(async () => {
     if (options.runners === 'in-process' || options.runners === 'none') {
       const { RunService } = await import('./services/run-service.js');
-      return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
+      return new RunService({
+        store: await store.get(),
+        clock: (await opened.get()).clock,
+        wakeRunners: () => undefined,
+        logger,
+        workspaces: workspaceHost(storageDir, settings, env),
+        sandboxView,
+      });
     }
-    const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([import('./services/run-service.js'), import('./host/runner-launcher.js'), import('./host/environment-fingerprint.js')]);
+    const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([
+      import('./services/run-service.js'),
+      import('./host/runner-launcher.js'),
+      import('./host/environment-fingerprint.js'),
+    ]);
     const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
     const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));
-    return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => launcher.launch(), envFingerprint, logger, workspaces: workspaceHost(storageDir, settings, env), sandboxView });
+    return new RunService({
+      store: await store.get(),
+      clock: (await opened.get()).clock,
+      wakeRunners: () => launcher.launch(),
+      envFingerprint,
+      logger,
+      workspaces: workspaceHost(storageDir, settings, env),
+      sandboxView,
+    });
   });
 
   // Runs made by schedules and triggers: created where the tick or the webhook runs; the
@@ -155,11 +194,22 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     if (options.runners === 'in-process') return runs.get();
     const { RunService } = await import('./services/run-service.js');
     // A worker's tick: its own claim loop sees the new run; starting another runner would only compete with it.
-    return new RunService({ store: await store.get(), clock: (await opened.get()).clock, wakeRunners: () => undefined, logger, workspaces: workspaceHost(storageDir, settings, env) });
+    return new RunService({
+      store: await store.get(),
+      clock: (await opened.get()).clock,
+      wakeRunners: () => undefined,
+      logger,
+      workspaces: workspaceHost(storageDir, settings, env),
+    });
   });
   const schedules = once(async () => {
     const { ScheduleService } = await import('./services/schedule-service.js');
-    return new ScheduleService({ store: (await opened.get()).schedules, runs: scheduledRuns.get, clock: (await opened.get()).clock, logger });
+    return new ScheduleService({
+      store: (await opened.get()).schedules,
+      runs: scheduledRuns.get,
+      clock: (await opened.get()).clock,
+      logger,
+    });
   });
   const triggers = once(async () => {
     const { TriggerService } = await import('./services/trigger-service.js');
@@ -173,7 +223,15 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
 
   const mcpRegistry = once(async () => {
     const [{ McpRegistry }, { homedir }] = await Promise.all([import('./services/mcp-registry.js'), import('node:os')]);
-    return new McpRegistry({ store: await store.get(), mcp: await mcp.get(), mcpConfig: await mcpConfig(), workspaceRoot, homeDir: homedir(), env, logger });
+    return new McpRegistry({
+      store: await store.get(),
+      mcp: await mcp.get(),
+      mcpConfig: await mcpConfig(),
+      workspaceRoot,
+      homeDir: homedir(),
+      env,
+      logger,
+    });
   });
 
   return {
@@ -197,7 +255,17 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
     readArtifact: async (ref) => (await opened.get()).readArtifact(ref),
     worker: async ({ maxParallel, untilIdle, sameEnvironment = false }) => {
       // The agent layer (and the AI SDK behind it) loads only when a runner starts, not for every command.
-      const [{ Worker }, { runnerId }, { ModelStageRunner, CliStageRunner, cliAdapters }, { runToolboxFactory, loadRunMcpServers }, { runSettingsReader }, { newId }, { environmentFingerprint }, { withStoredAccessTokens }, { runSandboxFactory }] = await Promise.all([
+      const [
+        { Worker },
+        { runnerId },
+        { ModelStageRunner, CliStageRunner, cliAdapters },
+        { runToolboxFactory, loadRunMcpServers },
+        { runSettingsReader },
+        { newId },
+        { environmentFingerprint },
+        { withStoredAccessTokens },
+        { runSandboxFactory },
+      ] = await Promise.all([
         import('../runs/engine/worker.js'),
         import('../runs/engine/runner-id.js'),
         import('../agent/index.js'),
@@ -230,7 +298,19 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
             settings: runSettings,
             // The CLI connects to the servers itself: it gets the access tokens `weft mcp login` stored.
             mcpServers: async (run, workflow, workDir) =>
-              withStoredAccessTokens((await loadRunMcpServers({ storageDir, env, settings: await runSettings(run) }, run, workflow, logger.child(`run ${run.id}`), workDir)).filter((server) => server.enabled), storageDir, Date.now()),
+              withStoredAccessTokens(
+                (
+                  await loadRunMcpServers(
+                    { storageDir, env, settings: await runSettings(run) },
+                    run,
+                    workflow,
+                    logger.child(`run ${run.id}`),
+                    workDir,
+                  )
+                ).filter((server) => server.enabled),
+                storageDir,
+                Date.now(),
+              ),
             stateDir: join(storageDir, 'cli-stages'),
             env,
             logger,

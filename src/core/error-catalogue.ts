@@ -68,15 +68,26 @@ function entry<Data extends object = NoData>(fault: FaultClass, retryable: boole
   return { fault, retryable, hint };
 }
 
-
 /**
  * Every code's fault class, retryability, data shape and hint. Exhaustive: a code in
  * `WeftErrorCode` without a line here fails the type check.
  */
 export const ERROR_CATALOGUE = {
-  USAGE: entry<Partial<{ server: string } & { field: string }>>('caller', false, 'Check the arguments against the command or tool description.'),
-  SETTINGS_INVALID: entry<{ file: string; line?: number; column?: number; problems?: string[] }>('caller', false, "Fix the settings file named in the message (the server's storage dir)."),
-  CONFIG_INVALID: entry<Partial<{ problems: unknown[] } & { server: string } & { file: string; field: string; storageDir: string; missing: string[]; install: string }>>('caller', false, 'Fix the config file named in the message.'),
+  USAGE: entry<Partial<{ server: string } & { field: string }>>(
+    'caller',
+    false,
+    'Check the arguments against the command or tool description.',
+  ),
+  SETTINGS_INVALID: entry<{ file: string; line?: number; column?: number; problems?: string[] }>(
+    'caller',
+    false,
+    "Fix the settings file named in the message (the server's storage dir).",
+  ),
+  CONFIG_INVALID: entry<
+    Partial<
+      { problems: unknown[] } & { server: string } & { file: string; field: string; storageDir: string; missing: string[]; install: string }
+    >
+  >('caller', false, 'Fix the config file named in the message.'),
   TOOL_NOT_FOUND: entry<{ tool?: string }>('missing', false, 'Check the tool name in the workflow file.'),
   TOOL_INVALID_ARGS: entry<{ pattern?: string }>('caller', false, 'Fix the tool arguments in the workflow file.'),
   TOOL_DENIED: entry('caller', false, 'An approval rule refused the call; change the rule or the workflow.'),
@@ -88,45 +99,158 @@ export const ERROR_CATALOGUE = {
   FILE_NOT_FOUND: entry<{ file?: string; path?: string }>('missing', false, 'Check the path; relative paths resolve from the workspace.'),
   EDIT_NO_MATCH: entry('caller', false, 'Read the file again and retry with text that matches.'),
   EDIT_AMBIGUOUS: entry('caller', false, 'Give more context so the text matches once.'),
-  FETCH_FAILED: entry<{ url?: string; status?: number; host?: string; address?: string; addressClass?: string }>('upstream', true, 'Check the URL and the network, then retry.'),
+  FETCH_FAILED: entry<{ url?: string; status?: number; host?: string; address?: string; addressClass?: string }>(
+    'upstream',
+    true,
+    'Check the URL and the network, then retry.',
+  ),
   MCP_SERVER_NOT_FOUND: entry<{ server: string }>('missing', false, "Check the server name ('weft mcp list')."),
   MCP_SERVER_EXISTS: entry<{ server: string }>('state', false, 'Pick another name, or remove the server with that name first.'),
-  MCP_SERVER_UNAVAILABLE: entry<{ server: string } & { reason?: string; scope?: string }>('upstream', true, "Check the server with 'weft mcp test <name>'."),
-  MCP_SERVER_FAILED: entry<Partial<{ server: string } & { servers: string[]; status: unknown }>>('upstream', true, "Check the server with 'weft mcp test <name>'."),
+  MCP_SERVER_UNAVAILABLE: entry<{ server: string } & { reason?: string; scope?: string }>(
+    'upstream',
+    true,
+    "Check the server with 'weft mcp test <name>'.",
+  ),
+  MCP_SERVER_FAILED: entry<Partial<{ server: string } & { servers: string[]; status: unknown }>>(
+    'upstream',
+    true,
+    "Check the server with 'weft mcp test <name>'.",
+  ),
   INVALID_ID: entry<{ value: string; candidates?: string[] }>('caller', false, 'Use an id exactly as weft printed it.'),
-  WORKFLOW_INVALID: entry<{ file?: string; problems?: unknown[] }>('caller', false, "Fix the workflow file; 'weft workflow validate <file>' lists every problem."),
+  WORKFLOW_INVALID: entry<{ file?: string; problems?: unknown[] }>(
+    'caller',
+    false,
+    "Fix the workflow file; 'weft workflow validate <file>' lists every problem.",
+  ),
   RUN_NOT_FOUND: entry<{ runId: string }>('missing', false, "List runs with 'weft ps --all'."),
-  RUN_INVALID_TRANSITION: entry<{ runId?: string; status?: string; from?: string; expected?: string; to?: string; allowed?: string[] }>('state', false, "Read the run's current status; the message says which states allow this."),
-  RUN_NOT_TERMINAL: entry<{ runId?: string; status?: string; runIds?: string[] }>('state', false, 'Wait for the run to end or cancel it first.'),
-  RUN_PARENT_CYCLE: entry<{ runId: string } & { parentId: string }>('caller', false, 'Pick a parent that is not the run itself or one of its descendants.'),
-  RUN_INVALID_PARAMS: entry<Partial<{ runId: string } & { awaited: string[]; server: string; questionId: string; kind: string; path: string; cwd: string; problems: string[]; stage: string }>>('caller', false, 'Fix the parameters named in the message.'),
-  RUN_LEASE_LOST: entry<{ runId: string } & { holder?: string | null; status?: string; leaseOwner?: string }>('state', false, 'Another runner took the run over; read the run again.'),
+  RUN_INVALID_TRANSITION: entry<{ runId?: string; status?: string; from?: string; expected?: string; to?: string; allowed?: string[] }>(
+    'state',
+    false,
+    "Read the run's current status; the message says which states allow this.",
+  ),
+  RUN_NOT_TERMINAL: entry<{ runId?: string; status?: string; runIds?: string[] }>(
+    'state',
+    false,
+    'Wait for the run to end or cancel it first.',
+  ),
+  RUN_PARENT_CYCLE: entry<{ runId: string } & { parentId: string }>(
+    'caller',
+    false,
+    'Pick a parent that is not the run itself or one of its descendants.',
+  ),
+  RUN_INVALID_PARAMS: entry<
+    Partial<
+      { runId: string } & {
+        awaited: string[];
+        server: string;
+        questionId: string;
+        kind: string;
+        path: string;
+        cwd: string;
+        problems: string[];
+        stage: string;
+      }
+    >
+  >('caller', false, 'Fix the parameters named in the message.'),
+  RUN_LEASE_LOST: entry<{ runId: string } & { holder?: string | null; status?: string; leaseOwner?: string }>(
+    'state',
+    false,
+    'Another runner took the run over; read the run again.',
+  ),
   QUESTION_NOT_FOUND: entry<{ runId: string } & { questionId: string }>('missing', false, "List the run's pending questions."),
-  QUESTION_NOT_PENDING: entry<{ runId: string } & { questionId: string; status?: string }>('state', false, "The question is already answered; list the run's pending questions."),
-  STORE_FAILED: entry<{ file?: string; database?: string; reason?: string }>('upstream', true, "Retry; if it keeps failing, check the storage dir's disk space and permissions."),
-  MODEL_CONFIG_INVALID: entry<{ provider?: string; model?: string; status?: number | null; errno?: string }>('caller', false, 'Fix the [llm] settings or the model name named in the message.'),
-  MODEL_KEY_MISSING: entry<{ provider: string; variable: string | null }>('caller', false, 'Set the API key variable named in the message for the runner, then retry the run.'),
-  MODEL_AUTH_FAILED: entry<{ provider?: string; model?: string; status?: number | null; errno?: string }>('caller', false, 'Check the API key of the provider named in the message, then retry the run.'),
-  MODEL_REQUEST_FAILED: entry<{ provider?: string; model?: string; status?: number | null; errno?: string }>('upstream', true, 'The model provider failed; retry the run later.'),
+  QUESTION_NOT_PENDING: entry<{ runId: string } & { questionId: string; status?: string }>(
+    'state',
+    false,
+    "The question is already answered; list the run's pending questions.",
+  ),
+  STORE_FAILED: entry<{ file?: string; database?: string; reason?: string }>(
+    'upstream',
+    true,
+    "Retry; if it keeps failing, check the storage dir's disk space and permissions.",
+  ),
+  MODEL_CONFIG_INVALID: entry<{ provider?: string; model?: string; status?: number | null; errno?: string }>(
+    'caller',
+    false,
+    'Fix the [llm] settings or the model name named in the message.',
+  ),
+  MODEL_KEY_MISSING: entry<{ provider: string; variable: string | null }>(
+    'caller',
+    false,
+    'Set the API key variable named in the message for the runner, then retry the run.',
+  ),
+  MODEL_AUTH_FAILED: entry<{ provider?: string; model?: string; status?: number | null; errno?: string }>(
+    'caller',
+    false,
+    'Check the API key of the provider named in the message, then retry the run.',
+  ),
+  MODEL_REQUEST_FAILED: entry<{ provider?: string; model?: string; status?: number | null; errno?: string }>(
+    'upstream',
+    true,
+    'The model provider failed; retry the run later.',
+  ),
   STAGE_NOT_FOUND: entry<{ runId: string } & { stageId: string }>('missing', false, 'Use a stage id of this run, e.g. implement@1.'),
-  NO_ACTIVE_AGENT_STAGE: entry<{ runId: string } & { stageId?: string; status?: string; cli?: string }>('state', false, 'Pair with a run while one of its agent stages is running.'),
-  PAIR_SESSION_OPEN: entry<{ runId: string } & { sessionId?: string; stageId?: string }>('state', false, 'Use the open session, or end it before starting another.'),
+  NO_ACTIVE_AGENT_STAGE: entry<{ runId: string } & { stageId?: string; status?: string; cli?: string }>(
+    'state',
+    false,
+    'Pair with a run while one of its agent stages is running.',
+  ),
+  PAIR_SESSION_OPEN: entry<{ runId: string } & { sessionId?: string; stageId?: string }>(
+    'state',
+    false,
+    'Use the open session, or end it before starting another.',
+  ),
   NO_PAIR_SESSION: entry<{ runId: string } & { sessionId?: string }>('state', false, 'Start a pair session first.'),
   WORKSPACE_INVALID: entry<WorkspaceErrorData>('caller', false, 'Fix the workspace field named in the message.'),
-  WORKSPACE_NOT_A_REPOSITORY: entry<WorkspaceErrorData>('caller', false, 'Create the run inside a git repository, or use workspace mode "in-place" or "clone".'),
-  WORKSPACE_BASE_NOT_FOUND: entry<WorkspaceErrorData>('caller', false, "Use a base that exists ('git branch -a', 'git tag' and 'git log' list them)."),
-  WORKSPACE_BRANCH_EXISTS: entry<WorkspaceErrorData>('state', false, 'Delete or rename the existing weft/runs/<run-id> branch, then create the run again.'),
+  WORKSPACE_NOT_A_REPOSITORY: entry<WorkspaceErrorData>(
+    'caller',
+    false,
+    'Create the run inside a git repository, or use workspace mode "in-place" or "clone".',
+  ),
+  WORKSPACE_BASE_NOT_FOUND: entry<WorkspaceErrorData>(
+    'caller',
+    false,
+    "Use a base that exists ('git branch -a', 'git tag' and 'git log' list them).",
+  ),
+  WORKSPACE_BRANCH_EXISTS: entry<WorkspaceErrorData>(
+    'state',
+    false,
+    'Delete or rename the existing weft/runs/<run-id> branch, then create the run again.',
+  ),
   WORKSPACE_BRANCH_NOT_FOUND: entry<WorkspaceErrorData>('missing', false, 'Use a branch that exists.'),
-  WORKSPACE_NOT_ON_HOST: entry<WorkspaceErrorData>('state', false, "Ask the host that holds the run's repository, or give the run a remote."),
-  WORKSPACE_HISTORY_REWRITTEN: entry<WorkspaceErrorData>('state', false, "The stage moved the run's branch away from its last checkpoint; its files are kept under the ref named in the message."),
-  WORKSPACE_PUSH_REFUSED: entry<WorkspaceErrorData>('upstream', true, "The remote refused the run's checkpoint; fix the remote, then resume the run."),
+  WORKSPACE_NOT_ON_HOST: entry<WorkspaceErrorData>(
+    'state',
+    false,
+    "Ask the host that holds the run's repository, or give the run a remote.",
+  ),
+  WORKSPACE_HISTORY_REWRITTEN: entry<WorkspaceErrorData>(
+    'state',
+    false,
+    "The stage moved the run's branch away from its last checkpoint; its files are kept under the ref named in the message.",
+  ),
+  WORKSPACE_PUSH_REFUSED: entry<WorkspaceErrorData>(
+    'upstream',
+    true,
+    "The remote refused the run's checkpoint; fix the remote, then resume the run.",
+  ),
   WORKSPACE_FETCH_FAILED: entry<WorkspaceErrorData>('upstream', true, "Check the run's remote is reachable, then resume the run."),
-  WORKSPACE_MERGE_CONFLICT: entry<WorkspaceErrorData>('state', false, 'Resolve the listed files by merging the run branch yourself, or rewind the run and try again.'),
+  WORKSPACE_MERGE_CONFLICT: entry<WorkspaceErrorData>(
+    'state',
+    false,
+    'Resolve the listed files by merging the run branch yourself, or rewind the run and try again.',
+  ),
   WORKSPACE_GIT_FAILED: entry<WorkspaceErrorData>('upstream', false, 'git failed; its message is quoted. Fix what it names, then retry.'),
-  SCHEDULE_INVALID: entry<Partial<{ schedule: string; field: string; value: string }>>('caller', false, 'Fix the schedule field named in the message (docs/schedules.md).'),
+  SCHEDULE_INVALID: entry<Partial<{ schedule: string; field: string; value: string }>>(
+    'caller',
+    false,
+    'Fix the schedule field named in the message (docs/schedules.md).',
+  ),
   SCHEDULE_NOT_FOUND: entry<{ schedule: string }>('missing', false, "List the schedules ('weft schedule list')."),
   SCHEDULE_EXISTS: entry<{ schedule: string }>('state', false, 'Pick another name, or remove the schedule with that name first.'),
-  TRIGGER_INVALID: entry<Partial<{ trigger: string; field: string; value: string }>>('caller', false, 'Fix the trigger field named in the message (docs/schedules.md).'),
+  TRIGGER_INVALID: entry<Partial<{ trigger: string; field: string; value: string }>>(
+    'caller',
+    false,
+    'Fix the trigger field named in the message (docs/schedules.md).',
+  ),
   TRIGGER_NOT_FOUND: entry<{ trigger: string }>('missing', false, "List the triggers ('weft trigger list')."),
   TRIGGER_EXISTS: entry<{ trigger: string }>('state', false, 'Pick another name, or remove the trigger with that name first.'),
   INTERNAL: entry('internal', true, 'This is a bug in weft; retry, and report it if it persists.'),

@@ -80,7 +80,7 @@ export class WeftError<C extends WeftErrorCode = WeftErrorCode> extends Error {
   /** Fields may be absent: an error built without `data` has none. */
   readonly data: Partial<WeftErrorDataOf<C>>;
 
-/** Builds an error with a stable `code` and a message for people. */
+  /** Builds an error with a stable `code` and a message for people. */
   constructor(code: C, message: string, options: WeftErrorOptions<C> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WeftError';
@@ -88,7 +88,7 @@ export class WeftError<C extends WeftErrorCode = WeftErrorCode> extends Error {
     this.data = options.data ?? {};
   }
 
-/** Whether `value` is a `WeftError` (with this `code`, when given); works across copies of the package in one process only if they share the class. */
+  /** Whether `value` is a `WeftError` (with this `code`, when given); works across copies of the package in one process only if they share the class. */
   static is<C extends WeftErrorCode = WeftErrorCode>(value: unknown, code?: C): value is WeftError<C> {
     return value instanceof WeftError && (code === undefined || value.code === code);
   }

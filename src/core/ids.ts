@@ -17,7 +17,11 @@ export function isUlid(value: string): boolean {
 
 export function assertUlid(value: string, what: string): string {
   if (!isUlid(value)) {
-    throw new WeftError('INVALID_ID', `Invalid ${what} '${value.slice(0, 80)}': expected a 26-character ULID such as 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC.`, { data: { value: value.slice(0, 80) } });
+    throw new WeftError(
+      'INVALID_ID',
+      `Invalid ${what} '${value.slice(0, 80)}': expected a 26-character ULID such as 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC.`,
+      { data: { value: value.slice(0, 80) } },
+    );
   }
   return value;
 }

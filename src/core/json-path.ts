@@ -40,5 +40,7 @@ export function readJsonPath(value: unknown, steps: readonly PathStep[]): unknow
 }
 
 function invalid(path: string, why: string): WeftError {
-  return new WeftError('TRIGGER_INVALID', `Input map path '${path.slice(0, 80)}' ${why}; use $.field.sub, $.list[0] or $['odd key'].`, { data: { field: 'input_map', value: path.slice(0, 80) } });
+  return new WeftError('TRIGGER_INVALID', `Input map path '${path.slice(0, 80)}' ${why}; use $.field.sub, $.list[0] or $['odd key'].`, {
+    data: { field: 'input_map', value: path.slice(0, 80) },
+  });
 }

@@ -61,7 +61,8 @@ export function describeSchemaError(error: ErrorObject): string {
   const path = error.instancePath === '' ? '(root)' : error.instancePath;
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') return `${path}: unknown property '${String(params.additionalProperty)}'`;
-  if (error.keyword === 'required') return `${path === '(root)' ? '' : `${path}/`}${String(params.missingProperty)}: is required`.replace(/^\//, '/');
+  if (error.keyword === 'required')
+    return `${path === '(root)' ? '' : `${path}/`}${String(params.missingProperty)}: is required`.replace(/^\//, '/');
   if (error.keyword === 'enum') return `${path}: must be one of ${JSON.stringify(params.allowedValues)}`;
   return `${path}: ${error.message ?? 'is invalid'}`;
 }

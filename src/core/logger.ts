@@ -36,8 +36,7 @@ export function stderrSink(minimum: LogLevel): LogSink {
 }
 
 export function createLogger(sink: LogSink, tag?: string): Logger {
-  const emit = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) =>
-    sink({ level, tag, message, fields });
+  const emit = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => sink({ level, tag, message, fields });
   return {
     debug: emit('debug'),
     info: emit('info'),

@@ -25,7 +25,8 @@ describe('redactSecrets', () => {
       UNIT_DATABASE_URL: 'postgres://app:p%40ss-word-1@db.internal:5432/app',
       SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
     });
-    const text = 'unit-api-key-value unit-gh-token-value unit-password-value unit-client-secret unit-plain-but-long unit-named-by-config /tmp/ssh-agent.sock';
+    const text =
+      'unit-api-key-value unit-gh-token-value unit-password-value unit-client-secret unit-plain-but-long unit-named-by-config /tmp/ssh-agent.sock';
     expect(redactSecrets(text)).toBe(
       '[redacted:UNIT_API_KEY] [redacted:UNIT_GH_TOKEN] [redacted:UNIT_DB_PASSWORD_FILE_X] [redacted:UNIT_CLIENT_SECRET] unit-plain-but-long [redacted:UNIT_NAMED] /tmp/ssh-agent.sock',
     );
@@ -48,8 +49,14 @@ describe('redactSecrets', () => {
 
 describe('isSecretName', () => {
   it('matches *_TOKEN, *_KEY, *_API_KEY, *_SECRET and *PASSWORD*, not ordinary names', () => {
-    expect(['GITHUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'PGPASSWORD', 'DB_PASSWORD_FILE', 'my_token'].filter(isSecretName)).toHaveLength(7);
-    expect(['PATH', 'SSH_AUTH_SOCK', 'KEYBOARD', 'TOKENIZER_MODEL', 'AUTHOR', 'GOOGLE_APPLICATION_CREDENTIALS'].filter(isSecretName)).toEqual([]);
+    expect(
+      ['GITHUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'PGPASSWORD', 'DB_PASSWORD_FILE', 'my_token'].filter(
+        isSecretName,
+      ),
+    ).toHaveLength(7);
+    expect(
+      ['PATH', 'SSH_AUTH_SOCK', 'KEYBOARD', 'TOKENIZER_MODEL', 'AUTHOR', 'GOOGLE_APPLICATION_CREDENTIALS'].filter(isSecretName),
+    ).toEqual([]);
   });
 });
 
@@ -58,6 +65,10 @@ describe('redactJson', () => {
     registerSecret('json-secret-value', 'UNIT_JSON_KEY');
     const clean = { a: [1, 'x', { b: null }] };
     expect(redactJson(clean)).toBe(clean);
-    expect(redactJson({ args: { q: ['json-secret-value'] }, 'json-secret-value': true, n: 3 })).toEqual({ args: { q: ['[redacted:UNIT_JSON_KEY]'] }, '[redacted:UNIT_JSON_KEY]': true, n: 3 });
+    expect(redactJson({ args: { q: ['json-secret-value'] }, 'json-secret-value': true, n: 3 })).toEqual({
+      args: { q: ['[redacted:UNIT_JSON_KEY]'] },
+      '[redacted:UNIT_JSON_KEY]': true,
+      n: 3,
+    });
   });
 });

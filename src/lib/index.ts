@@ -29,7 +29,21 @@ export type { JsonObject, JsonPrimitive } from '../runs/model/json.js';
 export type { QuestionKind, QuestionStatus } from '../runs/model/question.js';
 export type { PairSession, RunCounts, RunLease } from '../runs/model/run-record.js';
 export type { BudgetLimitsPayload, RunBudgetPayload, TokenUsagePayload } from '../runs/model/event-types.js';
-export type { ConcurrencySlot, CreateRunRequest, JsonValue, QuestionRecord, RunEvent, RunFilter, RunPage, RunRecord, GitWorkspaceMode, RunOrigin, RunWorkspace, WorkspaceMode, WorkspaceSpec };
+export type {
+  ConcurrencySlot,
+  CreateRunRequest,
+  JsonValue,
+  QuestionRecord,
+  RunEvent,
+  RunFilter,
+  RunPage,
+  RunRecord,
+  GitWorkspaceMode,
+  RunOrigin,
+  RunWorkspace,
+  WorkspaceMode,
+  WorkspaceSpec,
+};
 export type { RunStatus } from '../runs/model/run-status.js';
 export type { LogLevel };
 
@@ -82,7 +96,7 @@ export class Weft {
     return new Weft(app, await app.runs());
   }
 
-/** The storage directory in use (absolute). */
+  /** The storage directory in use (absolute). */
   get storageDir(): string {
     return this.#app.storageDir;
   }
@@ -92,63 +106,66 @@ export class Weft {
     return this.#runs.create({ ...options, cwd: options.cwd ?? this.#app.workspaceRoot });
   }
 
-/** Starts a run created with `start: false`. */
+  /** Starts a run created with `start: false`. */
   startRun(id: string): Promise<RunRecord> {
     return this.#runs.start(id);
   }
 
-/** The run as stored now; `RUN_NOT_FOUND` when there is none. */
+  /** The run as stored now; `RUN_NOT_FOUND` when there is none. */
   getRun(id: string): Promise<RunRecord> {
     return this.#runs.get(id);
   }
 
-/** Runs matching `filter`, newest first, one page at a time (`nextCursor`). */
+  /** Runs matching `filter`, newest first, one page at a time (`nextCursor`). */
   searchRuns(filter: RunFilter = {}): Promise<RunPage> {
     return this.#runs.search(filter);
   }
 
-/** Lets a `pending` run start. */
+  /** Lets a `pending` run start. */
   approve(id: string): Promise<RunRecord> {
     return this.#runs.approve(id);
   }
 
-/** Refuses a `pending` run: it ends `cancelled` with the reason. */
+  /** Refuses a `pending` run: it ends `cancelled` with the reason. */
   deny(id: string, reason?: string): Promise<RunRecord> {
     return this.#runs.deny(id, reason);
   }
 
-/** The questions the run asked (only unanswered ones with `pending: true`). */
+  /** The questions the run asked (only unanswered ones with `pending: true`). */
   questions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
     return this.#runs.questions(id, options.pending ?? false);
   }
 
-/** Answers a question the run asked (`questionId` from `questions` or a `question-asked` event). */
+  /** Answers a question the run asked (`questionId` from `questions` or a `question-asked` event). */
   answer(id: string, questionId: string, answer: JsonValue): Promise<QuestionRecord> {
     return this.#runs.answer(id, questionId, answer);
   }
 
-/** Sends a message to a run that has not finished; its agents see it on their next turn. */
+  /** Sends a message to a run that has not finished; its agents see it on their next turn. */
   message(id: string, text: string): Promise<RunRecord> {
     return this.#runs.message(id, text);
   }
 
-/** Sends a named signal with data, for `wait` nodes waiting on that event. */
+  /** Sends a named signal with data, for `wait` nodes waiting on that event. */
   signal(id: string, name: string, data: JsonValue = null): Promise<RunRecord> {
     return this.#runs.signal(id, name, data);
   }
 
-/** Asks the run to stop: it ends `cancelled` once its runner has stopped the running stages. */
+  /** Asks the run to stop: it ends `cancelled` once its runner has stopped the running stages. */
   cancel(id: string, reason?: string): Promise<RunRecord> {
     return this.#runs.cancel(id, reason);
   }
 
-/** Queues a `failed` or `cancelled` run again (what `weft retry` does). */
+  /** Queues a `failed` or `cancelled` run again (what `weft retry` does). */
   retry(id: string): Promise<RunRecord> {
     return this.#runs.retry(id);
   }
 
   /** Resolves once every run is terminal (`timedOut: true` if `timeoutMs` passes first). */
-  wait(ids: readonly string[], options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
+  wait(
+    ids: readonly string[],
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
     return this.#runs.wait(ids, options.timeoutMs ?? Number.POSITIVE_INFINITY, options.signal);
   }
 

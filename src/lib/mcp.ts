@@ -101,7 +101,12 @@ export class McpClient {
     const toolbox = await createMcpToolbox({
       ...rest,
       cwd,
-      ...(askApproval ? { askApproval: (call, tool, signal) => askApproval({ name: call.name, server: tool.server ?? '', arguments: call.arguments }, signal) } : {}),
+      ...(askApproval
+        ? {
+            askApproval: (call, tool, signal) =>
+              askApproval({ name: call.name, server: tool.server ?? '', arguments: call.arguments }, signal),
+          }
+        : {}),
     });
     const client = new McpClient(toolbox, cwd);
     await toolbox.hub.start(toolbox.servers);
@@ -113,14 +118,16 @@ export class McpClient {
     return this.#toolbox.problems;
   }
 
-/** Every server's state, tools, reconnects and timings. */
+  /** Every server's state, tools, reconnects and timings. */
   status(): McpServerStatus[] {
     return this.#toolbox.hub.status();
   }
 
-/** The tools of the connected servers now (they change on `list_changed` and reconnects). */
+  /** The tools of the connected servers now (they change on `list_changed` and reconnects). */
   tools(): McpToolInfo[] {
-    return this.#toolbox.registry.list().map((tool) => ({ name: tool.name, server: tool.server ?? '', description: tool.description, inputSchema: tool.inputSchema }));
+    return this.#toolbox.registry
+      .list()
+      .map((tool) => ({ name: tool.name, server: tool.server ?? '', description: tool.description, inputSchema: tool.inputSchema }));
   }
 
   /**
@@ -129,7 +136,11 @@ export class McpClient {
    */
   async callTool(name: string, args: unknown, options: McpCallToolOptions = {}): Promise<ToolResult> {
     const call = { id: `call-${++this.#calls}`, name, arguments: args };
-    const outcome = await this.#toolbox.executor.execute(call, { workspaceRoot: this.#cwd, readFiles: this.#readFiles, signal: options.signal ?? NEVER_ABORTED });
+    const outcome = await this.#toolbox.executor.execute(call, {
+      workspaceRoot: this.#cwd,
+      readFiles: this.#readFiles,
+      signal: options.signal ?? NEVER_ABORTED,
+    });
     return outcome.result;
   }
 
@@ -140,7 +151,7 @@ export class McpClient {
     return this.#toolbox.hub.addServer(config!);
   }
 
-/** Disconnects a server and drops its tools. */
+  /** Disconnects a server and drops its tools. */
   removeServer(name: string): Promise<void> {
     return this.#toolbox.hub.removeServer(name);
   }

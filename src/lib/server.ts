@@ -74,12 +74,24 @@ export interface WeftHttpHandler {
 function checkedToken(options: WeftHttpHandlerOptions, host: string): string | undefined {
   if (options.auth === false) {
     if (options.token !== undefined) throw new WeftError('USAGE', 'weft server: give either token or auth: false, not both.');
-    if (!isLoopbackHost(host)) throw new WeftError('USAGE', `weft server: auth: false is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${host}': anyone who can reach it could run commands.`);
+    if (!isLoopbackHost(host))
+      throw new WeftError(
+        'USAGE',
+        `weft server: auth: false is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${host}': anyone who can reach it could run commands.`,
+      );
     return undefined;
   }
   const token = options.token?.trim();
-  if (!token) throw new WeftError('USAGE', "weft server: a token is required (clients send 'Authorization: Bearer <token>'); pass token, e.g. from process.env, or auth: false for a loopback-only mount.");
-  if (token.length < MIN_TOKEN_LENGTH) throw new WeftError('USAGE', `weft server: the token is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random one, e.g. the output of 'openssl rand -hex 32'.`);
+  if (!token)
+    throw new WeftError(
+      'USAGE',
+      "weft server: a token is required (clients send 'Authorization: Bearer <token>'); pass token, e.g. from process.env, or auth: false for a loopback-only mount.",
+    );
+  if (token.length < MIN_TOKEN_LENGTH)
+    throw new WeftError(
+      'USAGE',
+      `weft server: the token is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random one, e.g. the output of 'openssl rand -hex 32'.`,
+    );
   registerSecret(token, 'weft server token');
   return token;
 }
@@ -102,7 +114,15 @@ export async function createWeftHttpHandler(options: WeftHttpHandlerOptions): Pr
     token,
     loopbackConnectionsOnly: token === undefined,
     allowedHosts: options.allowedHosts ?? [],
-    deps: { runs: app.runs, schedules: app.schedules, triggers: app.triggers, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
+    deps: {
+      runs: app.runs,
+      schedules: app.schedules,
+      triggers: app.triggers,
+      mcp: app.mcpRegistry,
+      workspaceRoot: app.workspaceRoot,
+      storageDir: app.storageDir,
+      readArtifact: app.readArtifact,
+    },
     version,
     assets: options.dashboard === false ? new Map() : http.dashboardAssets(),
     onError: options.onError ?? reportToStderr,
@@ -160,5 +180,11 @@ export interface ServeWeftMcpStdioOptions {
 export async function serveWeftMcpStdio(options: ServeWeftMcpStdioOptions): Promise<void> {
   const app = appOf(options.weft);
   const { serveMcp } = await import('../surfaces/mcp-server/index.js');
-  await serveMcp({ runs: app.runs, cwd: app.workspaceRoot, version, onError: options.onError ?? reportToStderr, signal: options.signal ?? new AbortController().signal });
+  await serveMcp({
+    runs: app.runs,
+    cwd: app.workspaceRoot,
+    version,
+    onError: options.onError ?? reportToStderr,
+    signal: options.signal ?? new AbortController().signal,
+  });
 }

@@ -11,10 +11,38 @@ import { definitionToToml, workflowFromDefinition, type WorkflowDefinition } fro
 import { renderGraph, type GraphFormat } from '../runs/workflow/render-graph.js';
 import type { Workflow } from '../runs/workflow/types.js';
 
-export type { DurationText, EdgeDefinition, InputDefinition, NodeDefinition, RetryDefinition, WorkflowDefinition } from '../runs/workflow/definition.js';
+export type {
+  DurationText,
+  EdgeDefinition,
+  InputDefinition,
+  NodeDefinition,
+  RetryDefinition,
+  WorkflowDefinition,
+} from '../runs/workflow/definition.js';
 export type { InputType, QuestionType, Workflow, WorkflowNode, WorkflowProblem, NodeKind, Edge } from '../runs/workflow/types.js';
 export { AGENT_BACKENDS, CLI_NAMES, type AgentBackend, type CliName } from '../runs/workflow/types.js';
-export type { AgentNode, ApprovalRuleSpec, BranchNode, ChildNode, CommandNode, ConcurrencySpec, FunctionNode, FunctionStageContext, HumanNode, InputSpec, JoinNode, ParallelNode, PromptNode, RetryPolicy, RunBudgetSpec, RunDefaults, StageFunction, StageOutcome, ToolNode, WaitNode } from '../runs/workflow/types.js';
+export type {
+  AgentNode,
+  ApprovalRuleSpec,
+  BranchNode,
+  ChildNode,
+  CommandNode,
+  ConcurrencySpec,
+  FunctionNode,
+  FunctionStageContext,
+  HumanNode,
+  InputSpec,
+  JoinNode,
+  ParallelNode,
+  PromptNode,
+  RetryPolicy,
+  RunBudgetSpec,
+  RunDefaults,
+  StageFunction,
+  StageOutcome,
+  ToolNode,
+  WaitNode,
+} from '../runs/workflow/types.js';
 /** `[run.sandbox]` as a workflow writes it (docs/workflow-format.md, docs/security.md). */
 export type { SandboxMode, SandboxNetwork, SandboxSpec } from '../core/sandbox/sandbox-rules.js';
 export type { GraphFormat };

@@ -68,7 +68,9 @@ function str(value: JsonValue | undefined): string {
 
 function toolNames(calls: JsonValue | undefined): string[] {
   if (!Array.isArray(calls)) return [];
-  return calls.map((call) => (call !== null && typeof call === 'object' && !Array.isArray(call) ? str(call.tool) : '')).filter((name) => name !== '');
+  return calls
+    .map((call) => (call !== null && typeof call === 'object' && !Array.isArray(call) ? str(call.tool) : ''))
+    .filter((name) => name !== '');
 }
 
 function describeEvent(event: RunEvent): string | undefined {

@@ -14,7 +14,11 @@ export async function requestCancel(store: RunStore, runId: string, reason: stri
     const run = await store.getRun(runId);
     if (!run) throw new WeftError('RUN_NOT_FOUND', `No run with id ${runId}. List runs with 'weft ps --all'.`, { data: { runId } });
     if (isTerminal(run.status)) {
-      throw new WeftError('RUN_INVALID_TRANSITION', `Run ${runId} is already ${run.status}; only a run that has not ended can be cancelled.`, { data: { runId, status: run.status } });
+      throw new WeftError(
+        'RUN_INVALID_TRANSITION',
+        `Run ${runId} is already ${run.status}; only a run that has not ended can be cancelled.`,
+        { data: { runId, status: run.status } },
+      );
     }
     const held = run.lease !== undefined && run.lease.expiresAt > now;
     if (held) {
@@ -22,7 +26,9 @@ export async function requestCancel(store: RunStore, runId: string, reason: stri
       return run;
     }
     try {
-      await store.appendEvents(runId, [{ type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to: 'cancelled', ...(reason ? { reason } : {}) } }]);
+      await store.appendEvents(runId, [
+        { type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to: 'cancelled', ...(reason ? { reason } : {}) } },
+      ]);
       return (await store.getRun(runId)) ?? run;
     } catch (error) {
       // A runner claimed the run between our read and our write: ask it instead.

@@ -12,7 +12,11 @@ import { resolveInWorkspace } from '../tools/builtin/workspace-path.js';
  */
 export function refuseNulInPath(path: string, what: string): void {
   if (!path.includes('\0')) return;
-  throw new WeftError('RUN_INVALID_PARAMS', `${what} ${JSON.stringify(path.slice(0, 200))} contains a NUL byte, which no path can hold; give a real path.`, { data: { path: path.slice(0, 200) } });
+  throw new WeftError(
+    'RUN_INVALID_PARAMS',
+    `${what} ${JSON.stringify(path.slice(0, 200))} contains a NUL byte, which no path can hold; give a real path.`,
+    { data: { path: path.slice(0, 200) } },
+  );
 }
 
 /**
@@ -28,13 +32,20 @@ export async function realPathInRunDir(cwd: string, file: string, what: string):
     return await resolveInWorkspace(cwd, file);
   } catch (error) {
     if (error instanceof WeftError && error.code === 'PATH_OUTSIDE_WORKSPACE') {
-      throw new WeftError('RUN_INVALID_PARAMS', `${what} '${file}' is outside the run's directory ${cwd} (a symlink counts by where it points); use a file inside that directory.`, {
-        data: { path: file },
-      });
+      throw new WeftError(
+        'RUN_INVALID_PARAMS',
+        `${what} '${file}' is outside the run's directory ${cwd} (a symlink counts by where it points); use a file inside that directory.`,
+        {
+          data: { path: file },
+        },
+      );
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new WeftError('RUN_INVALID_PARAMS', `The run's directory ${cwd} does not exist; give an existing cwd.`, { data: { cwd }, cause: error });
+      throw new WeftError('RUN_INVALID_PARAMS', `The run's directory ${cwd} does not exist; give an existing cwd.`, {
+        data: { cwd },
+        cause: error,
+      });
     }
     throw error;
   }

@@ -56,17 +56,24 @@ export function resolveInputs(workflow: Workflow, given: Record<string, unknown>
   for (const name of Object.keys(given)) {
     if (!workflow.inputs[name]) {
       const declared = Object.keys(workflow.inputs);
-      problems.push(`input '${name}' is not declared by workflow '${workflow.name}'${declared.length > 0 ? ` (declared: ${declared.join(', ')})` : ' (it declares no inputs)'}`);
+      problems.push(
+        `input '${name}' is not declared by workflow '${workflow.name}'${declared.length > 0 ? ` (declared: ${declared.join(', ')})` : ' (it declares no inputs)'}`,
+      );
     }
   }
   for (const spec of Object.values(workflow.inputs)) {
     const value = given[spec.name] ?? spec.default;
     if (value === undefined) {
-      if (spec.required) problems.push(`input '${spec.name}' is required${spec.description ? ` (${spec.description})` : ''} — pass it with --input ${spec.name}=…`);
+      if (spec.required)
+        problems.push(
+          `input '${spec.name}' is required${spec.description ? ` (${spec.description})` : ''} — pass it with --input ${spec.name}=…`,
+        );
       continue;
     }
     if (spec.type && !fits(value, spec.type)) {
-      problems.push(`input '${spec.name}' must be ${spec.type === 'integer' || spec.type === 'array' || spec.type === 'object' ? 'an' : 'a'} ${spec.type}, got ${JSON.stringify(value).slice(0, 60)}`);
+      problems.push(
+        `input '${spec.name}' must be ${spec.type === 'integer' || spec.type === 'array' || spec.type === 'object' ? 'an' : 'a'} ${spec.type}, got ${JSON.stringify(value).slice(0, 60)}`,
+      );
       continue;
     }
     inputs[spec.name] = value as JsonValue;

@@ -95,7 +95,12 @@ export class StageFold {
     }
     const stage = this.stages.get(stageId);
     if (stage !== undefined && event.type === ENGINE_EVENT.checkpointCreated) {
-      stage.checkpoint = { commit: text(payload.commit) ?? '', filesChanged: number(payload.filesChanged) ?? 0, linesAdded: number(payload.linesAdded) ?? 0, linesRemoved: number(payload.linesRemoved) ?? 0 };
+      stage.checkpoint = {
+        commit: text(payload.commit) ?? '',
+        filesChanged: number(payload.filesChanged) ?? 0,
+        linesAdded: number(payload.linesAdded) ?? 0,
+        linesRemoved: number(payload.linesRemoved) ?? 0,
+      };
       return;
     }
     if (stage === undefined || event.type !== ENGINE_EVENT.stageFinished) return;
@@ -141,7 +146,9 @@ export interface ActiveAgentStage {
 /** The running `agent` and `prompt` stages among `stages`. */
 export function activeAgentStages(stages: readonly StageRecord[]): ActiveAgentStage[] {
   return stages.flatMap((stage) =>
-    stage.status === 'running' && (stage.kind === 'agent' || stage.kind === 'prompt') ? [{ stageId: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, startedAt: stage.startedAt }] : [],
+    stage.status === 'running' && (stage.kind === 'agent' || stage.kind === 'prompt')
+      ? [{ stageId: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, startedAt: stage.startedAt }]
+      : [],
   );
 }
 
@@ -158,5 +165,9 @@ export interface RunResults {
 
 export function runResults(fold: StageFold): RunResults {
   const final = fold.final;
-  return { stages: [...fold.stages.values()], usage: fold.usage, ...(final ? { finalOutput: final.output ?? null, finalStageId: final.stageId } : {}) };
+  return {
+    stages: [...fold.stages.values()],
+    usage: fold.usage,
+    ...(final ? { finalOutput: final.output ?? null, finalStageId: final.stageId } : {}),
+  };
 }

@@ -15,7 +15,10 @@ describe('ApprovalPolicy', () => {
       { pattern: 'mcp__github__*', action: 'ask' },
       { pattern: 'mcp__github__get_issue', action: 'allow' },
     ]);
-    expect(policy.decide(mcp('mcp__github__get_issue'), workflow)).toEqual({ action: 'allow', rule: { pattern: 'mcp__github__get_issue', action: 'allow' } });
+    expect(policy.decide(mcp('mcp__github__get_issue'), workflow)).toEqual({
+      action: 'allow',
+      rule: { pattern: 'mcp__github__get_issue', action: 'allow' },
+    });
     expect(policy.decide(mcp('mcp__github__create_issue'), workflow).action).toBe('ask');
     expect(policy.decide(builtin('shell'), workflow).action).toBe('deny');
   });
@@ -44,7 +47,9 @@ describe('ApprovalPolicy', () => {
   it('defaults: MCP tools and the built-ins that change things ask unless the run is auto-approved; read-only built-ins are allowed', () => {
     const policy = new ApprovalPolicy([]);
     const defaults = (mode: typeof workflow) =>
-      Object.fromEntries([...[...builtins.keys()].sort().map(builtin), mcp('mcp__a__b')].map((tool) => [tool.name, policy.decide(tool, mode).action]));
+      Object.fromEntries(
+        [...[...builtins.keys()].sort().map(builtin), mcp('mcp__a__b')].map((tool) => [tool.name, policy.decide(tool, mode).action]),
+      );
     expect(defaults(workflow)).toEqual({
       edit_file: 'ask',
       glob: 'allow',
@@ -58,7 +63,13 @@ describe('ApprovalPolicy', () => {
     });
     expect(Object.values(defaults(autoApproved)).every((action) => action === 'allow')).toBe(true);
     const interactive = defaults({ interactive: true, autoApprove: true });
-    expect([interactive.shell, interactive.write_file, interactive.edit_file, interactive.mcp__a__b, interactive.read_file]).toEqual(['ask', 'ask', 'ask', 'ask', 'allow']);
+    expect([interactive.shell, interactive.write_file, interactive.edit_file, interactive.mcp__a__b, interactive.read_file]).toEqual([
+      'ask',
+      'ask',
+      'ask',
+      'ask',
+      'allow',
+    ]);
     expect(policy.decide({ name: 'weft_run_get', source: 'weft' }, workflow).action).toBe('allow');
   });
 

@@ -47,7 +47,12 @@ describe('CallAbort', () => {
 
   it('gives a context whose signal is made on first read and follows the abort', () => {
     const abort = new CallAbort();
-    const context = new CallContext({ workspaceRoot: '/ws', cancellation: abort, readFiles: createFileReadTracker(), logger: silentLogger });
+    const context = new CallContext({
+      workspaceRoot: '/ws',
+      cancellation: abort,
+      readFiles: createFileReadTracker(),
+      logger: silentLogger,
+    });
     abort.abort('stop');
     expect([context.signal.aborted, context.signal.reason, context.cancellation]).toEqual([true, 'stop', abort]);
   });

@@ -27,8 +27,24 @@ describe('applyOutputBudget', () => {
   it('keeps every text part whole in the artifact, written in slices that never split a surrogate pair', async () => {
     // The emoji straddles the artifact sink's 1 Mi-character write boundary.
     const huge = `${'a'.repeat(1024 * 1024 - 1)}😀${'é'.repeat(1000)}`;
-    const result = await applyOutputBudget({ content: [{ type: 'text', text: 'first' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: huge }], isError: false }, 'mcp__x__big', 1024, fileArtifactSink(dir));
+    const result = await applyOutputBudget(
+      {
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'text', text: huge },
+        ],
+        isError: false,
+      },
+      'mcp__x__big',
+      1024,
+      fileArtifactSink(dir),
+    );
     expect(await readFile(result.artifactPath!, 'utf8')).toBe(`first\n\n${huge}`);
-    expect(result.content.slice(0, 3)).toEqual([{ type: 'text', text: 'first' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: 'a'.repeat(1019) }]);
+    expect(result.content.slice(0, 3)).toEqual([
+      { type: 'text', text: 'first' },
+      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      { type: 'text', text: 'a'.repeat(1019) },
+    ]);
   });
 });

@@ -38,12 +38,20 @@ export function fitsOutputBudget(result: ToolResult, limitBytes: number): boolea
   return units * 3 <= limitBytes || textBytes(result.content) <= limitBytes;
 }
 
-export async function applyOutputBudget(result: ToolResult, toolName: string, limitBytes: number, artifacts: ArtifactSink): Promise<ToolResult> {
+export async function applyOutputBudget(
+  result: ToolResult,
+  toolName: string,
+  limitBytes: number,
+  artifacts: ArtifactSink,
+): Promise<ToolResult> {
   const total = textBytes(result.content);
   if (total <= limitBytes) return result;
 
   // The parts go to the artifact as they are: joining them would copy the whole result once more.
-  const artifactPath = await artifacts.save(toolName, result.content.map((part) => (part.type === 'text' ? part.text : '')));
+  const artifactPath = await artifacts.save(
+    toolName,
+    result.content.map((part) => (part.type === 'text' ? part.text : '')),
+  );
   let remaining = limitBytes;
   const content: ToolContent[] = [];
   for (const part of result.content) {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { RunningCall } from './running-call.js';
 import { textResult } from './tool.js';
 
-
 describe('RunningCall', () => {
   it('cancels every call still running when the session aborts, and leaves ended ones alone', async () => {
     const session = new AbortController();

@@ -30,7 +30,14 @@ describe('tool call spans', () => {
   it('name the tool and its MCP server under the session span, leave the arguments out, and mark an error result failed with its first line redacted', async () => {
     registerSecret('tool-secret-value-555', 'TOOL_API_KEY');
     const registry = new ToolRegistry();
-    const echo: Tool = { name: 'mcp__notes__echo', description: 'echo', inputSchema: schema, source: 'mcp', server: 'notes', execute: async (args) => textResult(String(args.text)) };
+    const echo: Tool = {
+      name: 'mcp__notes__echo',
+      description: 'echo',
+      inputSchema: schema,
+      source: 'mcp',
+      server: 'notes',
+      execute: async (args) => textResult(String(args.text)),
+    };
     const fail: Tool = {
       name: 'explode',
       description: 'fails',
@@ -43,10 +50,27 @@ describe('tool call spans', () => {
     };
     registry.register(echo);
     registry.register(fail);
-    const executor = new ToolExecutor({ registry, policy: new ApprovalPolicy([]), approvalMode: { interactive: false, autoApprove: true }, artifacts: fileArtifactSink(dir), logger: silentLogger });
+    const executor = new ToolExecutor({
+      registry,
+      policy: new ApprovalPolicy([]),
+      approvalMode: { interactive: false, autoApprove: true },
+      artifacts: fileArtifactSink(dir),
+      logger: silentLogger,
+    });
     const parent = startSpan('stage work', {});
-    const session = { workspaceRoot: dir, readFiles: createFileReadTracker(), signal: new AbortController().signal, traceContext: contextWith(parent) };
-    await executor.executeAll([{ id: 'c1', name: 'mcp__notes__echo', arguments: { text: 'tool-secret-value-555' } }, { id: 'c2', name: 'explode', arguments: {} }], session);
+    const session = {
+      workspaceRoot: dir,
+      readFiles: createFileReadTracker(),
+      signal: new AbortController().signal,
+      traceContext: contextWith(parent),
+    };
+    await executor.executeAll(
+      [
+        { id: 'c1', name: 'mcp__notes__echo', arguments: { text: 'tool-secret-value-555' } },
+        { id: 'c2', name: 'explode', arguments: {} },
+      ],
+      session,
+    );
     parent.end();
 
     const spans = kit.spans().filter((span) => span.name.startsWith('execute_tool '));
@@ -67,6 +91,10 @@ describe('tool call spans', () => {
       'weft.mcp.server': 'notes',
       'weft.tool.is_error': false,
     });
-    expect(spans.find((span) => span.name === 'execute_tool explode')!.attributes).toMatchObject({ 'gen_ai.tool.type': 'function', 'weft.tool.source': 'builtin', 'error.type': 'tool_error' });
+    expect(spans.find((span) => span.name === 'execute_tool explode')!.attributes).toMatchObject({
+      'gen_ai.tool.type': 'function',
+      'weft.tool.source': 'builtin',
+      'error.type': 'tool_error',
+    });
   });
 });

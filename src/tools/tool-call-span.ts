@@ -43,7 +43,10 @@ export function startToolCallSpan(name: string, callId: string, tool: Tool | und
 /** Ends a tool call's span with its outcome. */
 export function endToolCallSpan(span: Span, result: ToolResult): void {
   if (span.isRecording()) {
-    setSpanAttributes(span, { 'weft.tool.is_error': result.isError, ...(result.artifactPath === undefined ? {} : { 'weft.tool.output_truncated': true }) });
+    setSpanAttributes(span, {
+      'weft.tool.is_error': result.isError,
+      ...(result.artifactPath === undefined ? {} : { 'weft.tool.output_truncated': true }),
+    });
     if (result.isError) recordFailure(span, TOOL_ERROR_TYPE, resultText(result).split('\n', 1)[0] ?? '');
   }
   span.end();

@@ -139,7 +139,10 @@ describe('ToolExecutor', () => {
     });
     const { executor, session } = setup([nested]);
     const wrongType = await executor.execute({ id: '1', name: 'nested', arguments: { items: [{ name: 'a' }, { name: 7 }] } }, session);
-    expect(wrongType.result).toEqual({ content: [{ type: 'text', text: "Invalid arguments for 'nested': /items/1/name: must be string" }], isError: true });
+    expect(wrongType.result).toEqual({
+      content: [{ type: 'text', text: "Invalid arguments for 'nested': /items/1/name: must be string" }],
+      isError: true,
+    });
     const missing = await executor.execute({ id: '2', name: 'nested', arguments: { items: [{}] } }, session);
     expect(resultText(missing.result)).toBe("Invalid arguments for 'nested': /items/0/name: is required");
     const notObject = await executor.execute({ id: '3', name: 'nested', arguments: 'text' }, session);
@@ -148,11 +151,18 @@ describe('ToolExecutor', () => {
 
   it('accepts draft-07 schemas', async () => {
     const draft7 = tool('draft7', async (args) => textResult(String(args.count)), {
-      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { count: { type: 'integer', minimum: 1 } }, required: ['count'] },
+      inputSchema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { count: { type: 'integer', minimum: 1 } },
+        required: ['count'],
+      },
     });
     const { executor, session } = setup([draft7]);
     expect(resultText((await executor.execute({ id: '1', name: 'draft7', arguments: { count: 3 } }, session)).result)).toBe('3');
-    expect(resultText((await executor.execute({ id: '2', name: 'draft7', arguments: { count: 0 } }, session)).result)).toBe("Invalid arguments for 'draft7': /count: must be >= 1");
+    expect(resultText((await executor.execute({ id: '2', name: 'draft7', arguments: { count: 0 } }, session)).result)).toBe(
+      "Invalid arguments for 'draft7': /count: must be >= 1",
+    );
   });
 
   it('reports unknown tools with the names that exist', async () => {
@@ -163,10 +173,14 @@ describe('ToolExecutor', () => {
 
   it('applies deny rules and asks for ask rules', async () => {
     let executed = 0;
-    const counting = tool('mcp__gh__create', async () => {
-      executed += 1;
-      return textResult('created');
-    }, { source: 'mcp', server: 'gh' });
+    const counting = tool(
+      'mcp__gh__create',
+      async () => {
+        executed += 1;
+        return textResult('created');
+      },
+      { source: 'mcp', server: 'gh' },
+    );
     const denied = setup([counting], { rules: [{ pattern: 'mcp__gh__*', action: 'deny' }] });
     expect(resultText((await denied.executor.execute({ id: '1', name: 'mcp__gh__create', arguments: {} }, denied.session)).result)).toBe(
       "Tool 'mcp__gh__create' was denied by the approval policy (rule 'mcp__gh__*' = deny).",
@@ -174,31 +188,46 @@ describe('ToolExecutor', () => {
     const asked: string[] = [];
     const answers = [false, true];
     const asking = setup([counting], { askApproval: async (call) => (asked.push(call.id), answers.shift() ?? false) });
-    expect(resultText((await asking.executor.execute({ id: 'x', name: 'mcp__gh__create', arguments: {} }, asking.session)).result)).toBe("Tool 'mcp__gh__create' was denied by the user.");
-    expect(resultText((await asking.executor.execute({ id: 'y', name: 'mcp__gh__create', arguments: {} }, asking.session)).result)).toBe('created');
+    expect(resultText((await asking.executor.execute({ id: 'x', name: 'mcp__gh__create', arguments: {} }, asking.session)).result)).toBe(
+      "Tool 'mcp__gh__create' was denied by the user.",
+    );
+    expect(resultText((await asking.executor.execute({ id: 'y', name: 'mcp__gh__create', arguments: {} }, asking.session)).result)).toBe(
+      'created',
+    );
     expect(asked).toEqual(['x', 'y']);
     expect(executed).toBe(1);
   });
 
   it('asks before a built-in that changes things, as before an MCP tool, unless a rule allows it', async () => {
     let executed = 0;
-    const writes = tool('write_file', async () => ((executed += 1), textResult('written')), { annotations: { readOnlyHint: false, destructiveHint: true } });
+    const writes = tool('write_file', async () => ((executed += 1), textResult('written')), {
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    });
     const nobody = setup([writes]);
     expect(resultText((await nobody.executor.execute({ id: '1', name: 'write_file', arguments: {} }, nobody.session)).result)).toBe(
       'Tool \'write_file\' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "write_file", action = "allow" } or enable auto_approve.',
     );
     const asked: string[] = [];
     const asking = setup([writes], { askApproval: async (call) => (asked.push(call.id), true) });
-    expect(resultText((await asking.executor.execute({ id: '2', name: 'write_file', arguments: {} }, asking.session)).result)).toBe('written');
-    const ruled = setup([writes], { rules: [{ pattern: 'write_file', action: 'allow' }], askApproval: async (call) => (asked.push(call.id), false) });
-    expect(resultText((await ruled.executor.execute({ id: '3', name: 'write_file', arguments: {} }, ruled.session)).result)).toBe('written');
+    expect(resultText((await asking.executor.execute({ id: '2', name: 'write_file', arguments: {} }, asking.session)).result)).toBe(
+      'written',
+    );
+    const ruled = setup([writes], {
+      rules: [{ pattern: 'write_file', action: 'allow' }],
+      askApproval: async (call) => (asked.push(call.id), false),
+    });
+    expect(resultText((await ruled.executor.execute({ id: '3', name: 'write_file', arguments: {} }, ruled.session)).result)).toBe(
+      'written',
+    );
     expect({ asked, executed }).toEqual({ asked: ['2'], executed: 2 });
   });
 
   it('times out a tool that does not answer and aborts its signal', async () => {
     let aborted = false;
     const { executor, session } = setup([
-      tool('hangs', (_args, context) => new Promise(() => context.signal.addEventListener('abort', () => (aborted = true))), { timeoutMs: 50 }),
+      tool('hangs', (_args, context) => new Promise(() => context.signal.addEventListener('abort', () => (aborted = true))), {
+        timeoutMs: 50,
+      }),
     ]);
     const outcome = await executor.execute({ id: '1', name: 'hangs', arguments: {} }, session);
     expect(outcome.result).toEqual({ content: [{ type: 'text', text: "Tool 'hangs' timed out after 50ms." }], isError: true });
@@ -212,7 +241,10 @@ describe('ToolExecutor', () => {
     const [kept, note] = outcome.result.content;
     expect(kept).toEqual({ type: 'text', text: 'x'.repeat(1024) });
     expect(outcome.result.artifactPath).toMatch(/artifacts\/.+-big\.txt$/);
-    expect(note).toEqual({ type: 'text', text: `\n[output truncated: showing 1.0 KiB of 8.8 KiB; 7.8 KiB cut. Full output saved to ${outcome.result.artifactPath}]` });
+    expect(note).toEqual({
+      type: 'text',
+      text: `\n[output truncated: showing 1.0 KiB of 8.8 KiB; 7.8 KiB cut. Full output saved to ${outcome.result.artifactPath}]`,
+    });
     expect(await readFile(outcome.result.artifactPath!, 'utf8')).toBe(big);
   });
 });
@@ -225,7 +257,10 @@ describe('ToolExecutor with many calls in one turn', () => {
     try {
       const gate = deferred<void>();
       const { executor, session } = setup([tool('wait', async () => (await gate.promise, textResult('ok')))]);
-      const pending = executor.executeAll(Array.from({ length: 40 }, (_, index) => ({ id: String(index), name: 'wait', arguments: {} })), session);
+      const pending = executor.executeAll(
+        Array.from({ length: 40 }, (_, index) => ({ id: String(index), name: 'wait', arguments: {} })),
+        session,
+      );
       gate.resolve();
       const outcomes = await pending;
       expect(outcomes.map((outcome) => resultText(outcome.result))).toEqual(Array.from({ length: 40 }, () => 'ok'));

@@ -80,7 +80,11 @@ export class ToolExecutor {
    * Runs a model turn's calls concurrently; outcomes come back in call order. `onOutcome`
    * hears each call as it ends (in the order they end) and is awaited before this returns.
    */
-  executeAll(calls: readonly ToolCall[], session: ToolSession, onOutcome?: (outcome: ToolCallOutcome, index: number) => Promise<void>): Promise<ToolCallOutcome[]> {
+  executeAll(
+    calls: readonly ToolCall[],
+    session: ToolSession,
+    onOutcome?: (outcome: ToolCallOutcome, index: number) => Promise<void>,
+  ): Promise<ToolCallOutcome[]> {
     return Promise.all(
       calls.map(async (call, index) => {
         const outcome = await this.execute(call, session);
@@ -117,7 +121,13 @@ export class ToolExecutor {
     return this.#approveThenRun(decision, call, tool, args as Record<string, unknown>, session);
   }
 
-  async #approveThenRun(decision: ApprovalDecision, call: ToolCall, tool: Tool, args: Record<string, unknown>, session: ToolSession): Promise<ToolResult> {
+  async #approveThenRun(
+    decision: ApprovalDecision,
+    call: ToolCall,
+    tool: Tool,
+    args: Record<string, unknown>,
+    session: ToolSession,
+  ): Promise<ToolResult> {
     const refusal = await this.#approve(decision, call, tool, session);
     if (refusal) return refusal;
     // An abort while approval was decided fired before the call listens for it.
@@ -131,11 +141,15 @@ export class ToolExecutor {
       case 'allow':
         return undefined;
       case 'deny':
-        return errorResult(`Tool '${tool.name}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`);
+        return errorResult(
+          `Tool '${tool.name}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`,
+        );
       case 'ask': {
         const ask = this.#options.askApproval;
         if (!ask) {
-          return errorResult(`Tool '${tool.name}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${tool.name}", action = "allow" } or enable auto_approve.`);
+          return errorResult(
+            `Tool '${tool.name}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${tool.name}", action = "allow" } or enable auto_approve.`,
+          );
         }
         try {
           return (await ask(call, tool, signal, session.origin)) ? undefined : errorResult(`Tool '${tool.name}' was denied by the user.`);
@@ -209,7 +223,10 @@ export class ToolExecutor {
   }
 
   #toolNames(): string {
-    const names = this.#options.registry.list().map((tool) => tool.name).sort();
+    const names = this.#options.registry
+      .list()
+      .map((tool) => tool.name)
+      .sort();
     return names.length > 20 ? `${names.slice(0, 20).join(', ')}, … (${names.length} in all; see 'weft tools list')` : names.join(', ');
   }
 }

@@ -90,7 +90,12 @@ function scenarioReport(outDir: string, scenario: string): string {
   const parent = join(outDir, dirname(scenario));
   const dir = existsSync(parent) ? readdirSync(parent).find((entry) => entry.startsWith(`${basename(scenario)}-`)) : undefined;
   if (!dir) return `${scenario}: no results written`;
-  const checks = JSON.parse(readFileSync(join(parent, dir, 'checks.json'), 'utf8')) as { id: string; status: string; errorMessage?: string; description: string }[];
+  const checks = JSON.parse(readFileSync(join(parent, dir, 'checks.json'), 'utf8')) as {
+    id: string;
+    status: string;
+    errorMessage?: string;
+    description: string;
+  }[];
   const bad = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
   const lines = bad.map((check) => `  ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
   return [`${scenario}:`, ...lines, '  client stderr:', readFileSync(join(parent, dir, 'stderr.txt'), 'utf8').trim()].join('\n');
@@ -116,7 +121,15 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     // One self-contained bundle: a suite starts its clients at once, and through tsx each
     // would spend seconds transpiling weft's sources before speaking MCP.
     adapter = join(tmp, 'weft-client.mjs');
-    await build({ entryPoints: [ADAPTER], outfile: adapter, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+    await build({
+      entryPoints: [ADAPTER],
+      outfile: adapter,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'warning',
+    });
   }, 60_000);
 
   afterAll(() => {
@@ -129,10 +142,23 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     // The launcher lowers the priority of every client but sse-retry's, whose reconnect is timed.
     const command = [process.execPath, LAUNCHER, adapter];
     // The CLI splits --command on spaces.
-    if (command.some((part) => part.includes(' '))) throw new Error(`paths with spaces cannot pass through --command: ${command.join(' ')}`);
+    if (command.some((part) => part.includes(' ')))
+      throw new Error(`paths with spaces cannot pass through --command: ${command.join(' ')}`);
     const startedAt = Date.now();
     const result = await conformance(
-      ['client', '--command', command.join(' '), '--suite', suite, '--timeout', String(SCENARIO_TIMEOUT_MS), '--expected-failures', BASELINE, '-o', outDir],
+      [
+        'client',
+        '--command',
+        command.join(' '),
+        '--suite',
+        suite,
+        '--timeout',
+        String(SCENARIO_TIMEOUT_MS),
+        '--expected-failures',
+        BASELINE,
+        '-o',
+        outDir,
+      ],
       tmp,
       env,
     );
@@ -140,7 +166,10 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     const results = summary(result.stdout);
     const unexpected = [...results].filter(([scenario, ok]) => ok === baselineScenarios().includes(scenario)).map(([scenario]) => scenario);
     const report = unexpected.map((scenario) => scenarioReport(outDir, scenario)).join('\n\n');
-    expect(result.code, `conformance exited ${result.code} after ${elapsedMs} ms\n${report}\n--- stdout ---\n${result.stdout}\n--- stderr (tail) ---\n${result.stderr.slice(-4000)}`).toBe(0);
+    expect(
+      result.code,
+      `conformance exited ${result.code} after ${elapsedMs} ms\n${report}\n--- stdout ---\n${result.stdout}\n--- stderr (tail) ---\n${result.stderr.slice(-4000)}`,
+    ).toBe(0);
     expect(result.stdout).toContain('Baseline check passed: all failures are expected.');
     const declared = new RegExp(`Running ${suite} suite \\((\\d+) scenarios\\)`).exec(result.stdout);
     expect(Number(declared?.[1])).toBe(results.size);
@@ -152,15 +181,23 @@ describe('MCP conformance suite, client scenarios, against weft', () => {
     return results;
   }
 
-  it.each(SUITES)('suite %s passes against the expected-failures baseline', async (suite) => {
-    for (const [scenario, ok] of await runSuite(suite, suite)) ran.set(scenario, ok);
-  }, SCENARIO_TIMEOUT_MS + 60_000);
+  it.each(SUITES)(
+    'suite %s passes against the expected-failures baseline',
+    async (suite) => {
+      for (const [scenario, ok] of await runSuite(suite, suite)) ran.set(scenario, ok);
+    },
+    SCENARIO_TIMEOUT_MS + 60_000,
+  );
 
-  it('suite core passes the same on the plain SDK path (WEFT_MCP_FAST_PATH=0)', async () => {
-    const plain = await runSuite('core', 'core-plain-sdk', { ...process.env, WEFT_MCP_FAST_PATH: '0' });
-    const onFastPath = [...ran].filter(([scenario]) => plain.has(scenario));
-    expect([...plain].sort()).toEqual(onFastPath.sort());
-  }, SCENARIO_TIMEOUT_MS + 60_000);
+  it(
+    'suite core passes the same on the plain SDK path (WEFT_MCP_FAST_PATH=0)',
+    async () => {
+      const plain = await runSuite('core', 'core-plain-sdk', { ...process.env, WEFT_MCP_FAST_PATH: '0' });
+      const onFastPath = [...ran].filter(([scenario]) => plain.has(scenario));
+      expect([...plain].sort()).toEqual(onFastPath.sort());
+    },
+    SCENARIO_TIMEOUT_MS + 60_000,
+  );
 
   it('ran every client scenario the suite has: the ones weft supports passed, only baseline entries failed', async () => {
     expect([...ran.keys()].sort()).toEqual((await allScenarios(tmp)).sort());
@@ -202,7 +239,10 @@ describe('node20-globsync loader hook', () => {
   });
 
   it('gives importers inside the conformance package fs plus a Node 22-style globSync', async () => {
-    const probe = await run(['--import', REGISTER_HOOK, join(tmp, 'node_modules/@modelcontextprotocol/conformance/dist/probe.mjs'), join(tmp, 'data')], tmp);
+    const probe = await run(
+      ['--import', REGISTER_HOOK, join(tmp, 'node_modules/@modelcontextprotocol/conformance/dist/probe.mjs'), join(tmp, 'data')],
+      tmp,
+    );
     expect(probe.code, probe.stderr).toBe(0);
     expect(JSON.parse(probe.stdout)).toEqual({
       checks: ['auth/basic/checks.json', 'checks.json'],

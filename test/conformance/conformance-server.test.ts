@@ -22,7 +22,16 @@ const REGISTER_HOOK = resolve(here, 'register-node20-globsync.mjs');
 const BASELINE = resolve(here, 'server-expected-failures.yml');
 const WEFT_BIN = resolve(REPO_ROOT, 'bin/weft.js');
 /** Scenarios that test the protocol, not fixtures: each must run and pass. */
-const MUST_PASS = ['server-initialize', 'logging-set-level', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
+const MUST_PASS = [
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'tools-list',
+  'resources-list',
+  'prompts-list',
+  'server-sse-multiple-streams',
+  'dns-rebinding-protection',
+];
 
 function run(args: string[], cwd: string): Promise<Finished> {
   return runNode(args, { cwd });
@@ -51,7 +60,11 @@ describe.each(PATHS)('MCP conformance suite, server scenarios, against weft mcp 
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'weft-conformance-server-'));
-    server = spawn(process.execPath, [WEFT_BIN, '--storage-dir', join(tmp, 'store'), 'mcp', 'start', '--http', '--port', '0', '--no-auth'], { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(
+      process.execPath,
+      [WEFT_BIN, '--storage-dir', join(tmp, 'store'), 'mcp', 'start', '--http', '--port', '0', '--no-auth'],
+      { cwd: tmp, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const url = await new Promise<string>((done, fail) => {
       server.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
         serverLog += chunk;
@@ -60,7 +73,10 @@ describe.each(PATHS)('MCP conformance suite, server scenarios, against weft mcp 
       });
       server.once('exit', (code) => fail(new Error(`weft mcp start exited with ${code}: ${serverLog}`)));
     });
-    result = await run(['--import', REGISTER_HOOK, CONFORMANCE_CLI, 'server', '--url', url, '--expected-failures', BASELINE, '-o', join(tmp, 'results')], tmp);
+    result = await run(
+      ['--import', REGISTER_HOOK, CONFORMANCE_CLI, 'server', '--url', url, '--expected-failures', BASELINE, '-o', join(tmp, 'results')],
+      tmp,
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -73,7 +89,9 @@ describe.each(PATHS)('MCP conformance suite, server scenarios, against weft mcp 
   });
 
   it('passes against the expected-failures baseline', () => {
-    expect(result.code, `${result.stdout.slice(-6000)}\n--- stderr ---\n${result.stderr.slice(-2000)}\n--- server ---\n${serverLog}`).toBe(0);
+    expect(result.code, `${result.stdout.slice(-6000)}\n--- stderr ---\n${result.stderr.slice(-2000)}\n--- server ---\n${serverLog}`).toBe(
+      0,
+    );
     expect(result.stdout).toContain('Baseline check passed: all failures are expected.');
   });
 

@@ -95,8 +95,13 @@ class ConformanceClient {
       await this.#login();
     }
     const status = this.hub.serverStatus(SERVER);
-    const tools = this.registry.list().filter((tool) => tool.server === SERVER).map((tool) => tool.name);
-    this.#logger.info(`connected: ${status?.serverInfo?.name ?? '?'} (protocol ${status?.protocolVersion ?? '?'}), tools: ${tools.join(', ') || 'none'}`);
+    const tools = this.registry
+      .list()
+      .filter((tool) => tool.server === SERVER)
+      .map((tool) => tool.name);
+    this.#logger.info(
+      `connected: ${status?.serverInfo?.name ?? '?'} (protocol ${status?.protocolVersion ?? '?'}), tools: ${tools.join(', ') || 'none'}`,
+    );
   }
 
   /** Logs in (for `scope` on top of what the server asks for) and reconnects. */

@@ -11,10 +11,15 @@ export function concurrencyContract(ctx: ContractContext): void {
   describe('concurrency keys', () => {
     const claimAll = async (worker: string, leaseMs = 1000): Promise<string[]> => {
       const ids: string[] = [];
-      for (let run = await ctx.store.claimRun(worker, leaseMs); run !== undefined; run = await ctx.store.claimRun(worker, leaseMs)) ids.push(run.id);
+      for (let run = await ctx.store.claimRun(worker, leaseMs); run !== undefined; run = await ctx.store.claimRun(worker, leaseMs))
+        ids.push(run.id);
       return ids;
     };
-    const start = (run: RunRecord) => ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }]);
+    const start = (run: RunRecord) =>
+      ctx.store.appendEvents(run.id, [
+        { type: 'run-status-changed', payload: { to: 'starting' } },
+        { type: 'run-status-changed', payload: { to: 'running' } },
+      ]);
 
     it('keeps a run queued while its key is full and passes it over for runs behind it', async () => {
       const first = await ctx.createIn('queued', { concurrency: [{ key: 'repo:a', limit: 1 }] });
@@ -55,7 +60,12 @@ export function concurrencyContract(ctx: ContractContext): void {
     });
 
     it('needs room under every key, counts each limit on its own, and lets a limit above one fill', async () => {
-      const both = await ctx.createIn('queued', { concurrency: [{ key: 'repo', limit: 2 }, { key: 'model', limit: 1 }] });
+      const both = await ctx.createIn('queued', {
+        concurrency: [
+          { key: 'repo', limit: 2 },
+          { key: 'model', limit: 1 },
+        ],
+      });
       ctx.advance(10);
       const modelToo = await ctx.createIn('queued', { concurrency: [{ key: 'model', limit: 1 }] });
       ctx.advance(10);
@@ -76,7 +86,15 @@ export function concurrencyContract(ctx: ContractContext): void {
     it('refuses malformed keys by name', async () => {
       await rejection(ctx.create({ concurrency: [{ key: '', limit: 1 }] }), 'RUN_INVALID_PARAMS');
       await rejection(ctx.create({ concurrency: [{ key: 'k', limit: 0 }] }), 'RUN_INVALID_PARAMS');
-      await rejection(ctx.create({ concurrency: [{ key: 'k', limit: 1 }, { key: 'k', limit: 2 }] }), 'RUN_INVALID_PARAMS');
+      await rejection(
+        ctx.create({
+          concurrency: [
+            { key: 'k', limit: 1 },
+            { key: 'k', limit: 2 },
+          ],
+        }),
+        'RUN_INVALID_PARAMS',
+      );
       await rejection(ctx.store.concurrencyHeld([3 as unknown as string]), 'RUN_INVALID_PARAMS');
     });
   });

@@ -51,12 +51,16 @@ export function useContractStore(make: MakeRunStore): ContractContext {
     clock,
     make,
   } as ContractContext;
-  context.create = (params = {}) => context.store.createRun({ workflow: 'build', workflowPath: 'workflows/build.toml', cwd: '/work/project', ...params });
+  context.create = (params = {}) =>
+    context.store.createRun({ workflow: 'build', workflowPath: 'workflows/build.toml', cwd: '/work/project', ...params });
   context.createIn = async (status, params = {}) => {
     const run = await context.create(params);
     const path = PATH_TO[status];
     if (path.length === 0) return run;
-    await context.store.appendEvents(run.id, path.map((to) => ({ type: 'run-status-changed', payload: { to } })));
+    await context.store.appendEvents(
+      run.id,
+      path.map((to) => ({ type: 'run-status-changed', payload: { to } })),
+    );
     return (await context.store.getRun(run.id)) as RunRecord;
   };
   beforeEach(async () => {
@@ -75,7 +79,10 @@ export async function rejection(promise: Promise<unknown>, code: WeftErrorCode):
     await promise;
   } catch (error) {
     if (WeftError.is(error, code)) return error;
-    throw new Error(`expected a WeftError ${code}, got ${error instanceof Error ? `${error.name} ${(error as WeftError).code ?? ''}: ${error.message}` : String(error)}`, { cause: error });
+    throw new Error(
+      `expected a WeftError ${code}, got ${error instanceof Error ? `${error.name} ${(error as WeftError).code ?? ''}: ${error.message}` : String(error)}`,
+      { cause: error },
+    );
   }
   throw new Error(`expected a WeftError ${code}, but the call succeeded`);
 }

@@ -37,7 +37,8 @@ export function leasesContract(ctx: ContractContext): void {
       ctx.advance(2 * 60_000);
       const lateUrgent = await ctx.createIn('queued', { priority: 2 });
       const order = [];
-      for (let claim = await ctx.store.claimRun('w', 1000); claim !== undefined; claim = await ctx.store.claimRun('w', 1000)) order.push(claim.id);
+      for (let claim = await ctx.store.claimRun('w', 1000); claim !== undefined; claim = await ctx.store.claimRun('w', 1000))
+        order.push(claim.id);
       expect(order).toEqual([urgent.id, alsoUrgent.id, plain.id, lateUrgent.id, low.id]);
       await rejection(ctx.create({ priority: 101 }), 'RUN_INVALID_PARAMS');
       await rejection(ctx.create({ priority: 1.5 }), 'RUN_INVALID_PARAMS');
@@ -46,7 +47,10 @@ export function leasesContract(ctx: ContractContext): void {
     it('renews only for the holder, and hands an expired lease of a running run to another worker', async () => {
       const run = await ctx.createIn('queued');
       await ctx.store.claimRun('worker-a', 1000);
-      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }]);
+      await ctx.store.appendEvents(run.id, [
+        { type: 'run-status-changed', payload: { to: 'starting' } },
+        { type: 'run-status-changed', payload: { to: 'running' } },
+      ]);
       ctx.advance(900);
       expect(await ctx.store.renewLease(run.id, 'worker-a', 1000)).toBe(true);
       expect(await ctx.store.renewLease(run.id, 'worker-b', 1000)).toBe(false);
@@ -111,20 +115,33 @@ export function leasesContract(ctx: ContractContext): void {
       expect(claimed.sort()).toEqual(runs.map((run) => run.id).sort());
     });
 
-    it('refuses the append of a worker whose lease was taken over (fencing), and takes the holder\'s and unleased ones', async () => {
+    it("refuses the append of a worker whose lease was taken over (fencing), and takes the holder's and unleased ones", async () => {
       const run = await ctx.createIn('queued');
       await ctx.store.claimRun('worker-a', 1000);
       await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }], { leaseOwner: 'worker-a' });
       ctx.advance(1000);
       expect((await ctx.store.claimRun('worker-b', 1000))?.id).toBe(run.id);
-      const refused = await rejection(ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }), 'RUN_LEASE_LOST');
+      const refused = await rejection(
+        ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }),
+        'RUN_LEASE_LOST',
+      );
       expect(refused.message).toContain('worker-b');
       await ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { by: 'b' } }], { leaseOwner: 'worker-b' });
       await ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: { by: 'a person' } }]);
       // The run ends under worker-b (its lease ends with it): worker-a is still refused.
       await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'cancelled' } }], { leaseOwner: 'worker-b' });
-      expect((await rejection(ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }), 'RUN_LEASE_LOST')).message).toContain('has ended (cancelled)');
-      expect((await ctx.store.listEvents(run.id, { types: ['artifact-saved'] })).map((event) => event.payload)).toEqual([{ by: 'b' }, { by: 'a person' }]);
+      expect(
+        (
+          await rejection(
+            ctx.store.appendEvents(run.id, [{ type: 'artifact-saved', payload: {} }], { leaseOwner: 'worker-a' }),
+            'RUN_LEASE_LOST',
+          )
+        ).message,
+      ).toContain('has ended (cancelled)');
+      expect((await ctx.store.listEvents(run.id, { types: ['artifact-saved'] })).map((event) => event.payload)).toEqual([
+        { by: 'b' },
+        { by: 'a person' },
+      ]);
     });
 
     it('refuses bad lease arguments', async () => {
@@ -173,7 +190,13 @@ export function leasesContract(ctx: ContractContext): void {
         ['setParent parent', (store) => store.setParent(run.id, bad)],
         ['listQuestions', (store) => store.listQuestions(bad)],
         ['getQuestion', (store) => store.getQuestion(bad)],
-        ['question-asked questionId', (store) => store.appendEvents(run.id, [{ type: 'question-asked', stageId: 'a@1', payload: { questionId: bad, kind: 'yes_no', prompt: 'x' } }])],
+        [
+          'question-asked questionId',
+          (store) =>
+            store.appendEvents(run.id, [
+              { type: 'question-asked', stageId: 'a@1', payload: { questionId: bad, kind: 'yes_no', prompt: 'x' } },
+            ]),
+        ],
         ['renewLease', (store) => store.renewLease(bad, 'worker', 10)],
         ['releaseLease', (store) => store.releaseLease(bad, 'worker')],
         ['deleteRun', (store) => store.deleteRun(bad)],

@@ -10,7 +10,13 @@ import { rejection, T0, type ContractContext } from './run-store-kit.js';
 export function runsContract(ctx: ContractContext): void {
   describe('runs', () => {
     it('creates a run in submitted with a run-created event and reads it back whole', async () => {
-      const created = await ctx.create({ goal: 'fix the bug', inputs: { issue: 42, tags: ['a'] }, labels: { team: 'core' }, model: 'sonnet', autoApprove: true });
+      const created = await ctx.create({
+        goal: 'fix the bug',
+        inputs: { issue: 42, tags: ['a'] },
+        labels: { team: 'core' },
+        model: 'sonnet',
+        autoApprove: true,
+      });
       const expected: RunRecord = {
         id: created.id,
         workflow: 'build',
@@ -33,7 +39,22 @@ export function runsContract(ctx: ContractContext): void {
       expect(created).toEqual(expected);
       expect(await ctx.store.getRun(created.id)).toEqual(expected);
       const [event] = await ctx.store.listEvents(created.id);
-      expect(event).toEqual({ runId: created.id, seq: 1, at: T0, type: 'run-created', payload: { workflow: 'build', workflowPath: 'workflows/build.toml', goal: 'fix the bug', inputs: { issue: 42, tags: ['a'] }, labels: { team: 'core' }, model: 'sonnet', autoApprove: true, cwd: '/work/project' } });
+      expect(event).toEqual({
+        runId: created.id,
+        seq: 1,
+        at: T0,
+        type: 'run-created',
+        payload: {
+          workflow: 'build',
+          workflowPath: 'workflows/build.toml',
+          goal: 'fix the bug',
+          inputs: { issue: 42, tags: ['a'] },
+          labels: { team: 'core' },
+          model: 'sonnet',
+          autoApprove: true,
+          cwd: '/work/project',
+        },
+      });
     });
 
     it('moves a new run to its initial status in the same call, with both events logged', async () => {
@@ -48,7 +69,10 @@ export function runsContract(ctx: ContractContext): void {
     it('returns undefined for an unknown run and RUN_NOT_FOUND where a run must exist', async () => {
       const missing = newId();
       expect(await ctx.store.getRun(missing)).toBeUndefined();
-      const error = await rejection(ctx.store.appendEvents(missing, [{ type: 'stage-started', stageId: 'a@1', payload: {} }]), 'RUN_NOT_FOUND');
+      const error = await rejection(
+        ctx.store.appendEvents(missing, [{ type: 'stage-started', stageId: 'a@1', payload: {} }]),
+        'RUN_NOT_FOUND',
+      );
       expect(error.message).toContain(missing);
       await rejection(ctx.store.listEvents(missing), 'RUN_NOT_FOUND');
       await rejection(ctx.create({ parentId: missing }), 'RUN_NOT_FOUND');
@@ -57,7 +81,10 @@ export function runsContract(ctx: ContractContext): void {
     it("reads the head of a run's log as getRun counts it, and nothing for an unknown run", async () => {
       const run = await ctx.create();
       expect(await ctx.store.headSeq(run.id)).toBe(1);
-      await ctx.store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'queued' } }, { type: 'run-status-changed', payload: { to: 'starting' } }]);
+      await ctx.store.appendEvents(run.id, [
+        { type: 'run-status-changed', payload: { to: 'queued' } },
+        { type: 'run-status-changed', payload: { to: 'starting' } },
+      ]);
       expect(await ctx.store.headSeq(run.id)).toBe(3);
       expect((await ctx.store.getRun(run.id))?.counts.events).toBe(3);
       const other = await ctx.create();
@@ -67,7 +94,9 @@ export function runsContract(ctx: ContractContext): void {
     });
 
     it('refuses bad creation parameters with a message naming the field', async () => {
-      expect((await rejection(ctx.store.createRun({ workflowPath: 'x', cwd: '/' } as never), 'RUN_INVALID_PARAMS')).message).toContain("'workflow'");
+      expect((await rejection(ctx.store.createRun({ workflowPath: 'x', cwd: '/' } as never), 'RUN_INVALID_PARAMS')).message).toContain(
+        "'workflow'",
+      );
       expect((await rejection(ctx.create({ labels: { 'bad key!': 'x' } }), 'RUN_INVALID_PARAMS')).message).toContain('bad key!');
       expect((await rejection(ctx.create({ inputs: [] as never }), 'RUN_INVALID_PARAMS')).message).toContain('inputs');
       const run = await ctx.create();
@@ -83,7 +112,8 @@ export function runsContract(ctx: ContractContext): void {
       const c = await ctx.createIn('failed', { workflow: 'build', labels: { team: 'web', env: 'prod' }, parentId: a.id });
       ctx.advance(1000);
       const d = await ctx.createIn('succeeded', { workflow: 'build', labels: { team: 'core', env: 'prod' }, parentId: a.id });
-      const ids = async (filter: Parameters<typeof ctx.store.searchRuns>[0]) => (await ctx.store.searchRuns(filter)).runs.map((run) => run.id);
+      const ids = async (filter: Parameters<typeof ctx.store.searchRuns>[0]) =>
+        (await ctx.store.searchRuns(filter)).runs.map((run) => run.id);
       expect(await ids({})).toEqual([d.id, c.id, b.id, a.id]);
       expect(await ids({ ids: [a.id, c.id] })).toEqual([c.id, a.id]);
       expect(await ids({ parentId: a.id })).toEqual([d.id, c.id]);
@@ -92,7 +122,14 @@ export function runsContract(ctx: ContractContext): void {
       expect(await ids({ labels: { team: 'core', env: 'prod' } })).toEqual([d.id, a.id]);
       expect(await ids({ status: ['failed', 'succeeded'] })).toEqual([d.id, c.id]);
       expect(await ids({ createdAfter: T0, createdBefore: T0 + 3000 })).toEqual([c.id, b.id]);
-      expect(await ids({ status: ['running', 'succeeded', 'submitted'], labels: { env: 'prod' }, createdAfter: T0 - 1, createdBefore: T0 + 3000 })).toEqual([a.id]);
+      expect(
+        await ids({
+          status: ['running', 'succeeded', 'submitted'],
+          labels: { env: 'prod' },
+          createdAfter: T0 - 1,
+          createdBefore: T0 + 3000,
+        }),
+      ).toEqual([a.id]);
       expect(await ids({ labels: { team: 'nobody' } })).toEqual([]);
       expect((await ctx.store.searchRuns({ status: ['succeeded'] })).runs).toEqual([await ctx.store.getRun(d.id)]);
     });
@@ -157,14 +194,19 @@ export function runsContract(ctx: ContractContext): void {
       expect((await ctx.store.searchRuns({ parentId: root.id })).runs.map((run) => run.id)).toEqual([grandchild.id, child.id]);
       const unlinked = await ctx.store.setParent(grandchild.id, null);
       expect(unlinked.parentId).toBeUndefined();
-      expect((await ctx.store.listEvents(grandchild.id, { types: ['run-parent-changed'] })).map((event) => event.payload)).toEqual([{ parentId: root.id }, { parentId: null }]);
+      expect((await ctx.store.listEvents(grandchild.id, { types: ['run-parent-changed'] })).map((event) => event.payload)).toEqual([
+        { parentId: root.id },
+        { parentId: null },
+      ]);
     });
 
     it('deletes only terminal runs, with their events and questions, and unlinks their children', async () => {
       const parent = await ctx.createIn('running');
       const child = await ctx.create({ parentId: parent.id });
       const questionId = newId();
-      await ctx.store.appendEvents(parent.id, [{ type: 'question-asked', stageId: 'ask@1', payload: { questionId, kind: 'freeform', prompt: 'Why?' } }]);
+      await ctx.store.appendEvents(parent.id, [
+        { type: 'question-asked', stageId: 'ask@1', payload: { questionId, kind: 'freeform', prompt: 'Why?' } },
+      ]);
       expect((await rejection(ctx.store.deleteRun(parent.id), 'RUN_NOT_TERMINAL')).message).toContain('running');
       await ctx.store.appendEvents(parent.id, [{ type: 'run-status-changed', payload: { to: 'cancelled', reason: 'user' } }]);
       await ctx.store.deleteRun(parent.id);

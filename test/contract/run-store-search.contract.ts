@@ -42,14 +42,22 @@ export function searchContract(ctx: ContractContext): void {
       for (let index = 0; index < 70; index += 1) {
         if (random() < 0.6) ctx.advance(Math.floor(random() * 3) * 1000);
         const parentId = runs.length > 0 && random() < 0.3 ? pick(runs.slice(0, 5)).id : undefined;
-        const run = await ctx.createIn(pick(STATUSES), { workflow: pick(['build', 'deploy', 'triage']), labels: { team: pick(['core', 'web', 'ops']), ...(random() < 0.5 ? { env: pick(['prod', 'dev']) } : {}) }, ...(parentId ? { parentId } : {}) });
-        runs.push(random() < 0.3 && ['succeeded', 'failed', 'cancelled'].includes(run.status) ? await ctx.store.setArchived(run.id, true) : run);
+        const run = await ctx.createIn(pick(STATUSES), {
+          workflow: pick(['build', 'deploy', 'triage']),
+          labels: { team: pick(['core', 'web', 'ops']), ...(random() < 0.5 ? { env: pick(['prod', 'dev']) } : {}) },
+          ...(parentId ? { parentId } : {}),
+        });
+        runs.push(
+          random() < 0.3 && ['succeeded', 'failed', 'cancelled'].includes(run.status) ? await ctx.store.setArchived(run.id, true) : run,
+        );
       }
       const span = ctx.now() - T0;
       for (let round = 0; round < 40; round += 1) {
         const filter: RunFilter = {};
         if (random() < 0.4) filter.status = [...new Set([pick(STATUSES), pick(STATUSES)])];
-        if (random() < 0.4) filter.labels = random() < 0.5 ? { team: pick(['core', 'web', 'ops', 'none']) } : { team: pick(['core', 'web']), env: pick(['prod', 'dev']) };
+        if (random() < 0.4)
+          filter.labels =
+            random() < 0.5 ? { team: pick(['core', 'web', 'ops', 'none']) } : { team: pick(['core', 'web']), env: pick(['prod', 'dev']) };
         if (random() < 0.25) filter.workflow = pick(['build', 'deploy', 'triage']);
         if (random() < 0.15) filter.parentId = pick(runs.slice(0, 5)).id;
         if (random() < 0.3) filter.createdAfter = T0 + Math.floor(random() * span);
@@ -83,7 +91,7 @@ export function searchContract(ctx: ContractContext): void {
       await ctx.store.setArchived(a.id, true);
       const walk = async (after: { updatedAt: number; id: string }) => {
         const seen: [string, string][] = [];
-        for (let cursor: typeof after | undefined = after; cursor !== undefined; ) {
+        for (let cursor: typeof after | undefined = after; cursor !== undefined;) {
           const page = await ctx.store.listRunsUpdatedAfter(cursor, 2);
           seen.push(...page.runs.map((run): [string, string] => [run.id, run.status]));
           cursor = page.next;
@@ -91,8 +99,15 @@ export function searchContract(ctx: ContractContext): void {
         return seen;
       };
       // c alone still carries its creation time; a and b changed later, b first.
-      expect(await walk({ updatedAt: 0, id: '' })).toEqual([[c.id, 'submitted'], [b.id, 'queued'], [a.id, 'cancelled']]);
-      expect(await walk({ updatedAt: T0 + 1000, id: '' })).toEqual([[b.id, 'queued'], [a.id, 'cancelled']]);
+      expect(await walk({ updatedAt: 0, id: '' })).toEqual([
+        [c.id, 'submitted'],
+        [b.id, 'queued'],
+        [a.id, 'cancelled'],
+      ]);
+      expect(await walk({ updatedAt: T0 + 1000, id: '' })).toEqual([
+        [b.id, 'queued'],
+        [a.id, 'cancelled'],
+      ]);
       expect(await walk({ updatedAt: T0 + 1000, id: b.id })).toEqual([[a.id, 'cancelled']]);
       expect((await ctx.store.listRunsUpdatedAfter({ updatedAt: T0 + 2000, id: a.id })).runs).toEqual([]);
       expect((await ctx.store.getRun(a.id))?.archived).toBe(true);

@@ -18,13 +18,21 @@ export function secretsContract(ctx: ContractContext): void {
       const run = await ctx.create({ goal: `deploy with ${SECRET}`, inputs: { token: SECRET } });
       expect(run.goal).toBe('deploy with [redacted:CONTRACT_API_KEY]');
       await ctx.store.appendEvents(run.id, [
-        { type: 'stage-finished', stageId: 'deploy@1', payload: { output: `key=${SECRET}\n${ODD}`, error: `failed: ${SECRET}`, exitCode: 0 } },
+        {
+          type: 'stage-finished',
+          stageId: 'deploy@1',
+          payload: { output: `key=${SECRET}\n${ODD}`, error: `failed: ${SECRET}`, exitCode: 0 },
+        },
         { type: 'tool-call-started', stageId: 'deploy@1', payload: { arguments: { headers: [{ [SECRET]: 'short' }] } } },
       ]);
       const stored = await ctx.store.listEvents(run.id);
       expect(stored.map((event) => event.payload)).toEqual([
         expect.objectContaining({ goal: 'deploy with [redacted:CONTRACT_API_KEY]', inputs: { token: '[redacted:CONTRACT_API_KEY]' } }),
-        { output: 'key=[redacted:CONTRACT_API_KEY]\n[redacted:CONTRACT_ODD_TOKEN]', error: 'failed: [redacted:CONTRACT_API_KEY]', exitCode: 0 },
+        {
+          output: 'key=[redacted:CONTRACT_API_KEY]\n[redacted:CONTRACT_ODD_TOKEN]',
+          error: 'failed: [redacted:CONTRACT_API_KEY]',
+          exitCode: 0,
+        },
         { arguments: { headers: [{ '[redacted:CONTRACT_API_KEY]': 'short' }] } },
       ]);
       expect(JSON.stringify(await ctx.store.getRun(run.id))).not.toContain(SECRET);

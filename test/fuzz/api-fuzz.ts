@@ -35,7 +35,21 @@ export async function apiOperations(baseUrl: string): Promise<Operation[]> {
   return operations;
 }
 
-const HOSTILE_SEGMENTS = ['..', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%00', '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC', '@last', 'x'.repeat(3000), '%ff%fe', '%F0%9F%98%80', '%', '?', 'constructor', '__proto__', '%0d%0aSet-Cookie:x=1'];
+const HOSTILE_SEGMENTS = [
+  '..',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '%00',
+  '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC',
+  '@last',
+  'x'.repeat(3000),
+  '%ff%fe',
+  '%F0%9F%98%80',
+  '%',
+  '?',
+  'constructor',
+  '__proto__',
+  '%0d%0aSet-Cookie:x=1',
+];
 
 /** Percent-encodes every byte (encodeURIComponent refuses lone surrogates, which the fuzzer wants to send). */
 function pct(text: string): string {
@@ -48,7 +62,11 @@ function pathFor(operation: Operation, rng: Rng): string {
 
 function queryFor(rng: Rng): string {
   if (rng.chance(0.5)) return '';
-  const pairs = Array.from({ length: rng.int(1, 4) }, () => `${rng.pick(['limit', 'status', 'cursor', 'after_seq', 'labels', 'format', 'path', 'stream', pct(rng.string(5))])}=${rng.pick(['-1', '1e999', '99999999999999999999', '', '%zz', pct(rng.string(30)), 'x'.repeat(2000), 'true'])}`);
+  const pairs = Array.from(
+    { length: rng.int(1, 4) },
+    () =>
+      `${rng.pick(['limit', 'status', 'cursor', 'after_seq', 'labels', 'format', 'path', 'stream', pct(rng.string(5))])}=${rng.pick(['-1', '1e999', '99999999999999999999', '', '%zz', pct(rng.string(30)), 'x'.repeat(2000), 'true'])}`,
+  );
   return `?${pairs.join('&')}`;
 }
 
@@ -63,11 +81,34 @@ function bodyFor(operation: Operation, rng: Rng, big: boolean): Shaped {
   const schema = operation.body ?? { type: 'object' };
   const choice = rng.int(0, big ? 6 : 5);
   if (choice === 0) return { kind: 'body-valid', body: Buffer.from(JSON.stringify(validValue(schema, rng))), headers };
-  if (choice === 1) return { kind: 'body-mutated', body: Buffer.from(JSON.stringify(mutate(validValue(schema, rng) as Record<string, unknown>, schema, rng.pick(MUTATIONS), rng))), headers };
-  if (choice === 2) return { kind: 'body-garbage', body: Buffer.from(rng.pick(['{', 'null', '[]', '"x"', '{"a":1}{', '\u0000', rng.string(50)])), headers };
+  if (choice === 1)
+    return {
+      kind: 'body-mutated',
+      body: Buffer.from(JSON.stringify(mutate(validValue(schema, rng) as Record<string, unknown>, schema, rng.pick(MUTATIONS), rng))),
+      headers,
+    };
+  if (choice === 2)
+    return { kind: 'body-garbage', body: Buffer.from(rng.pick(['{', 'null', '[]', '"x"', '{"a":1}{', '\u0000', rng.string(50)])), headers };
   if (choice === 3) return { kind: 'body-deep', body: Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), headers };
-  if (choice === 4) return { kind: 'body-invalid-utf8', body: Buffer.concat([Buffer.from('{"token":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]), headers };
-  if (choice === 5) return { kind: 'body-wrong-type', body: Buffer.from(JSON.stringify(validValue(schema, rng))), headers: { 'content-type': rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16']) } };
+  if (choice === 4)
+    return {
+      kind: 'body-invalid-utf8',
+      body: Buffer.concat([Buffer.from('{"token":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]),
+      headers,
+    };
+  if (choice === 5)
+    return {
+      kind: 'body-wrong-type',
+      body: Buffer.from(JSON.stringify(validValue(schema, rng))),
+      headers: {
+        'content-type': rng.pick([
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=utf-16',
+        ]),
+      },
+    };
   return { kind: 'body-10mb', body: Buffer.from(JSON.stringify({ text: 'H'.repeat(10 * 1024 * 1024) })), headers };
 }
 
@@ -88,7 +129,17 @@ function headersFor(rng: Rng, token: string, host: string): { kind?: string; hea
 }
 
 /** Runs `cases` requests (or until `until`) and checks the invariants after each. */
-export async function fuzzApi(options: { baseUrl: string; token: string; pid: number; storageDir: string; rng: Rng; seed: number; cases?: number; until?: number; big: boolean }): Promise<FuzzReport> {
+export async function fuzzApi(options: {
+  baseUrl: string;
+  token: string;
+  pid: number;
+  storageDir: string;
+  rng: Rng;
+  seed: number;
+  cases?: number;
+  until?: number;
+  big: boolean;
+}): Promise<FuzzReport> {
   const { rng } = options;
   const operations = await apiOperations(options.baseUrl);
   const report: FuzzReport = { target: 'http-api', seed: options.seed, cases: 0, byKind: {}, findings: [], maxRssBytes: 0 };
@@ -98,7 +149,10 @@ export async function fuzzApi(options: { baseUrl: string; token: string; pid: nu
     if (options.until !== undefined && Date.now() >= options.until) break;
     const operation = rng.pick(operations);
     const url = `${options.baseUrl}${pathFor(operation, rng)}${queryFor(rng)}`;
-    const shaped = operation.method === 'GET' || operation.method === 'DELETE' ? { kind: 'no-body', headers: {} as Record<string, string> } : bodyFor(operation, rng, options.big);
+    const shaped =
+      operation.method === 'GET' || operation.method === 'DELETE'
+        ? { kind: 'no-body', headers: {} as Record<string, string> }
+        : bodyFor(operation, rng, options.big);
     const hostile = headersFor(rng, options.token, host);
     const kind = `${operation.method} ${operation.path} ${hostile.kind ?? shaped.kind}`;
     const before = storeSnapshot(options.storageDir);
@@ -112,18 +166,27 @@ export async function fuzzApi(options: { baseUrl: string; token: string; pid: nu
     else {
       tally.answered += 1;
       if (answer.status >= 400 || answer.status === 0) tally.errors += 1;
-      if (answer.status === 0 && (shaped.body?.length ?? 0) <= HANG_UP_ALLOWED_ABOVE_BYTES) problems.push(`the server hung up: ${answer.body}`);
+      if (answer.status === 0 && (shaped.body?.length ?? 0) <= HANG_UP_ALLOWED_ABOVE_BYTES)
+        problems.push(`the server hung up: ${answer.body}`);
       if (answer.status >= 500) problems.push(`HTTP ${answer.status}: ${answer.body.slice(0, 300)}`);
-      if (answer.status >= 400 && answer.status < 500 && !/"code"\s*:\s*"[A-Z_]+"/.test(answer.body)) problems.push(`HTTP ${answer.status} without weft's error body: ${answer.body.slice(0, 200)}`);
-      if ((answer.status >= 400 || answer.status === 0) && storeSnapshot(options.storageDir) !== before) problems.push(`a refused request (HTTP ${answer.status}) changed the store`);
+      if (answer.status >= 400 && answer.status < 500 && !/"code"\s*:\s*"[A-Z_]+"/.test(answer.body))
+        problems.push(`HTTP ${answer.status} without weft's error body: ${answer.body.slice(0, 200)}`);
+      if ((answer.status >= 400 || answer.status === 0) && storeSnapshot(options.storageDir) !== before)
+        problems.push(`a refused request (HTTP ${answer.status}) changed the store`);
     }
     if (!alive) problems.push('the server stopped answering');
     const rss = rssBytes(options.pid);
     report.maxRssBytes = Math.max(report.maxRssBytes, rss);
     if (rss > RSS_LIMIT_BYTES) problems.push(`server RSS ${Math.round(rss / 1048576)} MB over the bound`);
-    for (const problem of problems) report.findings.push({ target: 'http-api', index, kind, problem, sample: `${operation.method} ${url.slice(0, 200)} ${shaped.body?.subarray(0, 120).toString('utf8') ?? ''}` });
+    for (const problem of problems)
+      report.findings.push({
+        target: 'http-api',
+        index,
+        kind,
+        problem,
+        sample: `${operation.method} ${url.slice(0, 200)} ${shaped.body?.subarray(0, 120).toString('utf8') ?? ''}`,
+      });
     if (!alive) break;
   }
   return report;
 }
-

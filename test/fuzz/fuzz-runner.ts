@@ -81,7 +81,8 @@ export async function fuzzTarget(target: FuzzTarget, options: FuzzOptions): Prom
       if (after !== before) problems.push(`a rejected request changed the store: ${before} -> ${after}`);
     }
     if (rss > RSS_LIMIT_BYTES) problems.push(`server RSS ${Math.round(rss / 1048576)} MB over the ${RSS_LIMIT_BYTES / 1048576} MB bound`);
-    for (const problem of problems) report.findings.push({ target: target.name, index, kind: fuzzCase.kind, problem, sample: sample(fuzzCase) });
+    for (const problem of problems)
+      report.findings.push({ target: target.name, index, kind: fuzzCase.kind, problem, sample: sample(fuzzCase) });
     // A dead server would turn every later case into the same finding.
     if (!outcome.alive) break;
   }

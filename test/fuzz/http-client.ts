@@ -21,7 +21,14 @@ export const HANG_UP_ALLOWED_ABOVE_BYTES = 4 * 1024 * 1024;
  * Sends one request; `undefined` when no complete answer came within HANG_MS. With
  * `streamsEnd` false an SSE answer counts once its headers arrive (it may never end).
  */
-export function send(url: string, method: string, headers: Record<string, string>, body?: Buffer, split = false, streamsEnd = true): Promise<RawAnswer | undefined> {
+export function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+  split = false,
+  streamsEnd = true,
+): Promise<RawAnswer | undefined> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (answer: RawAnswer | undefined) => {
@@ -47,7 +54,11 @@ export function send(url: string, method: string, headers: Record<string, string
     }, HANG_MS);
     // A refused connection is an answer of sorts only if the server is gone: report it as none.
     // A server that refuses a body it will not read may hang up while it is still being sent.
-    req.on('error', (error: NodeJS.ErrnoException) => finish(error.code === 'EPIPE' || error.code === 'ECONNRESET' ? { status: 0, headers: {}, body: `hang-up (${error.code})` } : undefined));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish(
+        error.code === 'EPIPE' || error.code === 'ECONNRESET' ? { status: 0, headers: {}, body: `hang-up (${error.code})` } : undefined,
+      ),
+    );
     // A server that answers early (413) and hangs up makes the socket fail mid-write, after the answer.
     req.on('socket', (socket) => socket.on('error', () => undefined));
     if (body === undefined) return void req.end();
@@ -62,7 +73,14 @@ export function abandon(url: string, headers: Record<string, string>, body: Buff
   const target = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(target.port), target.hostname, () => {
-      const head = [`POST ${target.pathname} HTTP/1.1`, `Host: ${target.host}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), `Content-Length: ${body.length + 1000}`, '', ''].join('\r\n');
+      const head = [
+        `POST ${target.pathname} HTTP/1.1`,
+        `Host: ${target.host}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+        `Content-Length: ${body.length + 1000}`,
+        '',
+        '',
+      ].join('\r\n');
       socket.write(head);
       socket.end(body.subarray(0, Math.floor(body.length / 2)));
     });

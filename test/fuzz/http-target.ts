@@ -19,7 +19,8 @@ function bodyHeaders(body: Buffer): Record<string, string> {
   } catch {
     return {};
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || typeof parsed.method !== 'string' || !PRINTABLE.test(parsed.method)) return {};
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || typeof parsed.method !== 'string' || !PRINTABLE.test(parsed.method))
+    return {};
   const headers: Record<string, string> = { 'mcp-method': parsed.method };
   const name = parsed.method === 'resources/read' || parsed.method === 'resources/subscribe' ? parsed.params?.uri : parsed.params?.name;
   if (typeof name === 'string' && PRINTABLE.test(name)) headers['mcp-name'] = name;
@@ -60,7 +61,11 @@ export class HttpTarget implements FuzzTarget {
   }
 
   #headers(body: Buffer): Record<string, string> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     if (this.era === 'legacy') {
       if (this.#session) Object.assign(headers, { 'mcp-session-id': this.#session, 'mcp-protocol-version': LEGACY_VERSION });
       return headers;
@@ -76,7 +81,16 @@ export class HttpTarget implements FuzzTarget {
 
   async open(): Promise<void> {
     if (this.era === 'modern') return;
-    const init = Buffer.from(JSON.stringify(message('legacy', 'initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'weft-fuzz', version: '1' } }, 'init')));
+    const init = Buffer.from(
+      JSON.stringify(
+        message(
+          'legacy',
+          'initialize',
+          { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'weft-fuzz', version: '1' } },
+          'init',
+        ),
+      ),
+    );
     const answer = await send(this.url, 'POST', this.#headers(init), init);
     const session = answer?.headers['mcp-session-id'];
     if (typeof session !== 'string') throw new Error(`initialize over HTTP failed: ${answer?.status} ${answer?.body}`);

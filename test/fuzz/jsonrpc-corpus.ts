@@ -37,8 +37,14 @@ const MODERN_META = {
 };
 
 /** A request (or, with `id` undefined, a notification) as the era writes it. */
-export function message(era: Era, method: string, params: Record<string, unknown> | undefined, id?: string | number | null | unknown): Record<string, unknown> {
-  const withMeta = era === 'modern' ? { ...(params ?? {}), _meta: { ...MODERN_META, ...((params?._meta as object | undefined) ?? {}) } } : params;
+export function message(
+  era: Era,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  id?: string | number | null | unknown,
+): Record<string, unknown> {
+  const withMeta =
+    era === 'modern' ? { ...(params ?? {}), _meta: { ...MODERN_META, ...((params?._meta as object | undefined) ?? {}) } } : params;
   return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, ...(withMeta === undefined ? {} : { params: withMeta }) };
 }
 
@@ -49,7 +55,23 @@ export function probe(era: Era, id: string): Buffer {
   return frame(era === 'legacy' ? message(era, 'ping', undefined, id) : message(era, 'tools/list', {}, id));
 }
 
-const KNOWN_METHODS = ['tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe', 'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel', 'server/discover', 'subscriptions/listen', 'initialize', 'ping'];
+const KNOWN_METHODS = [
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'server/discover',
+  'subscriptions/listen',
+  'initialize',
+  'ping',
+];
 
 export class CorpusBuilder {
   #next = 0;
@@ -73,7 +95,26 @@ export class CorpusBuilder {
 
   /** One case of a kind chosen at random; `big` allows the 10 MB frames. */
   next(big: boolean): FuzzCase {
-    const kinds = ['tool-valid', 'tool-mutated', 'tool-mutated', 'tool-unknown', 'method-unknown', 'method-random-params', 'notification', 'notification-with-id', 'duplicate-ids', 'batch', 'bad-envelope', 'invalid-utf8', 'raw-number', 'garbage', 'deep-raw', 'half-written', 'truncated', 'cancel-in-flight'];
+    const kinds = [
+      'tool-valid',
+      'tool-mutated',
+      'tool-mutated',
+      'tool-unknown',
+      'method-unknown',
+      'method-random-params',
+      'notification',
+      'notification-with-id',
+      'duplicate-ids',
+      'batch',
+      'bad-envelope',
+      'invalid-utf8',
+      'raw-number',
+      'garbage',
+      'deep-raw',
+      'half-written',
+      'truncated',
+      'cancel-in-flight',
+    ];
     if (big) kinds.push('huge-string');
     return this.build(this.rng.pick(kinds));
   }
@@ -102,18 +143,56 @@ export class CorpusBuilder {
       }
       case 'method-unknown': {
         const id = this.#id();
-        return { kind, frames: [frame(message(this.era, rng.pick([rng.string(10), 'tools/call/extra', 'rpc.discover', '__proto__', 'notifications/x']), {}, id))], mustAnswer: [id] };
+        return {
+          kind,
+          frames: [
+            frame(
+              message(this.era, rng.pick([rng.string(10), 'tools/call/extra', 'rpc.discover', '__proto__', 'notifications/x']), {}, id),
+            ),
+          ],
+          mustAnswer: [id],
+        };
       }
       case 'method-random-params': {
         const id = this.#id();
-        const params = rng.pick<Record<string, unknown>>([{}, { uri: rng.string(30) }, { uri: `weft://runs/${rng.string(30)}` }, { name: rng.string(), arguments: { x: rng.string() } }, { level: rng.string() }, { ref: { type: 'ref/prompt', name: rng.string() }, argument: { name: 'x', value: rng.string() } }, { cursor: rng.string(40) }]);
+        const params = rng.pick<Record<string, unknown>>([
+          {},
+          { uri: rng.string(30) },
+          { uri: `weft://runs/${rng.string(30)}` },
+          { name: rng.string(), arguments: { x: rng.string() } },
+          { level: rng.string() },
+          { ref: { type: 'ref/prompt', name: rng.string() }, argument: { name: 'x', value: rng.string() } },
+          { cursor: rng.string(40) },
+        ]);
         return { kind, frames: [frame(message(this.era, rng.pick(KNOWN_METHODS), params, id))], mustAnswer: [id] };
       }
       case 'notification':
-        return { kind, frames: [frame(message(this.era, rng.pick(['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', `notifications/${rng.string(8)}`]), { requestId: rng.string() }))], mustAnswer: [] };
+        return {
+          kind,
+          frames: [
+            frame(
+              message(
+                this.era,
+                rng.pick([
+                  'notifications/initialized',
+                  'notifications/cancelled',
+                  'notifications/progress',
+                  'notifications/roots/list_changed',
+                  `notifications/${rng.string(8)}`,
+                ]),
+                { requestId: rng.string() },
+              ),
+            ),
+          ],
+          mustAnswer: [],
+        };
       case 'notification-with-id':
         // Not a notification, not a valid request: an answer is allowed, silence too.
-        return { kind, frames: [frame(message(this.era, rng.pick(['notifications/initialized', 'notifications/cancelled']), {}, this.#id()))], mustAnswer: [] };
+        return {
+          kind,
+          frames: [frame(message(this.era, rng.pick(['notifications/initialized', 'notifications/cancelled']), {}, this.#id()))],
+          mustAnswer: [],
+        };
       case 'duplicate-ids': {
         const id = this.#id();
         const first = message(this.era, 'tools/call', { name: tool.name, arguments: validValue(tool.inputSchema, rng) }, id);
@@ -152,15 +231,39 @@ export class CorpusBuilder {
         const text = JSON.stringify(call.value);
         const at = text.indexOf('PLACEHOLDER');
         const bad = Buffer.from(rng.pick([[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82]]));
-        return { kind, frames: [Buffer.concat([Buffer.from(text.slice(0, at)), bad, Buffer.from(text.slice(at + 'PLACEHOLDER'.length))])], mustAnswer: [call.id] };
+        return {
+          kind,
+          frames: [Buffer.concat([Buffer.from(text.slice(0, at)), bad, Buffer.from(text.slice(at + 'PLACEHOLDER'.length))])],
+          mustAnswer: [call.id],
+        };
       }
       case 'raw-number': {
-        const call = this.#toolCall({ limit: 'NUMBER', run_id: 'NUMBER', timeout_seconds: 'NUMBER' }, rng.pick(['weft_run_events', 'weft_run_gather', 'weft_run_search']));
+        const call = this.#toolCall(
+          { limit: 'NUMBER', run_id: 'NUMBER', timeout_seconds: 'NUMBER' },
+          rng.pick(['weft_run_events', 'weft_run_gather', 'weft_run_search']),
+        );
         const text = JSON.stringify(call.value).replaceAll('"NUMBER"', rng.pick(RAW_NUMBER_TEXTS));
         return { kind, frames: [Buffer.from(text)], mustAnswer: [call.id] };
       }
       case 'garbage':
-        return { kind, frames: [Buffer.from(rng.pick(['{', '}', '{"jsonrpc":"2.0",', 'null', '\u0000\u0001\u0002', 'Content-Length: 12\r\n\r\n{}', '{"a":1}{"b":2}', rng.string(40)]))], mustAnswer: [] };
+        return {
+          kind,
+          frames: [
+            Buffer.from(
+              rng.pick([
+                '{',
+                '}',
+                '{"jsonrpc":"2.0",',
+                'null',
+                '\u0000\u0001\u0002',
+                'Content-Length: 12\r\n\r\n{}',
+                '{"a":1}{"b":2}',
+                rng.string(40),
+              ]),
+            ),
+          ],
+          mustAnswer: [],
+        };
       case 'deep-raw': {
         const call = this.#toolCall('DEEP', tool.name);
         const depth = rng.pick([1000, 20_000, 200_000]);
@@ -179,7 +282,11 @@ export class CorpusBuilder {
       }
       case 'cancel-in-flight': {
         const call = this.#toolCall({ run_ids: ['01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC'], timeout_seconds: 1 }, 'weft_run_gather');
-        return { kind, frames: [frame(call.value), frame(message(this.era, 'notifications/cancelled', { requestId: call.id, reason: 'fuzz' }))], mustAnswer: [] };
+        return {
+          kind,
+          frames: [frame(call.value), frame(message(this.era, 'notifications/cancelled', { requestId: call.id, reason: 'fuzz' }))],
+          mustAnswer: [],
+        };
       }
       case 'huge-string': {
         const call = this.#toolCall({ run_id: 'x', action: 'message', text: 'H'.repeat(10 * 1024 * 1024) }, 'weft_run_interact');

@@ -34,7 +34,30 @@ export class Rng {
 
   /** A short string from a hostile alphabet: quotes, path parts, control and non-ASCII characters. */
   string(maxLength = 12): string {
-    const alphabet = ['a', 'Z', '0', '9', '-', '_', '.', '/', '\\', '"', "'", '@', '%', '\u0000', '\n', '\u00e9', '\u{1f600}', '\ud800', ' ', '{', '$', '..'];
+    const alphabet = [
+      'a',
+      'Z',
+      '0',
+      '9',
+      '-',
+      '_',
+      '.',
+      '/',
+      '\\',
+      '"',
+      "'",
+      '@',
+      '%',
+      '\u0000',
+      '\n',
+      '\u00e9',
+      '\u{1f600}',
+      '\ud800',
+      ' ',
+      '{',
+      '$',
+      '..',
+    ];
     let text = '';
     const length = this.int(0, maxLength);
     for (let i = 0; i < length; i++) text += this.pick(alphabet);
@@ -47,6 +70,7 @@ export function seedFromEnv(fallback: number): number {
   const raw = process.env.WEFT_FUZZ_SEED;
   if (raw === undefined || raw === '') return fallback;
   const seed = Number(raw);
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new Error(`WEFT_FUZZ_SEED must be an integer from 0 to 4294967295, got '${raw}'.`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new Error(`WEFT_FUZZ_SEED must be an integer from 0 to 4294967295, got '${raw}'.`);
   return seed;
 }

@@ -83,9 +83,19 @@ export function deepNest(depth: number, arrays: boolean): unknown {
   return value;
 }
 
-export type Mutation = 'wrong-type' | 'odd-number' | 'deep-nesting' | 'long-string' | 'unknown-field' | 'missing-required' | 'null-field' | 'proto-key';
+export type Mutation =
+  'wrong-type' | 'odd-number' | 'deep-nesting' | 'long-string' | 'unknown-field' | 'missing-required' | 'null-field' | 'proto-key';
 
-export const MUTATIONS: readonly Mutation[] = ['wrong-type', 'odd-number', 'deep-nesting', 'long-string', 'unknown-field', 'missing-required', 'null-field', 'proto-key'];
+export const MUTATIONS: readonly Mutation[] = [
+  'wrong-type',
+  'odd-number',
+  'deep-nesting',
+  'long-string',
+  'unknown-field',
+  'missing-required',
+  'null-field',
+  'proto-key',
+];
 
 function wrongType(value: unknown, rng: Rng): unknown {
   const others: unknown[] = [rng.string(), rng.int(-5, 5), true, null, [], {}, [rng.string()], { x: 1 }];
@@ -124,7 +134,12 @@ export function mutate(value: Record<string, unknown>, schema: JsonSchema, mutat
       break;
     case 'proto-key':
       // A literal "__proto__" own key (JSON.parse makes one), aimed at prototype pollution.
-      Object.defineProperty(copy, rng.pick(['__proto__', 'constructor']), { value: { polluted: true, toString: 1 }, enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(copy, rng.pick(['__proto__', 'constructor']), {
+        value: { polluted: true, toString: 1 },
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
       break;
   }
   return copy;

@@ -7,7 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { WEFT_BIN } from '../helpers/run-cli.js';
 import { LEGACY_VERSION, message, probe, type Era, type FuzzCase, type ToolSpec } from './jsonrpc-corpus.js';
 
-export type RpcMessage = { id?: unknown; result?: { isError?: boolean; tools?: ToolSpec[] } & Record<string, unknown>; error?: { code: number; message: string }; method?: string };
+export type RpcMessage = {
+  id?: unknown;
+  result?: { isError?: boolean; tools?: ToolSpec[] } & Record<string, unknown>;
+  error?: { code: number; message: string };
+  method?: string;
+};
 
 export interface CaseOutcome {
   /** Every answer that arrived while the case and its probe were in flight. */
@@ -57,10 +62,21 @@ export class StdioTarget implements FuzzTarget {
   }
 
   static async start(era: Era, cwd: string, storageDir: string): Promise<StdioTarget> {
-    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, 'mcp', 'start'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, WEFT_MCP_TOKEN: '' } });
+    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, 'mcp', 'start'], {
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, WEFT_MCP_TOKEN: '' },
+    });
     const target = new StdioTarget(era, child);
     if (era === 'legacy') {
-      const answer = await target.#request(message(era, 'initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'weft-fuzz', version: '1' } }, 'init'));
+      const answer = await target.#request(
+        message(
+          era,
+          'initialize',
+          { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'weft-fuzz', version: '1' } },
+          'init',
+        ),
+      );
       if (!answer?.result) throw new Error(`initialize failed: ${JSON.stringify(answer)} ${target.#stderr}`);
       target.#write(Buffer.from(JSON.stringify(message(era, 'notifications/initialized', undefined)) + '\n'));
     }

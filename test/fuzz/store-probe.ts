@@ -13,7 +13,9 @@ export function storeSnapshot(storageDir: string): string {
   if (!existsSync(file)) return 'no store';
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+      name: string;
+    }[];
     const counts = tables.map(({ name }) => `${name}=${(db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n}`);
     return counts.join(' ');
   } finally {

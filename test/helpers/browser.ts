@@ -11,7 +11,11 @@ import { chromium as playwright, type Browser, type BrowserContext, type Page } 
 const WEAKENING_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content']);
 
 export async function launchBrowser(): Promise<Browser> {
-  return playwright.launch({ executablePath: await chromium.executablePath(), args: chromium.args.filter((flag) => !WEAKENING_FLAGS.has(flag)), headless: true });
+  return playwright.launch({
+    executablePath: await chromium.executablePath(),
+    args: chromium.args.filter((flag) => !WEAKENING_FLAGS.has(flag)),
+    headless: true,
+  });
 }
 
 const contexts = new WeakMap<Browser, BrowserContext>();

@@ -55,6 +55,8 @@ export async function checkListenSubscriptions(client: Client, ws: Workspace): P
   ]);
 
   await expect(client.listen({ resourceSubscriptions: ['weft://runs/..%2F..%2Fsecrets'] })).rejects.toThrow(/INVALID_ID/);
-  await expect(client.listen({ resourceSubscriptions: [a, 'file:///etc/passwd'] })).rejects.toThrow(/Unknown resource file:\/\/\/etc\/passwd/);
+  await expect(client.listen({ resourceSubscriptions: [a, 'file:///etc/passwd'] })).rejects.toThrow(
+    /Unknown resource file:\/\/\/etc\/passwd/,
+  );
   await expect(client.listen({ resourceSubscriptions: ['weft://runs/01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC'] })).rejects.toThrow(/RUN_NOT_FOUND/);
 }

@@ -22,7 +22,10 @@ export function makeWorkspace(prefix = 'weft-mcp-'): Workspace {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const storageDir = join(dir, '.weft-home');
   mkdirSync(join(dir, 'plans'), { recursive: true });
-  writeFileSync(join(dir, 'quick.toml'), '[run]\ngoal = "Say hello"\nlabels = { kind = "quick" }\n\n[nodes.hello]\nkind = "command"\nrun = "echo hello from quick"\n');
+  writeFileSync(
+    join(dir, 'quick.toml'),
+    '[run]\ngoal = "Say hello"\nlabels = { kind = "quick" }\n\n[nodes.hello]\nkind = "command"\nrun = "echo hello from quick"\n',
+  );
   writeFileSync(
     join(dir, 'ask.toml'),
     '[nodes.ask]\nkind = "human"\nquestion = "Ship it?"\ntype = "choice"\noptions = ["ship", "hold"]\nnext = "done"\n\n[nodes.done]\nkind = "command"\nrun = "echo decided"\n',
@@ -33,7 +36,11 @@ export function makeWorkspace(prefix = 'weft-mcp-'): Workspace {
   return { dir, storageDir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function connectStdio(ws: Workspace, env: Record<string, string> = {}, clientOptions?: ConstructorParameters<typeof Client>[1]): Promise<Client> {
+export async function connectStdio(
+  ws: Workspace,
+  env: Record<string, string> = {},
+  clientOptions?: ConstructorParameters<typeof Client>[1],
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [WEFT_BIN, '--storage-dir', ws.storageDir, 'mcp', 'start'],
@@ -72,7 +79,8 @@ export async function startHttp(ws: Workspace, extra: string[] = [], env: Record
     });
     child.once('exit', (code) => reject(new Error(`weft mcp start --http exited with ${code}: ${stderr}`)));
   });
-  const token = env.WEFT_MCP_TOKEN ?? (extra.includes('--no-auth') ? '' : readFileSync(join(ws.storageDir, 'mcp-server-token'), 'utf8').trim());
+  const token =
+    env.WEFT_MCP_TOKEN ?? (extra.includes('--no-auth') ? '' : readFileSync(join(ws.storageDir, 'mcp-server-token'), 'utf8').trim());
   return {
     url,
     token,
@@ -102,12 +110,25 @@ export interface ToolCall {
 }
 
 /** Calls a tool; `text` is the first (summary) line, `code` the error code of an isError result. */
-export async function call(client: Client, name: string, args: Record<string, unknown>, onprogress?: (progress: { progress: number; total?: number; message?: string }) => void): Promise<ToolCall> {
-  const result = await client.callTool({ name, arguments: args }, { ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}), timeout: 120_000 });
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void,
+): Promise<ToolCall> {
+  const result = await client.callTool(
+    { name, arguments: args },
+    { ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}), timeout: 120_000 },
+  );
   const first = result.content[0];
   const text = first && first.type === 'text' ? first.text : '';
   const meta = result._meta as { 'weft/error'?: { code: string } } | undefined;
-  return { isError: result.isError === true, text, data: (result.structuredContent ?? {}) as Record<string, unknown>, ...(meta?.['weft/error'] ? { code: meta['weft/error'].code } : {}) };
+  return {
+    isError: result.isError === true,
+    text,
+    data: (result.structuredContent ?? {}) as Record<string, unknown>,
+    ...(meta?.['weft/error'] ? { code: meta['weft/error'].code } : {}),
+  };
 }
 
 export interface RunView {
@@ -143,7 +164,11 @@ export async function waitForStatus(client: Client, id: string, statuses: string
 
 /** Cancels every run that has not ended and waits until all have, so the runners exit. */
 export async function endAllRuns(client: Client): Promise<void> {
-  const open = await call(client, 'weft_run_search', { status: ['submitted', 'pending', 'queued', 'starting', 'running', 'blocked', 'paused'], archived: 'any', limit: 500 });
+  const open = await call(client, 'weft_run_search', {
+    status: ['submitted', 'pending', 'queued', 'starting', 'running', 'blocked', 'paused'],
+    archived: 'any',
+    limit: 500,
+  });
   const ids = (open.data.runs as RunView[] | undefined)?.map((run) => run.id) ?? [];
   for (const id of ids) await call(client, 'weft_run_interact', { run_id: id, action: 'cancel', reason: 'test teardown' });
   if (ids.length > 0) await call(client, 'weft_run_gather', { run_ids: ids, timeout_seconds: 60 });

@@ -115,7 +115,24 @@ export async function createTestNet(hostNames: readonly string[]): Promise<TestN
     rootAddress: `${prefix}.1`,
     hosts,
     // A UTS namespace too, so each host has its own hostname: weft tells its own host's processes from others' by it.
-    spawnIn: (name, command, args, options = {}) => spawn('ip', ['netns', 'exec', host(name).netns, 'unshare', '--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', `${tag}-${name}`, command, ...args], options),
+    spawnIn: (name, command, args, options = {}) =>
+      spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          host(name).netns,
+          'unshare',
+          '--uts',
+          'sh',
+          '-c',
+          'hostname "$0" && exec "$@"',
+          `${tag}-${name}`,
+          command,
+          ...args,
+        ],
+        options,
+      ),
     partition: async (name) => void (await ip('link', 'set', host(name).link, 'down')),
     heal: async (name) => void (await ip('link', 'set', host(name).link, 'up')),
     dispose,

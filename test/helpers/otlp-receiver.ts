@@ -83,7 +83,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/traces' || !String(request.headers['content-type']).startsWith('application/json')) {
+      if (
+        request.method !== 'POST' ||
+        request.url !== '/v1/traces' ||
+        !String(request.headers['content-type']).startsWith('application/json')
+      ) {
         response.writeHead(415).end();
         return;
       }

@@ -44,8 +44,19 @@ export async function pgCluster(url: string, leaseMs: number): Promise<PgCluster
     async startWorker(name, extraEnv = {}, args = []) {
       const home = join(base, `host-${name}`);
       await mkdir(home);
-      const env = { ...process.env, WEFT_HOME: home, WEFT_DATABASE_URL: url, WEFT_LEASE_MS: String(leaseMs), WORKER_NAME: name, ...extraEnv };
-      const child = spawn(process.execPath, [WEFT_BIN, '--cwd', ws, 'worker', '--max-parallel', '8', ...args], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const env = {
+        ...process.env,
+        WEFT_HOME: home,
+        WEFT_DATABASE_URL: url,
+        WEFT_LEASE_MS: String(leaseMs),
+        WORKER_NAME: name,
+        ...extraEnv,
+      };
+      const child = spawn(process.execPath, [WEFT_BIN, '--cwd', ws, 'worker', '--max-parallel', '8', ...args], {
+        cwd: ws,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const worker = { name, child, stderr: () => stderr };

@@ -44,7 +44,9 @@ export async function freePort(): Promise<number> {
  * (`async-commit`: a crash of the server may lose the last moments of commits, never
  * consistency — the class of SQLite's WAL with synchronous=NORMAL).
  */
-export async function startEmbeddedPostgres(options: { durability?: 'none' | 'async-commit' | 'full'; settings?: Record<string, string> } = {}): Promise<TestPostgres> {
+export async function startEmbeddedPostgres(
+  options: { durability?: 'none' | 'async-commit' | 'full'; settings?: Record<string, string> } = {},
+): Promise<TestPostgres> {
   const durability = options.durability ?? 'none';
   const root = await mkdtemp(join(tmpdir(), 'weft-pg-'));
   const dataDir = join(root, 'data');
@@ -88,8 +90,11 @@ export async function startEmbeddedPostgres(options: { durability?: 'none' | 'as
 }
 
 function postgresUser(): { uid: number; gid: number } {
-  const entry = readFileSync('/etc/passwd', 'utf8').split('\n').find((line) => line.startsWith('postgres:'));
-  if (entry === undefined) throw new Error('There is no `postgres` user; create one (useradd postgres) so the embedded PostgreSQL can run as root.');
+  const entry = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((line) => line.startsWith('postgres:'));
+  if (entry === undefined)
+    throw new Error('There is no `postgres` user; create one (useradd postgres) so the embedded PostgreSQL can run as root.');
   const [, , uid, gid] = entry.split(':');
   return { uid: Number(uid), gid: Number(gid) };
 }
@@ -121,7 +126,13 @@ export function testPostgres(): Promise<TestPostgres> {
     const unsupported = async () => {
       throw new Error('cannot stop a server named by WEFT_TEST_DATABASE_URL');
     };
-    return { url: urlOf, createDatabase: () => createDatabase(external, urlOf), stop: unsupported, start: unsupported, dispose: async () => {} };
+    return {
+      url: urlOf,
+      createDatabase: () => createDatabase(external, urlOf),
+      stop: unsupported,
+      start: unsupported,
+      dispose: async () => {},
+    };
   })();
   return shared;
 }

@@ -9,7 +9,10 @@ export interface Finished {
   stderr: string;
 }
 
-export function runNode(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; input?: string }): Promise<Finished> {
+export function runNode(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; input?: string },
+): Promise<Finished> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

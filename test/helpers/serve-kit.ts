@@ -40,14 +40,31 @@ type = "yes_no"
 export const TEST_TOKEN = 'serve-kit-token-0123456789abcdef';
 
 /** Starts `weft serve --port 0` in `dir` (a new temp dir when absent) and waits until it listens. */
-export async function startServe(options: { dir?: string; args?: string[]; env?: Record<string, string>; tokenEnv?: boolean } = {}): Promise<Serve> {
+export async function startServe(
+  options: { dir?: string; args?: string[]; env?: Record<string, string>; tokenEnv?: boolean } = {},
+): Promise<Serve> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'weft-serve-'));
   const storageDir = join(dir, '.home');
-  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'serve', '--port', '0', ...(options.tokenEnv === false ? [] : ['--token-env', 'WEFT_TEST_TOKEN']), ...(options.args ?? [])], {
-    cwd: dir,
-    env: { ...process.env, WEFT_MCP_TOKEN: '', WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_LEASE_MS: '3000', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      WEFT_BIN,
+      '--storage-dir',
+      storageDir,
+      '--cwd',
+      dir,
+      'serve',
+      '--port',
+      '0',
+      ...(options.tokenEnv === false ? [] : ['--token-env', 'WEFT_TEST_TOKEN']),
+      ...(options.args ?? []),
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, WEFT_MCP_TOKEN: '', WEFT_TEST_TOKEN: TEST_TOKEN, WEFT_LEASE_MS: '3000', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const { url, output } = await listeningUrl(child);
   return {
     url,
@@ -68,7 +85,13 @@ export async function startServe(options: { dir?: string; args?: string[]; env?:
 }
 
 /** One API call; `headers` replace the bearer token when they carry their own authorization. */
-export async function callApi<T = unknown>(serve: Serve, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+export async function callApi<T = unknown>(
+  serve: Serve,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiAnswer<T>> {
   const response = await fetch(`${serve.url}/api/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${serve.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -100,10 +123,20 @@ export function readEvents(serve: Serve, runId: string, done: (events: SseEvent[
  * Reads the Server-Sent Events stream of an API path until `done(messages)` holds, then
  * disconnects; `opened` is called once the server has answered.
  */
-export async function readStream<Data>(serve: Serve, path: string, done: (messages: SseMessage<Data>[]) => boolean, lastEventId?: number, opened?: () => void): Promise<SseMessage<Data>[]> {
+export async function readStream<Data>(
+  serve: Serve,
+  path: string,
+  done: (messages: SseMessage<Data>[]) => boolean,
+  lastEventId?: number,
+  opened?: () => void,
+): Promise<SseMessage<Data>[]> {
   const abort = new AbortController();
   const response = await fetch(`${serve.url}/api/v1${path}`, {
-    headers: { authorization: `Bearer ${serve.token}`, accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+    headers: {
+      authorization: `Bearer ${serve.token}`,
+      accept: 'text/event-stream',
+      ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }),
+    },
     signal: abort.signal,
   });
   if (response.status !== 200 || !response.body) throw new Error(`event stream answered ${response.status}: ${await response.text()}`);
@@ -140,5 +173,7 @@ export async function readStream<Data>(serve: Serve, path: string, done: (messag
 
 /** Follows the run's events until it reaches `status`; returns every event read. */
 export function untilStatus(serve: Serve, runId: string, status: string): Promise<SseEvent[]> {
-  return readEvents(serve, runId, (events) => events.some((event) => event.event === 'run-status-changed' && event.data.payload.to === status));
+  return readEvents(serve, runId, (events) =>
+    events.some((event) => event.event === 'run-status-changed' && event.data.payload.to === status),
+  );
 }

@@ -18,5 +18,9 @@ export function screen(raw: string): string[] {
 /** `argv` with a pseudo-terminal for its stdin and stdout; what it writes arrives on the child's stdout, what is written to the child's stdin is typed into it. */
 export function spawnInTerminal(argv: string[], options: { cwd: string; env?: Record<string, string> }): ChildProcessWithoutNullStreams {
   const command = argv.map((word) => `'${word}'`).join(' ');
-  return spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: options.cwd, env: { ...process.env, ...options.env, COLUMNS: '200' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env, COLUMNS: '200' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }

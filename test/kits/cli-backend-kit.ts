@@ -38,7 +38,11 @@ export interface ClaudeKit {
   close(): Promise<void>;
 }
 
-export async function createClaudeKit(kit: EngineKit, script: Script, options: { rules?: ApprovalRule[]; cli?: CliSettings; env?: Record<string, string>; withoutKey?: boolean } = {}): Promise<ClaudeKit> {
+export async function createClaudeKit(
+  kit: EngineKit,
+  script: Script,
+  options: { rules?: ApprovalRule[]; cli?: CliSettings; env?: Record<string, string>; withoutKey?: boolean } = {},
+): Promise<ClaudeKit> {
   const server = await startModelServer({ script });
   const env: Record<string, string> = { ...claudeTestEnv(server), ...options.env };
   if (options.withoutKey) delete env.ANTHROPIC_API_KEY;
@@ -46,7 +50,15 @@ export async function createClaudeKit(kit: EngineKit, script: Script, options: {
     adapters: cliAdapters,
     settings: async () => ({ cli: options.cli ?? { claude: { path: CLAUDE_BINARY } }, approvalRules: options.rules ?? [] }),
     mcpServers: async (run) => {
-      const { servers } = await loadMcpServerConfigs({ workspaceRoot: run.cwd, homeDir: kit.dir, userSettings: undefined, projectSettings: undefined, localMcpJson: join(kit.dir, '.local-mcp.json'), env, logger: silentLogger });
+      const { servers } = await loadMcpServerConfigs({
+        workspaceRoot: run.cwd,
+        homeDir: kit.dir,
+        userSettings: undefined,
+        projectSettings: undefined,
+        localMcpJson: join(kit.dir, '.local-mcp.json'),
+        env,
+        logger: silentLogger,
+      });
       return servers.filter((entry) => entry.enabled);
     },
     stateDir: join(kit.dir, '.cli-stages'),
@@ -60,7 +72,10 @@ export async function createClaudeKit(kit: EngineKit, script: Script, options: {
 /** The memory MCP server from npm, as the run's `.mcp.json` names it; it keeps its graph in `memory.json`. */
 export async function writeMemoryMcpJson(dir: string): Promise<void> {
   const memoryServer = join(process.cwd(), 'node_modules/.bin/mcp-server-memory');
-  await writeFile(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { memory: { command: memoryServer, args: [], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') } } } }));
+  await writeFile(
+    join(dir, '.mcp.json'),
+    JSON.stringify({ mcpServers: { memory: { command: memoryServer, args: [], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') } } } }),
+  );
 }
 
 export interface ClaudeTestContext {

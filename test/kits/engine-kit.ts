@@ -26,7 +26,11 @@ export interface EngineKit {
   service: RunService;
   write(name: string, text: string): Promise<string>;
   /** Runs a worker in the background until `stop()` (or until idle for `idleExitMs`); `done` is its end. */
-  startWorker(options?: { agent?: AgentStageRunner; maxParallel?: number; idleExitMs?: number }): { stop(): Promise<void>; worker: Worker; done: Promise<void> };
+  startWorker(options?: { agent?: AgentStageRunner; maxParallel?: number; idleExitMs?: number }): {
+    stop(): Promise<void>;
+    worker: Worker;
+    done: Promise<void>;
+  };
   /** Executes until nothing is left to run. */
   runUntilIdle(options?: { agent?: AgentStageRunner }): Promise<void>;
   until(runId: string, predicate: (run: RunRecord) => boolean, what: string): Promise<RunRecord>;
@@ -50,7 +54,11 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
   const dir = await mkdtemp(join(tmpdir(), 'weft-engine-'));
   const store = options.store ?? new MemoryRunStore();
   const workers: Worker[] = [];
-  const service = new RunService({ store, clock: Date.now, wakeRunners: () => (options.wakeOnCreate === false ? undefined : workers.forEach((worker) => worker.wake())) });
+  const service = new RunService({
+    store,
+    clock: Date.now,
+    wakeRunners: () => (options.wakeOnCreate === false ? undefined : workers.forEach((worker) => worker.wake())),
+  });
   const toolboxFactory: RunToolboxFactory = async (run, workflow, askApproval, _bridge, _workDir, sandbox) => {
     const { registry, executor } = buildToolbox({
       builtins: {},
@@ -65,7 +73,21 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
     return { registry, executor, close: async () => {} };
   };
   const makeWorker = (agent?: AgentStageRunner, maxParallel = 8, idleExitMs?: number) =>
-    new Worker({ store, workerId: `test-${newId()}`, logger: silentLogger, clock: Date.now, newId, toolboxFactory, ...(options.sandboxFactory ? { sandboxFactory: options.sandboxFactory } : {}), agent, leaseMs: 5000, heartbeatMs: 1000, maxParallel, pollMs: options.pollMs ?? 20, idleExitMs });
+    new Worker({
+      store,
+      workerId: `test-${newId()}`,
+      logger: silentLogger,
+      clock: Date.now,
+      newId,
+      toolboxFactory,
+      ...(options.sandboxFactory ? { sandboxFactory: options.sandboxFactory } : {}),
+      agent,
+      leaseMs: 5000,
+      heartbeatMs: 1000,
+      maxParallel,
+      pollMs: options.pollMs ?? 20,
+      idleExitMs,
+    });
 
   const kit: EngineKit = {
     dir,
@@ -114,7 +136,11 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
 }
 
 /** Runs the workflow (TOML, written as `wf.toml`) to the end, auto-approved: the run as it ended and its events. */
-export async function runToEnd(kit: EngineKit, toml: string, request: { inputs?: Record<string, unknown> } = {}): Promise<{ run: RunRecord; events: RunEvent[] }> {
+export async function runToEnd(
+  kit: EngineKit,
+  toml: string,
+  request: { inputs?: Record<string, unknown> } = {},
+): Promise<{ run: RunRecord; events: RunEvent[] }> {
   const file = await kit.write('wf.toml', toml);
   const run = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, ...request });
   await kit.runUntilIdle();

@@ -86,13 +86,19 @@ export function initBare(dir: string): string {
 
 /** `path → content` of every file in `commit`'s tree. */
 export function filesOf(repo: string, commit: string): Map<string, string> {
-  const listing = gitSync(repo, ['ls-tree', '-r', '-z', '--name-only', commit]).split('\0').filter((name) => name !== '');
+  const listing = gitSync(repo, ['ls-tree', '-r', '-z', '--name-only', commit])
+    .split('\0')
+    .filter((name) => name !== '');
   return new Map(listing.map((name) => [name, gitSync(repo, ['show', `${commit}:${name}`])]));
 }
 
 /** Every commit reachable from any ref. */
 export function reachableCommits(repo: string): Set<string> {
-  return new Set(gitSync(repo, ['rev-list', '--all']).split('\n').filter((line) => line !== ''));
+  return new Set(
+    gitSync(repo, ['rev-list', '--all'])
+      .split('\n')
+      .filter((line) => line !== ''),
+  );
 }
 
 /** The `WeftError` a promise rejects with (fails the test when it resolves or rejects with anything else). */

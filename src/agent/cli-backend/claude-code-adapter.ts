@@ -27,7 +27,8 @@ function platformPackage(): string | undefined {
   if (process.platform === 'darwin') return `@anthropic-ai/claude-code-darwin-${arch}`;
   if (process.platform === 'win32') return `@anthropic-ai/claude-code-win32-${arch}`;
   if (process.platform !== 'linux') return undefined;
-  const musl = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === undefined;
+  const musl =
+    (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === undefined;
   return `@anthropic-ai/claude-code-linux-${arch}${musl ? '-musl' : ''}`;
 }
 
@@ -48,7 +49,10 @@ export function bundledClaudeBinary(): string | undefined {
 }
 
 /** Claude Code's `mcpServers` entry for one of the run's servers; undefined for what it cannot start (weft's sandbox). */
-export function claudeMcpEntry(server: McpServerConfig, env: Readonly<Record<string, string | undefined>>): Record<string, unknown> | undefined {
+export function claudeMcpEntry(
+  server: McpServerConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, unknown> | undefined {
   switch (server.type) {
     case 'stdio': {
       const passed = Object.fromEntries(server.envVars.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]!]])));
@@ -60,7 +64,11 @@ export function claudeMcpEntry(server: McpServerConfig, env: Readonly<Record<str
     case 'http':
     case 'sse': {
       const token = server.bearerTokenEnvVar === undefined ? undefined : env[server.bearerTokenEnvVar];
-      return { type: server.type, url: server.url, headers: { ...server.headers, ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) } };
+      return {
+        type: server.type,
+        url: server.url,
+        headers: { ...server.headers, ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
+      };
     }
     case 'sandbox':
       return undefined;
@@ -92,7 +100,9 @@ function mayOverlap(first: string, second: string): boolean {
         const [startA, startB] = [a.split(GLOB)[0]!, b.split(GLOB)[0]!];
         return startA.startsWith(startB) || startB.startsWith(startA);
       }
-      return picomatch(a, { dot: true, nonegate: true, noextglob: true })(b) || picomatch(b, { dot: true, nonegate: true, noextglob: true })(a);
+      return (
+        picomatch(a, { dot: true, nonegate: true, noextglob: true })(b) || picomatch(b, { dot: true, nonegate: true, noextglob: true })(a)
+      );
     }),
   );
 }
@@ -102,11 +112,18 @@ function mayOverlap(first: string, second: string): boolean {
  * is passed on only when no later rule that may match the same tool has another action
  * (weft's last match wins, Claude Code's deny wins). Everything else reaches the permission tool, which asks weft.
  */
-export function claudePermissionLists(rules: readonly ApprovalRule[], servers: readonly McpServerConfig[]): { allowed: string[]; disallowed: string[] } {
+export function claudePermissionLists(
+  rules: readonly ApprovalRule[],
+  servers: readonly McpServerConfig[],
+): { allowed: string[]; disallowed: string[] } {
   const allowed: string[] = [];
   const disallowed: string[] = [];
   rules.forEach((rule, index) => {
-    if (rule.action === 'ask' || rules.slice(index + 1).some((later) => later.action !== rule.action && mayOverlap(rule.pattern, later.pattern))) return;
+    if (
+      rule.action === 'ask' ||
+      rules.slice(index + 1).some((later) => later.action !== rule.action && mayOverlap(rule.pattern, later.pattern))
+    )
+      return;
     const name = claudeToolRule(rule.pattern);
     if (name !== undefined) (rule.action === 'allow' ? allowed : disallowed).push(name);
   });
@@ -137,13 +154,19 @@ function invocation(spec: CliStageSpec): CliInvocation {
   const runTools = Object.values(spec.runTools.tools).filter((tool) => tool !== spec.runTools.tools.permission);
   const args = [
     '-p',
-    '--output-format', 'stream-json',
-    '--input-format', 'stream-json',
+    '--output-format',
+    'stream-json',
+    '--input-format',
+    'stream-json',
     '--verbose',
-    '--mcp-config', mcpFile,
+    '--mcp-config',
+    mcpFile,
     '--strict-mcp-config',
-    '--permission-prompt-tool', `mcp__${spec.runTools.name}__${spec.runTools.tools.permission}`,
-    '--allowedTools', ...runTools.map((tool) => `mcp__${spec.runTools.name}__${tool}`), ...allowed,
+    '--permission-prompt-tool',
+    `mcp__${spec.runTools.name}__${spec.runTools.tools.permission}`,
+    '--allowedTools',
+    ...runTools.map((tool) => `mcp__${spec.runTools.name}__${tool}`),
+    ...allowed,
     ...(disallowed.length > 0 ? ['--disallowedTools', ...disallowed] : []),
     ...(spec.systemPrompt.trim() === '' ? [] : ['--append-system-prompt', spec.systemPrompt]),
     ...(spec.model === undefined ? [] : ['--model', spec.model]),
@@ -152,7 +175,12 @@ function invocation(spec: CliStageSpec): CliInvocation {
   ];
   return {
     args,
-    env: { ...QUIET_ENV, CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'), HOME: join(spec.stateDir, 'home'), CLAUDE_CODE_TMPDIR: join(spec.stateDir, 'tmp') },
+    env: {
+      ...QUIET_ENV,
+      CLAUDE_CONFIG_DIR: join(spec.stateDir, 'config'),
+      HOME: join(spec.stateDir, 'home'),
+      CLAUDE_CODE_TMPDIR: join(spec.stateDir, 'tmp'),
+    },
     files: [{ path: mcpFile, text: `${JSON.stringify({ mcpServers: servers }, null, 2)}\n` }],
     stdin: { kind: 'messages', first: userMessageLine(spec.resumeSessionId === undefined ? spec.prompt : CLI_RESUME_MESSAGE) },
   };

@@ -22,7 +22,10 @@ function usageOf(value: unknown, costUsd?: unknown): CliUsage | undefined {
   const usage = record(value);
   if (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number') return undefined;
   // Cached input is input too: Claude Code reports it apart.
-  const input = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens].reduce<number>((sum, part) => sum + (typeof part === 'number' ? part : 0), 0);
+  const input = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens].reduce<number>(
+    (sum, part) => sum + (typeof part === 'number' ? part : 0),
+    0,
+  );
   const output = typeof usage.output_tokens === 'number' ? usage.output_tokens : 0;
   return { inputTokens: input, outputTokens: output, ...(typeof costUsd === 'number' ? { costUsd } : {}) };
 }
@@ -64,7 +67,13 @@ export function claudeCodeStreamParser(): CliStreamParser {
     open = { id: message.id, usage: usageOf(message.usage) };
     for (const block of list(message.content)) {
       if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') events.push({ kind: 'text', text: block.text });
-      if (block.type === 'tool_use') events.push({ kind: 'tool-call-requested', callId: String(block.id), tool: String(block.name), arguments: (block.input ?? {}) as JsonValue });
+      if (block.type === 'tool_use')
+        events.push({
+          kind: 'tool-call-requested',
+          callId: String(block.id),
+          tool: String(block.name),
+          arguments: (block.input ?? {}) as JsonValue,
+        });
     }
     return events;
   };
@@ -89,7 +98,14 @@ export function claudeCodeStreamParser(): CliStreamParser {
     const usage = usageOf(line.usage, line.total_cost_usd);
     const isError = line.is_error === true || (typeof line.subtype === 'string' && line.subtype !== 'success');
     const errors = Array.isArray(line.errors) ? line.errors.filter((item): item is string => typeof item === 'string') : [];
-    const text = typeof line.result === 'string' ? line.result : errors.length > 0 ? errors.join('; ') : isError ? `Claude Code ended with ${String(line.subtype ?? 'an error')}` : '';
+    const text =
+      typeof line.result === 'string'
+        ? line.result
+        : errors.length > 0
+          ? errors.join('; ')
+          : isError
+            ? `Claude Code ended with ${String(line.subtype ?? 'an error')}`
+            : '';
     return [
       ...endTurn(),
       {
@@ -98,7 +114,10 @@ export function claudeCodeStreamParser(): CliStreamParser {
         isError,
         ...(usage === undefined ? {} : { usage }),
         ...(typeof line.num_turns === 'number' ? { turns: line.num_turns } : {}),
-        permissionDenials: list(line.permission_denials).map((denial) => ({ tool: String(denial.tool_name), ...(typeof denial.tool_use_id === 'string' ? { callId: denial.tool_use_id } : {}) })),
+        permissionDenials: list(line.permission_denials).map((denial) => ({
+          tool: String(denial.tool_name),
+          ...(typeof denial.tool_use_id === 'string' ? { callId: denial.tool_use_id } : {}),
+        })),
       },
     ];
   };
@@ -116,7 +135,14 @@ export function claudeCodeStreamParser(): CliStreamParser {
       switch (line.type) {
         case 'system':
           return line.subtype === 'init' && typeof line.session_id === 'string'
-            ? [{ kind: 'session-started', sessionId: line.session_id, ...(typeof line.model === 'string' ? { model: line.model } : {}), tools: Array.isArray(line.tools) ? line.tools.map(String) : [] }]
+            ? [
+                {
+                  kind: 'session-started',
+                  sessionId: line.session_id,
+                  ...(typeof line.model === 'string' ? { model: line.model } : {}),
+                  tools: Array.isArray(line.tools) ? line.tools.map(String) : [],
+                },
+              ]
             : [];
         case 'assistant':
           return assistant(line);

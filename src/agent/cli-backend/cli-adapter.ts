@@ -145,7 +145,14 @@ export type CliEvent =
   /** The current model turn is complete (its usage, when reported per turn). */
   | { kind: 'turn-finished'; usage?: CliUsage; finishReason?: string }
   /** The session ended: the answer (the stage output) or, with `isError`, why it failed. */
-  | { kind: 'final'; text: string; isError: boolean; usage?: CliUsage; turns?: number; permissionDenials?: { tool: string; callId?: string }[] }
+  | {
+      kind: 'final';
+      text: string;
+      isError: boolean;
+      usage?: CliUsage;
+      turns?: number;
+      permissionDenials?: { tool: string; callId?: string }[];
+    }
   /** The CLI reported an error; `loginRequired` when it needs credentials it does not have. */
   | { kind: 'error'; message: string; loginRequired?: boolean }
   /** A line that is not this CLI's stream format (weft records it and fails the stage if no answer follows). */

@@ -23,11 +23,19 @@ export type BinaryLookup = { found: true; path: string } | { found: false; error
  * @example
  * findCliBinary(claudeCodeAdapter, settings.cli.claude?.path, process.env, run.cwd); // { found: true, path: '/usr/local/bin/claude' }
  */
-export function findCliBinary(adapter: CliAdapter, configured: string | undefined, env: Readonly<Record<string, string | undefined>>, workspaceDir: string): BinaryLookup {
+export function findCliBinary(
+  adapter: CliAdapter,
+  configured: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  workspaceDir: string,
+): BinaryLookup {
   if (configured !== undefined) {
     const path = isAbsolute(configured) ? configured : resolve(workspaceDir, configured);
     if (executable(path)) return { found: true, path };
-    return { found: false, error: `${adapter.displayName} was not found at ${path} ([cli.${adapter.cli}] path in settings): no executable file there. Fix the path, or remove it to look on PATH.` };
+    return {
+      found: false,
+      error: `${adapter.displayName} was not found at ${path} ([cli.${adapter.cli}] path in settings): no executable file there. Fix the path, or remove it to look on PATH.`,
+    };
   }
   const folders = (env.PATH ?? '').split(delimiter).filter((folder) => folder !== '');
   for (const folder of folders) {

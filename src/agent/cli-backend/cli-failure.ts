@@ -27,14 +27,18 @@ export function cliFailure(adapter: CliAdapter, exit: CliExit, transcript: CliTr
   const login = transcript.errors.find((error) => error.loginRequired);
   if (exit.spawnError !== undefined) parts.push(`${name} could not be started: ${exit.spawnError}.`);
   else if (login !== undefined || adapter.loginRequired?.(exit.exitCode, stderr.join('\n')) === true) {
-    parts.push(`${name} needs a login (${exitText(exit)}): ${login?.message ?? 'it reported no credentials'}. Give the runner its API key in the environment (weft keeps each stage's ${name} config apart from yours, so a login made in your own config is not seen).`);
+    parts.push(
+      `${name} needs a login (${exitText(exit)}): ${login?.message ?? 'it reported no credentials'}. Give the runner its API key in the environment (weft keeps each stage's ${name} config apart from yours, so a login made in your own config is not seen).`,
+    );
   } else if (transcript.final?.isError === true) parts.push(`${name} failed (${exitText(exit)}): ${transcript.final.text}`);
   else if (transcript.final === undefined) parts.push(`${name} ended without an answer (${exitText(exit)}).`);
   else parts.push(`${name} failed (${exitText(exit)}).`);
   for (const error of transcript.errors.filter((item) => !item.loginRequired)) parts.push(`It reported: ${error.message}`);
   if (transcript.malformed.length > 0) {
     const first = transcript.malformed[0]!;
-    parts.push(`${transcript.malformed.length} line(s) of its output were not ${name}'s stream format, the first: ${first.length > 200 ? `${first.slice(0, 200)}…` : first}`);
+    parts.push(
+      `${transcript.malformed.length} line(s) of its output were not ${name}'s stream format, the first: ${first.length > 200 ? `${first.slice(0, 200)}…` : first}`,
+    );
   }
   if (stderr.length > 0) parts.push(`Last lines of its stderr:\n${stderr.join('\n')}`);
   return parts.join(' ');

@@ -31,7 +31,9 @@ function describeInput(input: Record<string, unknown>): string {
  * const decide = permissionDecider({ rules: [{ pattern: 'shell', action: 'allow' }], autoApprove: false, askPerson });
  * await decide({ tool: 'Bash', input: { command: 'ls' } }, signal); // { behavior: 'allow', updatedInput: { command: 'ls' } }
  */
-export function permissionDecider(options: PermissionDeciderOptions): (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionDecision> {
+export function permissionDecider(
+  options: PermissionDeciderOptions,
+): (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionDecision> {
   const policy = new ApprovalPolicy(options.rules);
   const mode = { interactive: false, autoApprove: options.autoApprove };
   const decide = (tool: string): ApprovalDecision => {
@@ -48,9 +50,16 @@ export function permissionDecider(options: PermissionDeciderOptions): (request: 
       case 'allow':
         return allow;
       case 'deny':
-        return { behavior: 'deny', message: `weft's approval rule { pattern = "${decision.rule?.pattern ?? '?'}", action = "deny" } denies ${request.tool}.` };
+        return {
+          behavior: 'deny',
+          message: `weft's approval rule { pattern = "${decision.rule?.pattern ?? '?'}", action = "deny" } denies ${request.tool}.`,
+        };
       case 'ask': {
-        const allowed = await options.askPerson(`Allow ${request.tool} with these arguments? ${describeInput(request.input)}`, request.tool, signal);
+        const allowed = await options.askPerson(
+          `Allow ${request.tool} with these arguments? ${describeInput(request.input)}`,
+          request.tool,
+          signal,
+        );
         return allowed ? allow : { behavior: 'deny', message: `A person running the workflow declined ${request.tool}.` };
       }
       default: {

@@ -81,7 +81,12 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
   const stderrTail = new LineTail(20, 1000);
   let child: ChildProcess;
   try {
-    const direct = { command: '/bin/sh', args: ['-c', GATE, 'weft-cli', options.binary, ...options.args], cwd: options.cwd, env: options.env };
+    const direct = {
+      command: '/bin/sh',
+      args: ['-c', GATE, 'weft-cli', options.binary, ...options.args],
+      cwd: options.cwd,
+      env: options.env,
+    };
     const started = options.sandbox?.wrap(direct, options.sandboxExtras) ?? direct;
     child = spawn(started.command, started.args, {
       cwd: started.cwd,
@@ -91,7 +96,13 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
       windowsHide: true,
     });
   } catch (error) {
-    return { send: () => false, closeInput: () => undefined, freeze: () => undefined, thaw: () => undefined, exited: Promise.resolve({ exitCode: null, signal: null, stderrTail: [], stopped: false, spawnError: errorMessage(error) }) };
+    return {
+      send: () => false,
+      closeInput: () => undefined,
+      freeze: () => undefined,
+      thaw: () => undefined,
+      exited: Promise.resolve({ exitCode: null, signal: null, stderrTail: [], stopped: false, spawnError: errorMessage(error) }),
+    };
   }
   const pgid = child.pid;
   if (pgid !== undefined) watchdog.watch(pgid);
@@ -139,7 +150,13 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
       stdout.end();
       stderr.end();
       await lines;
-      return { exitCode: ended.code, signal: ended.signal, stderrTail: stderrTail.lines(), stopped, ...(ended.error === undefined ? {} : { spawnError: ended.error }) };
+      return {
+        exitCode: ended.code,
+        signal: ended.signal,
+        stderrTail: stderrTail.lines(),
+        stopped,
+        ...(ended.error === undefined ? {} : { spawnError: ended.error }),
+      };
     } finally {
       options.signal.removeEventListener('abort', stop);
       if (pgid !== undefined) watchdog.unwatch(pgid);

@@ -40,7 +40,13 @@ function native(binary: string, adapter: Pick<CliAdapter, 'bundledBinary'>): str
  * Links each alias to the CLI's binary in `<stateDir>/bin`; returns the PATH to give the CLI.
  * @example await linkBinaryAliases(codexAdapter, '/usr/bin/codex', ['codex-linux-sandbox'], stateDir, env.PATH) // '<stateDir>/bin:/usr/bin:…'
  */
-export async function linkBinaryAliases(adapter: Pick<CliAdapter, 'bundledBinary'>, binary: string, aliases: readonly string[], stateDir: string, path: string | undefined): Promise<string | undefined> {
+export async function linkBinaryAliases(
+  adapter: Pick<CliAdapter, 'bundledBinary'>,
+  binary: string,
+  aliases: readonly string[],
+  stateDir: string,
+  path: string | undefined,
+): Promise<string | undefined> {
   if (aliases.length === 0) return path;
   const folder = join(stateDir, 'bin');
   await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -54,7 +60,12 @@ export async function linkBinaryAliases(adapter: Pick<CliAdapter, 'bundledBinary
 }
 
 /** The room a CLI stage gets in the run's OS sandbox beyond the run's rules. */
-export function cliSandboxExtras(adapter: Pick<CliAdapter, 'modelEnvironment'>, env: Readonly<Record<string, string | undefined>>, runToolsUrl: string, stateDir: string): WrapExtras {
+export function cliSandboxExtras(
+  adapter: Pick<CliAdapter, 'modelEnvironment'>,
+  env: Readonly<Record<string, string | undefined>>,
+  runToolsUrl: string,
+  stateDir: string,
+): WrapExtras {
   const endpointVariable = adapter.modelEnvironment.endpoint;
   const endpoint = env[endpointVariable] ?? DEFAULT_ENDPOINTS[endpointVariable];
   const endpoints = [endpoint === undefined ? undefined : hostPort(endpoint), hostPort(runToolsUrl)].filter((found) => found !== undefined);

@@ -72,7 +72,13 @@ type AgentStage = StageRun & { node: AgentNode };
 async function earlierSession(stage: AgentStage, cli: CliName): Promise<string | undefined> {
   const events = await stage.services.runs.ownEvents({ types: [AGENT_EVENT.agentStarted] });
   const prefix = `${stage.node.name}@`;
-  const earlier = events.filter((event) => event.stageId !== stage.stageId && event.stageId?.startsWith(prefix) === true && event.payload.cli === cli && typeof event.payload.session === 'string');
+  const earlier = events.filter(
+    (event) =>
+      event.stageId !== stage.stageId &&
+      event.stageId?.startsWith(prefix) === true &&
+      event.payload.cli === cli &&
+      typeof event.payload.session === 'string',
+  );
   const session = earlier.at(-1)?.payload.session;
   return typeof session === 'string' ? session : undefined;
 }
@@ -86,7 +92,8 @@ export class CliStageRunner {
 
   async runStage(stage: AgentStage, plan: CliStagePlan): Promise<StageResult> {
     const adapter = this.#options.adapters[plan.cli];
-    if (adapter === undefined) return { status: 'failed', error: `The '${plan.cli}' CLI backend is not available in this version of weft.` };
+    if (adapter === undefined)
+      return { status: 'failed', error: `The '${plan.cli}' CLI backend is not available in this version of weft.` };
     const settings = await this.#options.settings(stage.run);
     const binary = findCliBinary(adapter, settings.cli[plan.cli]?.path, this.#options.env, stage.run.cwd);
     if (!binary.found) return { status: 'failed', error: binary.error };
@@ -115,15 +122,31 @@ export class CliStageRunner {
   }
 
   #startRunTools(stage: AgentStage, rules: readonly ApprovalRule[]): Promise<RunningRunToolsServer> {
-    const deps = { append: (events: NewRunEvent[]) => stage.emit(events), control: stage.control, newId: stage.services.newId, whileBlocked: stage.whileBlocked, stageId: stage.stageId };
+    const deps = {
+      append: (events: NewRunEvent[]) => stage.emit(events),
+      control: stage.control,
+      newId: stage.services.newId,
+      whileBlocked: stage.whileBlocked,
+      stageId: stage.stageId,
+    };
     const decide = permissionDecider({
       rules: [...rules, ...stage.workflow.run.approval],
       autoApprove: stage.run.autoApprove,
-      askPerson: async (prompt, tool, signal) => (await askStageQuestion({ kind: 'confirmation', prompt }, AbortSignal.any([signal, stage.signal]), deps, { tool })) === true,
+      askPerson: async (prompt, tool, signal) =>
+        (await askStageQuestion({ kind: 'confirmation', prompt }, AbortSignal.any([signal, stage.signal]), deps, { tool })) === true,
     });
     return startRunToolsServer(
       {
-        ask: (question, signal) => askStageQuestion({ kind: question.options ? 'choice' : 'freeform', prompt: question.prompt, ...(question.options ? { options: question.options } : {}) }, AbortSignal.any([signal, stage.signal]), deps),
+        ask: (question, signal) =>
+          askStageQuestion(
+            {
+              kind: question.options ? 'choice' : 'freeform',
+              prompt: question.prompt,
+              ...(question.options ? { options: question.options } : {}),
+            },
+            AbortSignal.any([signal, stage.signal]),
+            deps,
+          ),
         progress: async (message) => {
           await stage.emit([{ type: ENGINE_EVENT.stageOutput, payload: { progress: message } }]);
         },
@@ -135,7 +158,17 @@ export class CliStageRunner {
 
   async #attempt(
     stage: AgentStage,
-    params: { adapter: CliAdapter; binary: string; stateDir: string; servers: McpServerConfig[]; runTools: RunningRunToolsServer; rules: readonly ApprovalRule[]; plan: CliStagePlan; resumeSessionId: string | undefined; written: Set<string> },
+    params: {
+      adapter: CliAdapter;
+      binary: string;
+      stateDir: string;
+      servers: McpServerConfig[];
+      runTools: RunningRunToolsServer;
+      rules: readonly ApprovalRule[];
+      plan: CliStagePlan;
+      resumeSessionId: string | undefined;
+      written: Set<string>;
+    },
   ): Promise<{ result: StageResult; refusedResume: boolean }> {
     const { adapter, plan } = params;
     const marker = `${stage.run.id}/${stage.stageId}`;
@@ -193,7 +226,9 @@ export class CliStageRunner {
       args: invocation.args,
       cwd: stage.workDir,
       env: { ...env, ...invocation.env, ...(path === undefined ? {} : { PATH: path }) },
-      ...(sandbox === undefined ? {} : { sandbox, sandboxExtras: cliSandboxExtras(adapter, env, params.runTools.server.url, params.stateDir) }),
+      ...(sandbox === undefined
+        ? {}
+        : { sandbox, sandboxExtras: cliSandboxExtras(adapter, env, params.runTools.server.url, params.stateDir) }),
       stdin: invocation.stdin.kind === 'messages',
       marker,
       signal: budget.signal,
@@ -215,13 +250,23 @@ export class CliStageRunner {
     }
     if (budget.stop !== undefined) return { result: { status: budget.stop.status, error: budget.stop.reason }, refusedResume: false };
     const result = this.#result(adapter, exit, transcript, stage.signal.aborted);
-    const refusedResume = params.resumeSessionId !== undefined && result.status === 'failed' && transcript.turns === 0 && !stage.signal.aborted;
-    if (refusedResume) this.#options.logger.info(`${adapter.displayName} could not resume session ${params.resumeSessionId} for ${stage.stageId}; starting a new session`);
+    const refusedResume =
+      params.resumeSessionId !== undefined && result.status === 'failed' && transcript.turns === 0 && !stage.signal.aborted;
+    if (refusedResume)
+      this.#options.logger.info(
+        `${adapter.displayName} could not resume session ${params.resumeSessionId} for ${stage.stageId}; starting a new session`,
+      );
     return { result, refusedResume };
   }
 
   /** At an answer: messages people sent meanwhile go in as the next message; with none, the session ends. */
-  async #nextMessage(stage: AgentStage, adapter: CliAdapter, transcript: CliTranscript, inbox: MessageInbox | undefined, cli: ReturnType<typeof startCliProcess>): Promise<void> {
+  async #nextMessage(
+    stage: AgentStage,
+    adapter: CliAdapter,
+    transcript: CliTranscript,
+    inbox: MessageInbox | undefined,
+    cli: ReturnType<typeof startCliProcess>,
+  ): Promise<void> {
     const messages = (await inbox?.take()) ?? [];
     if (messages.length === 0 || adapter.messageLine === undefined) return cli.closeInput();
     await stage.emit(messages.map((message) => messageDeliveredEvent(transcript.turns + 1, message)));
@@ -229,7 +274,9 @@ export class CliStageRunner {
   }
 
   #startedPayload(adapter: CliAdapter, spec: CliStageSpec, session: NonNullable<CliTranscript['session']>): AgentStartedPayload {
-    const skipped = spec.mcpServers.filter((server) => server.type === 'sandbox').map((server) => `MCP server '${server.name}' runs in weft's sandbox, which ${adapter.displayName} cannot start; it is left out.`);
+    const skipped = spec.mcpServers
+      .filter((server) => server.type === 'sandbox')
+      .map((server) => `MCP server '${server.name}' runs in weft's sandbox, which ${adapter.displayName} cannot start; it is left out.`);
     return {
       kind: 'agent',
       provider: adapter.displayName,
@@ -247,9 +294,15 @@ export class CliStageRunner {
     const final = transcript.final;
     if (aborted) return { status: 'cancelled', ...(final ? { output: final.text } : {}), error: 'Cancelled' };
     if (final !== undefined && !final.isError && exit.exitCode === 0) {
-      for (const denial of final.permissionDenials) this.#options.logger.info(`${adapter.displayName} was denied ${denial.tool}${denial.callId ? ` (${denial.callId})` : ''}`);
+      for (const denial of final.permissionDenials)
+        this.#options.logger.info(`${adapter.displayName} was denied ${denial.tool}${denial.callId ? ` (${denial.callId})` : ''}`);
       return { status: 'succeeded', output: stageOutputText(final.text), exitCode: 0 };
     }
-    return { status: 'failed', ...(final ? { output: final.text } : {}), exitCode: exit.exitCode, error: cliFailure(adapter, exit, transcript) };
+    return {
+      status: 'failed',
+      ...(final ? { output: final.text } : {}),
+      exitCode: exit.exitCode,
+      error: cliFailure(adapter, exit, transcript),
+    };
   }
 }

@@ -17,4 +17,6 @@ export const CLAUDE_TOOL_OF_WEFT_TOOL: Readonly<Record<string, string>> = {
 };
 
 /** Claude Code tool → weft built-in. */
-export const WEFT_TOOL_OF_CLAUDE_TOOL: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(CLAUDE_TOOL_OF_WEFT_TOOL).map(([weft, claude]) => [claude, weft]));
+export const WEFT_TOOL_OF_CLAUDE_TOOL: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(CLAUDE_TOOL_OF_WEFT_TOOL).map(([weft, claude]) => [claude, weft]),
+);

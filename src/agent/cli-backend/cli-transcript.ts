@@ -8,7 +8,13 @@
  * carries what the turns before it did not, so the turns add up to the session's usage
  * and cost.
  */
-import { AGENT_EVENT, type ModelTurnFinishedPayload, type ToolCallFinishedPayload, type ToolCallStartedPayload, type TokenUsagePayload } from '../../runs/model/event-types.js';
+import {
+  AGENT_EVENT,
+  type ModelTurnFinishedPayload,
+  type ToolCallFinishedPayload,
+  type ToolCallStartedPayload,
+  type TokenUsagePayload,
+} from '../../runs/model/event-types.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import { clipText } from '../../core/clip-text.js';
 import { clipJson, MAX_EVENT_TEXT, type TurnCall } from '../transcript-events.js';
@@ -63,7 +69,11 @@ export class CliTranscript {
       const next = events[index + 1];
       switch (event.kind) {
         case 'session-started':
-          this.session ??= { sessionId: event.sessionId, ...(event.model === undefined ? {} : { model: event.model }), ...(event.tools === undefined ? {} : { tools: event.tools }) };
+          this.session ??= {
+            sessionId: event.sessionId,
+            ...(event.model === undefined ? {} : { model: event.model }),
+            ...(event.tools === undefined ? {} : { tools: event.tools }),
+          };
           return;
         case 'text':
           this.#text.push(event.text);
@@ -132,7 +142,15 @@ export class CliTranscript {
     this.#calls = [];
     const started = calls.map((call): NewRunEvent => {
       this.#running.set(call.callId, { tool: call.tool, startedAt: call.requestedAt });
-      return { type: AGENT_EVENT.toolCallStarted, payload: { tool: call.tool, arguments: clipJson(call.arguments), callId: call.callId, turn: this.#turn } satisfies ToolCallStartedPayload };
+      return {
+        type: AGENT_EVENT.toolCallStarted,
+        payload: {
+          tool: call.tool,
+          arguments: clipJson(call.arguments),
+          callId: call.callId,
+          turn: this.#turn,
+        } satisfies ToolCallStartedPayload,
+      };
     });
     return [turnEvent, ...started];
   }
@@ -145,6 +163,11 @@ export class CliTranscript {
     spent.inputTokens += input;
     spent.outputTokens += output;
     spent.costUsd += cost ?? 0;
-    return { inputTokens: input, outputTokens: output, totalTokens: input + output, ...(cost === undefined ? {} : { reportedCostUsd: cost }) };
+    return {
+      inputTokens: input,
+      outputTokens: output,
+      totalTokens: input + output,
+      ...(cost === undefined ? {} : { reportedCostUsd: cost }),
+    };
   }
 }

@@ -12,16 +12,39 @@ function writtenConfig(spec: CliStageSpec): Toml {
   return parse(files[0]!.text) as Toml;
 }
 
-const memory = mcpServer({ name: 'memory', type: 'stdio', command: ['npx', '-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/m.jsonl' }, envVars: ['HOME'] });
+const memory = mcpServer({
+  name: 'memory',
+  type: 'stdio',
+  command: ['npx', '-y', '@modelcontextprotocol/server-memory'],
+  env: { MEMORY_FILE_PATH: '/m.jsonl' },
+  envVars: ['HOME'],
+});
 
 describe('codexAdapter.invocation', () => {
   it('runs codex exec --json in the workspace with the prompt, a private CODEX_HOME and stdin closed', () => {
     const started = codexAdapter.invocation(stageSpec({ model: 'gpt-5.1-codex' }));
-    expect(started.args).toEqual(['exec', '--json', '--skip-git-repo-check', '--color', 'never', '-C', '/work/space', 'Summarise the repository.']);
+    expect(started.args).toEqual([
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--color',
+      'never',
+      '-C',
+      '/work/space',
+      'Summarise the repository.',
+    ]);
     expect(started.env).toEqual({ CODEX_HOME: '/work/state/codex-home', NO_COLOR: '1' });
     expect(started.stdin).toEqual({ kind: 'closed' });
     const config = writtenConfig(stageSpec({ model: 'gpt-5.1-codex' }));
-    expect(config).toMatchObject({ model: 'gpt-5.1-codex', model_provider: 'weft', approval_policy: 'never', developer_instructions: "You are running the stage 'summarise'.", check_for_update_on_startup: false, web_search: 'disabled', analytics: { enabled: false } });
+    expect(config).toMatchObject({
+      model: 'gpt-5.1-codex',
+      model_provider: 'weft',
+      approval_policy: 'never',
+      developer_instructions: "You are running the stage 'summarise'.",
+      check_for_update_on_startup: false,
+      web_search: 'disabled',
+      analytics: { enabled: false },
+    });
     expect(config.features).toMatchObject({ apps: false, plugins: false, remote_plugin: false, tool_suggest: false });
   });
 
@@ -45,7 +68,13 @@ describe('codexAdapter.invocation', () => {
     expect(config.sandbox_mode).toBe('read-only');
     expect(config.features).toMatchObject({ shell_tool: false, unified_exec: false });
     expect(Object.keys(config.mcp_servers as Toml)).toEqual(['weft']);
-    expect((config.mcp_servers as Toml).weft).toEqual({ url: 'http://127.0.0.1:4100/mcp', http_headers: { Authorization: 'Bearer run-tools-token' }, enabled_tools: ['ask', 'progress'], default_tools_approval_mode: 'approve', tool_timeout_sec: 604_800 });
+    expect((config.mcp_servers as Toml).weft).toEqual({
+      url: 'http://127.0.0.1:4100/mcp',
+      http_headers: { Authorization: 'Bearer run-tools-token' },
+      enabled_tools: ['ask', 'progress'],
+      default_tools_approval_mode: 'approve',
+      tool_timeout_sec: 604_800,
+    });
   });
 
   it('with auto_approve: workspace-write sandbox, the shell, every server', () => {
@@ -82,20 +111,37 @@ describe('codexAdapter.invocation', () => {
 
   it('offers only the tools rules allow by name when a server is not allowed as a whole, and drops it when none', () => {
     const rules = [{ pattern: 'mcp__memory__read_graph', action: 'allow' as const }];
-    const allowed = writtenConfig(stageSpec({ mcpServers: [memory, mcpServer({ name: 'docs', type: 'http', url: 'https://docs.example/mcp' })], permissions: { rules, autoApprove: false } }));
+    const allowed = writtenConfig(
+      stageSpec({
+        mcpServers: [memory, mcpServer({ name: 'docs', type: 'http', url: 'https://docs.example/mcp' })],
+        permissions: { rules, autoApprove: false },
+      }),
+    );
     expect((allowed.mcp_servers as Toml).memory).toMatchObject({ enabled_tools: ['read_graph'] });
     expect(allowed.mcp_servers).not.toHaveProperty('docs');
   });
 
   it('passes HTTP servers with their headers and bearer variable, and leaves out what Codex cannot speak', () => {
     const servers = [
-      mcpServer({ name: 'docs', type: 'http', url: 'https://docs.example/mcp', headers: { 'X-Team': 'core' }, bearerTokenEnvVar: 'DOCS_TOKEN', disabledTools: ['purge'] }),
+      mcpServer({
+        name: 'docs',
+        type: 'http',
+        url: 'https://docs.example/mcp',
+        headers: { 'X-Team': 'core' },
+        bearerTokenEnvVar: 'DOCS_TOKEN',
+        disabledTools: ['purge'],
+      }),
       mcpServer({ name: 'legacy', type: 'sse', url: 'https://legacy.example/sse' }),
       mcpServer({ name: 'off', type: 'stdio', command: ['off'], enabled: false }),
     ];
     const config = writtenConfig(stageSpec({ mcpServers: servers, permissions: { rules: [], autoApprove: true } }));
     expect(Object.keys(config.mcp_servers as Toml)).toEqual(['docs', 'weft']);
-    expect((config.mcp_servers as Toml).docs).toMatchObject({ url: 'https://docs.example/mcp', http_headers: { 'X-Team': 'core' }, bearer_token_env_var: 'DOCS_TOKEN', disabled_tools: ['purge'] });
+    expect((config.mcp_servers as Toml).docs).toMatchObject({
+      url: 'https://docs.example/mcp',
+      http_headers: { 'X-Team': 'core' },
+      bearer_token_env_var: 'DOCS_TOKEN',
+      disabled_tools: ['purge'],
+    });
   });
 
   it('has no way to take a message while it runs, and knows a login error from its stderr', () => {

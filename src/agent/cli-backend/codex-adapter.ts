@@ -105,10 +105,16 @@ export function codexMcpTransport(server: McpServerConfig): TomlTable | undefine
 }
 
 /** Which tools Codex offers from a server: the server's own lists narrowed by weft's rules; undefined when none. */
-export function codexToolLists(server: Pick<McpServerConfig, 'enabledTools' | 'disabledTools'>, access: McpServerAccess): TomlTable | undefined {
+export function codexToolLists(
+  server: Pick<McpServerConfig, 'enabledTools' | 'disabledTools'>,
+  access: McpServerAccess,
+): TomlTable | undefined {
   const disabled = [...new Set([...server.disabledTools, ...access.denied])];
   if (access.allowByDefault) {
-    return { ...(server.enabledTools === undefined ? {} : { enabled_tools: server.enabledTools }), ...(disabled.length > 0 ? { disabled_tools: disabled } : {}) };
+    return {
+      ...(server.enabledTools === undefined ? {} : { enabled_tools: server.enabledTools }),
+      ...(disabled.length > 0 ? { disabled_tools: disabled } : {}),
+    };
   }
   const enabled = access.allowed.filter((tool) => (server.enabledTools?.includes(tool) ?? true) && !disabled.includes(tool));
   return enabled.length === 0 ? undefined : { enabled_tools: enabled };
@@ -138,7 +144,13 @@ function mcpServers(spec: CliStageSpec, reader: CliPermissionReader): TomlTable 
   }
   const { runTools } = spec;
   // Codex cannot hand a permission prompt to a tool: only asking and progress are offered.
-  servers[runTools.name] = { url: runTools.url, http_headers: runTools.headers, enabled_tools: [runTools.tools.ask, runTools.tools.progress], ...APPROVED_BY_WEFT, tool_timeout_sec: 7 * 24 * 60 * 60 };
+  servers[runTools.name] = {
+    url: runTools.url,
+    http_headers: runTools.headers,
+    enabled_tools: [runTools.tools.ask, runTools.tools.progress],
+    ...APPROVED_BY_WEFT,
+    tool_timeout_sec: 7 * 24 * 60 * 60,
+  };
   return servers;
 }
 
@@ -167,7 +179,12 @@ export function codexConfig(spec: CliStageSpec): TomlTable {
     agents: { enabled: false },
     features,
     model_providers: {
-      [CODEX_PROVIDER]: { name: 'weft', base_url: spec.env.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL, env_key: 'OPENAI_API_KEY', wire_api: 'responses' },
+      [CODEX_PROVIDER]: {
+        name: 'weft',
+        base_url: spec.env.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL,
+        env_key: 'OPENAI_API_KEY',
+        wire_api: 'responses',
+      },
     },
     mcp_servers: mcpServers(spec, reader),
   };
@@ -177,7 +194,9 @@ function invocation(spec: CliStageSpec): CliInvocation {
   const home = join(spec.stateDir, 'codex-home');
   const common = ['--json', '--skip-git-repo-check', '--color', 'never', '-C', spec.workspaceDir];
   const args =
-    spec.resumeSessionId === undefined ? ['exec', ...common, spec.prompt] : ['exec', ...common, 'resume', spec.resumeSessionId, CLI_RESUME_MESSAGE];
+    spec.resumeSessionId === undefined
+      ? ['exec', ...common, spec.prompt]
+      : ['exec', ...common, 'resume', spec.resumeSessionId, CLI_RESUME_MESSAGE];
   return {
     args,
     env: { CODEX_HOME: home, NO_COLOR: '1' },

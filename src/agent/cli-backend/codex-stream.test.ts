@@ -12,7 +12,12 @@ describe('codexStreamParser on real codex exec --json lines', () => {
     const events = parse('codex-shell-and-mcp.jsonl');
     expect(events).toEqual([
       { kind: 'session-started', sessionId: '01a221ca-dcab-7130-ab89-171905339958' },
-      { kind: 'tool-call-requested', callId: 'item_1', tool: 'exec_command', arguments: { command: "/bin/bash -lc 'echo hi > out.txt; cat out.txt'" } },
+      {
+        kind: 'tool-call-requested',
+        callId: 'item_1',
+        tool: 'exec_command',
+        arguments: { command: "/bin/bash -lc 'echo hi > out.txt; cat out.txt'" },
+      },
       { kind: 'tool-result', callId: 'item_1', isError: false, text: 'hi\n' },
       {
         kind: 'tool-call-requested',
@@ -56,14 +61,20 @@ describe('codexStreamParser on real codex exec --json lines', () => {
 
   it('marks lines that are not its JSON as malformed and a failed command as an error result', () => {
     const parser = codexStreamParser();
-    expect(parser.line('Reading additional input from stdin...')).toEqual([{ kind: 'malformed', line: 'Reading additional input from stdin...', reason: 'not a JSON object' }]);
+    expect(parser.line('Reading additional input from stdin...')).toEqual([
+      { kind: 'malformed', line: 'Reading additional input from stdin...', reason: 'not a JSON object' },
+    ]);
     expect(parser.line('{"item":{}}')).toEqual([{ kind: 'malformed', line: '{"item":{}}', reason: 'no "type" field' }]);
-    const failed = parser.line('{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"false","aggregated_output":"","exit_code":1,"status":"failed"}}');
+    const failed = parser.line(
+      '{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"false","aggregated_output":"","exit_code":1,"status":"failed"}}',
+    );
     expect(failed).toEqual([
       { kind: 'tool-call-requested', callId: 'item_9', tool: 'exec_command', arguments: { command: 'false' } },
       { kind: 'tool-result', callId: 'item_9', isError: true, text: '' },
     ]);
-    const mcpError = parser.line('{"type":"item.completed","item":{"id":"item_10","type":"mcp_tool_call","server":"s","tool":"t","arguments":{},"result":null,"error":{"message":"boom"},"status":"failed"}}');
+    const mcpError = parser.line(
+      '{"type":"item.completed","item":{"id":"item_10","type":"mcp_tool_call","server":"s","tool":"t","arguments":{},"result":null,"error":{"message":"boom"},"status":"failed"}}',
+    );
     expect(mcpError.at(-1)).toEqual({ kind: 'tool-result', callId: 'item_10', isError: true, text: 'boom' });
   });
 });

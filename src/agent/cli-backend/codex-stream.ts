@@ -68,12 +68,18 @@ function toolResult(item: JsonObject): Extract<CliEvent, { kind: 'tool-result' }
   switch (item.type) {
     case 'command_execution': {
       const exitCode = numberField(item, 'exit_code');
-      return { kind: 'tool-result', callId, isError: failed || (exitCode !== undefined && exitCode !== 0), text: stringField(item, 'aggregated_output') ?? '' };
+      return {
+        kind: 'tool-result',
+        callId,
+        isError: failed || (exitCode !== undefined && exitCode !== 0),
+        text: stringField(item, 'aggregated_output') ?? '',
+      };
     }
     case 'mcp_tool_call': {
       const error = objectField(item.error);
       const result = objectField(item.result);
-      if (error !== undefined) return { kind: 'tool-result', callId, isError: true, text: stringField(error, 'message') ?? 'the tool call failed' };
+      if (error !== undefined)
+        return { kind: 'tool-result', callId, isError: true, text: stringField(error, 'message') ?? 'the tool call failed' };
       const structured = result?.structured_content;
       return {
         kind: 'tool-result',
@@ -124,7 +130,9 @@ export function codexStreamParser(): CliStreamParser {
       switch (event.type) {
         case 'thread.started': {
           const sessionId = stringField(event, 'thread_id');
-          return sessionId === undefined ? [{ kind: 'malformed', line: text, reason: 'thread.started without thread_id' }] : [{ kind: 'session-started', sessionId }];
+          return sessionId === undefined
+            ? [{ kind: 'malformed', line: text, reason: 'thread.started without thread_id' }]
+            : [{ kind: 'session-started', sessionId }];
         }
         case 'item.started':
           return item === undefined ? [] : started(item);

@@ -72,12 +72,21 @@ export function geminiMcpEntry(server: McpServerConfig): Json | undefined {
     ...(server.enabledTools === undefined ? {} : { includeTools: server.enabledTools }),
     ...(server.disabledTools.length > 0 ? { excludeTools: server.disabledTools } : {}),
   };
-  const headers = { ...server.headers, ...(server.bearerTokenEnvVar === undefined ? {} : { Authorization: `Bearer \${${server.bearerTokenEnvVar}}` }) };
+  const headers = {
+    ...server.headers,
+    ...(server.bearerTokenEnvVar === undefined ? {} : { Authorization: `Bearer \${${server.bearerTokenEnvVar}}` }),
+  };
   switch (server.type) {
     case 'stdio': {
       const command = server.script !== undefined ? ['/bin/sh', '-c', server.script] : (server.command ?? []);
       const passed = Object.fromEntries(server.envVars.map((name) => [name, `\${${name}}`]));
-      return { command: command[0], args: command.slice(1), env: { ...passed, ...server.env }, ...(server.cwd === undefined ? {} : { cwd: server.cwd }), ...common };
+      return {
+        command: command[0],
+        args: command.slice(1),
+        env: { ...passed, ...server.env },
+        ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+        ...common,
+      };
     }
     case 'http':
       return { httpUrl: server.url, headers, ...common };
@@ -103,7 +112,12 @@ export function geminiPolicyRules(spec: Pick<CliStageSpec, 'permissions' | 'mcpS
   for (const [tool, { weft, readOnly }] of Object.entries(GEMINI_BUILTINS)) {
     const allowed = reader.builtinAllowed(tool, weft, readOnly);
     // weft's `shell` allows any command; Gemini CLI still asks about redirections unless told.
-    rules.push({ toolName: tool, decision: decision(allowed), priority: PRIORITY.builtin, ...(allowed && tool === 'run_shell_command' ? { allowRedirection: true } : {}) });
+    rules.push({
+      toolName: tool,
+      decision: decision(allowed),
+      priority: PRIORITY.builtin,
+      ...(allowed && tool === 'run_shell_command' ? { allowRedirection: true } : {}),
+    });
   }
   for (const server of spec.mcpServers) {
     const access = reader.mcpServer(server.name);
@@ -124,7 +138,12 @@ export function geminiSettings(spec: CliStageSpec): Json {
   }
   const { runTools } = spec;
   // Gemini CLI cannot hand a permission prompt to a tool: only asking and progress are offered.
-  servers[runTools.name] = { httpUrl: runTools.url, headers: runTools.headers, includeTools: [runTools.tools.ask, runTools.tools.progress], timeout: 7 * 24 * 60 * 60 * 1000 };
+  servers[runTools.name] = {
+    httpUrl: runTools.url,
+    headers: runTools.headers,
+    includeTools: [runTools.tools.ask, runTools.tools.progress],
+    timeout: 7 * 24 * 60 * 60 * 1000,
+  };
   return {
     security: { auth: { selectedType: 'gemini-api-key' } },
     privacy: { usageStatisticsEnabled: false },
@@ -146,7 +165,17 @@ function invocation(spec: CliStageSpec): CliInvocation {
     ...(spec.systemPrompt.trim() === '' ? [] : [{ path: join(home, '.gemini', 'GEMINI.md'), text: `${spec.systemPrompt}\n` }]),
   ];
   return {
-    args: ['--skip-trust', '--output-format', 'stream-json', '--policy', policyFile, ...session, ...(spec.model === undefined ? [] : ['--model', spec.model]), '--prompt', prompt],
+    args: [
+      '--skip-trust',
+      '--output-format',
+      'stream-json',
+      '--policy',
+      policyFile,
+      ...session,
+      ...(spec.model === undefined ? [] : ['--model', spec.model]),
+      '--prompt',
+      prompt,
+    ],
     // No relaunch: Gemini CLI otherwise starts itself again as a child to raise its heap limit.
     // TMPDIR: it writes an error report there for each failed model call; those go with the stage.
     env: { GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1', TMPDIR: spec.stateDir },

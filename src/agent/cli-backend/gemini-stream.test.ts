@@ -21,7 +21,12 @@ describe('geminiStreamParser on real gemini --output-format stream-json lines', 
         tool: 'mcp_memory_create_entities',
         arguments: { entities: [{ name: 'weft', entityType: 'project', observations: ['runs agents'] }] },
       },
-      { kind: 'tool-result', callId: 'mcp_memory_create_entities__mcp_memory_create_entities_1795864823184_0', isError: false, text: expect.stringContaining('"name": "weft"') as string },
+      {
+        kind: 'tool-result',
+        callId: 'mcp_memory_create_entities__mcp_memory_create_entities_1795864823184_0',
+        isError: false,
+        text: expect.stringContaining('"name": "weft"') as string,
+      },
     ]);
     expect(events.slice(5)).toEqual([
       { kind: 'text', text: 'don' },
@@ -43,7 +48,12 @@ describe('geminiStreamParser on real gemini --output-format stream-json lines', 
     const events = parse('gemini-unauthorized.jsonl');
     expect(events.slice(1)).toEqual([
       { kind: 'error', message: expect.stringContaining('"code":401') as string, loginRequired: true },
-      { kind: 'final', text: expect.stringContaining('invalid api key') as string, isError: true, usage: { inputTokens: 0, outputTokens: 0 } },
+      {
+        kind: 'final',
+        text: expect.stringContaining('invalid api key') as string,
+        isError: true,
+        usage: { inputTokens: 0, outputTokens: 0 },
+      },
     ]);
   });
 
@@ -54,7 +64,9 @@ describe('geminiStreamParser on real gemini --output-format stream-json lines', 
     parser.line('{"type":"tool_result","tool_id":"g1","status":"success","output":"a.txt"}');
     parser.line('{"type":"message","role":"assistant","content":"One file.","delta":true}');
     expect(parser.line('{"type":"result","status":"success"}')).toEqual([{ kind: 'final', text: 'One file.', isError: false }]);
-    expect(parser.line('Loaded cached credentials.')).toEqual([{ kind: 'malformed', line: 'Loaded cached credentials.', reason: 'not a JSON object' }]);
+    expect(parser.line('Loaded cached credentials.')).toEqual([
+      { kind: 'malformed', line: 'Loaded cached credentials.', reason: 'not a JSON object' },
+    ]);
     expect(parser.line('{"type":"error","severity":"warning","message":"Loop detected"}')).toEqual([]);
   });
 });

@@ -54,7 +54,14 @@ export function geminiStreamParser(): CliStreamParser {
         }
         case 'tool_use':
           answer = '';
-          return [{ kind: 'tool-call-requested', callId: stringField(event, 'tool_id') ?? '', tool: stringField(event, 'tool_name') ?? '?', arguments: event.parameters ?? {} }];
+          return [
+            {
+              kind: 'tool-call-requested',
+              callId: stringField(event, 'tool_id') ?? '',
+              tool: stringField(event, 'tool_name') ?? '?',
+              arguments: event.parameters ?? {},
+            },
+          ];
         case 'tool_result': {
           const error = objectField(event.error);
           const output = stringField(event, 'output') ?? (error === undefined ? '' : (stringField(error, 'message') ?? ''));

@@ -49,12 +49,20 @@ function mcpServer(handlers: RunToolsHandlers): McpServer {
   server.registerTool(
     TOOLS.ask,
     {
-      description: 'Ask the person running this weft workflow a question and wait for the answer. Use it when you cannot go on without a decision or information only they have.',
-      inputSchema: z.object({ prompt: z.string().describe('The question.'), options: z.array(z.string()).optional().describe('The answers to choose from, if it is a choice.') }),
+      description:
+        'Ask the person running this weft workflow a question and wait for the answer. Use it when you cannot go on without a decision or information only they have.',
+      inputSchema: z.object({
+        prompt: z.string().describe('The question.'),
+        options: z.array(z.string()).optional().describe('The answers to choose from, if it is a choice.'),
+      }),
     },
     async ({ prompt, options }, ctx) => {
       try {
-        return text(answerText(await handlers.ask({ prompt, ...(options === undefined || options.length === 0 ? {} : { options }) }, ctx.mcpReq.signal)));
+        return text(
+          answerText(
+            await handlers.ask({ prompt, ...(options === undefined || options.length === 0 ? {} : { options }) }, ctx.mcpReq.signal),
+          ),
+        );
       } catch (error) {
         return text(`No answer: ${errorMessage(error)}`, true);
       }
@@ -62,7 +70,10 @@ function mcpServer(handlers: RunToolsHandlers): McpServer {
   );
   server.registerTool(
     TOOLS.progress,
-    { description: 'Tell the person running this weft workflow how the task is going (one short line); it appears in the run log.', inputSchema: z.object({ message: z.string() }) },
+    {
+      description: 'Tell the person running this weft workflow how the task is going (one short line); it appears in the run log.',
+      inputSchema: z.object({ message: z.string() }),
+    },
     async ({ message }) => {
       await handlers.progress(message);
       return text('noted');
@@ -114,7 +125,12 @@ export async function startRunToolsServer(handlers: RunToolsHandlers, onError: (
   });
   const { port } = http.address() as AddressInfo;
   return {
-    server: { name: RUN_TOOLS_SERVER_NAME, url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: `Bearer ${token}` }, tools: { ...TOOLS } },
+    server: {
+      name: RUN_TOOLS_SERVER_NAME,
+      url: `http://127.0.0.1:${port}/mcp`,
+      headers: { Authorization: `Bearer ${token}` },
+      tools: { ...TOOLS },
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();

@@ -18,20 +18,30 @@ describe('priceTurn', () => {
 
   it('marks a model no table knows as unpriced rather than free', async () => {
     expect(await priceTurn(anthropic, 'claude-made-up', usage, {})).toEqual({ unpricedTurns: 1 });
-    expect(await priceTurn({ name: 'together', api: 'openai-compatible', baseUrl: 'https://api.together.example/v1' }, 'some-model', usage, {})).toEqual({ unpricedTurns: 1 });
+    expect(
+      await priceTurn({ name: 'together', api: 'openai-compatible', baseUrl: 'https://api.together.example/v1' }, 'some-model', usage, {}),
+    ).toEqual({ unpricedTurns: 1 });
   });
 
   it('prices local OpenAI-compatible endpoints at $0, and overrides win over both table and locality', async () => {
     const ollama = { name: 'ollama', api: 'openai-compatible' as const, baseUrl: 'http://127.0.0.1:11434/v1' };
     expect(await priceTurn(ollama, 'llama3', usage, {})).toEqual({ estimatedCostUsd: 0 });
-    expect(await priceTurn(ollama, 'llama3', usage, { 'ollama:*': { inputPerMtok: 1, outputPerMtok: 10 } })).toEqual({ estimatedCostUsd: 2 });
-    expect(await priceTurn(anthropic, 'claude-sonnet-4-5', usage, { 'anthropic:claude-sonnet-4-5': { inputPerMtok: 0, outputPerMtok: 0 } })).toEqual({ estimatedCostUsd: 0 });
+    expect(await priceTurn(ollama, 'llama3', usage, { 'ollama:*': { inputPerMtok: 1, outputPerMtok: 10 } })).toEqual({
+      estimatedCostUsd: 2,
+    });
+    expect(
+      await priceTurn(anthropic, 'claude-sonnet-4-5', usage, { 'anthropic:claude-sonnet-4-5': { inputPerMtok: 0, outputPerMtok: 0 } }),
+    ).toEqual({ estimatedCostUsd: 0 });
   });
 });
 
 describe('priceOverride', () => {
   it('takes the exact key, else the longest matching pattern', () => {
-    const prices = { 'anthropic:*': { inputPerMtok: 1, outputPerMtok: 1 }, 'anthropic:claude-*': { inputPerMtok: 2, outputPerMtok: 2 }, 'anthropic:claude-x': { inputPerMtok: 3, outputPerMtok: 3 } };
+    const prices = {
+      'anthropic:*': { inputPerMtok: 1, outputPerMtok: 1 },
+      'anthropic:claude-*': { inputPerMtok: 2, outputPerMtok: 2 },
+      'anthropic:claude-x': { inputPerMtok: 3, outputPerMtok: 3 },
+    };
     expect(priceOverride(prices, 'anthropic', 'claude-x')?.inputPerMtok).toBe(3);
     expect(priceOverride(prices, 'anthropic', 'claude-y')?.inputPerMtok).toBe(2);
     expect(priceOverride(prices, 'anthropic', 'other')?.inputPerMtok).toBe(1);
@@ -42,7 +52,14 @@ describe('priceOverride', () => {
 describe('overrideCost', () => {
   it('prices cache reads, cache writes and reasoning at their own rates, defaulting to input and output', () => {
     const price = { inputPerMtok: 10, outputPerMtok: 20, cacheReadPerMtok: 1, reasoningPerMtok: 40 };
-    const turn = { inputTokens: 1_000_000, outputTokens: 1_000_000, totalTokens: 2_000_000, cachedInputTokens: 500_000, cacheWriteTokens: 100_000, reasoningTokens: 250_000 };
+    const turn = {
+      inputTokens: 1_000_000,
+      outputTokens: 1_000_000,
+      totalTokens: 2_000_000,
+      cachedInputTokens: 500_000,
+      cacheWriteTokens: 100_000,
+      reasoningTokens: 250_000,
+    };
     // 400k plain input at $10, 500k read at $1, 100k written at $10 (input rate), 750k output at $20, 250k reasoning at $40.
     expect(overrideCost(price, turn)).toBeCloseTo(4 + 0.5 + 1 + 15 + 10, 9);
   });

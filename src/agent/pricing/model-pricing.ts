@@ -71,7 +71,11 @@ function patternMatches(pattern: string, key: string): boolean {
 }
 
 /** The override for `provider:model`: the exact key, else the longest matching pattern. */
-export function priceOverride(prices: Readonly<Record<string, LlmPriceSetting>>, provider: string, model: string): LlmPriceSetting | undefined {
+export function priceOverride(
+  prices: Readonly<Record<string, LlmPriceSetting>>,
+  provider: string,
+  model: string,
+): LlmPriceSetting | undefined {
   const key = `${provider}:${model}`;
   if (Object.hasOwn(prices, key)) return prices[key];
   const patterns = Object.keys(prices)
@@ -101,7 +105,12 @@ export function overrideCost(price: LlmPriceSetting, usage: TokenUsage): number 
  *
  * @example await priceTurn({ name: 'anthropic', api: 'anthropic-messages' }, 'claude-sonnet-4-5', usage, {}) // → { estimatedCostUsd: 0.004035 }
  */
-export async function priceTurn(provider: PricedProvider, model: string, usage: TokenUsage, prices: Readonly<Record<string, LlmPriceSetting>>): Promise<TurnPrice> {
+export async function priceTurn(
+  provider: PricedProvider,
+  model: string,
+  usage: TokenUsage,
+  prices: Readonly<Record<string, LlmPriceSetting>>,
+): Promise<TurnPrice> {
   const override = priceOverride(prices, provider.name, model);
   if (override !== undefined) return { estimatedCostUsd: overrideCost(override, usage) };
   if (isLocalEndpoint(provider)) return { estimatedCostUsd: 0 };

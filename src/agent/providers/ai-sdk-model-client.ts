@@ -5,7 +5,20 @@
  * `model-retry.ts` (each retry reported through `onRetry`); what is left becomes a
  * `WeftError` from `model-errors.ts`.
  */
-import { generateText, InvalidToolInputError, jsonSchema, NoSuchToolError, streamText, tool, type CallWarning, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet, type TypedToolCall } from 'ai';
+import {
+  generateText,
+  InvalidToolInputError,
+  jsonSchema,
+  NoSuchToolError,
+  streamText,
+  tool,
+  type CallWarning,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type ToolSet,
+  type TypedToolCall,
+} from 'ai';
 import { errorMessage } from '../../core/errors.js';
 import type { ImageInput, ModelClient, ModelRequest, ModelToolCall, ModelTurn, ToolDialect } from '../model-client.js';
 import { modelCallError, type ModelErrorContext } from './model-errors.js';
@@ -33,7 +46,9 @@ interface StepOutcome {
 
 function toolSet(request: ModelRequest): ToolSet | undefined {
   if (request.tools.length === 0) return undefined;
-  return Object.fromEntries(request.tools.map((spec) => [spec.name, tool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema) })]));
+  return Object.fromEntries(
+    request.tools.map((spec) => [spec.name, tool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema) })]),
+  );
 }
 
 function invalidReason(call: TypedToolCall<ToolSet>, tools: readonly string[]): string | undefined {
@@ -101,7 +116,11 @@ export class AiSdkModelClient implements ModelClient {
     let delivered = false;
     const attempt = () => (this.#options.streaming ? this.#stream(request, () => (delivered = true)) : this.#generate(request));
     try {
-      step = await withRetries(attempt, { maxRetries: this.#options.maxRetries, signal: request.signal, ...(request.onRetry ? { onRetry: request.onRetry } : {}) }, () => !delivered);
+      step = await withRetries(
+        attempt,
+        { maxRetries: this.#options.maxRetries, signal: request.signal, ...(request.onRetry ? { onRetry: request.onRetry } : {}) },
+        () => !delivered,
+      );
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason ?? error;
       throw modelCallError(error, this.#options.errorContext) ?? error;
@@ -137,7 +156,14 @@ export class AiSdkModelClient implements ModelClient {
 
   async #generate(request: ModelRequest): Promise<StepOutcome> {
     const result = await generateText(this.#settings(request));
-    return { warnings: result.warnings, text: result.text, toolCalls: result.toolCalls, usage: result.usage, finishReason: result.finishReason, messages: result.response.messages };
+    return {
+      warnings: result.warnings,
+      text: result.text,
+      toolCalls: result.toolCalls,
+      usage: result.usage,
+      finishReason: result.finishReason,
+      messages: result.response.messages,
+    };
   }
 
   async #stream(request: ModelRequest, onDelivered: () => void): Promise<StepOutcome> {
@@ -147,11 +173,17 @@ export class AiSdkModelClient implements ModelClient {
       if (part.type === 'text-delta') {
         onDelivered();
         request.onTextDelta?.(part.text);
-      }
-      else if (part.type === 'error') throw part.error;
+      } else if (part.type === 'error') throw part.error;
       else if (part.type === 'abort') throw request.signal.reason ?? new Error('aborted');
     }
-    const [warnings, text, toolCalls, usage, finishReason, response] = await Promise.all([result.warnings, result.text, result.toolCalls, result.usage, result.finishReason, result.response]);
+    const [warnings, text, toolCalls, usage, finishReason, response] = await Promise.all([
+      result.warnings,
+      result.text,
+      result.toolCalls,
+      result.usage,
+      result.finishReason,
+      result.response,
+    ]);
     return { warnings, text, toolCalls, usage, finishReason, messages: response.messages };
   }
 }

@@ -25,7 +25,11 @@ export interface ModelClientOptions {
 }
 
 function languageModel(provider: ResolvedProvider, modelId: string, context: ModelErrorContext): LanguageModel {
-  const auth = { fetch: failFastFetch(context), ...(provider.baseUrl === undefined ? {} : { baseURL: provider.baseUrl }), ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }) };
+  const auth = {
+    fetch: failFastFetch(context),
+    ...(provider.baseUrl === undefined ? {} : { baseURL: provider.baseUrl }),
+    ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }),
+  };
   switch (provider.api) {
     case 'anthropic-messages':
       return createAnthropic(auth)(modelId);
@@ -36,7 +40,13 @@ function languageModel(provider: ResolvedProvider, modelId: string, context: Mod
     case 'gemini':
       return createGoogleGenerativeAI(auth)(modelId);
     case 'openai-compatible':
-      return createOpenAICompatible({ name: provider.name, baseURL: provider.baseUrl ?? '', fetch: auth.fetch, ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }), includeUsage: true }).chatModel(modelId);
+      return createOpenAICompatible({
+        name: provider.name,
+        baseURL: provider.baseUrl ?? '',
+        fetch: auth.fetch,
+        ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }),
+        includeUsage: true,
+      }).chatModel(modelId);
     default: {
       const unreachable: never = provider.api;
       return unreachable;
@@ -61,7 +71,11 @@ export interface ModelConfigCheck {
 export function checkModelConfig(sources: readonly ModelSource[], options: ModelClientOptions): ModelConfigCheck {
   const selection = selectModel(sources, options.llm);
   const provider = resolveProvider(selection.provider, options.llm, options.env);
-  return { provider: selection.provider, model: selection.model, ...(provider.keyEnv !== undefined && provider.apiKey !== undefined ? { keyEnv: provider.keyEnv } : {}) };
+  return {
+    provider: selection.provider,
+    model: selection.model,
+    ...(provider.keyEnv !== undefined && provider.apiKey !== undefined ? { keyEnv: provider.keyEnv } : {}),
+  };
 }
 
 /**
@@ -89,6 +103,10 @@ export function createModelClient(sources: readonly ModelSource[], options: Mode
     streaming: options.llm.stream ?? true,
     errorContext,
   });
-  const pricedAs = { name: selection.provider, api: provider.api, ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }) };
+  const pricedAs = {
+    name: selection.provider,
+    api: provider.api,
+    ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
+  };
   return new PricedModelClient(client, pricedAs, options.llm.prices ?? {});
 }

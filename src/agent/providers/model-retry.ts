@@ -71,11 +71,18 @@ export async function withRetries<T>(attempt: () => Promise<T>, options: RetryOp
       return await attempt();
     } catch (error) {
       errors.push(error);
-      if (options.signal.aborted || !APICallError.isInstance(error) || !error.isRetryable || !canRetry()) throw errors.length > 1 ? exhausted(errors, 'errorNotRetryable') : error;
+      if (options.signal.aborted || !APICallError.isInstance(error) || !error.isRetryable || !canRetry())
+        throw errors.length > 1 ? exhausted(errors, 'errorNotRetryable') : error;
       const retry = errors.length;
       if (retry > options.maxRetries) throw options.maxRetries === 0 ? error : exhausted(errors, 'maxRetriesExceeded');
       const delayMs = retryDelayMs(error, retry);
-      await options.onRetry?.({ attempt: retry, maxRetries: options.maxRetries, delayMs, status: error.statusCode ?? null, error: describe(error) });
+      await options.onRetry?.({
+        attempt: retry,
+        maxRetries: options.maxRetries,
+        delayMs,
+        status: error.statusCode ?? null,
+        error: describe(error),
+      });
       await pause(delayMs, options.signal);
     }
   }

@@ -54,7 +54,11 @@ export function parseModelSpec(spec: string, llm: LlmSettings, where: string): M
   const seen: string[] = [];
   let current = spec.trim();
   while (Object.hasOwn(llm.aliases, current)) {
-    if (seen.includes(current)) throw new WeftError('MODEL_CONFIG_INVALID', `Model alias '${spec}' (${where}) loops: ${[...seen, current].join(' → ')}. Fix [llm.aliases] in ${SETTINGS_FILE}.`);
+    if (seen.includes(current))
+      throw new WeftError(
+        'MODEL_CONFIG_INVALID',
+        `Model alias '${spec}' (${where}) loops: ${[...seen, current].join(' → ')}. Fix [llm.aliases] in ${SETTINGS_FILE}.`,
+      );
     seen.push(current);
     current = (llm.aliases[current] ?? '').trim();
   }
@@ -69,7 +73,11 @@ export function parseModelSpec(spec: string, llm: LlmSettings, where: string): M
         { data: { model: current, provider } },
       );
     }
-    if (model === '') throw new WeftError('MODEL_CONFIG_INVALID', `Model '${current}' (${where}) names no model after '${provider}:'; write e.g. '${provider}:<model>'.`);
+    if (model === '')
+      throw new WeftError(
+        'MODEL_CONFIG_INVALID',
+        `Model '${current}' (${where}) names no model after '${provider}:'; write e.g. '${provider}:<model>'.`,
+      );
     return { provider, model };
   }
   if (current !== '' && llm.provider !== undefined) {
@@ -84,7 +92,10 @@ export function parseModelSpec(spec: string, llm: LlmSettings, where: string): M
 }
 
 function unknownDefaultProvider(llm: LlmSettings): WeftError {
-  return new WeftError('MODEL_CONFIG_INVALID', `Unknown provider '${llm.provider}' in [llm] provider. ${knownList(llm)} Add [llm.providers.${llm.provider}] with api and base_url to define it.`);
+  return new WeftError(
+    'MODEL_CONFIG_INVALID',
+    `Unknown provider '${llm.provider}' in [llm] provider. ${knownList(llm)} Add [llm.providers.${llm.provider}] with api and base_url to define it.`,
+  );
 }
 
 /** The first model that is set among `sources`, then `[llm] model`; a clear error when none is. */
@@ -94,7 +105,10 @@ export function selectModel(sources: readonly ModelSource[], llm: LlmSettings): 
   }
   if (llm.model !== undefined && llm.model.trim() !== '') return parseModelSpec(llm.model, llm, `[llm] model in ${SETTINGS_FILE}`);
   if (llm.provider !== undefined) {
-    throw new WeftError('MODEL_CONFIG_INVALID', `[llm] provider is '${llm.provider}' but no model is set. Add model = "<model>" under [llm] in ${SETTINGS_FILE}, or set model on the node.`);
+    throw new WeftError(
+      'MODEL_CONFIG_INVALID',
+      `[llm] provider is '${llm.provider}' but no model is set. Add model = "<model>" under [llm] in ${SETTINGS_FILE}, or set model on the node.`,
+    );
   }
   throw new WeftError(
     'MODEL_CONFIG_INVALID',
@@ -114,16 +128,25 @@ export function resolveProvider(name: string, llm: LlmSettings, env: Readonly<Re
   if (entry?.api !== undefined) {
     const base = KNOWN_PROVIDERS[entry.api]?.api ?? (isModelApi(entry.api) ? entry.api : undefined);
     if (base === undefined) {
-      throw new WeftError('MODEL_CONFIG_INVALID', `[llm.providers.${name}] api = '${entry.api}' is not an API weft speaks. Use one of: ${MODEL_APIS.join(', ')}.`);
+      throw new WeftError(
+        'MODEL_CONFIG_INVALID',
+        `[llm.providers.${name}] api = '${entry.api}' is not an API weft speaks. Use one of: ${MODEL_APIS.join(', ')}.`,
+      );
     }
     api = base;
   }
   if (api === undefined) {
-    throw new WeftError('MODEL_CONFIG_INVALID', `[llm.providers.${name}] needs api (one of ${MODEL_APIS.join(', ')}) because '${name}' is not a provider weft knows.`);
+    throw new WeftError(
+      'MODEL_CONFIG_INVALID',
+      `[llm.providers.${name}] needs api (one of ${MODEL_APIS.join(', ')}) because '${name}' is not a provider weft knows.`,
+    );
   }
   const baseUrl = (isDefault ? llm.baseUrl : undefined) ?? entry?.baseUrl ?? known?.baseUrl;
   if (api === 'openai-compatible' && baseUrl === undefined) {
-    throw new WeftError('MODEL_CONFIG_INVALID', `Provider '${name}' speaks the OpenAI-compatible API and needs a base URL: set base_url in [llm.providers.${name}] (or in [llm] when it is the default provider) in ${SETTINGS_FILE}, e.g. "http://127.0.0.1:11434/v1".`);
+    throw new WeftError(
+      'MODEL_CONFIG_INVALID',
+      `Provider '${name}' speaks the OpenAI-compatible API and needs a base URL: set base_url in [llm.providers.${name}] (or in [llm] when it is the default provider) in ${SETTINGS_FILE}, e.g. "http://127.0.0.1:11434/v1".`,
+    );
   }
   const configuredEnv = (isDefault ? llm.apiKeyEnv : undefined) ?? entry?.apiKeyEnv;
   const candidates = configuredEnv !== undefined ? [configuredEnv] : (known?.keyEnv ?? []);
@@ -133,10 +156,20 @@ export function resolveProvider(name: string, llm: LlmSettings, env: Readonly<Re
   if (apiKey === undefined && keyRequired) {
     const setting = isDefault ? `api_key_env in [llm]` : `api_key_env in [llm.providers.${name}]`;
     const how = configuredEnv !== undefined ? `The variable ${configuredEnv}, named by ${setting}, is not set` : `${keyEnv} is not set`;
-    throw new WeftError('MODEL_KEY_MISSING', `No API key for provider '${name}': ${how}. Export ${keyEnv}=<key>, or name another variable with ${setting} in ${SETTINGS_FILE}.`, {
-      data: { provider: name, variable: keyEnv ?? null },
-    });
+    throw new WeftError(
+      'MODEL_KEY_MISSING',
+      `No API key for provider '${name}': ${how}. Export ${keyEnv}=<key>, or name another variable with ${setting} in ${SETTINGS_FILE}.`,
+      {
+        data: { provider: name, variable: keyEnv ?? null },
+      },
+    );
   }
   registerSecret(apiKey, keyEnv ?? `${name}-api-key`);
-  return { name, api, ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKey === undefined ? {} : { apiKey }), ...(keyEnv === undefined ? {} : { keyEnv }) };
+  return {
+    name,
+    api,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(keyEnv === undefined ? {} : { keyEnv }),
+  };
 }

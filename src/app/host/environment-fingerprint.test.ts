@@ -15,7 +15,17 @@ describe('environmentFingerprint', () => {
     const base = { PATH: '/usr/bin', ANTHROPIC_API_KEY: 'sk-ant-one-0123456789', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
     const print = environmentFingerprint(dir, base);
     expect(print).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(environmentFingerprint(dir, { ...base, PWD: '/elsewhere', OLDPWD: '/x', SHLVL: '3', _: '/usr/bin/weft', WEFT_HOME: dir, WEFT_MCP_TOKEN: 'tok-0123456789abcdef' })).toBe(print);
+    expect(
+      environmentFingerprint(dir, {
+        ...base,
+        PWD: '/elsewhere',
+        OLDPWD: '/x',
+        SHLVL: '3',
+        _: '/usr/bin/weft',
+        WEFT_HOME: dir,
+        WEFT_MCP_TOKEN: 'tok-0123456789abcdef',
+      }),
+    ).toBe(print);
     expect(environmentFingerprint(dir, { ...base, ANTHROPIC_API_KEY: 'sk-ant-two-0123456789' })).not.toBe(print);
     expect(environmentFingerprint(dir, { ...base, ANTHROPIC_BASE_URL: 'http://127.0.0.1:2' })).not.toBe(print);
     expect(environmentFingerprint(dir, { ...base, EXTRA: '' })).not.toBe(print);

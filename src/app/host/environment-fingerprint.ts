@@ -24,7 +24,11 @@ const IGNORED: ReadonlySet<string> = new Set(['PWD', 'OLDPWD', 'SHLVL', '_', 'WE
 const keys = new Map<string, Buffer>();
 
 function keyProblem(file: string, reason: string, cause?: unknown): WeftError {
-  return new WeftError('STORE_FAILED', `Cannot use the environment key ${file}: ${reason}. Check the storage dir's permissions, or delete the file to get a new key (runners already started for earlier runs then no longer match them).`, { cause, data: { file } });
+  return new WeftError(
+    'STORE_FAILED',
+    `Cannot use the environment key ${file}: ${reason}. Check the storage dir's permissions, or delete the file to get a new key (runners already started for earlier runs then no longer match them).`,
+    { cause, data: { file } },
+  );
 }
 
 function readKey(file: string): Buffer | undefined {

@@ -31,16 +31,28 @@ export interface OpenedStore {
 export function databaseUrl(env: Record<string, string | undefined>, settings: Pick<Settings, 'storeUrl'>): string | undefined {
   const fromEnv = env.WEFT_DATABASE_URL?.trim();
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (!isPostgresUrl(fromEnv)) throw new WeftError('USAGE', `WEFT_DATABASE_URL must be a PostgreSQL URL such as postgres://weft@db.internal:5432/weft (got ${maskDatabaseUrl(fromEnv)}). Unset it to use the SQLite store in the storage dir.`);
+    if (!isPostgresUrl(fromEnv))
+      throw new WeftError(
+        'USAGE',
+        `WEFT_DATABASE_URL must be a PostgreSQL URL such as postgres://weft@db.internal:5432/weft (got ${maskDatabaseUrl(fromEnv)}). Unset it to use the SQLite store in the storage dir.`,
+      );
     return fromEnv;
   }
   return settings.storeUrl;
 }
 
-export async function openStore(params: { storageDir: string; env: Record<string, string | undefined>; settings: Pick<Settings, 'storeUrl'>; logger: Logger }): Promise<OpenedStore> {
+export async function openStore(params: {
+  storageDir: string;
+  env: Record<string, string | undefined>;
+  settings: Pick<Settings, 'storeUrl'>;
+  logger: Logger;
+}): Promise<OpenedStore> {
   const url = databaseUrl(params.env, params.settings);
   if (url !== undefined) {
-    const [{ PostgresRunStore }, { postgresArtifactSink, ARTIFACT_REF_PREFIX }] = await Promise.all([import('../../runs/store/postgres/postgres-run-store.js'), import('../../runs/store/postgres/pg-artifacts.js')]);
+    const [{ PostgresRunStore }, { postgresArtifactSink, ARTIFACT_REF_PREFIX }] = await Promise.all([
+      import('../../runs/store/postgres/postgres-run-store.js'),
+      import('../../runs/store/postgres/pg-artifacts.js'),
+    ]);
     const store = await PostgresRunStore.open({ url, logger: params.logger });
     return {
       store,
@@ -50,12 +62,20 @@ export async function openStore(params: { storageDir: string; env: Record<string
       async readArtifact(ref) {
         const id = ref.startsWith(ARTIFACT_REF_PREFIX) ? ref.slice(ARTIFACT_REF_PREFIX.length) : ref;
         const artifact = await store.readArtifact(id);
-        if (artifact === undefined) throw new WeftError('FILE_NOT_FOUND', `No artifact ${id} in ${store.database}; copy the id from the 'Full output saved to weft-artifact:<id>' note.`);
+        if (artifact === undefined)
+          throw new WeftError(
+            'FILE_NOT_FOUND',
+            `No artifact ${id} in ${store.database}; copy the id from the 'Full output saved to weft-artifact:<id>' note.`,
+          );
         return artifact.content;
       },
     };
   }
-  const [{ SqliteRunStore }, { fileArtifactSink }, { join }] = await Promise.all([import('../../runs/store/sqlite/sqlite-run-store.js'), import('../../tools/artifact-sink.js'), import('node:path')]);
+  const [{ SqliteRunStore }, { fileArtifactSink }, { join }] = await Promise.all([
+    import('../../runs/store/sqlite/sqlite-run-store.js'),
+    import('../../tools/artifact-sink.js'),
+    import('node:path'),
+  ]);
   const store = await SqliteRunStore.open({ storageDir: params.storageDir, logger: params.logger });
   return {
     store,
@@ -63,7 +83,10 @@ export async function openStore(params: { storageDir: string; env: Record<string
     clock: Date.now,
     artifacts: (runId) => fileArtifactSink(join(params.storageDir, 'artifacts', runId)),
     readArtifact: async () => {
-      throw new WeftError('USAGE', `This storage dir keeps tool outputs as files under ${join(params.storageDir, 'artifacts')}; open the path the output note names. Only a PostgreSQL store keeps them in the database.`);
+      throw new WeftError(
+        'USAGE',
+        `This storage dir keeps tool outputs as files under ${join(params.storageDir, 'artifacts')}; open the path the output note names. Only a PostgreSQL store keeps them in the database.`,
+      );
     },
   };
 }

@@ -27,11 +27,15 @@ export function detachedRunnerLauncher(storageDir: string, env: Record<string, s
       mkdirSync(logs, { recursive: true });
       const log = openSync(join(logs, 'runner.log'), 'a', 0o600);
       try {
-        const child = spawn(process.execPath, [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle', '--same-environment'], {
-          detached: true,
-          stdio: ['ignore', log, log],
-          env: { ...withoutWeftSecrets(env), WEFT_HOME: storageDir },
-        });
+        const child = spawn(
+          process.execPath,
+          [weftBinPath(), '--storage-dir', storageDir, 'worker', '--until-idle', '--same-environment'],
+          {
+            detached: true,
+            stdio: ['ignore', log, log],
+            env: { ...withoutWeftSecrets(env), WEFT_HOME: storageDir },
+          },
+        );
         child.unref();
       } finally {
         closeSync(log);

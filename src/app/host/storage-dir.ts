@@ -31,10 +31,14 @@ function reasonOf(error: unknown): string {
 }
 
 function unusable(dir: string, reason: string, cause?: unknown): WeftError {
-  return new WeftError('CONFIG_INVALID', `Storage dir ${dir} cannot be used: ${reason}. Point --storage-dir or WEFT_HOME at a directory you can write to.`, {
-    data: { storageDir: dir },
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return new WeftError(
+    'CONFIG_INVALID',
+    `Storage dir ${dir} cannot be used: ${reason}. Point --storage-dir or WEFT_HOME at a directory you can write to.`,
+    {
+      data: { storageDir: dir },
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
 }
 
 /**
@@ -46,7 +50,8 @@ export function prepareStorageDir(dir: string): string {
   const missing: string[] = [];
   for (let path = dir; ; path = dirname(path)) {
     try {
-      if (!statSync(path).isDirectory()) throw unusable(dir, path === dir ? 'it is a file, not a directory' : `${path} is a file, not a directory`);
+      if (!statSync(path).isDirectory())
+        throw unusable(dir, path === dir ? 'it is a file, not a directory' : `${path} is a file, not a directory`);
       break;
     } catch (error) {
       if (error instanceof WeftError) throw error;

@@ -8,7 +8,13 @@ import type { Settings } from '../../core/settings/settings.js';
 import type { WorkspaceHost } from '../../runs/engine/run-files.js';
 
 export function workspaceHost(storageDir: string, settings: Settings, env: Record<string, string | undefined>): WorkspaceHost {
-  const root = env.WEFT_WORKSPACE_ROOT ? resolve(env.WEFT_WORKSPACE_ROOT) : settings.workspace.root !== undefined ? resolve(storageDir, settings.workspace.root) : join(storageDir, 'workspaces');
+  const root = env.WEFT_WORKSPACE_ROOT
+    ? resolve(env.WEFT_WORKSPACE_ROOT)
+    : settings.workspace.root !== undefined
+      ? resolve(storageDir, settings.workspace.root)
+      : join(storageDir, 'workspaces');
   const { authorName, authorEmail } = settings.workspace;
-  return authorName === undefined && authorEmail === undefined ? { root } : { root, identity: { name: authorName ?? 'weft', email: authorEmail ?? 'weft@localhost' } };
+  return authorName === undefined && authorEmail === undefined
+    ? { root }
+    : { root, identity: { name: authorName ?? 'weft', email: authorEmail ?? 'weft@localhost' } };
 }

@@ -44,7 +44,9 @@ function optionsOf(list: unknown, titles?: unknown): FormOption[] {
       return [{ value: item, ...(title === undefined ? {} : { title }) }];
     }
     const entry = asLoose(item);
-    return typeof entry.const === 'string' ? [{ value: entry.const, ...(typeof entry.title === 'string' ? { title: entry.title } : {}) }] : [];
+    return typeof entry.const === 'string'
+      ? [{ value: entry.const, ...(typeof entry.title === 'string' ? { title: entry.title } : {}) }]
+      : [];
   });
 }
 
@@ -132,7 +134,11 @@ export function acceptedContent(server: string, schema: ElicitationSchema, given
   const content = applyElicitationDefaults(schema, given);
   const check = checkAgainstSchema(schema as JsonSchema, content);
   if (!check.ok) {
-    throw new WeftError('RUN_INVALID_PARAMS', `The answer to MCP server '${server}' does not fit the form it asked for: ${check.problems.join('; ')}.`, { data: { server } });
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `The answer to MCP server '${server}' does not fit the form it asked for: ${check.problems.join('; ')}.`,
+      { data: { server } },
+    );
   }
   return content;
 }

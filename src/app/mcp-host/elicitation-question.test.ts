@@ -13,7 +13,10 @@ function form(properties: Schema['properties'], required?: string[]): ElicitRequ
 }
 
 /** The question as the run store would record it, so answers go through the store's own checks. */
-function recorded(params: ElicitRequestFormParams): { record: QuestionRecord; toResult: ReturnType<typeof elicitationQuestion>['toResult'] } {
+function recorded(params: ElicitRequestFormParams): {
+  record: QuestionRecord;
+  toResult: ReturnType<typeof elicitationQuestion>['toResult'];
+} {
   const { question, toResult } = elicitationQuestion('srv', params);
   const event = { runId: 'run', stageId: 'call@1', at: 1 } as RunEvent;
   return { record: questionFromAsked(event, { questionId: '01J0000000000000000000000Q', ...question }), toResult };
@@ -28,7 +31,11 @@ function answer(record: QuestionRecord, text: string) {
 describe('elicitationQuestion', () => {
   it('a form without fields is a confirmation: yes accepts {}, no declines', () => {
     const { record, toResult } = recorded(form({}));
-    expect(record).toMatchObject({ kind: 'confirmation', prompt: '[srv] Tell me\nAnswer yes to accept or no to decline.', alternatives: ['decline', 'cancel'] });
+    expect(record).toMatchObject({
+      kind: 'confirmation',
+      prompt: '[srv] Tell me\nAnswer yes to accept or no to decline.',
+      alternatives: ['decline', 'cancel'],
+    });
     expect(toResult(answer(record, 'yes'))).toEqual({ action: 'accept', content: {} });
     expect(toResult(answer(record, 'no'))).toEqual({ action: 'decline' });
   });
@@ -36,13 +43,25 @@ describe('elicitationQuestion', () => {
   it('one boolean field is a yes/no question', () => {
     const { record, toResult } = recorded(form({ agree: { type: 'boolean', description: 'Agree to the terms' } }, ['agree']));
     expect(record.kind).toBe('yes_no');
-    expect(record.prompt).toBe('[srv] Tell me\nagree (boolean; required): Agree to the terms\nAnswer yes or no. Or answer "decline" to refuse, or "cancel" to dismiss it.');
+    expect(record.prompt).toBe(
+      '[srv] Tell me\nagree (boolean; required): Agree to the terms\nAnswer yes or no. Or answer "decline" to refuse, or "cancel" to dismiss it.',
+    );
     expect(toResult(answer(record, 'y'))).toEqual({ action: 'accept', content: { agree: true } });
     expect(toResult(answer(record, 'cancel'))).toEqual({ action: 'cancel' });
   });
 
   it('one enum field is a choice of its values (titled oneOf too)', () => {
-    const { record, toResult } = recorded(form({ hero: { type: 'string', oneOf: [{ const: 'h1', title: 'Superman' }, { const: 'h2', title: 'Wonder Woman' }] } }));
+    const { record, toResult } = recorded(
+      form({
+        hero: {
+          type: 'string',
+          oneOf: [
+            { const: 'h1', title: 'Superman' },
+            { const: 'h2', title: 'Wonder Woman' },
+          ],
+        },
+      }),
+    );
     expect(record).toMatchObject({ kind: 'choice', options: ['h1', 'h2'] });
     expect(record.prompt).toContain('hero (one of "h1" (Superman), "h2" (Wonder Woman))');
     expect(toResult(answer(record, 'h2'))).toEqual({ action: 'accept', content: { hero: 'h2' } });

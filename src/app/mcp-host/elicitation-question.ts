@@ -46,7 +46,12 @@ function singleFieldQuestion(field: FormField, header: string): StageQuestion {
     case 'choice':
       return { kind: 'choice', prompt: `${about}\n${ALTERNATIVES_HINT}`, options: field.options.map((option) => option.value) };
     case 'multi':
-      return { kind: 'multi_select', prompt: `${about}\nAnswer with a comma-separated list. ${ALTERNATIVES_HINT}`, options: field.options.map((option) => option.value), schema: field.schema as JsonObject };
+      return {
+        kind: 'multi_select',
+        prompt: `${about}\nAnswer with a comma-separated list. ${ALTERNATIVES_HINT}`,
+        options: field.options.map((option) => option.value),
+        schema: field.schema as JsonObject,
+      };
     case 'string':
     case 'number':
     case 'integer':
@@ -90,7 +95,8 @@ function buildQuestion(server: string, params: ElicitRequestFormParams): Elicita
     return {
       question: { ...singleFieldQuestion(only, header), alternatives: ALTERNATIVES },
       // An empty text for an optional field means "leave it out".
-      toResult: (answer) => ending(answer) ?? accept(answer === '' && !only.required ? {} : { [only.name]: answer as ElicitationContent[string] }),
+      toResult: (answer) =>
+        ending(answer) ?? accept(answer === '' && !only.required ? {} : { [only.name]: answer as ElicitationContent[string] }),
     };
   }
   const lines = fields.map((field) => `  ${describeField(field)}`);

@@ -70,15 +70,30 @@ class ObservedRegistry extends ToolRegistry {
 }
 
 /** Servers given as objects, validated like `.mcp.json` entries; any invalid one throws `CONFIG_INVALID` naming it. */
-export function configsFromObjects(cwd: string, entries: Record<string, unknown>, env: Record<string, string | undefined>, logger: Logger): McpServerConfig[] {
+export function configsFromObjects(
+  cwd: string,
+  entries: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  logger: Logger,
+): McpServerConfig[] {
   const configs: McpServerConfig[] = [];
   const problems: McpConfigProblem[] = [];
   for (const [name, entry] of Object.entries(entries)) {
-    const resolved = resolveServerConfig({ name, entry, source: { kind: 'runtime', file: 'servers option' }, format: 'json', workspaceRoot: cwd, homeDir: homedir(), env, logger });
+    const resolved = resolveServerConfig({
+      name,
+      entry,
+      source: { kind: 'runtime', file: 'servers option' },
+      format: 'json',
+      workspaceRoot: cwd,
+      homeDir: homedir(),
+      env,
+      logger,
+    });
     problems.push(...resolved.problems.filter((problem) => problem.severity === 'error'));
     if (resolved.config) configs.push(resolved.config);
   }
-  if (problems.length > 0) throw new WeftError('CONFIG_INVALID', problems.map((problem) => problem.message).join('\n'), { data: { problems } });
+  if (problems.length > 0)
+    throw new WeftError('CONFIG_INVALID', problems.map((problem) => problem.message).join('\n'), { data: { problems } });
   return configs;
 }
 
@@ -87,7 +102,10 @@ export async function createMcpToolbox(options: McpToolboxOptions): Promise<McpT
   const env = options.env ?? process.env;
   const logger = createLogger(stderrSink(options.logLevel ?? 'warn'));
   const given = configsFromObjects(options.cwd, options.servers ?? {}, env, logger);
-  const project = options.projectConfig === false ? { servers: [], problems: [] } : await loadMcpServerConfigs({ workspaceRoot: options.cwd, homeDir: homedir(), env, logger });
+  const project =
+    options.projectConfig === false
+      ? { servers: [], problems: [] }
+      : await loadMcpServerConfigs({ workspaceRoot: options.cwd, homeDir: homedir(), env, logger });
   const givenNames = new Set(given.map((server) => server.name));
   const servers = [...given, ...project.servers.filter((server) => !givenNames.has(server.name))].filter((server) => server.enabled);
   const { registry, executor } = buildToolbox({
@@ -101,6 +119,13 @@ export async function createMcpToolbox(options: McpToolboxOptions): Promise<McpT
     ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
     ...(options.outputLimitBytes !== undefined ? { outputLimitBytes: options.outputLimitBytes } : {}),
   });
-  const hub = new McpHub({ registry, workspaceRoot: options.cwd, env, logger: logger.child('mcp'), clientVersion: options.clientVersion ?? '0.0.0', ...(options.handlers ? { handlers: options.handlers } : {}) });
+  const hub = new McpHub({
+    registry,
+    workspaceRoot: options.cwd,
+    env,
+    logger: logger.child('mcp'),
+    clientVersion: options.clientVersion ?? '0.0.0',
+    ...(options.handlers ? { handlers: options.handlers } : {}),
+  });
   return { hub, registry, executor, servers, problems: project.problems, logger, env };
 }

@@ -7,7 +7,11 @@ import type { NewRunEvent } from '../../runs/model/run-event.js';
 import { ApprovalPolicy, type ApprovalRule } from '../../tools/approval-policy.js';
 import { samplingHandler, samplingToolName, type SamplingHandlerDeps } from './sampling-handler.js';
 
-const params: CreateMessageRequestParams = { maxTokens: 10, systemPrompt: 'sys', messages: [{ role: 'user', content: { type: 'text', text: 'Summarise the issue' } }] };
+const params: CreateMessageRequestParams = {
+  maxTokens: 10,
+  systemPrompt: 'sys',
+  messages: [{ role: 'user', content: { type: 'text', text: 'Summarise the issue' } }],
+};
 
 function client(fail?: Error): ModelClient & { calls: number } {
   const model = {
@@ -18,7 +22,13 @@ function client(fail?: Error): ModelClient & { calls: number } {
     generate: async () => {
       model.calls += 1;
       if (fail) throw fail;
-      return { text: 'summary', toolCalls: [], usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 }, finishReason: 'stop', messages: [] };
+      return {
+        text: 'summary',
+        toolCalls: [],
+        usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
+        finishReason: 'stop',
+        messages: [],
+      };
     },
   };
   return model;
@@ -47,21 +57,44 @@ describe('samplingHandler', () => {
     const { sample, events } = handler([{ pattern: 'mcp__docs__*', action: 'allow' }]);
     expect(await sample()).toEqual({ role: 'assistant', content: { type: 'text', text: 'summary' }, model: 'm1', stopReason: 'endTurn' });
     expect(events).toEqual([
-      { type: 'sampling-requested', payload: { server: 'docs', provider: 'fake', model: 'm1', maxTokens: 10, messages: 1, systemPrompt: true } },
-      { type: 'sampling-finished', payload: { server: 'docs', provider: 'fake', model: 'm1', usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 }, stopReason: 'endTurn', durationMs: expect.any(Number), text: 'summary' } },
+      {
+        type: 'sampling-requested',
+        payload: { server: 'docs', provider: 'fake', model: 'm1', maxTokens: 10, messages: 1, systemPrompt: true },
+      },
+      {
+        type: 'sampling-finished',
+        payload: {
+          server: 'docs',
+          provider: 'fake',
+          model: 'm1',
+          usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
+          stopReason: 'endTurn',
+          durationMs: expect.any(Number),
+          text: 'summary',
+        },
+      },
     ]);
   });
 
   it('a deny rule refuses before the model is built', async () => {
     let built = false;
-    const deny = samplingHandler({ policy: new ApprovalPolicy([{ pattern: '*', action: 'deny' }]), approvalMode: { interactive: false, autoApprove: true }, model: async () => ((built = true), client()), logger: silentLogger });
-    await expect(deny({ server: 'docs', params, signal: new AbortController().signal })).rejects.toThrow("sampling by MCP server 'docs' was denied by the approval policy (rule '*' = deny).");
+    const deny = samplingHandler({
+      policy: new ApprovalPolicy([{ pattern: '*', action: 'deny' }]),
+      approvalMode: { interactive: false, autoApprove: true },
+      model: async () => ((built = true), client()),
+      logger: silentLogger,
+    });
+    await expect(deny({ server: 'docs', params, signal: new AbortController().signal })).rejects.toThrow(
+      "sampling by MCP server 'docs' was denied by the approval policy (rule '*' = deny).",
+    );
     expect(built).toBe(false);
   });
 
   it('ask without anyone to ask refuses with the rule to add; with someone, their answer decides', async () => {
     const nobody = handler([]);
-    await expect(nobody.sample()).rejects.toThrow(`sampling by MCP server 'docs' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "mcp__docs__sampling", action = "allow" } or enable auto_approve.`);
+    await expect(nobody.sample()).rejects.toThrow(
+      `sampling by MCP server 'docs' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "mcp__docs__sampling", action = "allow" } or enable auto_approve.`,
+    );
     expect(nobody.model).toMatchObject({ calls: 0 });
 
     const prompts: string[] = [];
@@ -76,7 +109,10 @@ describe('samplingHandler', () => {
   it('a failing model is a finished event with the error, and the server gets the reason', async () => {
     const { sample, events } = handler([{ pattern: '*', action: 'allow' }], { client: client(new Error('overloaded')) });
     await expect(sample()).rejects.toThrow("sampling for MCP server 'docs' failed: overloaded");
-    expect(events.at(-1)).toEqual({ type: 'sampling-finished', payload: { server: 'docs', provider: 'fake', model: 'm1', error: 'overloaded', durationMs: expect.any(Number) } });
+    expect(events.at(-1)).toEqual({
+      type: 'sampling-finished',
+      payload: { server: 'docs', provider: 'fake', model: 'm1', error: 'overloaded', durationMs: expect.any(Number) },
+    });
   });
 
   it('each retry of the model request is a sampling-request-retried event between requested and finished', async () => {
@@ -84,12 +120,27 @@ describe('samplingHandler', () => {
       ...client(),
       generate: async (request) => {
         await request.onRetry?.({ attempt: 1, maxRetries: 2, delayMs: 0, status: 503, error: '503: overloaded' });
-        return { text: 'summary', toolCalls: [], usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 }, finishReason: 'stop', messages: [] };
+        return {
+          text: 'summary',
+          toolCalls: [],
+          usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
+          finishReason: 'stop',
+          messages: [],
+        };
       },
     };
     const { sample, events } = handler([{ pattern: '*', action: 'allow' }], { client: retrying });
     await expect(sample()).resolves.toMatchObject({ content: { text: 'summary' } });
     expect(events.map((event) => event.type)).toEqual(['sampling-requested', 'sampling-request-retried', 'sampling-finished']);
-    expect(events[1]!.payload).toEqual({ server: 'docs', provider: 'fake', model: 'm1', attempt: 1, maxRetries: 2, delayMs: 0, status: 503, error: '503: overloaded' });
+    expect(events[1]!.payload).toEqual({
+      server: 'docs',
+      provider: 'fake',
+      model: 'm1',
+      attempt: 1,
+      maxRetries: 2,
+      delayMs: 0,
+      status: 503,
+      error: '503: overloaded',
+    });
   });
 });

@@ -17,7 +17,12 @@ import { sampleWithModel, samplingMessageText } from '../../agent/mcp-sampling.j
 import type { ModelClient, ModelRetry } from '../../agent/model-client.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import type { SamplingHandler, SamplingRequest } from '../../mcp/hub/types.js';
-import { SAMPLING_EVENT, type SamplingFinishedPayload, type SamplingRequestedPayload, type SamplingRequestRetriedPayload } from '../../runs/model/event-types.js';
+import {
+  SAMPLING_EVENT,
+  type SamplingFinishedPayload,
+  type SamplingRequestedPayload,
+  type SamplingRequestRetriedPayload,
+} from '../../runs/model/event-types.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
 import type { ApprovalMode, ApprovalPolicy } from '../../tools/approval-policy.js';
 import type { CallOrigin } from '../../tools/tool.js';
@@ -62,34 +67,61 @@ function confirmPrompt(request: SamplingRequest, client: ModelClient): string {
 export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
   const recordFor = (origin: CallOrigin | undefined) => async (events: NewRunEvent[]) => {
     // The log is a record, not a gate: a failed append must not fail the sampling.
-    await deps.record?.(events, origin).catch((error: unknown) => deps.logger.warn(`could not record sampling events: ${errorMessage(error)}`));
+    await deps
+      .record?.(events, origin)
+      .catch((error: unknown) => deps.logger.warn(`could not record sampling events: ${errorMessage(error)}`));
   };
   return async (request) => {
     const { server, params, signal } = request;
     const record = recordFor(request.origin);
     const decision = deps.policy.decide({ name: samplingToolName(server), source: 'mcp' }, deps.approvalMode);
     if (decision.action === 'deny') {
-      throw new WeftError('TOOL_DENIED', `sampling by MCP server '${server}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`);
+      throw new WeftError(
+        'TOOL_DENIED',
+        `sampling by MCP server '${server}' was denied by the approval policy${decision.rule ? ` (rule '${decision.rule.pattern}' = deny)` : ''}.`,
+      );
     }
     const client = await deps.model();
     if (decision.action === 'ask') await askPerson(request, client, deps);
     const base = { server, provider: client.provider, model: client.modelId };
-    await record([{ type: SAMPLING_EVENT.requested, payload: { ...base, maxTokens: params.maxTokens, messages: params.messages.length, systemPrompt: params.systemPrompt !== undefined } satisfies SamplingRequestedPayload }]);
+    await record([
+      {
+        type: SAMPLING_EVENT.requested,
+        payload: {
+          ...base,
+          maxTokens: params.maxTokens,
+          messages: params.messages.length,
+          systemPrompt: params.systemPrompt !== undefined,
+        } satisfies SamplingRequestedPayload,
+      },
+    ]);
     const startedAt = performance.now();
     try {
-      const onRetry = (retry: ModelRetry) => record([{ type: SAMPLING_EVENT.retried, payload: { ...base, ...retry } satisfies SamplingRequestRetriedPayload }]);
+      const onRetry = (retry: ModelRetry) =>
+        record([{ type: SAMPLING_EVENT.retried, payload: { ...base, ...retry } satisfies SamplingRequestRetriedPayload }]);
       const { result, usage } = await sampleWithModel(client, params, signal, onRetry);
       const text = result.content.type === 'text' ? result.content.text : '';
       await record([
         {
           type: SAMPLING_EVENT.finished,
-          payload: { ...base, usage: { ...usage }, stopReason: result.stopReason ?? null, durationMs: Math.round(performance.now() - startedAt), text: clipText(redactSecrets(text), EVENT_TEXT_LIMIT) } satisfies SamplingFinishedPayload,
+          payload: {
+            ...base,
+            usage: { ...usage },
+            stopReason: result.stopReason ?? null,
+            durationMs: Math.round(performance.now() - startedAt),
+            text: clipText(redactSecrets(text), EVENT_TEXT_LIMIT),
+          } satisfies SamplingFinishedPayload,
         },
       ]);
       return result;
     } catch (error) {
       const message = redactSecrets(errorMessage(error));
-      await record([{ type: SAMPLING_EVENT.finished, payload: { ...base, error: message, durationMs: Math.round(performance.now() - startedAt) } satisfies SamplingFinishedPayload }]);
+      await record([
+        {
+          type: SAMPLING_EVENT.finished,
+          payload: { ...base, error: message, durationMs: Math.round(performance.now() - startedAt) } satisfies SamplingFinishedPayload,
+        },
+      ]);
       throw new WeftError('MODEL_REQUEST_FAILED', `sampling for MCP server '${server}' failed: ${message}`, { cause: error });
     }
   };
@@ -99,7 +131,10 @@ export function samplingHandler(deps: SamplingHandlerDeps): SamplingHandler {
 async function askPerson(request: SamplingRequest, client: ModelClient, deps: SamplingHandlerDeps): Promise<void> {
   if (!deps.confirm) {
     const name = samplingToolName(request.server);
-    throw new WeftError('TOOL_DENIED', `sampling by MCP server '${request.server}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${name}", action = "allow" } or enable auto_approve.`);
+    throw new WeftError(
+      'TOOL_DENIED',
+      `sampling by MCP server '${request.server}' needs approval and nobody can be asked here. Add an approval rule such as { pattern = "${name}", action = "allow" } or enable auto_approve.`,
+    );
   }
   if (!(await deps.confirm(confirmPrompt(request, client), request.signal, request.origin))) {
     throw new WeftError('TOOL_DENIED', `sampling by MCP server '${request.server}' was denied by the user.`);

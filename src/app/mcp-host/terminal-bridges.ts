@@ -15,7 +15,6 @@ import { samplingHandler } from './sampling-handler.js';
 import { terminalElicitationHandler } from './terminal-elicitation.js';
 import type { TerminalPrompter } from './terminal-prompter.js';
 
-
 export interface TerminalBridgeParams {
   terminal: TerminalPrompter;
   settings: Pick<Settings, 'approvalRules' | 'llm'>;
@@ -31,13 +30,17 @@ export function terminalHubHandlers(params: TerminalBridgeParams): McpHubHandler
   const { terminal } = params;
   let client: Promise<ModelClient> | undefined;
   const model = () =>
-    (client ??= import('../../agent/providers/create-model-client.js').then(({ createModelClient }) => createModelClient([], { llm: params.settings.llm, env: params.env })));
+    (client ??= import('../../agent/providers/create-model-client.js').then(({ createModelClient }) =>
+      createModelClient([], { llm: params.settings.llm, env: params.env }),
+    ));
   return {
     elicitation: terminalElicitationHandler(terminal),
     sampling: samplingHandler({
       policy: new ApprovalPolicy(params.settings.approvalRules),
       approvalMode: { interactive: false, autoApprove: true },
-      ...(terminal.interactive ? { confirm: async (prompt: string, signal: AbortSignal) => yesNoFromText(await terminal.ask(`${prompt} [y/N] `, signal)) === true } : {}),
+      ...(terminal.interactive
+        ? { confirm: async (prompt: string, signal: AbortSignal) => yesNoFromText(await terminal.ask(`${prompt} [y/N] `, signal)) === true }
+        : {}),
       model,
       logger: params.logger,
     }),

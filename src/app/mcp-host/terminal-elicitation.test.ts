@@ -26,7 +26,15 @@ const FORM: ElicitRequestFormParams = {
     properties: {
       name: { type: 'string', title: 'Name', description: 'Your full name' },
       agree: { type: 'boolean', title: 'Agree' },
-      pet: { type: 'string', title: 'Pet', oneOf: [{ const: 'p1', title: 'Cat' }, { const: 'p2', title: 'Dog' }], default: 'p1' },
+      pet: {
+        type: 'string',
+        title: 'Pet',
+        oneOf: [
+          { const: 'p1', title: 'Cat' },
+          { const: 'p2', title: 'Dog' },
+        ],
+        default: 'p1',
+      },
       age: { type: 'integer', title: 'Age', minimum: 0 },
     },
     required: ['name'],
@@ -61,7 +69,9 @@ describe('terminalElicitationHandler', () => {
   });
 
   it('decline or cancel at any prompt ends the form so', async () => {
-    expect(await terminalElicitationHandler(scripted(['Ada', 'decline']))({ server: 'srv', params: FORM, signal })).toEqual({ action: 'decline' });
+    expect(await terminalElicitationHandler(scripted(['Ada', 'decline']))({ server: 'srv', params: FORM, signal })).toEqual({
+      action: 'decline',
+    });
     expect(await terminalElicitationHandler(scripted(['cancel']))({ server: 'srv', params: FORM, signal })).toEqual({ action: 'cancel' });
   });
 
@@ -74,6 +84,8 @@ describe('terminalElicitationHandler', () => {
   it('without a terminal it declines and says why', async () => {
     const terminal = scripted([], false);
     expect(await terminalElicitationHandler(terminal)({ server: 'srv', params: FORM, signal })).toEqual({ action: 'decline' });
-    expect(terminal.transcript).toEqual([`weft: MCP server 'srv' asked for input ("About you"), but stdin is not a terminal, so weft declined. Run the command in a terminal to answer it.`]);
+    expect(terminal.transcript).toEqual([
+      `weft: MCP server 'srv' asked for input ("About you"), but stdin is not a terminal, so weft declined. Run the command in a terminal to answer it.`,
+    ]);
   });
 });

@@ -15,7 +15,6 @@ import type { TerminalPrompter } from './terminal-prompter.js';
 /** Tries per field before the form is cancelled (a script piping answers must not loop forever). */
 const MAX_TRIES = 3;
 
-
 type FieldValue = ElicitationContent[string];
 type Parsed = { value: FieldValue } | { problem: string };
 
@@ -28,7 +27,8 @@ function promptFor(field: FormField): string {
   if (field.description && field.description !== field.label) parts.push(`— ${field.description}`);
   if (field.kind === 'boolean') parts.push('[y/n]');
   if (field.kind === 'multi') parts.push('(comma-separated)');
-  if (field.default !== undefined) parts.push(`(default ${Array.isArray(field.default) ? field.default.join(', ') : String(field.default)})`);
+  if (field.default !== undefined)
+    parts.push(`(default ${Array.isArray(field.default) ? field.default.join(', ') : String(field.default)})`);
   else if (!field.required) parts.push('(optional)');
   return `${parts.join(' ')}: `;
 }
@@ -56,7 +56,10 @@ function parseField(field: FormField, text: string): Parsed {
       return value === undefined ? { problem: `pick one of ${field.options.map((option) => option.value).join(', ')}` } : { value };
     }
     case 'multi': {
-      const picked = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+      const picked = text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
       const values = picked.map((part) => pickOption(field, part));
       const unknown = picked.filter((_, index) => values[index] === undefined);
       if (unknown.length > 0) return { problem: `not an option: ${unknown.join(', ')}` };
@@ -93,7 +96,10 @@ async function askField(terminal: TerminalPrompter, field: FormField, signal: Ab
       continue;
     }
     const parsed = parseField(field, text);
-    const problems = 'problem' in parsed ? [parsed.problem] : checkAgainstSchema(field.schema, parsed.value).problems.map((problem) => problem.replace(/^\(root\): /, ''));
+    const problems =
+      'problem' in parsed
+        ? [parsed.problem]
+        : checkAgainstSchema(field.schema, parsed.value).problems.map((problem) => problem.replace(/^\(root\): /, ''));
     if ('value' in parsed && problems.length === 0) return { value: parsed.value };
     terminal.say(`  ${problems.join('; ')}`);
   }
@@ -108,15 +114,21 @@ async function askField(terminal: TerminalPrompter, field: FormField, signal: Ab
 export function terminalElicitationHandler(terminal: TerminalPrompter): ElicitationHandler {
   return async ({ server, params, signal }) => {
     if (!terminal.interactive) {
-      terminal.say(`weft: MCP server '${server}' asked for input (${JSON.stringify(params.message)}), but stdin is not a terminal, so weft declined. Run the command in a terminal to answer it.`);
+      terminal.say(
+        `weft: MCP server '${server}' asked for input (${JSON.stringify(params.message)}), but stdin is not a terminal, so weft declined. Run the command in a terminal to answer it.`,
+      );
       return { action: 'decline' };
     }
     if (params.mode === 'url') {
-      terminal.say(`weft: MCP server '${server}' asked you to open a URL (${params.url}); weft supports only form requests, so it declined.`);
+      terminal.say(
+        `weft: MCP server '${server}' asked you to open a URL (${params.url}); weft supports only form requests, so it declined.`,
+      );
       return { action: 'decline' };
     }
     terminal.say(`[${server}] ${params.message}`);
-    terminal.say(`(Enter keeps the default or skips an optional field; type "${DECLINE_ANSWER}" or "${CANCEL_ANSWER}" at any prompt to stop.)`);
+    terminal.say(
+      `(Enter keeps the default or skips an optional field; type "${DECLINE_ANSWER}" or "${CANCEL_ANSWER}" at any prompt to stop.)`,
+    );
     const content: ElicitationContent = {};
     for (const field of formFields(params.requestedSchema)) {
       const outcome = await askField(terminal, field, signal);

@@ -4,7 +4,13 @@
  * by the `os` provider (bubblewrap) when the mode is "os". A run whose sandbox cannot be
  * made fails before its first stage (see `RunSandboxFactory`).
  */
-import { bubblewrapProvider, mergeSandboxSpecs, resolveSandboxRules, type SandboxProvider, type SandboxRules } from '../../core/sandbox/index.js';
+import {
+  bubblewrapProvider,
+  mergeSandboxSpecs,
+  resolveSandboxRules,
+  type SandboxProvider,
+  type SandboxRules,
+} from '../../core/sandbox/index.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import type { RunSandboxFactory } from '../../runs/engine/stage-context.js';
 import type { Workflow } from '../../runs/workflow/index.js';
@@ -18,11 +24,20 @@ interface SandboxParams {
 }
 
 /** The rules a run gets, or undefined when it is not sandboxed; `workDir`: where its stages work (its worktree or clone, else its cwd). */
-export async function runSandboxRules(params: SandboxParams, run: RunRecord, workflow: Pick<Workflow, 'run'>, workDir: string): Promise<SandboxRules | undefined> {
+export async function runSandboxRules(
+  params: SandboxParams,
+  run: RunRecord,
+  workflow: Pick<Workflow, 'run'>,
+  workDir: string,
+): Promise<SandboxRules | undefined> {
   const settings = await params.settings(run);
   const spec = mergeSandboxSpecs(settings.sandbox, workflow.run.sandbox, run.sandbox);
   const home = params.env?.HOME;
-  return resolveSandboxRules(spec, { workspace: workDir, storageDir: params.storageDir, ...(home === undefined || home === '' ? {} : { home }) });
+  return resolveSandboxRules(spec, {
+    workspace: workDir,
+    storageDir: params.storageDir,
+    ...(home === undefined || home === '' ? {} : { home }),
+  });
 }
 
 export function runSandboxFactory(params: SandboxParams & { provider?: SandboxProvider }): RunSandboxFactory {

@@ -8,7 +8,7 @@ const root = mkdtempSync(join(tmpdir(), 'weft-run-settings-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('runSettingsReader', () => {
-  it('reads a run attempt\'s settings once, and again for the next attempt or after a broken file', async () => {
+  it("reads a run attempt's settings once, and again for the next attempt or after a broken file", async () => {
     const cwd = join(root, 'project');
     mkdirSync(join(cwd, '.weft'), { recursive: true });
     const write = (text: string) => writeFileSync(join(cwd, '.weft', 'settings.toml'), text);

@@ -51,9 +51,22 @@ export function runToolboxFactory(params: {
     });
     const servers = await loadRunMcpServers({ ...params, settings }, run, workflow, logger, workDir);
     const handlers = runHubHandlers({ run, workflow, bridge, policy, approvalMode, llm: settings.llm, env: params.env, logger });
-    const hub = new McpHub({ registry, workspaceRoot: workDir, env: params.env, logger: logger.child('mcp'), clientVersion: params.version, fastPath: settings.mcpFastPath, oauth: { storageDir: params.storageDir }, handlers, ...(sandbox ? { processSandbox: sandbox } : {}) });
+    const hub = new McpHub({
+      registry,
+      workspaceRoot: workDir,
+      env: params.env,
+      logger: logger.child('mcp'),
+      clientVersion: params.version,
+      fastPath: settings.mcpFastPath,
+      oauth: { storageDir: params.storageDir },
+      handlers,
+      ...(sandbox ? { processSandbox: sandbox } : {}),
+    });
     // A server no stage can use comes up in the background: one that hangs costs the run nothing.
-    await hub.start(servers.filter((server) => server.enabled), { waitFor: serversNeededBy(workflow) });
+    await hub.start(
+      servers.filter((server) => server.enabled),
+      { waitFor: serversNeededBy(workflow) },
+    );
     const scope = { workspaceRoot: workDir, homeDir: homedir(), env: params.env, logger };
     const follower = followRuntimeServers({
       store: params.catalogue,
@@ -93,7 +106,9 @@ export async function loadRunMcpServers(
     userSettings: params.settings.userDocument,
     projectSettings: params.settings.projectDocument,
     localMcpJson: localMcpJsonFile(params.storageDir, run.cwd),
-    ...(workflow.run.mcpServers ? { workflowServers: { file: workflow.run.mcpServers.file, servers: workflow.run.mcpServers.servers } } : {}),
+    ...(workflow.run.mcpServers
+      ? { workflowServers: { file: workflow.run.mcpServers.file, servers: workflow.run.mcpServers.servers } }
+      : {}),
     env: params.env,
     logger,
   });

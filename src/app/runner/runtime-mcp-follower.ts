@@ -57,7 +57,10 @@ export function followRuntimeServers(params: FollowParams): RuntimeMcpFollower {
       applied.set(entry.name, entry.updatedAt);
       try {
         const status = await hub.addServer(params.resolve(entry));
-        events.push({ type: MCP_EVENT.serverAdded, payload: { name: entry.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) } });
+        events.push({
+          type: MCP_EVENT.serverAdded,
+          payload: { name: entry.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) },
+        });
       } catch (error) {
         events.push({ type: MCP_EVENT.serverAdded, payload: { name: entry.name, status: 'failed', tools: 0, error: errorMessage(error) } });
       }

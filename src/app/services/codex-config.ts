@@ -15,7 +15,10 @@ function parseConfig(file: string, text: string): Record<string, unknown> {
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {
-    throw new WeftError('CONFIG_INVALID', `${file} is not valid TOML (${errorMessage(error).split('\n')[0]}); fix it and run 'weft mcp init codex' again. Nothing was written.`);
+    throw new WeftError(
+      'CONFIG_INVALID',
+      `${file} is not valid TOML (${errorMessage(error).split('\n')[0]}); fix it and run 'weft mcp init codex' again. Nothing was written.`,
+    );
   }
 }
 
@@ -41,7 +44,10 @@ export async function initCodexConfig(file: string, entry: Record<string, unknow
   const text = kept.trim() === '' ? `${block}\n` : `${kept.replace(/\n*$/, '\n')}\n${block}\n`;
   // An inline or dotted-key weft entry cannot be replaced by removing its table: refuse instead of writing two.
   if (!isDeepStrictEqual(plain(weftEntry(parseConfig(file, text))), plain(entry))) {
-    throw new WeftError('CONFIG_INVALID', `${file} defines mcp_servers.weft in a form weft cannot edit safely (inline or with dotted keys); write it as a [mcp_servers.weft] table or remove it, then run 'weft mcp init codex' again. Nothing was written.`);
+    throw new WeftError(
+      'CONFIG_INVALID',
+      `${file} defines mcp_servers.weft in a form weft cannot edit safely (inline or with dotted keys); write it as a [mcp_servers.weft] table or remove it, then run 'weft mcp init codex' again. Nothing was written.`,
+    );
   }
   const backup = await writeWithBackup(file, before, text);
   return { file, status: before === undefined ? 'created' : existing === undefined ? 'added' : 'updated', ...(backup ? { backup } : {}) };

@@ -10,11 +10,16 @@ import type { RunStore } from '../../runs/store/run-store.js';
 export type { ConcurrencyWait } from '../../runs/model/run-concurrency.js';
 
 /** By run id, the full keys of each queued, unleased run among `runs` that waits for one. */
-export async function concurrencyWaits(store: Pick<RunStore, 'concurrencyHeld'>, runs: readonly RunRecord[]): Promise<Map<string, ConcurrencyWait[]>> {
+export async function concurrencyWaits(
+  store: Pick<RunStore, 'concurrencyHeld'>,
+  runs: readonly RunRecord[],
+): Promise<Map<string, ConcurrencyWait[]>> {
   const waiting = runs.filter((run) => run.status === 'queued' && run.lease === undefined && run.concurrency !== undefined);
   const waits = new Map<string, ConcurrencyWait[]>();
   if (waiting.length === 0) return waits;
-  const held = await store.concurrencyHeld([...new Set(waiting.flatMap((run) => run.concurrency?.map((slot) => slot.key) ?? []))].slice(0, 100));
+  const held = await store.concurrencyHeld(
+    [...new Set(waiting.flatMap((run) => run.concurrency?.map((slot) => slot.key) ?? []))].slice(0, 100),
+  );
   for (const run of waiting) {
     const full = fullSlots(run.concurrency, held);
     if (full.length > 0) waits.set(run.id, full);

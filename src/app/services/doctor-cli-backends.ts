@@ -42,8 +42,19 @@ async function cliUsers(workspaceRoot: string, settings: Settings): Promise<Map<
 async function cliVersion(binary: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
   const home = await mkdtemp(join(tmpdir(), 'weft-doctor-cli-'));
   try {
-    const isolated = { HOME: home, CLAUDE_CONFIG_DIR: home, CODEX_HOME: home, GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true', NO_COLOR: '1' };
-    const { stdout } = await run(binary, ['--version'], { env: { ...withoutWeftSecrets(env), ...isolated }, timeout: VERSION_TIMEOUT_MS, cwd: home });
+    const isolated = {
+      HOME: home,
+      CLAUDE_CONFIG_DIR: home,
+      CODEX_HOME: home,
+      GEMINI_CLI_HOME: home,
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+      NO_COLOR: '1',
+    };
+    const { stdout } = await run(binary, ['--version'], {
+      env: { ...withoutWeftSecrets(env), ...isolated },
+      timeout: VERSION_TIMEOUT_MS,
+      cwd: home,
+    });
     return stdout.trim().split('\n', 1)[0] ?? '';
   } finally {
     await rm(home, { recursive: true, force: true });
@@ -55,27 +66,47 @@ function whereFound(adapter: CliAdapter, path: string, configured: string | unde
   return path === adapter.bundledBinary?.() ? `npm package ${adapter.npmPackage}` : 'PATH';
 }
 
-async function cliCheck(adapter: CliAdapter, settings: Settings, workspaceRoot: string, env: Readonly<Record<string, string | undefined>>, usedBy: string[] | undefined): Promise<DoctorCheck> {
+async function cliCheck(
+  adapter: CliAdapter,
+  settings: Settings,
+  workspaceRoot: string,
+  env: Readonly<Record<string, string | undefined>>,
+  usedBy: string[] | undefined,
+): Promise<DoctorCheck> {
   const name = `cli ${adapter.cli}`;
   const use = usedBy === undefined ? 'optional: no workflow or setting uses it' : `used by ${usedBy.join(', ')}`;
-  const problem = (detail: string, fix: string): DoctorCheck => (usedBy === undefined ? { name, level: 'ok', detail: `${detail} (${use})`, fix: null } : { name, level: 'fail', detail: `${detail} (${use})`, fix });
+  const problem = (detail: string, fix: string): DoctorCheck =>
+    usedBy === undefined
+      ? { name, level: 'ok', detail: `${detail} (${use})`, fix: null }
+      : { name, level: 'fail', detail: `${detail} (${use})`, fix };
   const configured = settings.cli[adapter.cli]?.path;
   const binary = findCliBinary(adapter, configured, env, workspaceRoot);
   if (!binary.found) {
-    if (configured !== undefined) return problem(`${adapter.displayName} not found at ${resolve(workspaceRoot, configured)} ([cli.${adapter.cli}] path)`, `fix [cli.${adapter.cli}] path in settings, or remove it to look on PATH`);
-    return problem(`${adapter.displayName} ('${adapter.executable}') not found on PATH nor as the npm package ${adapter.npmPackage}`, `npm install -g ${adapter.npmPackage}, or set [cli.${adapter.cli}] path = "/path/to/${adapter.executable}" in .weft/settings.toml`);
+    if (configured !== undefined)
+      return problem(
+        `${adapter.displayName} not found at ${resolve(workspaceRoot, configured)} ([cli.${adapter.cli}] path)`,
+        `fix [cli.${adapter.cli}] path in settings, or remove it to look on PATH`,
+      );
+    return problem(
+      `${adapter.displayName} ('${adapter.executable}') not found on PATH nor as the npm package ${adapter.npmPackage}`,
+      `npm install -g ${adapter.npmPackage}, or set [cli.${adapter.cli}] path = "/path/to/${adapter.executable}" in .weft/settings.toml`,
+    );
   }
   let version: string;
   try {
     version = await cliVersion(binary.path, env);
   } catch (error) {
-    return problem(`${adapter.displayName} at ${binary.path} did not start ('--version': ${errorMessage(error).split('\n', 1)[0]})`, `reinstall ${adapter.npmPackage}, or fix [cli.${adapter.cli}] path in settings`);
+    return problem(
+      `${adapter.displayName} at ${binary.path} did not start ('--version': ${errorMessage(error).split('\n', 1)[0]})`,
+      `reinstall ${adapter.npmPackage}, or fix [cli.${adapter.cli}] path in settings`,
+    );
   }
   const { keys, endpoint } = adapter.modelEnvironment;
   const key = keys.find((variable) => (env[variable] ?? '') !== '');
   const found = `${adapter.displayName} ${version} at ${binary.path} (${whereFound(adapter, binary.path, configured)})`;
   const endpointNote = `${endpoint} ${env[endpoint] ? 'set' : "not set: the provider's own endpoint"}`;
-  if (key === undefined) return problem(`${found}; needs ${keys.join(' or ')}, not set`, `export ${keys[0]}=… before running ${adapter.displayName} stages`);
+  if (key === undefined)
+    return problem(`${found}; needs ${keys.join(' or ')}, not set`, `export ${keys[0]}=… before running ${adapter.displayName} stages`);
   return { name, level: 'ok', detail: `${found}; ${key} set, ${endpointNote} (${use})`, fix: null };
 }
 
@@ -84,7 +115,11 @@ async function cliCheck(adapter: CliAdapter, settings: Settings, workspaceRoot: 
  * await cliBackendChecks(app.workspaceRoot, app.settings, process.env);
  * // [{ name: 'cli claude', level: 'ok', detail: 'Claude Code 2.1.197 (Claude Code) at … (npm package …); ANTHROPIC_API_KEY set, …' }, …]
  */
-export async function cliBackendChecks(workspaceRoot: string, settings: Settings, env: Readonly<Record<string, string | undefined>>): Promise<DoctorCheck[]> {
+export async function cliBackendChecks(
+  workspaceRoot: string,
+  settings: Settings,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<DoctorCheck[]> {
   let users: Map<CliName, string[]>;
   try {
     users = await cliUsers(workspaceRoot, settings);

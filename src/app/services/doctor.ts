@@ -29,7 +29,10 @@ async function workspacesCheck(app: WeftApp): Promise<DoctorCheck> {
   try {
     const { root, stale } = await (await app.workspaces()).stale();
     if (stale.length === 0) return { name: 'workspaces', level: 'ok', detail: `${root} (no stale worktrees)`, fix: null };
-    const listed = stale.slice(0, 5).map((entry) => `${entry.path} (${entry.kind})`).join(', ');
+    const listed = stale
+      .slice(0, 5)
+      .map((entry) => `${entry.path} (${entry.kind})`)
+      .join(', ');
     return {
       name: 'workspaces',
       level: 'warn',
@@ -37,32 +40,60 @@ async function workspacesCheck(app: WeftApp): Promise<DoctorCheck> {
       fix: "start a worker ('weft worker --until-idle') to remove them, or delete the folders",
     };
   } catch (error) {
-    return { name: 'workspaces', level: 'warn', detail: `${app.workspaceHost.root}: ${errorMessage(error)}`, fix: 'check that the workspace root (WEFT_WORKSPACE_ROOT, [workspace] root) is readable' };
+    return {
+      name: 'workspaces',
+      level: 'warn',
+      detail: `${app.workspaceHost.root}: ${errorMessage(error)}`,
+      fix: 'check that the workspace root (WEFT_WORKSPACE_ROOT, [workspace] root) is readable',
+    };
   }
 }
 
 export async function runDoctor(app: WeftApp, env: Record<string, string | undefined>): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const major = Number(process.versions.node.split('.')[0]);
-  checks.push(major >= MIN_NODE_MAJOR
-    ? { name: 'node', level: 'ok', detail: `Node ${process.versions.node}`, fix: null }
-    : { name: 'node', level: 'fail', detail: `Node ${process.versions.node}`, fix: `install Node ${MIN_NODE_MAJOR} or newer` });
+  checks.push(
+    major >= MIN_NODE_MAJOR
+      ? { name: 'node', level: 'ok', detail: `Node ${process.versions.node}`, fix: null }
+      : { name: 'node', level: 'fail', detail: `Node ${process.versions.node}`, fix: `install Node ${MIN_NODE_MAJOR} or newer` },
+  );
   try {
     const runs = await app.runs();
     const page = await runs.search({ archived: 'any', limit: 1 });
-    checks.push({ name: 'store', level: 'ok', detail: `${app.storageDir} (${page.runs.length === 0 ? 'no runs yet' : 'readable'})`, fix: null });
+    checks.push({
+      name: 'store',
+      level: 'ok',
+      detail: `${app.storageDir} (${page.runs.length === 0 ? 'no runs yet' : 'readable'})`,
+      fix: null,
+    });
   } catch (error) {
-    checks.push({ name: 'store', level: 'fail', detail: `${app.storageDir}: ${errorMessage(error)}`, fix: 'check that the storage dir is writable, or pass --storage-dir / set WEFT_HOME' });
+    checks.push({
+      name: 'store',
+      level: 'fail',
+      detail: `${app.storageDir}: ${errorMessage(error)}`,
+      fix: 'check that the storage dir is writable, or pass --storage-dir / set WEFT_HOME',
+    });
   }
   try {
     for (const row of await (await app.mcp()).list()) {
       const name = `mcp ${row.name}`;
       if (row.status === 'ready') checks.push({ name, level: 'ok', detail: `ready, ${row.tools} tools (${row.source})`, fix: null });
       else if (row.status === 'disabled') checks.push({ name, level: 'ok', detail: `disabled (${row.source})`, fix: null });
-      else checks.push({ name, level: 'fail', detail: `${row.status}: ${(row.error ?? 'unknown error').split('\n', 1)[0]}`, fix: `run 'weft mcp test ${row.name}' for details; fix or disable the entry in ${row.source}` });
+      else
+        checks.push({
+          name,
+          level: 'fail',
+          detail: `${row.status}: ${(row.error ?? 'unknown error').split('\n', 1)[0]}`,
+          fix: `run 'weft mcp test ${row.name}' for details; fix or disable the entry in ${row.source}`,
+        });
     }
   } catch (error) {
-    checks.push({ name: 'mcp', level: 'fail', detail: errorMessage(error), fix: "fix the server configuration named above, then run 'weft mcp list'" });
+    checks.push({
+      name: 'mcp',
+      level: 'fail',
+      detail: errorMessage(error),
+      fix: "fix the server configuration named above, then run 'weft mcp list'",
+    });
   }
   checks.push(await workspacesCheck(app));
   checks.push(sandboxCheck(app, env));
@@ -77,7 +108,13 @@ function sandboxCheck(app: WeftApp, env: Record<string, string | undefined>): Do
   const needs = bubblewrapRequirements(env);
   const wanted = app.settings.sandbox.mode === 'os';
   const notes = needs.notes.length > 0 ? `; ${needs.notes.join('; ')}` : '';
-  if (needs.ok) return { name: 'sandbox', level: needs.notes.length > 0 ? 'warn' : 'ok', detail: `bubblewrap, socat and setpriv found (mode = "${app.settings.sandbox.mode ?? 'none'}" in settings)${notes}`, fix: null };
+  if (needs.ok)
+    return {
+      name: 'sandbox',
+      level: needs.notes.length > 0 ? 'warn' : 'ok',
+      detail: `bubblewrap, socat and setpriv found (mode = "${app.settings.sandbox.mode ?? 'none'}" in settings)${notes}`,
+      fix: null,
+    };
   return {
     name: 'sandbox',
     level: wanted ? 'fail' : 'warn',
@@ -88,8 +125,20 @@ function sandboxCheck(app: WeftApp, env: Record<string, string | undefined>): Do
 
 function modelCheck(app: WeftApp, env: Record<string, string | undefined>): DoctorCheck {
   const { provider, model, apiKeyEnv } = app.settings.llm;
-  if (!provider || !model) return { name: 'model', level: 'warn', detail: 'no default model ([llm] provider and model)', fix: 'set [llm] provider and model in settings.toml, or give each agent stage a model' };
-  if (apiKeyEnv && !env[apiKeyEnv]) return { name: 'model', level: 'fail', detail: `${provider}:${model}, but ${apiKeyEnv} is not set`, fix: `export ${apiKeyEnv}=… before running agent stages` };
+  if (!provider || !model)
+    return {
+      name: 'model',
+      level: 'warn',
+      detail: 'no default model ([llm] provider and model)',
+      fix: 'set [llm] provider and model in settings.toml, or give each agent stage a model',
+    };
+  if (apiKeyEnv && !env[apiKeyEnv])
+    return {
+      name: 'model',
+      level: 'fail',
+      detail: `${provider}:${model}, but ${apiKeyEnv} is not set`,
+      fix: `export ${apiKeyEnv}=… before running agent stages`,
+    };
   return { name: 'model', level: 'ok', detail: `${provider}:${model}`, fix: null };
 }
 
@@ -101,12 +150,21 @@ async function clientEntries(workspaceRoot: string, env: Record<string, string |
   const cursor = `${await read(join(home, '.cursor', 'mcp.json'))}${await read(join(workspaceRoot, '.cursor', 'mcp.json'))}`;
   const codexFile = join(env.CODEX_HOME ?? join(home, '.codex'), 'config.toml');
   const codex = await read(codexFile);
-  const entry = (client: string, found: boolean, fix: string): DoctorCheck => found
-    ? { name: client, level: 'ok', detail: 'has a weft entry', fix: null }
-    : { name: client, level: 'warn', detail: 'no weft entry', fix };
+  const entry = (client: string, found: boolean, fix: string): DoctorCheck =>
+    found
+      ? { name: client, level: 'ok', detail: 'has a weft entry', fix: null }
+      : { name: client, level: 'warn', detail: 'no weft entry', fix };
   return [
-    entry('claude-code', /"weft"\s*:/.test(claudeUser) || /"weft"\s*:/.test(claudeProject), "run 'weft mcp init claude' to use weft from Claude Code"),
+    entry(
+      'claude-code',
+      /"weft"\s*:/.test(claudeUser) || /"weft"\s*:/.test(claudeProject),
+      "run 'weft mcp init claude' to use weft from Claude Code",
+    ),
     entry('cursor', /"weft"\s*:/.test(cursor), "run 'weft mcp init cursor' to use weft from Cursor"),
-    entry('codex', /^\[mcp_servers\.weft\]/m.test(codex), `add [mcp_servers.weft] with command = "weft" and args = ["mcp", "start"] to ${codexFile}`),
+    entry(
+      'codex',
+      /^\[mcp_servers\.weft\]/m.test(codex),
+      `add [mcp_servers.weft] with command = "weft" and args = ["mcp", "start"] to ${codexFile}`,
+    ),
   ];
 }

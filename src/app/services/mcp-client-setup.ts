@@ -58,7 +58,9 @@ export function isClientTarget(value: string): value is ClientTarget {
 export function buildClientEntry(target: ClientTarget, options: EntryOptions): Record<string, unknown> {
   const args = [...(options.storageDir === undefined ? [] : ['--storage-dir', options.storageDir]), 'mcp', 'start'];
   // `npx --no weft` runs the weft in the project's node_modules (never a download of whatever package is called weft), so the entry holds no path of this machine.
-  const launch = options.portable ? { command: 'npx', args: ['--no', 'weft', ...args] } : { command: options.node, args: [options.bin, ...args] };
+  const launch = options.portable
+    ? { command: 'npx', args: ['--no', 'weft', ...args] }
+    : { command: options.node, args: [options.bin, ...args] };
   switch (target) {
     case 'claude':
       return { type: 'stdio', ...launch, env: {} };
@@ -87,10 +89,12 @@ export function clientConfigFile(target: ClientTarget, scope: ClientScope, place
     case 'cursor':
       return scope === 'user' ? join(places.home, '.cursor', 'mcp.json') : join(places.cwd, '.cursor', 'mcp.json');
     case 'windsurf':
-      if (scope === 'project') throw new WeftError('USAGE', 'Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json; use --scope user.');
+      if (scope === 'project')
+        throw new WeftError('USAGE', 'Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json; use --scope user.');
       return join(places.home, '.codeium', 'windsurf', 'mcp_config.json');
     case 'codex':
-      if (scope === 'project') throw new WeftError('USAGE', `Codex reads MCP servers from ${codexConfigFile(places.home, places.codexHome)}; use --scope user.`);
+      if (scope === 'project')
+        throw new WeftError('USAGE', `Codex reads MCP servers from ${codexConfigFile(places.home, places.codexHome)}; use --scope user.`);
       return codexConfigFile(places.home, places.codexHome);
     default: {
       const unknown: never = target;

@@ -65,11 +65,23 @@ export class McpConfigService {
 
   add(params: McpAddParams): Promise<McpAddResult> {
     if ((params.command === undefined || params.command.length === 0) === (params.url === undefined)) {
-      throw new WeftError('USAGE', `Give either a command after '--' (weft mcp add ${params.name} -- npx -y some-server) or --url <url>, not both.`);
+      throw new WeftError(
+        'USAGE',
+        `Give either a command after '--' (weft mcp add ${params.name} -- npx -y some-server) or --url <url>, not both.`,
+      );
     }
-    const entry: Record<string, unknown> = params.url !== undefined
-      ? { type: params.transport ?? 'http', url: params.url, ...(params.headers && Object.keys(params.headers).length > 0 ? { headers: params.headers } : {}) }
-      : { command: params.command![0], ...(params.command!.length > 1 ? { args: params.command!.slice(1) } : {}), ...(params.env && Object.keys(params.env).length > 0 ? { env: params.env } : {}) };
+    const entry: Record<string, unknown> =
+      params.url !== undefined
+        ? {
+            type: params.transport ?? 'http',
+            url: params.url,
+            ...(params.headers && Object.keys(params.headers).length > 0 ? { headers: params.headers } : {}),
+          }
+        : {
+            command: params.command![0],
+            ...(params.command!.length > 1 ? { args: params.command!.slice(1) } : {}),
+            ...(params.env && Object.keys(params.env).length > 0 ? { env: params.env } : {}),
+          };
     return this.#write(params.name, params.scope, entry, params.replace ?? false);
   }
 
@@ -101,17 +113,28 @@ export class McpConfigService {
   async remove(name: string, scope?: McpScope): Promise<{ file: string; scope: McpScope }> {
     const scopes: McpScope[] = scope ? [scope] : ['local', 'project', 'user'];
     for (const candidate of scopes) {
-      const result = candidate === 'user'
-        ? await removeServerFromUserSettings(userSettingsFile(this.storageDir), name, { homeDir: homedir() })
-        : await removeServerFromProjectMcpJson(this.workspaceRoot, name, this.#jsonFile(candidate));
+      const result =
+        candidate === 'user'
+          ? await removeServerFromUserSettings(userSettingsFile(this.storageDir), name, { homeDir: homedir() })
+          : await removeServerFromProjectMcpJson(this.workspaceRoot, name, this.#jsonFile(candidate));
       if (result.removed) return { file: result.file, scope: candidate };
     }
-    const files = scopes.map((candidate) => (candidate === 'project' ? '.mcp.json' : candidate === 'local' ? localMcpJsonFile(this.storageDir, this.workspaceRoot) : userSettingsFile(this.storageDir)));
-    throw new WeftError('MCP_SERVER_NOT_FOUND', `No MCP server named '${name}' in ${files.join(' or ')}. Run 'weft mcp list' to see where each server is defined.`);
+    const files = scopes.map((candidate) =>
+      candidate === 'project'
+        ? '.mcp.json'
+        : candidate === 'local'
+          ? localMcpJsonFile(this.storageDir, this.workspaceRoot)
+          : userSettingsFile(this.storageDir),
+    );
+    throw new WeftError(
+      'MCP_SERVER_NOT_FOUND',
+      `No MCP server named '${name}' in ${files.join(' or ')}. Run 'weft mcp list' to see where each server is defined.`,
+    );
   }
 
   #write(name: string, scope: McpScope, entry: Record<string, unknown>, replace: boolean): Promise<McpAddResult> {
-    if (scope === 'user') return addServerToUserSettings(userSettingsFile(this.storageDir), name, mcpJsonEntryToToml(entry), { replace, homeDir: homedir() });
+    if (scope === 'user')
+      return addServerToUserSettings(userSettingsFile(this.storageDir), name, mcpJsonEntryToToml(entry), { replace, homeDir: homedir() });
     return addServerToProjectMcpJson(this.workspaceRoot, name, entry, { replace, ...this.#jsonFile(scope) });
   }
 

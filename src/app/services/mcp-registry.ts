@@ -40,10 +40,23 @@ export interface McpRegistryDeps {
 }
 
 /** A catalogue entry as a server config; CONFIG_INVALID naming every problem when it is not valid. */
-export function runtimeServerConfig(name: string, entry: JsonObject, scope: Pick<McpRegistryDeps, 'workspaceRoot' | 'homeDir' | 'env' | 'logger'>): McpServerConfig {
-  const { config, problems } = resolveServerConfig({ name, entry, source: { kind: 'runtime', file: RUNTIME_SOURCE_LABEL }, format: 'json', ...scope });
+export function runtimeServerConfig(
+  name: string,
+  entry: JsonObject,
+  scope: Pick<McpRegistryDeps, 'workspaceRoot' | 'homeDir' | 'env' | 'logger'>,
+): McpServerConfig {
+  const { config, problems } = resolveServerConfig({
+    name,
+    entry,
+    source: { kind: 'runtime', file: RUNTIME_SOURCE_LABEL },
+    format: 'json',
+    ...scope,
+  });
   const errors = problems.filter((problem) => problem.severity === 'error');
-  if (!config || errors.length > 0) throw new WeftError('CONFIG_INVALID', (errors.length > 0 ? errors : problems).map((problem) => problem.message).join('\n'), { data: { server: name } });
+  if (!config || errors.length > 0)
+    throw new WeftError('CONFIG_INVALID', (errors.length > 0 ? errors : problems).map((problem) => problem.message).join('\n'), {
+      data: { server: name },
+    });
   return config;
 }
 
@@ -65,10 +78,26 @@ export class McpRegistry {
     const tools = this.#deps.mcp.toolNames();
     const views: McpServerView[] = configured
       .filter((row) => !runtime.has(row.name))
-      .map((row) => ({ name: row.name, transport: row.type, source: row.source, status: row.status, tools: row.tools, tool_names: tools.get(row.name) ?? [], error: row.error }));
+      .map((row) => ({
+        name: row.name,
+        transport: row.type,
+        source: row.source,
+        status: row.status,
+        tools: row.tools,
+        tool_names: tools.get(row.name) ?? [],
+        error: row.error,
+      }));
     for (const name of runtime) {
       const status = statuses.get(name);
-      views.push({ name, transport: status?.type ?? 'stdio', source: 'runtime', status: status?.state ?? 'not-started', tools: status?.tools ?? 0, tool_names: tools.get(name) ?? [], error: status?.error ?? null });
+      views.push({
+        name,
+        transport: status?.type ?? 'stdio',
+        source: 'runtime',
+        status: status?.state ?? 'not-started',
+        tools: status?.tools ?? 0,
+        tool_names: tools.get(name) ?? [],
+        error: status?.error ?? null,
+      });
     }
     return views.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -79,13 +108,20 @@ export class McpRegistry {
    * writes it to the workspace's `.mcp.json`.
    */
   async add(name: string, entry: JsonObject, options: { persist?: boolean } = {}): Promise<McpServerView> {
-    if (!MCP_SERVER_NAME.test(name)) throw new WeftError('CONFIG_INVALID', `MCP server name '${name.slice(0, 80)}' is invalid: use only letters, digits, '_' and '-'.`, { data: { server: name } });
+    if (!MCP_SERVER_NAME.test(name))
+      throw new WeftError('CONFIG_INVALID', `MCP server name '${name.slice(0, 80)}' is invalid: use only letters, digits, '_' and '-'.`, {
+        data: { server: name },
+      });
     const config = runtimeServerConfig(name, entry, this.#deps);
     await this.#restore();
     const { servers } = await this.#deps.mcp.configs();
     const configured = servers.find((server) => server.name === name);
-    if (configured) throw new WeftError('MCP_SERVER_EXISTS', `An MCP server named '${name}' is already configured in ${configured.source.file}.`, { data: { server: name } });
-    if ((await this.#deps.store.listMcpServers()).some((server) => server.name === name)) throw new WeftError('MCP_SERVER_EXISTS', `An MCP server named '${name}' was already added at runtime.`, { data: { server: name } });
+    if (configured)
+      throw new WeftError('MCP_SERVER_EXISTS', `An MCP server named '${name}' is already configured in ${configured.source.file}.`, {
+        data: { server: name },
+      });
+    if ((await this.#deps.store.listMcpServers()).some((server) => server.name === name))
+      throw new WeftError('MCP_SERVER_EXISTS', `An MCP server named '${name}' was already added at runtime.`, { data: { server: name } });
     if (options.persist) await this.#deps.mcpConfig.addJson(name, JSON.stringify(entry), 'project');
     await this.#deps.store.putMcpServer(name, entry);
     await this.#deps.mcp.addServer(config);
@@ -98,7 +134,12 @@ export class McpRegistry {
     if (!removed) {
       const { servers } = await this.#deps.mcp.configs();
       const configured = servers.find((server) => server.name === name);
-      if (configured) throw new WeftError('CONFIG_INVALID', `MCP server '${name}' comes from ${configured.source.file}, not from runtime registration; remove it there ('weft mcp remove ${name}').`, { data: { server: name } });
+      if (configured)
+        throw new WeftError(
+          'CONFIG_INVALID',
+          `MCP server '${name}' comes from ${configured.source.file}, not from runtime registration; remove it there ('weft mcp remove ${name}').`,
+          { data: { server: name } },
+        );
       throw new WeftError('MCP_SERVER_NOT_FOUND', `No MCP server named '${name}' was added at runtime.`, { data: { server: name } });
     }
     await this.#deps.mcp.removeServer(name);

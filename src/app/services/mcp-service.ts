@@ -10,7 +10,15 @@ import { homedir } from 'node:os';
 import { WeftError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Settings } from '../../core/settings/settings.js';
-import { hasErrors, loadMcpServerConfigs, localMcpJsonFile, problemsError, type LoadedMcpServerConfigs, type McpConfigProblem, type McpServerConfig } from '../../mcp/config/index.js';
+import {
+  hasErrors,
+  loadMcpServerConfigs,
+  localMcpJsonFile,
+  problemsError,
+  type LoadedMcpServerConfigs,
+  type McpConfigProblem,
+  type McpServerConfig,
+} from '../../mcp/config/index.js';
 import { McpHub, type McpHubHandlers, type McpServerStatus } from '../../mcp/hub/index.js';
 import { qualifiedToolName } from '../../mcp/hub/tool-names.js';
 import { loginMcpServer, logoutMcpServer, type McpLoginResult } from '../../mcp/oauth/index.js';
@@ -86,7 +94,10 @@ export class McpService {
     const found = servers.find((server) => server.name === name);
     if (!found) {
       const names = servers.map((server) => server.name);
-      throw new WeftError('MCP_SERVER_NOT_FOUND', `No MCP server named '${name}'.${names.length > 0 ? ` Configured: ${names.join(', ')}.` : ''} Add one with 'weft mcp add ${name} -- <command…>'.`);
+      throw new WeftError(
+        'MCP_SERVER_NOT_FOUND',
+        `No MCP server named '${name}'.${names.length > 0 ? ` Configured: ${names.join(', ')}.` : ''} Add one with 'weft mcp add ${name} -- <command…>'.`,
+      );
     }
     return found;
   }
@@ -100,7 +111,9 @@ export class McpService {
     const { servers } = await this.configs();
     const hub = this.#hubInstance();
     const started = new Set(hub.status().map((status) => status.name));
-    const wanted = servers.filter((server) => server.enabled && !started.has(server.name) && (names === undefined || names.includes(server.name)));
+    const wanted = servers.filter(
+      (server) => server.enabled && !started.has(server.name) && (names === undefined || names.includes(server.name)),
+    );
     if (wanted.length > 0) await hub.start(wanted, options);
     return hub.status();
   }
@@ -126,21 +139,23 @@ export class McpService {
   async list(onRow?: (row: McpServerRow) => void): Promise<McpServerRow[]> {
     const { servers } = await this.checkedConfigs();
     const hub = this.#hubInstance();
-    return Promise.all(servers.map(async (server) => {
-      const started = hub.status().find((entry) => entry.name === server.name);
-      const status = !server.enabled ? undefined : (started ?? (await hub.addServer(server)));
-      const row: McpServerRow = {
-        name: server.name,
-        type: server.type,
-        source: server.source.file,
-        enabled: server.enabled,
-        status: !server.enabled ? 'disabled' : (status?.state ?? 'not-started'),
-        tools: status?.tools ?? 0,
-        error: status?.error ?? null,
-      };
-      onRow?.(row);
-      return row;
-    }));
+    return Promise.all(
+      servers.map(async (server) => {
+        const started = hub.status().find((entry) => entry.name === server.name);
+        const status = !server.enabled ? undefined : (started ?? (await hub.addServer(server)));
+        const row: McpServerRow = {
+          name: server.name,
+          type: server.type,
+          source: server.source.file,
+          enabled: server.enabled,
+          status: !server.enabled ? 'disabled' : (status?.state ?? 'not-started'),
+          tools: status?.tools ?? 0,
+          error: status?.error ?? null,
+        };
+        onRow?.(row);
+        return row;
+      }),
+    );
   }
 
   /** Connects one server and lists what it offers, timing each step; throws when it cannot connect. */
@@ -161,7 +176,10 @@ export class McpService {
       const value = await work();
       return { value, ms: performance.now() - begin };
     };
-    const tools = this.#deps.registry.list().filter((tool) => tool.server === name).map((tool) => ({ name: tool.name, description: tool.description }));
+    const tools = this.#deps.registry
+      .list()
+      .filter((tool) => tool.server === name)
+      .map((tool) => ({ name: tool.name, description: tool.description }));
     const resources = await timed(() => hub.listResources(name));
     const prompts = await timed(() => hub.listPrompts(name));
     return {
@@ -180,9 +198,19 @@ export class McpService {
    * Runs the OAuth login of a remote server: `openUrl` gets the authorization URL (print it,
    * open a browser); resolves once the redirect came back and the tokens are stored.
    */
-  async login(name: string, openUrl: (url: URL) => void | Promise<void>, options: { signal?: AbortSignal; scope?: string } = {}): Promise<McpLoginResult> {
+  async login(
+    name: string,
+    openUrl: (url: URL) => void | Promise<void>,
+    options: { signal?: AbortSignal; scope?: string } = {},
+  ): Promise<McpLoginResult> {
     const config = await this.config(name);
-    return loginMcpServer({ config, storageDir: this.#deps.storageDir, openUrl, ...(options.signal ? { signal: options.signal } : {}), ...(options.scope ? { scope: options.scope } : {}) });
+    return loginMcpServer({
+      config,
+      storageDir: this.#deps.storageDir,
+      openUrl,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.scope ? { scope: options.scope } : {}),
+    });
   }
 
   /** Forgets the stored tokens of a server; false when there were none. */

@@ -26,15 +26,27 @@ export interface StageModelCheck {
 /**
  * @example (await checkWorkflowModels(workflow, settings.llm, process.env)).filter((check) => !check.ok)
  */
-export function checkWorkflowModels(workflow: Workflow, llm: LlmSettings, env: Readonly<Record<string, string | undefined>>, runModel?: string): StageModelCheck[] {
+export function checkWorkflowModels(
+  workflow: Workflow,
+  llm: LlmSettings,
+  env: Readonly<Record<string, string | undefined>>,
+  runModel?: string,
+): StageModelCheck[] {
   return Object.values(workflow.nodes).flatMap((node): StageModelCheck[] => {
     if (node.kind !== 'agent' && node.kind !== 'prompt') return [];
     const base = { node: node.name, kind: node.kind };
     try {
-      const checked = checkModelConfig(modelSources(node, workflow, runModel === undefined ? undefined : { model: runModel }), { llm, env });
-      return [{ ...base, ok: true, model: `${checked.provider}:${checked.model}`, keyEnv: checked.keyEnv ?? null, problem: null, code: null }];
+      const checked = checkModelConfig(modelSources(node, workflow, runModel === undefined ? undefined : { model: runModel }), {
+        llm,
+        env,
+      });
+      return [
+        { ...base, ok: true, model: `${checked.provider}:${checked.model}`, keyEnv: checked.keyEnv ?? null, problem: null, code: null },
+      ];
     } catch (error) {
-      return [{ ...base, ok: false, model: null, keyEnv: null, problem: errorMessage(error), code: WeftError.is(error) ? error.code : null }];
+      return [
+        { ...base, ok: false, model: null, keyEnv: null, problem: errorMessage(error), code: WeftError.is(error) ? error.code : null },
+      ];
     }
   });
 }

@@ -28,9 +28,21 @@ function append(...events: NewRunEvent[]) {
   return store.appendEvents(runId, events);
 }
 
-const stageStarted = (stageId: string, kind: string): NewRunEvent => ({ type: 'stage-started', stageId, payload: { node: stageId.split('@')[0]!, kind, attempt: 1, from: null, consumed: 1 } });
-const stageFinished = (stageId: string, status = 'succeeded'): NewRunEvent => ({ type: 'stage-finished', stageId, payload: { node: stageId.split('@')[0]!, status } });
-const turn = (stageId: string, n: number, text: string): NewRunEvent => ({ type: 'model-turn-finished', stageId, payload: { turn: n, text, toolCalls: [] } });
+const stageStarted = (stageId: string, kind: string): NewRunEvent => ({
+  type: 'stage-started',
+  stageId,
+  payload: { node: stageId.split('@')[0]!, kind, attempt: 1, from: null, consumed: 1 },
+});
+const stageFinished = (stageId: string, status = 'succeeded'): NewRunEvent => ({
+  type: 'stage-finished',
+  stageId,
+  payload: { node: stageId.split('@')[0]!, status },
+});
+const turn = (stageId: string, n: number, text: string): NewRunEvent => ({
+  type: 'model-turn-finished',
+  stageId,
+  payload: { turn: n, text, toolCalls: [] },
+});
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {
@@ -50,11 +62,18 @@ describe('pair status and start', () => {
       code: 'NO_ACTIVE_AGENT_STAGE',
       message: `Run ${runId} has no agent stage running (it is running; running now: build@1 (command)). Pair while an agent stage runs; the pair status lists them.`,
     });
-    expect(await refusal(pairing.start(runId, { stageId: 'build@1', by: 'test' }))).toMatchObject({ code: 'NO_ACTIVE_AGENT_STAGE', message: expect.stringContaining('is a command stage; only agent stages read messages') });
+    expect(await refusal(pairing.start(runId, { stageId: 'build@1', by: 'test' }))).toMatchObject({
+      code: 'NO_ACTIVE_AGENT_STAGE',
+      message: expect.stringContaining('is a command stage; only agent stages read messages'),
+    });
   });
 
   it('refuses an agent stage on a CLI that cannot take messages while it works, and pairs with one on Claude Code', async () => {
-    const cliStarted = (stageId: string, cli: string, provider: string): NewRunEvent => ({ type: 'agent-started', stageId, payload: { kind: 'agent', provider, model: 'm', tools: [], droppedTools: [], maxTurns: 5, maxTokens: null, cli, session: 's' } });
+    const cliStarted = (stageId: string, cli: string, provider: string): NewRunEvent => ({
+      type: 'agent-started',
+      stageId,
+      payload: { kind: 'agent', provider, model: 'm', tools: [], droppedTools: [], maxTurns: 5, maxTokens: null, cli, session: 's' },
+    });
     await append(stageStarted('review@1', 'agent'), cliStarted('review@1', 'gemini', 'Gemini CLI'));
     expect(await refusal(pairing.start(runId, { by: 'test' }))).toEqual({
       code: 'NO_ACTIVE_AGENT_STAGE',
@@ -70,19 +89,46 @@ describe('pair status and start', () => {
     expect(status.stages).toEqual([{ stageId: 'plan@1', node: 'plan', kind: 'agent', turns: 2, startedAt: expect.any(Number) }]);
 
     const { session, run } = await pairing.start(runId, { by: 'cli (ana)' });
-    expect(session).toEqual({ sessionId: SESSION_IDS[0], stageId: 'plan@1', by: 'cli (ana)', startedAt: expect.any(Number), startedSeq: 8 });
+    expect(session).toEqual({
+      sessionId: SESSION_IDS[0],
+      stageId: 'plan@1',
+      by: 'cli (ana)',
+      startedAt: expect.any(Number),
+      startedSeq: 8,
+    });
     expect(run.pairSession).toEqual(session);
     expect((await pairing.status(runId)).session).toEqual(session);
-    expect(await refusal(pairing.start(runId, { by: 'someone else' }))).toMatchObject({ code: 'PAIR_SESSION_OPEN', message: expect.stringContaining(`already has pair session ${SESSION_IDS[0]} on stage plan@1 (started by cli (ana))`) });
+    expect(await refusal(pairing.start(runId, { by: 'someone else' }))).toMatchObject({
+      code: 'PAIR_SESSION_OPEN',
+      message: expect.stringContaining(`already has pair session ${SESSION_IDS[0]} on stage plan@1 (started by cli (ana))`),
+    });
   });
 
   it('names the stage problem: unknown, finished, a prompt stage, several to choose from, a malformed id', async () => {
-    await append(stageStarted('a@1', 'agent'), stageFinished('a@1'), stageStarted('b@1', 'agent'), stageStarted('c@1', 'agent'), stageStarted('p@1', 'prompt'));
+    await append(
+      stageStarted('a@1', 'agent'),
+      stageFinished('a@1'),
+      stageStarted('b@1', 'agent'),
+      stageStarted('c@1', 'agent'),
+      stageStarted('p@1', 'prompt'),
+    );
     const start = (stageId?: string) => refusal(pairing.start(runId, { ...(stageId === undefined ? {} : { stageId }), by: 'test' }));
-    expect(await start('zzz@1')).toEqual({ code: 'STAGE_NOT_FOUND', message: `Run ${runId} has no stage zzz@1. Agent stages running: b@1, c@1.` });
-    expect(await start('a@1')).toEqual({ code: 'NO_ACTIVE_AGENT_STAGE', message: `Stage a@1 of run ${runId} has finished (succeeded). Agent stages running: b@1, c@1.` });
-    expect(await start('p@1')).toMatchObject({ code: 'NO_ACTIVE_AGENT_STAGE', message: expect.stringContaining('is a prompt stage; a prompt stage makes one model call and reads no messages') });
-    expect(await start()).toEqual({ code: 'RUN_INVALID_PARAMS', message: `Run ${runId} has 2 agent stages running (b@1, c@1); give the stage id of the one to pair with.` });
+    expect(await start('zzz@1')).toEqual({
+      code: 'STAGE_NOT_FOUND',
+      message: `Run ${runId} has no stage zzz@1. Agent stages running: b@1, c@1.`,
+    });
+    expect(await start('a@1')).toEqual({
+      code: 'NO_ACTIVE_AGENT_STAGE',
+      message: `Stage a@1 of run ${runId} has finished (succeeded). Agent stages running: b@1, c@1.`,
+    });
+    expect(await start('p@1')).toMatchObject({
+      code: 'NO_ACTIVE_AGENT_STAGE',
+      message: expect.stringContaining('is a prompt stage; a prompt stage makes one model call and reads no messages'),
+    });
+    expect(await start()).toEqual({
+      code: 'RUN_INVALID_PARAMS',
+      message: `Run ${runId} has 2 agent stages running (b@1, c@1); give the stage id of the one to pair with.`,
+    });
     expect(await start('not a stage')).toMatchObject({ code: 'RUN_INVALID_PARAMS' });
     expect((await pairing.start(runId, { stageId: 'c@1', by: 'test' })).session.stageId).toBe('c@1');
   });
@@ -104,7 +150,10 @@ describe('pair messages', () => {
     ]);
     expect(await refusal(pairing.message(runId, '   '))).toMatchObject({ code: 'RUN_INVALID_PARAMS' });
     expect(await refusal(pairing.message(runId, 'hi', 'not-a-ulid'))).toMatchObject({ code: 'INVALID_ID' });
-    expect(await refusal(pairing.message(runId, 'hi', SESSION_IDS[2]))).toEqual({ code: 'NO_PAIR_SESSION', message: `Run ${runId} has no pair session ${SESSION_IDS[2]}. The open session is ${session.sessionId} on plan@1.` });
+    expect(await refusal(pairing.message(runId, 'hi', SESSION_IDS[2]))).toEqual({
+      code: 'NO_PAIR_SESSION',
+      message: `Run ${runId} has no pair session ${SESSION_IDS[2]}. The open session is ${session.sessionId} on plan@1.`,
+    });
   });
 });
 
@@ -125,7 +174,10 @@ describe('ending a session', () => {
     const { session } = await pairing.start(runId, { by: 'test' });
     await append(stageFinished('plan@1'), stageStarted('next@1', 'command'));
     expect(await pairing.status(runId)).toMatchObject({ stages: [], session: null });
-    expect(await refusal(pairing.message(runId, 'too late', session.sessionId))).toMatchObject({ code: 'NO_PAIR_SESSION', message: expect.stringContaining(`Pair session ${session.sessionId} of run ${runId} has ended (its stage finished).`) });
+    expect(await refusal(pairing.message(runId, 'too late', session.sessionId))).toMatchObject({
+      code: 'NO_PAIR_SESSION',
+      message: expect.stringContaining(`Pair session ${session.sessionId} of run ${runId} has ended (its stage finished).`),
+    });
     expect(await pairing.end(runId, session.sessionId)).toMatchObject({ reason: 'stage-finished', alreadyEnded: true });
   });
 
@@ -137,7 +189,9 @@ describe('ending a session', () => {
     const status = await pairing.status(runId);
     expect(status.session).toBeNull();
     expect(status.run.pairSession).toBeUndefined();
-    expect((await store.listEvents(runId, { types: ['pair-ended'] })).map((event) => event.payload)).toEqual([{ sessionId: SESSION_IDS[2], reason: 'stage-finished' }]);
+    expect((await store.listEvents(runId, { types: ['pair-ended'] })).map((event) => event.payload)).toEqual([
+      { sessionId: SESSION_IDS[2], reason: 'stage-finished' },
+    ]);
   });
 });
 
@@ -145,14 +199,25 @@ describe('pair transcript', () => {
   it('reads readable entries from a seq on, with the seq to read from next', async () => {
     await append(
       stageStarted('plan@1', 'agent'),
-      { type: 'model-turn-finished', stageId: 'plan@1', payload: { turn: 1, text: 'Let me look.', toolCalls: [{ callId: 'c1', tool: 'shell', arguments: { command: 'ls' } }] } },
+      {
+        type: 'model-turn-finished',
+        stageId: 'plan@1',
+        payload: { turn: 1, text: 'Let me look.', toolCalls: [{ callId: 'c1', tool: 'shell', arguments: { command: 'ls' } }] },
+      },
       { type: 'tool-call-started', stageId: 'plan@1', payload: { tool: 'shell', arguments: { command: 'ls' }, callId: 'c1', turn: 1 } },
-      { type: 'tool-call-finished', stageId: 'plan@1', payload: { tool: 'shell', callId: 'c1', turn: 1, isError: false, durationMs: 1500, text: `a.txt\n${'x'.repeat(400)}` } },
+      {
+        type: 'tool-call-finished',
+        stageId: 'plan@1',
+        payload: { tool: 'shell', callId: 'c1', turn: 1, isError: false, durationMs: 1500, text: `a.txt\n${'x'.repeat(400)}` },
+      },
       { type: 'artifact-saved', payload: {} },
     );
     const { session } = await pairing.start(runId, { by: 'test' });
     const sent = await pairing.message(runId, 'Look at b.txt too', session.sessionId);
-    await append({ type: 'message-delivered', stageId: 'plan@1', payload: { turn: 2, messageSeq: sent.seq, text: 'Look at b.txt too' } }, turn('plan@1', 2, 'Reading b.txt now.'));
+    await append(
+      { type: 'message-delivered', stageId: 'plan@1', payload: { turn: 2, messageSeq: sent.seq, text: 'Look at b.txt too' } },
+      turn('plan@1', 2, 'Reading b.txt now.'),
+    );
 
     const all = await pairing.transcript(runId);
     expect(all.entries.map((entry) => [entry.seq, entry.text])).toEqual([
@@ -181,7 +246,10 @@ describe('pair transcript', () => {
   });
 
   it("shows one stage's entries plus the run's own when asked", async () => {
-    await append(stageStarted('a@1', 'agent'), turn('a@1', 1, 'from a'), stageStarted('b@1', 'agent'), turn('b@1', 1, 'from b'), { type: 'message-sent', payload: { text: 'to all' } });
+    await append(stageStarted('a@1', 'agent'), turn('a@1', 1, 'from a'), stageStarted('b@1', 'agent'), turn('b@1', 1, 'from b'), {
+      type: 'message-sent',
+      payload: { text: 'to all' },
+    });
     const read = await pairing.transcript(runId, { sinceSeq: 5, stageId: 'b@1' });
     expect(read.entries.map((entry) => entry.text)).toEqual(['stage b@1 started (agent)', 'turn 1: from b', 'message: to all']);
   });

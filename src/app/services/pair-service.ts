@@ -107,13 +107,18 @@ export class PairService {
     if (isTerminal(run.status)) return { run, stages: [], session: null };
     const activity = [...(await foldStages(this.#deps.store, runId)).stages.values()];
     const session = await this.#liveSession(run, activity);
-    return { run: session === (run.pairSession ?? null) ? run : await this.#deps.getRun(runId), stages: activeAgentStages(activity), session };
+    return {
+      run: session === (run.pairSession ?? null) ? run : await this.#deps.getRun(runId),
+      stages: activeAgentStages(activity),
+      session,
+    };
   }
 
   /** Opens a session with `stageId`, or with the one agent stage that is running when it is omitted. */
   async start(runId: string, options: { stageId?: string; by: string }): Promise<PairStarted> {
     const { stageId, by } = options;
-    if (stageId !== undefined && !STAGE_ID.test(stageId)) throw invalid(`Stage id '${stageId.slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
+    if (stageId !== undefined && !STAGE_ID.test(stageId))
+      throw invalid(`Stage id '${stageId.slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
     if (by.trim() === '' || by.length > MAX_PAIR_BY_LENGTH) throw invalid(`'by' must be 1–${MAX_PAIR_BY_LENGTH} characters.`);
     const run = await this.#deps.getRun(runId);
     const ended = pairStartRefusal(runId, run.status, undefined);
@@ -124,13 +129,17 @@ export class PairService {
     const stage = this.#pickStage(run, activity, stageId);
     await this.#refuseCliWithoutMessages(runId, stage.stageId);
     const sessionId = this.#newId();
-    const [event] = await this.#deps.store.appendEvents(runId, [{ type: RUN_EVENT.pairStarted, stageId: stage.stageId, payload: { sessionId, stageId: stage.stageId, by } }]);
+    const [event] = await this.#deps.store.appendEvents(runId, [
+      { type: RUN_EVENT.pairStarted, stageId: stage.stageId, payload: { sessionId, stageId: stage.stageId, by } },
+    ]);
     const session: PairSession = { sessionId, stageId: stage.stageId, by, startedAt: event!.at, startedSeq: event!.seq };
     // The stage may have finished between the check above and the append: then there is nothing to pair with.
     if (await this.#finishedSince(runId, run.counts.events, stage.stageId)) {
       const after = await this.#deps.getRun(runId);
       if (after.pairSession?.sessionId === sessionId) await this.#end(runId, session, PAIR_END_REASON.stageFinished);
-      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stage.stageId} of run ${runId} finished while the pair session was starting.`, { data: { runId, stageId: stage.stageId } });
+      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stage.stageId} of run ${runId} finished while the pair session was starting.`, {
+        data: { runId, stageId: stage.stageId },
+      });
     }
     return { run: await this.#deps.getRun(runId), session };
   }
@@ -145,12 +154,17 @@ export class PairService {
     if (sessionId !== undefined) assertUlid(sessionId, 'pair session id');
     const run = await this.#deps.getRun(runId);
     if (isTerminal(run.status)) {
-      throw new WeftError('RUN_INVALID_TRANSITION', `Run ${runId} is ${run.status}; messages reach only a run that has not ended.`, { data: { runId, status: run.status } });
+      throw new WeftError('RUN_INVALID_TRANSITION', `Run ${runId} is ${run.status}; messages reach only a run that has not ended.`, {
+        data: { runId, status: run.status },
+      });
     }
     const session = await this.#liveSession(run);
-    if (sessionId !== undefined && session?.sessionId !== sessionId) throw noSuchSession(runId, sessionId, session, (await this.#sessions(runId)).get(sessionId));
+    if (sessionId !== undefined && session?.sessionId !== sessionId)
+      throw noSuchSession(runId, sessionId, session, (await this.#sessions(runId)).get(sessionId));
     const [event] = await this.#deps.store.appendEvents(runId, [
-      session ? { type: ENGINE_EVENT.messageSent, stageId: session.stageId, payload: { text, sessionId: session.sessionId } } : { type: ENGINE_EVENT.messageSent, payload: { text } },
+      session
+        ? { type: ENGINE_EVENT.messageSent, stageId: session.stageId, payload: { text, sessionId: session.sessionId } }
+        : { type: ENGINE_EVENT.messageSent, payload: { text } },
     ]);
     return { run: await this.#deps.getRun(runId), seq: event!.seq, session };
   }
@@ -169,21 +183,38 @@ export class PairService {
     }
     const past = (await this.#sessions(runId)).get(sessionId);
     if (!past) throw noSuchSession(runId, sessionId, live, past);
-    return { run: await this.#deps.getRun(runId), session: past.session, reason: past.reason ?? PAIR_END_REASON.stageFinished, alreadyEnded: true };
+    return {
+      run: await this.#deps.getRun(runId),
+      session: past.session,
+      reason: past.reason ?? PAIR_END_REASON.stageFinished,
+      alreadyEnded: true,
+    };
   }
 
   /** Readable entries from `sinceSeq` on, and the seq to read from next time. */
   async transcript(runId: string, options: TranscriptOptions = {}): Promise<PairTranscript> {
     const sinceSeq = options.sinceSeq ?? 1;
     const limit = options.limit ?? TRANSCRIPT_LIMITS.default;
-    if (!Number.isSafeInteger(sinceSeq) || sinceSeq < 1) throw invalid(`since seq must be a whole number of at least 1, got ${String(sinceSeq)}.`);
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > TRANSCRIPT_LIMITS.max) throw invalid(`limit must be a whole number from 1 to ${TRANSCRIPT_LIMITS.max}, got ${String(limit)}.`);
-    if (options.stageId !== undefined && !STAGE_ID.test(options.stageId)) throw invalid(`Stage id '${options.stageId.slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
+    if (!Number.isSafeInteger(sinceSeq) || sinceSeq < 1)
+      throw invalid(`since seq must be a whole number of at least 1, got ${String(sinceSeq)}.`);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > TRANSCRIPT_LIMITS.max)
+      throw invalid(`limit must be a whole number from 1 to ${TRANSCRIPT_LIMITS.max}, got ${String(limit)}.`);
+    if (options.stageId !== undefined && !STAGE_ID.test(options.stageId))
+      throw invalid(`Stage id '${options.stageId.slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
     // The summary is read first, so events appended while we read are left for the next call, never skipped.
     const run = await this.#deps.getRun(runId);
     const last = run.counts.events;
-    const events = sinceSeq > last ? [] : await this.#deps.store.listEvents(runId, { afterSeq: sinceSeq - 1, beforeSeq: last + 1, types: options.streamedText ? [...TRANSCRIPT_EVENT_TYPES, STREAMED_TEXT_TYPE] : [...TRANSCRIPT_EVENT_TYPES], limit });
-    const shown = options.stageId === undefined ? events : events.filter((event) => event.stageId === undefined || event.stageId === options.stageId);
+    const events =
+      sinceSeq > last
+        ? []
+        : await this.#deps.store.listEvents(runId, {
+            afterSeq: sinceSeq - 1,
+            beforeSeq: last + 1,
+            types: options.streamedText ? [...TRANSCRIPT_EVENT_TYPES, STREAMED_TEXT_TYPE] : [...TRANSCRIPT_EVENT_TYPES],
+            limit,
+          });
+    const shown =
+      options.stageId === undefined ? events : events.filter((event) => event.stageId === undefined || event.stageId === options.stageId);
     const entries = shown.flatMap((event) => transcriptEntry(event) ?? []);
     const nextSeq = events.length === limit ? events.at(-1)!.seq + 1 : Math.max(sinceSeq, last + 1);
     return { run, entries, nextSeq, session: run.pairSession ?? null };
@@ -191,11 +222,17 @@ export class PairService {
 
   /** An agent stage on an external CLI that cannot take a message while it works (only Claude Code can) is not paired with. */
   async #refuseCliWithoutMessages(runId: string, stageId: string): Promise<void> {
-    const started = (await this.#deps.store.listEvents(runId, { types: [AGENT_EVENT.agentStarted] })).find((event) => event.stageId === stageId);
+    const started = (await this.#deps.store.listEvents(runId, { types: [AGENT_EVENT.agentStarted] })).find(
+      (event) => event.stageId === stageId,
+    );
     const cli = started?.payload.cli;
     if (typeof cli !== 'string' || cliAdapters[cli as CliName]?.messageLine !== undefined) return;
     const name = typeof started?.payload.provider === 'string' ? started.payload.provider : cli;
-    throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${runId} runs on ${name}, which cannot take a message while it works; weft pair works with agent stages on weft's own loop or on Claude Code.`, { data: { runId, stageId, cli } });
+    throw new WeftError(
+      'NO_ACTIVE_AGENT_STAGE',
+      `Stage ${stageId} of run ${runId} runs on ${name}, which cannot take a message while it works; weft pair works with agent stages on weft's own loop or on Claude Code.`,
+      { data: { runId, stageId, cli } },
+    );
   }
 
   #pickStage(run: RunRecord, activity: readonly StageRecord[], stageId: string | undefined): StageRecord {
@@ -205,16 +242,30 @@ export class PairService {
     const hint = agents.length > 0 ? `Agent stages running: ${stageList(agents)}.` : `No agent stage of run ${run.id} is running.`;
     if (stageId === undefined) {
       if (agents.length === 1) return agents[0]!;
-      if (agents.length > 1) throw new WeftError('RUN_INVALID_PARAMS', `Run ${run.id} has ${agents.length} agent stages running (${stageList(agents)}); give the stage id of the one to pair with.`, { data });
+      if (agents.length > 1)
+        throw new WeftError(
+          'RUN_INVALID_PARAMS',
+          `Run ${run.id} has ${agents.length} agent stages running (${stageList(agents)}); give the stage id of the one to pair with.`,
+          { data },
+        );
       const others = running.length > 0 ? `; running now: ${running.map((stage) => `${stage.stageId} (${stage.kind})`).join(', ')}` : '';
-      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${run.id} has no agent stage running (it is ${run.status}${others}). Pair while an agent stage runs; the pair status lists them.`, { data });
+      throw new WeftError(
+        'NO_ACTIVE_AGENT_STAGE',
+        `Run ${run.id} has no agent stage running (it is ${run.status}${others}). Pair while an agent stage runs; the pair status lists them.`,
+        { data },
+      );
     }
     const stage = activity.find((candidate) => candidate.stageId === stageId);
     if (!stage) throw new WeftError('STAGE_NOT_FOUND', `Run ${run.id} has no stage ${stageId}. ${hint}`, { data: { ...data, stageId } });
-    if (stage.status !== 'running') throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} has finished (${stage.status}). ${hint}`, { data: { ...data, stageId } });
+    if (stage.status !== 'running')
+      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} has finished (${stage.status}). ${hint}`, {
+        data: { ...data, stageId },
+      });
     if (stage.kind !== 'agent') {
       const why = stage.kind === 'prompt' ? 'a prompt stage makes one model call and reads no messages' : 'only agent stages read messages';
-      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} is a ${stage.kind} stage; ${why}. ${hint}`, { data: { ...data, stageId } });
+      throw new WeftError('NO_ACTIVE_AGENT_STAGE', `Stage ${stageId} of run ${run.id} is a ${stage.kind} stage; ${why}. ${hint}`, {
+        data: { ...data, stageId },
+      });
     }
     return stage;
   }
@@ -234,13 +285,16 @@ export class PairService {
   }
 
   async #end(runId: string, session: PairSession, reason: PairEndReason): Promise<RunEvent> {
-    const [event] = await this.#deps.store.appendEvents(runId, [{ type: RUN_EVENT.pairEnded, stageId: session.stageId, payload: { sessionId: session.sessionId, reason } }]);
+    const [event] = await this.#deps.store.appendEvents(runId, [
+      { type: RUN_EVENT.pairEnded, stageId: session.stageId, payload: { sessionId: session.sessionId, reason } },
+    ]);
     return event!;
   }
 
   /** Whether `stageId` finished after event `seq` (what the stage activity read before had seen). */
   async #finishedSince(runId: string, seq: number, stageId: string): Promise<boolean> {
-    for await (const event of eventsOf(this.#deps.store, runId, { afterSeq: seq, types: [ENGINE_EVENT.stageFinished] })) if (event.stageId === stageId) return true;
+    for await (const event of eventsOf(this.#deps.store, runId, { afterSeq: seq, types: [ENGINE_EVENT.stageFinished] }))
+      if (event.stageId === stageId) return true;
     return false;
   }
 
@@ -250,7 +304,15 @@ export class PairService {
     for await (const event of eventsOf(this.#deps.store, runId, { types: [RUN_EVENT.pairStarted, RUN_EVENT.pairEnded] })) {
       const id = String(event.payload.sessionId);
       if (event.type === RUN_EVENT.pairStarted) {
-        sessions.set(id, { session: { sessionId: id, stageId: String(event.payload.stageId), by: String(event.payload.by), startedAt: event.at, startedSeq: event.seq } });
+        sessions.set(id, {
+          session: {
+            sessionId: id,
+            stageId: String(event.payload.stageId),
+            by: String(event.payload.by),
+            startedAt: event.at,
+            startedSeq: event.seq,
+          },
+        });
       } else {
         const known = sessions.get(id);
         if (known && known.reason === undefined) known.reason = event.payload.reason as PairEndReason;
@@ -261,8 +323,17 @@ export class PairService {
 }
 
 /** The session named is not the open one: it ended (`past`), or never was; says which session is open instead. */
-function noSuchSession(runId: string, sessionId: string, open: PairSession | null, past: { reason?: PairEndReason } | undefined): WeftError {
-  const now = open ? ` The open session is ${open.sessionId} on ${open.stageId}.` : ' No session is open; start one to talk to an agent stage.';
-  const what = past ? `Pair session ${sessionId} of run ${runId} has ended${past.reason === 'ended' ? '' : ' (its stage finished)'}.` : `Run ${runId} has no pair session ${sessionId}.`;
+function noSuchSession(
+  runId: string,
+  sessionId: string,
+  open: PairSession | null,
+  past: { reason?: PairEndReason } | undefined,
+): WeftError {
+  const now = open
+    ? ` The open session is ${open.sessionId} on ${open.stageId}.`
+    : ' No session is open; start one to talk to an agent stage.';
+  const what = past
+    ? `Pair session ${sessionId} of run ${runId} has ended${past.reason === 'ended' ? '' : ' (its stage finished)'}.`
+    : `Run ${runId} has no pair session ${sessionId}.`;
   return new WeftError('NO_PAIR_SESSION', `${what}${now}`, { data: { runId, sessionId } });
 }

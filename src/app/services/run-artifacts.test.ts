@@ -14,7 +14,9 @@ let runId: string;
 
 /** Appends a finished tool call that names `artifactPath`; answers its seq. */
 async function toolCall(artifactPath: string | null, tool = 'shell'): Promise<number> {
-  const [event] = await store.appendEvents(runId, [{ type: 'tool-call-finished', stageId: 'dump@1', payload: { tool, isError: false, durationMs: 1, text: 'cut', artifactPath } }]);
+  const [event] = await store.appendEvents(runId, [
+    { type: 'tool-call-finished', stageId: 'dump@1', payload: { tool, isError: false, durationMs: 1, text: 'cut', artifactPath } },
+  ]);
   return event!.seq;
 }
 
@@ -53,7 +55,9 @@ describe('run artifacts', () => {
       { seq: stored, name: '01DEF.txt', bytes: null, tool: 'fetch' },
     ]);
     expect(await text((await readRunArtifact(deps, runId, first)).body)).toBe('the whole output');
-    expect(await text((await readRunArtifact({ ...deps, readStored: async (ref) => `kept as ${ref}` }, runId, stored)).body)).toBe('kept as weft-artifact:01DEF');
+    expect(await text((await readRunArtifact({ ...deps, readStored: async (ref) => `kept as ${ref}` }, runId, stored)).body)).toBe(
+      'kept as weft-artifact:01DEF',
+    );
     expect(await code(readRunArtifact(deps, runId, stored))).toBe('FILE_NOT_FOUND');
   });
 

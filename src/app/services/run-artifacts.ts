@@ -55,7 +55,7 @@ async function fileSize(path: string): Promise<number | null> {
 
 export async function listRunArtifacts(deps: RunArtifactDeps, runRef: string): Promise<RunArtifact[]> {
   const artifacts: RunArtifact[] = [];
-  for (let afterSeq = 0; ; ) {
+  for (let afterSeq = 0; ;) {
     const events = await deps.runs.events(runRef, { types: [RUN_EVENT.toolCallFinished], afterSeq, limit: PAGE });
     for (const event of events) {
       const ref = artifactPath(event);
@@ -77,14 +77,23 @@ export async function listRunArtifacts(deps: RunArtifactDeps, runRef: string): P
 }
 
 /** The content of the artifact the run's event `seq` saved, as a stream of bytes, with its name. */
-export async function readRunArtifact(deps: RunArtifactDeps, runRef: string, seq: number): Promise<{ name: string; body: ReadableStream<Uint8Array> }> {
+export async function readRunArtifact(
+  deps: RunArtifactDeps,
+  runRef: string,
+  seq: number,
+): Promise<{ name: string; body: ReadableStream<Uint8Array> }> {
   const [event] = await deps.runs.events(runRef, { afterSeq: seq - 1, limit: 1 });
   const ref = event?.seq === seq ? artifactPath(event) : undefined;
   if (ref === undefined) {
-    throw new WeftError('FILE_NOT_FOUND', `Run ${runRef} saved no artifact at event ${seq}; the run page's Artifacts list (GET /api/v1/runs/${runRef}/artifacts) names those it has.`, { data: { file: `${runRef}/artifacts/${seq}` } });
+    throw new WeftError(
+      'FILE_NOT_FOUND',
+      `Run ${runRef} saved no artifact at event ${seq}; the run page's Artifacts list (GET /api/v1/runs/${runRef}/artifacts) names those it has.`,
+      { data: { file: `${runRef}/artifacts/${seq}` } },
+    );
   }
   if (ref.startsWith(DATABASE_REF)) {
-    if (deps.readStored === undefined) throw new WeftError('FILE_NOT_FOUND', `Artifact ${ref} is kept in a database this server does not use.`, { data: { file: ref } });
+    if (deps.readStored === undefined)
+      throw new WeftError('FILE_NOT_FOUND', `Artifact ${ref} is kept in a database this server does not use.`, { data: { file: ref } });
     const text = await deps.readStored(ref);
     return { name: `${ref.slice(DATABASE_REF.length)}.txt`, body: new Blob([text]).stream() };
   }
@@ -99,10 +108,17 @@ async function confinedPath(storageDir: string, ref: string): Promise<string> {
   try {
     [root, path] = await Promise.all([realpath(join(storageDir, 'artifacts')), realpath(ref)]);
   } catch (error) {
-    throw new WeftError('FILE_NOT_FOUND', `The artifact file ${basename(ref)} is gone (pruned, or kept on another host's storage dir).`, { data: { file: basename(ref) }, cause: error });
+    throw new WeftError('FILE_NOT_FOUND', `The artifact file ${basename(ref)} is gone (pruned, or kept on another host's storage dir).`, {
+      data: { file: basename(ref) },
+      cause: error,
+    });
   }
   if (!path.startsWith(`${root}${sep}`)) {
-    throw new WeftError('PATH_OUTSIDE_WORKSPACE', `The artifact ${basename(ref)} is not under this server's artifacts folder; it is not served.`, { data: { path: basename(ref) } });
+    throw new WeftError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `The artifact ${basename(ref)} is not under this server's artifacts folder; it is not served.`,
+      { data: { path: basename(ref) } },
+    );
   }
   return path;
 }

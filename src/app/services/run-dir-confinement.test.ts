@@ -36,12 +36,21 @@ describe('RunService.create confines goal and workflow files to the run director
   });
 
   it('refuses a goal file that is, or passes through, a symlink leading out', async () => {
-    for (const goalFile of ['goal-link.md', 'linked-dir/secret.txt', 'environ', '../elsewhere/secret.txt', join(base, 'elsewhere', 'secret.txt')]) {
+    for (const goalFile of [
+      'goal-link.md',
+      'linked-dir/secret.txt',
+      'environ',
+      '../elsewhere/secret.txt',
+      join(base, 'elsewhere', 'secret.txt'),
+    ]) {
       const error = await service.create({ workflow: 'quick.toml', cwd, goalFile }).then(
         () => undefined,
         (thrown: unknown) => thrown,
       );
-      expect(error, goalFile).toMatchObject({ code: 'RUN_INVALID_PARAMS', message: expect.stringContaining(`goal file '${goalFile}' is outside the run's directory`) });
+      expect(error, goalFile).toMatchObject({
+        code: 'RUN_INVALID_PARAMS',
+        message: expect.stringContaining(`goal file '${goalFile}' is outside the run's directory`),
+      });
       expect(String((error as Error).message)).not.toContain('hunter2');
     }
     expect((await store.searchRuns({})).runs).toEqual([]);
@@ -56,7 +65,9 @@ describe('RunService.create confines goal and workflow files to the run director
     for (const workflow of ['flow-link.toml', 'linked-dir/flow.toml', '/etc/passwd', '../elsewhere/flow.toml']) {
       await expect(service.create({ workflow, cwd, workflowInsideCwd: true }), workflow).rejects.toMatchObject({
         code: 'RUN_INVALID_PARAMS',
-        message: expect.stringMatching(new RegExp(`^workflow '${workflow.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' is outside the run's directory`)),
+        message: expect.stringMatching(
+          new RegExp(`^workflow '${workflow.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' is outside the run's directory`),
+        ),
       });
     }
     expect((await service.create({ workflow: 'quick.toml', cwd, workflowInsideCwd: true })).workflow).toBe('quick');

@@ -32,7 +32,8 @@ describe('RunEventFanout', () => {
     const behind = fanout.follow(run.id, 0, ['tick-sent']);
     const all = followers.map((follower) => collect(follower, 21));
     const ticks = collect(behind, 20);
-    for (let index = 0; index < 20; index += 1) await store.appendEvents(run.id, [{ type: index % 2 === 0 ? 'tick-sent' : 'tock-sent', payload: { index } }]);
+    for (let index = 0; index < 20; index += 1)
+      await store.appendEvents(run.id, [{ type: index % 2 === 0 ? 'tick-sent' : 'tock-sent', payload: { index } }]);
     const expected = Array.from({ length: 21 }, (_, index) => index + 1);
     for (const seqs of await Promise.all(all)) expect(seqs).toEqual(expected);
     expect(await ticks).toEqual(expected.filter((seq) => seq % 2 === 0));

@@ -18,7 +18,8 @@ export async function* exportRun(runs: RunService, storageDir: string, id: strin
   const run = await runs.get(id);
   yield { type: 'run', format: 'weft-run-export', version: 1, run };
   for await (const event of runs.allEvents(run.id)) yield { type: 'event', event };
-  for (const path of await filesUnder(join(storageDir, 'artifacts', run.id))) yield { type: 'artifact', path, bytes: (await stat(path)).size };
+  for (const path of await filesUnder(join(storageDir, 'artifacts', run.id)))
+    yield { type: 'artifact', path, bytes: (await stat(path)).size };
 }
 
 async function filesUnder(directory: string): Promise<string[]> {
@@ -26,5 +27,8 @@ async function filesUnder(directory: string): Promise<string[]> {
     if (error.code === 'ENOENT') return [];
     throw error;
   });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name)).sort();
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
 }

@@ -110,7 +110,7 @@ export class RunListFanout {
     const from = Math.min(usual, ...[...joining].map((follower) => follower.from as number));
     const seen = new Map<string, string>();
     const woken = new Set<Follower<unknown>>();
-    for (let cursor: UpdatedCursor | undefined = { updatedAt: from, id: '' }; cursor !== undefined; ) {
+    for (let cursor: UpdatedCursor | undefined = { updatedAt: from, id: '' }; cursor !== undefined;) {
       const page = await this.#store.listRunsUpdatedAfter(cursor, SEARCH_LIMITS.max);
       for (const run of page.runs) {
         const key = listKey(run);

@@ -5,11 +5,15 @@ import { listMembership } from './run-list-membership.js';
 describe('listMembership', () => {
   it('says in for a match, left for a run that matches only what cannot change, nothing for one that never could', async () => {
     const store = new MemoryRunStore();
-    const create = (workflow: string, team: string, goal = '') => store.createRun({ workflow, workflowPath: `/${workflow}.toml`, cwd: '/', goal, labels: { team } });
+    const create = (workflow: string, team: string, goal = '') =>
+      store.createRun({ workflow, workflowPath: `/${workflow}.toml`, cwd: '/', goal, labels: { team } });
     const deploy = await create('deploy', 'web', 'ship the site');
     const otherTeam = await create('deploy', 'ops', 'ship the site');
     const otherText = await create('deploy', 'web', 'rotate keys');
-    const membership = listMembership({ status: ['queued'], workflow: 'deploy', labels: { team: 'web' }, limit: 1, cursor: 'ignored-by-streams' }, 'SHIP');
+    const membership = listMembership(
+      { status: ['queued'], workflow: 'deploy', labels: { team: 'web' }, limit: 1, cursor: 'ignored-by-streams' },
+      'SHIP',
+    );
     expect([deploy, otherTeam, otherText].map(membership)).toEqual(['left', undefined, undefined]);
     await store.appendEvents(deploy.id, [{ type: 'run-status-changed', payload: { to: 'queued' } }]);
     const queued = (await store.getRun(deploy.id))!;

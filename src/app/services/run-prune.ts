@@ -35,7 +35,7 @@ export async function pruneRuns(runs: RunService, storageDir: string, params: Pr
   const statuses = finishedStatuses(params.statuses);
   const createdBefore = (params.now ?? Date.now()) - params.olderThanMs;
   const found: PrunedRun[] = [];
-  for (let cursor: string | undefined; ; ) {
+  for (let cursor: string | undefined; ;) {
     const page = await runs.search({ status: [...statuses], createdBefore, archived: 'any', limit: 500, ...(cursor ? { cursor } : {}) });
     found.push(...page.runs.map((run) => ({ id: run.id, workflow: run.workflow, status: run.status, createdAt: run.createdAt })));
     cursor = page.nextCursor;

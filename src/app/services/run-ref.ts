@@ -30,16 +30,23 @@ export async function resolveRunRef(store: RunStore, ref: string): Promise<strin
   const trimmed = ref.trim();
   if (trimmed.toLowerCase() === LAST_RUN_REF) {
     const newest = (await store.searchRuns({ archived: 'any', limit: 1 })).runs[0];
-    if (!newest) throw new WeftError('RUN_NOT_FOUND', `No runs yet, so ${LAST_RUN_REF} names none. Start one with 'weft run <workflow.toml>'.`, { data: { runId: ref } });
+    if (!newest)
+      throw new WeftError('RUN_NOT_FOUND', `No runs yet, so ${LAST_RUN_REF} names none. Start one with 'weft run <workflow.toml>'.`, {
+        data: { runId: ref },
+      });
     return newest.id;
   }
   const whole = wholeRunId(trimmed);
   if (whole !== undefined) return whole;
   const upper = trimmed.toUpperCase();
   if (!PREFIX.test(upper)) {
-    throw new WeftError('INVALID_ID', `Invalid run id '${ref.slice(0, 80)}': expected a 26-character ULID such as 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC, any unique prefix of one, or ${LAST_RUN_REF}.`, {
-      data: { value: ref.slice(0, 80) },
-    });
+    throw new WeftError(
+      'INVALID_ID',
+      `Invalid run id '${ref.slice(0, 80)}': expected a 26-character ULID such as 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC, any unique prefix of one, or ${LAST_RUN_REF}.`,
+      {
+        data: { value: ref.slice(0, 80) },
+      },
+    );
   }
   const matches = await idsStartingWith(store, upper);
   if (matches.length === 1) return matches[0]!;

@@ -38,9 +38,18 @@ export async function runSandboxView(host: SandboxViewHost, run: RunRecord): Pro
   try {
     const workflow = await loadWorkflow(run.workflowPath);
     const settings = () => loadSettings({ storageDir: host.storageDir, workspaceRoot: run.cwd });
-    const rules = await runSandboxRules({ storageDir: host.storageDir, settings, ...(host.env === undefined ? {} : { env: host.env }) }, run, workflow, runWorkDir(run, host.workspaceRoot));
+    const rules = await runSandboxRules(
+      { storageDir: host.storageDir, settings, ...(host.env === undefined ? {} : { env: host.env }) },
+      run,
+      workflow,
+      runWorkDir(run, host.workspaceRoot),
+    );
     return { sandboxed: rules !== undefined, rules: rules ?? null, summary: describeSandboxRules(rules) };
   } catch (error) {
-    return { sandboxed: false, rules: null, summary: `unknown (${error instanceof Error ? error.message.split('\n', 1)[0] : String(error)})` };
+    return {
+      sandboxed: false,
+      rules: null,
+      summary: `unknown (${error instanceof Error ? error.message.split('\n', 1)[0] : String(error)})`,
+    };
   }
 }

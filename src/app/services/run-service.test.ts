@@ -30,7 +30,10 @@ describe('RunService.wait', () => {
   async function runningRun(leaseMs = 60_000): Promise<RunRecord> {
     const run = await store.createRun({ workflow: 'build', workflowPath: 'build.toml', cwd: '/work', initialStatus: 'queued' });
     await store.claimRun('runner-1', leaseMs);
-    await store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }]);
+    await store.appendEvents(run.id, [
+      { type: 'run-status-changed', payload: { to: 'starting' } },
+      { type: 'run-status-changed', payload: { to: 'running' } },
+    ]);
     return run;
   }
 
@@ -42,7 +45,10 @@ describe('RunService.wait', () => {
     await store.appendEvents(first.id, [{ type: 'run-status-changed', payload: { to: 'succeeded' } }]);
     await store.appendEvents(second.id, [{ type: 'run-status-changed', payload: { to: 'failed' } }]);
     const result = await waiting;
-    expect({ timedOut: result.timedOut, statuses: result.runs.map((run) => run.status) }).toEqual({ timedOut: false, statuses: ['succeeded', 'failed'] });
+    expect({ timedOut: result.timedOut, statuses: result.runs.map((run) => run.status) }).toEqual({
+      timedOut: false,
+      statuses: ['succeeded', 'failed'],
+    });
     expect(seen.at(0)).toEqual(['running', 'running']);
     expect(seen.at(-1)).toEqual(['succeeded', 'failed']);
     expect(wakes).toBe(0);

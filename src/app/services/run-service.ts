@@ -99,7 +99,8 @@ export class RunService {
   /** Diff, rewind, fork and merge of runs' workspaces on this host. */
   get workspaces(): WorkspaceService {
     const host = this.#deps.workspaces;
-    if (host === undefined) throw new WeftError('INTERNAL', 'This run service was built without a workspace root; workspaces cannot be read here.');
+    if (host === undefined)
+      throw new WeftError('INTERNAL', 'This run service was built without a workspace root; workspaces cannot be read here.');
     this.#workspaceService ??= new WorkspaceService(this, this.#deps.store, host);
     return this.#workspaceService;
   }
@@ -114,12 +115,15 @@ export class RunService {
     refuseNulInPath(request.cwd, "the run's directory (cwd)");
     refuseNulInPath(request.workflow, 'workflow');
     const cwd = resolve(request.cwd);
-    const workflowPath = request.workflowInsideCwd ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow);
+    const workflowPath = request.workflowInsideCwd
+      ? await realPathInRunDir(cwd, request.workflow, 'workflow')
+      : resolve(cwd, request.workflow);
     const workflow = await loadWorkflow(workflowPath);
     if (request.goal !== undefined && request.goalFile !== undefined) {
       throw new WeftError('RUN_INVALID_PARAMS', `Give either a goal or a goal file, not both.`);
     }
-    const goal = request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
+    const goal =
+      request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
     const inputs = resolveInputs(workflow, request.inputs ?? {});
     const concurrency = resolveConcurrency(workflow.run.concurrency, inputs, goal);
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
@@ -129,7 +133,13 @@ export class RunService {
     const setup =
       host === undefined
         ? { events: [] }
-        : await setUpRunWorkspace({ runId: id, cwd, spec: { ...workflow.run.workspace, ...request.workspace }, dryRun: request.dryRun ?? false, ...(host.identity === undefined ? {} : { identity: host.identity }) });
+        : await setUpRunWorkspace({
+            runId: id,
+            cwd,
+            spec: { ...workflow.run.workspace, ...request.workspace },
+            dryRun: request.dryRun ?? false,
+            ...(host.identity === undefined ? {} : { identity: host.identity }),
+          });
     const initialStatus = request.start === false ? undefined : autoApprove ? ('queued' as const) : ('pending' as const);
     const created = await this.#deps.store.createRun({
       id,
@@ -141,7 +151,7 @@ export class RunService {
       ...(parentId ? { parentId } : {}),
       autoApprove,
       dryRun: request.dryRun ?? false,
-      ...(request.model ?? workflow.run.model ? { model: request.model ?? workflow.run.model } : {}),
+      ...((request.model ?? workflow.run.model) ? { model: request.model ?? workflow.run.model } : {}),
       cwd,
       ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
       ...(request.budget === undefined ? {} : { budget: request.budget }),
@@ -155,7 +165,10 @@ export class RunService {
     });
     let run = created;
     if (setup.events.length > 0) {
-      await this.#deps.store.appendEvents(id, [...setup.events, ...(initialStatus === undefined ? [] : [{ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: initialStatus } }])]);
+      await this.#deps.store.appendEvents(id, [
+        ...setup.events,
+        ...(initialStatus === undefined ? [] : [{ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: initialStatus } }]),
+      ]);
       run = await this.get(id);
     }
     if (run.status === 'queued') this.#deps.wakeRunners();
@@ -167,7 +180,11 @@ export class RunService {
     try {
       return (await readFile(path, 'utf8')).trim();
     } catch (error) {
-      throw new WeftError('RUN_INVALID_PARAMS', `goal file '${goalFile}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: error });
+      throw new WeftError(
+        'RUN_INVALID_PARAMS',
+        `goal file '${goalFile}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+        { cause: error },
+      );
     }
   }
 
@@ -246,9 +263,15 @@ export class RunService {
     const question = await this.#deps.store.getQuestion(questionId);
     if (!question || question.runId !== id) {
       const pending = await this.#deps.store.listQuestions(id, { pending: true });
-      throw new WeftError('QUESTION_NOT_FOUND', `Run ${id} has no question ${questionId}.${pending.length > 0 ? ` Pending: ${pending.map((q) => `${q.id} (${q.prompt.slice(0, 60)})`).join(', ')}.` : ' It has no pending questions.'}`, { data: { runId: id, questionId } });
+      throw new WeftError(
+        'QUESTION_NOT_FOUND',
+        `Run ${id} has no question ${questionId}.${pending.length > 0 ? ` Pending: ${pending.map((q) => `${q.id} (${q.prompt.slice(0, 60)})`).join(', ')}.` : ' It has no pending questions.'}`,
+        { data: { runId: id, questionId } },
+      );
     }
-    await this.#deps.store.appendEvents(id, [{ type: RUN_EVENT.questionAnswered, stageId: question.stageId, payload: { questionId, answer } }]);
+    await this.#deps.store.appendEvents(id, [
+      { type: RUN_EVENT.questionAnswered, stageId: question.stageId, payload: { questionId, answer } },
+    ]);
     return (await this.#deps.store.getQuestion(questionId)) ?? question;
   }
 
@@ -277,8 +300,11 @@ export class RunService {
     // A name no `wait` stage listens for would be recorded and never read: refuse it while the sender can still fix it.
     const awaited = awaitedEvents(await loadWorkflow(run.workflowPath));
     if (!awaited.includes(name)) {
-      const names = awaited.length > 0 ? `it awaits ${awaited.map((item) => `'${item}'`).join(', ')}` : 'its workflow has no wait stage with an event';
-      throw new WeftError('RUN_INVALID_PARAMS', `Run ${run.id} does not await the event '${name}'; ${names}.`, { data: { runId: run.id, awaited } });
+      const names =
+        awaited.length > 0 ? `it awaits ${awaited.map((item) => `'${item}'`).join(', ')}` : 'its workflow has no wait stage with an event';
+      throw new WeftError('RUN_INVALID_PARAMS', `Run ${run.id} does not await the event '${name}'; ${names}.`, {
+        data: { runId: run.id, awaited },
+      });
     }
     return this.#request(run, ENGINE_EVENT.signalSent, { name, data });
   }
@@ -333,7 +359,10 @@ export class RunService {
     returnEarly?: (runs: readonly RunRecord[]) => boolean,
   ): Promise<{ runs: RunRecord[]; timedOut: boolean }> {
     const { clock, wakeRunners } = this.#deps;
-    return waitForRuns({ get: (id) => this.get(id), changes: () => this.changes(), clock, wakeRunners }, { refs, timeoutMs, signal, onChange, returnEarly });
+    return waitForRuns(
+      { get: (id) => this.get(id), changes: () => this.changes(), clock, wakeRunners },
+      { refs, timeoutMs, signal, onChange, returnEarly },
+    );
   }
 
   /**
@@ -352,9 +381,12 @@ export class RunService {
 
   async #transition(run: RunRecord, to: RunStatus, reason?: string): Promise<RunRecord> {
     try {
-      await this.#deps.store.appendEvents(run.id, [{ type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to, ...(reason ? { reason } : {}) } }]);
+      await this.#deps.store.appendEvents(run.id, [
+        { type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to, ...(reason ? { reason } : {}) } },
+      ]);
     } catch (error) {
-      if (WeftError.is(error, 'RUN_INVALID_TRANSITION')) throw this.#wrongState(await this.get(run.id), `moved to ${to}`, RUN_TRANSITIONS[run.status].length > 0 ? [run.status] : []);
+      if (WeftError.is(error, 'RUN_INVALID_TRANSITION'))
+        throw this.#wrongState(await this.get(run.id), `moved to ${to}`, RUN_TRANSITIONS[run.status].length > 0 ? [run.status] : []);
       throw error;
     }
     if (to === 'queued') this.#deps.wakeRunners();
@@ -367,9 +399,13 @@ export class RunService {
   }
 
   #wrongState(run: RunRecord, action: string, allowed: readonly RunStatus[]): WeftError {
-    return new WeftError('RUN_INVALID_TRANSITION', `Run ${run.id} is ${run.status}${run.reason ? ` (${run.reason})` : ''}; it can be ${action} only when ${allowed.join(' or ')}.`, {
-      data: { runId: run.id, status: run.status },
-    });
+    return new WeftError(
+      'RUN_INVALID_TRANSITION',
+      `Run ${run.id} is ${run.status}${run.reason ? ` (${run.reason})` : ''}; it can be ${action} only when ${allowed.join(' or ')}.`,
+      {
+        data: { runId: run.id, status: run.status },
+      },
+    );
   }
 }
 

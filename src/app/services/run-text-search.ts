@@ -13,7 +13,8 @@ const MAX_SCANNED = 5000;
 
 /** Whether the run's id, workflow, goal or a `key=value` label contains `needle` (lower case). */
 export function runMatchesText(run: RunRecord, needle: string): boolean {
-  if (run.id.toLowerCase().includes(needle) || run.workflow.toLowerCase().includes(needle) || run.goal.toLowerCase().includes(needle)) return true;
+  if (run.id.toLowerCase().includes(needle) || run.workflow.toLowerCase().includes(needle) || run.goal.toLowerCase().includes(needle))
+    return true;
   return Object.entries(run.labels).some(([key, value]) => `${key}=${value}`.toLowerCase().includes(needle));
 }
 

@@ -58,7 +58,11 @@ export async function waitForRuns(deps: WaiterDeps, request: WaitRequest): Promi
         continue;
       }
       for (const run of runs) statuses?.set(run.id, run.status);
-      if (ids === refs) changes.follow(runs.map((run) => run.id), statuses);
+      if (ids === refs)
+        changes.follow(
+          runs.map((run) => run.id),
+          statuses,
+        );
       ids = runs.map((run) => run.id);
       const key = runs.map((run) => `${run.id}:${run.status}:${run.counts.events}`).join(',');
       if (key !== previous) onChange?.(runs);

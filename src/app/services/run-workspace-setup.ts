@@ -7,7 +7,14 @@
  */
 import { ENGINE_EVENT, type CheckpointCreatedPayload } from '../../runs/model/event-types.js';
 import type { NewRunEvent } from '../../runs/model/run-event.js';
-import { diffWorkspace, findRepository, prepareWorkspace, type GitIdentity, type RunWorkspace, type WorkspaceSpec } from '../../runs/workspace/index.js';
+import {
+  diffWorkspace,
+  findRepository,
+  prepareWorkspace,
+  type GitIdentity,
+  type RunWorkspace,
+  type WorkspaceSpec,
+} from '../../runs/workspace/index.js';
 import { MAX_CHECKPOINT_FILES } from '../../runs/engine/run-files.js';
 import { git } from '../../runs/workspace/git.js';
 
@@ -34,22 +41,39 @@ async function committedFolder(cwd: string): Promise<boolean> {
  * Resolves the workspace of run `runId` created in `cwd`; in place needs nothing.
  * @example await setUpRunWorkspace({ runId, cwd: '/src/app', spec: {}, dryRun: false }) // { workspace: { mode: 'worktree', branch: 'weft/runs/…', … }, events: [] }
  */
-export async function setUpRunWorkspace(params: { runId: string; cwd: string; spec: WorkspaceSpec; dryRun: boolean; identity?: GitIdentity }): Promise<RunWorkspaceSetup> {
+export async function setUpRunWorkspace(params: {
+  runId: string;
+  cwd: string;
+  spec: WorkspaceSpec;
+  dryRun: boolean;
+  identity?: GitIdentity;
+}): Promise<RunWorkspaceSetup> {
   const { spec } = params;
   // A dry run has no side effects: no branch, no worktree.
   if (params.dryRun || spec.mode === 'in-place') return { events: [] };
   if (spec.mode === undefined && !(await committedFolder(params.cwd))) return { events: [] };
-  const prepared = await prepareWorkspace({ runId: params.runId, cwd: params.cwd, spec, ...(params.identity === undefined ? {} : { identity: params.identity }) });
+  const prepared = await prepareWorkspace({
+    runId: params.runId,
+    cwd: params.cwd,
+    spec,
+    ...(params.identity === undefined ? {} : { identity: params.identity }),
+  });
   const first = prepared.uncommittedCheckpoint;
   if (first === undefined || prepared.workspace.sourceRepo === undefined) return { workspace: prepared.workspace, events: [] };
-  const diff = await diffWorkspace(prepared.workspace.sourceRepo, prepared.workspace, { from: prepared.workspace.baseCommit, to: first, stat: true });
+  const diff = await diffWorkspace(prepared.workspace.sourceRepo, prepared.workspace, {
+    from: prepared.workspace.baseCommit,
+    to: first,
+    stat: true,
+  });
   const payload: CheckpointCreatedPayload = {
     commit: first,
     parent: prepared.workspace.baseCommit,
     filesChanged: diff.filesChanged,
     linesAdded: diff.linesAdded,
     linesRemoved: diff.linesRemoved,
-    files: diff.files.slice(0, MAX_CHECKPOINT_FILES).map(({ path, status, added, removed, binary }) => ({ path, status, added, removed, binary })),
+    files: diff.files
+      .slice(0, MAX_CHECKPOINT_FILES)
+      .map(({ path, status, added, removed, binary }) => ({ path, status, added, removed, binary })),
     pushed: false,
   };
   return { workspace: prepared.workspace, events: [{ type: ENGINE_EVENT.checkpointCreated, payload }] };

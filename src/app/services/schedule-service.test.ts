@@ -13,7 +13,8 @@ import type { ScheduleStore } from '../../runs/store/schedule-store.js';
 import { RunService } from './run-service.js';
 import { SCHEDULE_LABEL, ScheduleService, STALE_CLAIM_MS } from './schedule-service.js';
 
-const WORKFLOW = '[workflow]\nname = "nightly"\n\n[run]\nauto_approve = true\n\n[inputs.who]\ndefault = "x"\n\n[nodes.a]\nkind = "command"\nrun = "echo a"\n';
+const WORKFLOW =
+  '[workflow]\nname = "nightly"\n\n[run]\nauto_approve = true\n\n[inputs.who]\ndefault = "x"\n\n[nodes.a]\nkind = "command"\nrun = "echo a"\n';
 const T0 = Date.parse('2026-03-02T09:59:30Z');
 const HOUR = 3_600_000;
 
@@ -28,7 +29,9 @@ function ticker(workerId = 'w1'): ScheduleService {
 }
 
 async function scheduleRuns(name: string) {
-  return (await runs.search({ labels: { [SCHEDULE_LABEL]: name }, limit: 100 })).runs.sort((a, b) => a.labels['weft.due']!.localeCompare(b.labels['weft.due']!));
+  return (await runs.search({ labels: { [SCHEDULE_LABEL]: name }, limit: 100 })).runs.sort((a, b) =>
+    a.labels['weft.due']!.localeCompare(b.labels['weft.due']!),
+  );
 }
 
 beforeEach(async () => {
@@ -53,7 +56,15 @@ describe('catch-up after no worker ticked for three and a half hours', () => {
   ] as const) {
     it(`catch_up = "${policy}" makes runs for ${expected.length === 0 ? 'no' : expected.join(', ')} o'clock`, async () => {
       const service = ticker();
-      await service.add({ name: 'hourly', workflow: 'nightly.toml', cwd: dir, cron: '0 * * * *', timezone: 'UTC', catchUp: policy, overlap: 'queue' });
+      await service.add({
+        name: 'hourly',
+        workflow: 'nightly.toml',
+        cwd: dir,
+        cron: '0 * * * *',
+        timezone: 'UTC',
+        catchUp: policy,
+        overlap: 'queue',
+      });
       now = T0 + 3.5 * HOUR;
       await service.tick();
       const made = await scheduleRuns('hourly');
@@ -123,7 +134,15 @@ describe('exactly once', () => {
     now = due + 50;
     const runId = newId();
     // What the dead ticker did before it died: the claim, not the run.
-    expect(await schedules.claimFires('orphan', due, due + 60_000, [{ schedule: 'orphan', dueAt: due, runId, state: 'claimed', claimedBy: 'dead', claimedAt: now }], now)).toBe(true);
+    expect(
+      await schedules.claimFires(
+        'orphan',
+        due,
+        due + 60_000,
+        [{ schedule: 'orphan', dueAt: due, runId, state: 'claimed', claimedBy: 'dead', claimedAt: now }],
+        now,
+      ),
+    ).toBe(true);
     await ticker('w2').tick();
     expect(await scheduleRuns('orphan')).toHaveLength(0);
     now = due + 50 + STALE_CLAIM_MS + 1;
@@ -151,8 +170,14 @@ describe('settings', () => {
     await service.add({ name: 'mine', workflow: 'nightly.toml', cwd: dir, cron: '0 3 * * *' });
     const first = await service.syncFromSettings([{ name: 'from-settings', workflow: 'nightly.toml', cwd: dir, cron: '0 4 * * *' }]);
     expect(first).toEqual({ added: ['from-settings'], changed: [], removed: [] });
-    expect(await service.syncFromSettings([{ name: 'from-settings', workflow: 'nightly.toml', cwd: dir, cron: '0 4 * * *' }])).toEqual({ added: [], changed: [], removed: [] });
-    expect((await service.syncFromSettings([{ name: 'from-settings', workflow: 'nightly.toml', cwd: dir, cron: '0 5 * * *' }])).changed).toEqual(['from-settings']);
+    expect(await service.syncFromSettings([{ name: 'from-settings', workflow: 'nightly.toml', cwd: dir, cron: '0 4 * * *' }])).toEqual({
+      added: [],
+      changed: [],
+      removed: [],
+    });
+    expect(
+      (await service.syncFromSettings([{ name: 'from-settings', workflow: 'nightly.toml', cwd: dir, cron: '0 5 * * *' }])).changed,
+    ).toEqual(['from-settings']);
     expect((await service.syncFromSettings([])).removed).toEqual(['from-settings']);
     expect((await service.list()).map((schedule) => schedule.name)).toEqual(['mine']);
   });

@@ -16,7 +16,16 @@ import { isTerminal } from '../../runs/model/run-status.js';
 import { realPathInRunDir } from '../../runs/run-dir-path.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { nextDueAfter, parseCron, planTick } from '../../runs/schedule/schedule-plan.js';
-import { CATCH_UP_POLICIES, OVERLAP_POLICIES, type CatchUpPolicy, type OverlapPolicy, type ScheduleFire, type ScheduleRecord, type ScheduleSpec, type ScheduleStore } from '../../runs/store/schedule-store.js';
+import {
+  CATCH_UP_POLICIES,
+  OVERLAP_POLICIES,
+  type CatchUpPolicy,
+  type OverlapPolicy,
+  type ScheduleFire,
+  type ScheduleRecord,
+  type ScheduleSpec,
+  type ScheduleStore,
+} from '../../runs/store/schedule-store.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
 import type { RunService } from './run-service.js';
 
@@ -73,14 +82,19 @@ export interface ScheduleServiceDeps {
 
 export function checkScheduleName(name: string): string {
   if (typeof name !== 'string' || !NAME.test(name)) {
-    throw new WeftError('SCHEDULE_INVALID', `Schedule name '${String(name).slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-' (at most 63 characters).`, { data: { field: 'name', value: String(name).slice(0, 80) } });
+    throw new WeftError(
+      'SCHEDULE_INVALID',
+      `Schedule name '${String(name).slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-' (at most 63 characters).`,
+      { data: { field: 'name', value: String(name).slice(0, 80) } },
+    );
   }
   return name;
 }
 
 function policy<T extends string>(value: string | undefined, allowed: readonly T[], field: string, fallback: T): T {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new WeftError('SCHEDULE_INVALID', `${field} must be one of ${allowed.join(', ')}, not '${value}'.`, { data: { field, value } });
+  if (!(allowed as readonly string[]).includes(value))
+    throw new WeftError('SCHEDULE_INVALID', `${field} must be one of ${allowed.join(', ')}, not '${value}'.`, { data: { field, value } });
   return value as T;
 }
 
@@ -100,7 +114,11 @@ export class ScheduleService {
     const name = checkScheduleName(request.name);
     const spec = await this.#spec(request);
     if (request.replace !== true && (await this.#deps.store.getSchedule(name)) !== undefined) {
-      throw new WeftError('SCHEDULE_EXISTS', `A schedule named '${name}' exists already; remove it first ('weft schedule rm ${name}') or pick another name.`, { data: { schedule: name } });
+      throw new WeftError(
+        'SCHEDULE_EXISTS',
+        `A schedule named '${name}' exists already; remove it first ('weft schedule rm ${name}') or pick another name.`,
+        { data: { schedule: name } },
+      );
     }
     const now = this.#deps.clock();
     return this.#deps.store.putSchedule(name, spec, nextDueAfter(parseCron(spec, `schedule '${name}'`), now), now);
@@ -109,11 +127,16 @@ export class ScheduleService {
   async #spec(request: ScheduleRequest): Promise<ScheduleSpec> {
     const where = `schedule '${request.name}'`;
     const cron = parseCron({ cron: request.cron, ...(request.timezone === undefined ? {} : { timezone: request.timezone }) }, where);
-    if (nextDueAfter(cron, this.#deps.clock()) === null) throw new WeftError('SCHEDULE_INVALID', `${where}: the cron expression "${request.cron}" has no time left to run.`, { data: { field: 'cron', value: request.cron } });
+    if (nextDueAfter(cron, this.#deps.clock()) === null)
+      throw new WeftError('SCHEDULE_INVALID', `${where}: the cron expression "${request.cron}" has no time left to run.`, {
+        data: { field: 'cron', value: request.cron },
+      });
     const catchUp = policy<CatchUpPolicy>(request.catchUp, CATCH_UP_POLICIES, 'catch_up', 'none');
     const overlap = policy<OverlapPolicy>(request.overlap, OVERLAP_POLICIES, 'overlap', 'skip');
     const cwd = resolve(request.cwd);
-    const workflow = await loadWorkflow(request.workflowInsideCwd === true ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow));
+    const workflow = await loadWorkflow(
+      request.workflowInsideCwd === true ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow),
+    );
     const inputs = resolveInputs(workflow, request.inputs ?? {}) as JsonObject;
     return {
       workflow: request.workflow,
@@ -149,7 +172,9 @@ export class ScheduleService {
     const schedule = await this.#deps.store.getSchedule(name);
     if (schedule === undefined) throw this.#notFound(name);
     const now = this.#deps.clock();
-    return (await this.#deps.store.setPaused(name, false, nextDueAfter(parseCron(schedule.spec, `schedule '${name}'`), now), now)) ?? schedule;
+    return (
+      (await this.#deps.store.setPaused(name, false, nextDueAfter(parseCron(schedule.spec, `schedule '${name}'`), now), now)) ?? schedule
+    );
   }
 
   async remove(name: string): Promise<void> {
@@ -196,9 +221,19 @@ export class ScheduleService {
         this.#logger.warn(`Schedule '${schedule.name}' cannot be planned: ${(error as Error).message}`);
         continue;
       }
-      const fires: ScheduleFire[] = plan.fire.map((dueAt) => ({ schedule: schedule.name, dueAt, runId: newId(), state: 'claimed', claimedBy: this.#workerId, claimedAt: now }));
+      const fires: ScheduleFire[] = plan.fire.map((dueAt) => ({
+        schedule: schedule.name,
+        dueAt,
+        runId: newId(),
+        state: 'claimed',
+        claimedBy: this.#workerId,
+        claimedAt: now,
+      }));
       if (!(await this.#deps.store.claimFires(schedule.name, schedule.nextDue, plan.next, fires, now))) continue;
-      if (plan.missed > 0) this.#logger.info(`Schedule '${schedule.name}': ${plan.missed} due time(s) missed while no worker ticked (catch_up = "${schedule.spec.catchUp}").`);
+      if (plan.missed > 0)
+        this.#logger.info(
+          `Schedule '${schedule.name}': ${plan.missed} due time(s) missed while no worker ticked (catch_up = "${schedule.spec.catchUp}").`,
+        );
       report.skipped += plan.missed;
       for (const fire of fires) await this.#complete(schedule, fire, report);
     }
@@ -213,16 +248,25 @@ export class ScheduleService {
       if (fire.state === 'waiting') {
         if (await this.#previousActive(fire)) continue;
         if (!(await this.#deps.store.setFireState(fire.schedule, fire.dueAt, 'waiting', 'created'))) continue;
-        await (await this.#deps.runs()).start(fire.runId).catch((error: unknown) => this.#logger.warn(`Schedule '${fire.schedule}': could not start queued run ${fire.runId}: ${(error as Error).message}`));
+        await (
+          await this.#deps.runs()
+        )
+          .start(fire.runId)
+          .catch((error: unknown) =>
+            this.#logger.warn(`Schedule '${fire.schedule}': could not start queued run ${fire.runId}: ${(error as Error).message}`),
+          );
         continue;
       }
-      if (await this.#deps.store.reclaimFire(fire, this.#workerId, now)) await this.#complete(schedule, { ...fire, claimedBy: this.#workerId, claimedAt: now }, report);
+      if (await this.#deps.store.reclaimFire(fire, this.#workerId, now))
+        await this.#complete(schedule, { ...fire, claimedBy: this.#workerId, claimedAt: now }, report);
     }
   }
 
   /** The run of the schedule's latest fire before this one, when it has not ended. */
   async #previousActive(fire: ScheduleFire): Promise<string | undefined> {
-    const earlier = (await this.#deps.store.listFires(fire.schedule, 20)).find((other) => other.dueAt < fire.dueAt && (other.state === 'created' || other.state === 'waiting'));
+    const earlier = (await this.#deps.store.listFires(fire.schedule, 20)).find(
+      (other) => other.dueAt < fire.dueAt && (other.state === 'created' || other.state === 'waiting'),
+    );
     if (earlier === undefined) return undefined;
     const run = await (await this.#deps.runs()).get(earlier.runId).catch(() => undefined);
     return run !== undefined && !isTerminal(run.status) ? run.id : undefined;
@@ -241,11 +285,20 @@ export class ScheduleService {
     if (previous !== undefined && overlap === 'skip') {
       await store.setFireState(fire.schedule, fire.dueAt, 'claimed', 'skipped');
       report.skipped += 1;
-      this.#logger.info(`Schedule '${schedule.name}': skipped ${new Date(fire.dueAt).toISOString()}, run ${previous} still going (overlap = "skip").`);
+      this.#logger.info(
+        `Schedule '${schedule.name}': skipped ${new Date(fire.dueAt).toISOString()}, run ${previous} still going (overlap = "skip").`,
+      );
       return;
     }
     if (previous !== undefined && overlap === 'cancel-previous') {
-      await runs.cancel(previous, `schedule '${schedule.name}': the run due at ${new Date(fire.dueAt).toISOString()} replaces it (overlap = "cancel-previous")`).catch((error: unknown) => this.#logger.warn(`Schedule '${schedule.name}': could not cancel run ${previous}: ${(error as Error).message}`));
+      await runs
+        .cancel(
+          previous,
+          `schedule '${schedule.name}': the run due at ${new Date(fire.dueAt).toISOString()} replaces it (overlap = "cancel-previous")`,
+        )
+        .catch((error: unknown) =>
+          this.#logger.warn(`Schedule '${schedule.name}': could not cancel run ${previous}: ${(error as Error).message}`),
+        );
     }
     const waits = previous !== undefined && overlap === 'queue';
     try {
@@ -261,7 +314,9 @@ export class ScheduleService {
     } catch (error) {
       await store.setFireState(fire.schedule, fire.dueAt, 'claimed', 'skipped');
       report.skipped += 1;
-      this.#logger.warn(`Schedule '${schedule.name}': could not create the run due at ${new Date(fire.dueAt).toISOString()}: ${(error as Error).message}`);
+      this.#logger.warn(
+        `Schedule '${schedule.name}': could not create the run due at ${new Date(fire.dueAt).toISOString()}: ${(error as Error).message}`,
+      );
       return;
     }
     await store.setFireState(fire.schedule, fire.dueAt, 'claimed', waits ? 'waiting' : 'created');
@@ -269,6 +324,8 @@ export class ScheduleService {
   }
 
   #notFound(name: string): WeftError {
-    return new WeftError('SCHEDULE_NOT_FOUND', `No schedule named '${name}'; list them with 'weft schedule list'.`, { data: { schedule: name } });
+    return new WeftError('SCHEDULE_NOT_FOUND', `No schedule named '${name}'; list them with 'weft schedule list'.`, {
+      data: { schedule: name },
+    });
   }
 }

@@ -22,21 +22,26 @@ function read(document: Document, workspaceRoot: string): Map<string, ScheduleRe
   const tables = document?.data.schedules;
   if (document === undefined || tables === undefined) return found;
   const fail = (key: string, problem: string): never => {
-    throw new WeftError('SETTINGS_INVALID', `${document.file}: key '${key}' ${problem}.`, { data: { file: document.file, problems: [`${key}: ${problem}`] } });
+    throw new WeftError('SETTINGS_INVALID', `${document.file}: key '${key}' ${problem}.`, {
+      data: { file: document.file, problems: [`${key}: ${problem}`] },
+    });
   };
   if (!isTable(tables)) fail('schedules', 'must be a table of [schedules.<name>] tables');
   for (const [name, entry] of Object.entries(tables as Record<string, unknown>)) {
     const key = `schedules.${name}`;
     if (!isTable(entry)) fail(key, 'must be a table with workflow and cron');
     const table = entry as Record<string, unknown>;
-    for (const field of Object.keys(table)) if (!(KEYS as readonly string[]).includes(field)) fail(`${key}.${field}`, `is not a schedule key (known: ${KEYS.join(', ')})`);
+    for (const field of Object.keys(table))
+      if (!(KEYS as readonly string[]).includes(field)) fail(`${key}.${field}`, `is not a schedule key (known: ${KEYS.join(', ')})`);
     for (const field of ['workflow', 'cron', 'timezone', 'catch_up', 'overlap'] as const) {
       if (table[field] !== undefined && typeof table[field] !== 'string') fail(`${key}.${field}`, 'must be a string');
     }
     if (typeof table.workflow !== 'string') fail(`${key}.workflow`, 'is required (the workflow file, relative to the workspace)');
     if (typeof table.cron !== 'string') fail(`${key}.cron`, 'is required (e.g. "0 3 * * *")');
-    if (table.catch_up !== undefined && !(CATCH_UP_POLICIES as readonly unknown[]).includes(table.catch_up)) fail(`${key}.catch_up`, `must be one of ${CATCH_UP_POLICIES.join(', ')}`);
-    if (table.overlap !== undefined && !(OVERLAP_POLICIES as readonly unknown[]).includes(table.overlap)) fail(`${key}.overlap`, `must be one of ${OVERLAP_POLICIES.join(', ')}`);
+    if (table.catch_up !== undefined && !(CATCH_UP_POLICIES as readonly unknown[]).includes(table.catch_up))
+      fail(`${key}.catch_up`, `must be one of ${CATCH_UP_POLICIES.join(', ')}`);
+    if (table.overlap !== undefined && !(OVERLAP_POLICIES as readonly unknown[]).includes(table.overlap))
+      fail(`${key}.overlap`, `must be one of ${OVERLAP_POLICIES.join(', ')}`);
     if (table.inputs !== undefined && !isTable(table.inputs)) fail(`${key}.inputs`, 'must be a table of input values');
     if (table.auto_approve !== undefined && typeof table.auto_approve !== 'boolean') fail(`${key}.auto_approve`, 'must be true or false');
     found.set(name, {

@@ -17,11 +17,21 @@ const TICK_OFFSET_MS = 15;
  * Stores the `[schedules.*]` of settings (a problem is a warning: the worker still executes
  * runs), then ticks until `signal` aborts.
  */
-export async function runScheduleTicks(schedules: ScheduleService, signal: AbortSignal, logger: Logger, settings?: { settings: Pick<Settings, 'userDocument' | 'projectDocument'>; workspaceRoot: string }, clock: () => number = Date.now): Promise<void> {
+export async function runScheduleTicks(
+  schedules: ScheduleService,
+  signal: AbortSignal,
+  logger: Logger,
+  settings?: { settings: Pick<Settings, 'userDocument' | 'projectDocument'>; workspaceRoot: string },
+  clock: () => number = Date.now,
+): Promise<void> {
   if (settings !== undefined) {
     try {
       const synced = await schedules.syncFromSettings(settingsSchedules(settings.settings, settings.workspaceRoot));
-      const changed = [...synced.added.map((name) => `+${name}`), ...synced.changed.map((name) => `~${name}`), ...synced.removed.map((name) => `-${name}`)];
+      const changed = [
+        ...synced.added.map((name) => `+${name}`),
+        ...synced.changed.map((name) => `~${name}`),
+        ...synced.removed.map((name) => `-${name}`),
+      ];
       if (changed.length > 0) logger.info(`Schedules from settings: ${changed.join(' ')}.`);
     } catch (error) {
       logger.warn(`The [schedules] of settings were not applied: ${(error as Error).message}`);

@@ -29,12 +29,25 @@ export interface MigrationReport {
 
 const IN_PROGRESS = new Set(['starting', 'running', 'blocked']);
 
-export async function migrateStoreToPostgres(params: { storageDir: string; url: string; logger: Logger; now?: () => number }): Promise<MigrationReport> {
+export async function migrateStoreToPostgres(params: {
+  storageDir: string;
+  url: string;
+  logger: Logger;
+  now?: () => number;
+}): Promise<MigrationReport> {
   const target = maskDatabaseUrl(params.url);
-  if (!isPostgresUrl(params.url)) throw new WeftError('USAGE', `--to must be a PostgreSQL URL such as postgres://weft@db.internal:5432/weft (got ${target}).`);
+  if (!isPostgresUrl(params.url))
+    throw new WeftError('USAGE', `--to must be a PostgreSQL URL such as postgres://weft@db.internal:5432/weft (got ${target}).`);
   const file = join(params.storageDir, 'weft.db');
-  if (!existsSync(file)) throw new WeftError('USAGE', `There is no SQLite store to migrate: ${file} does not exist. Pass --storage-dir with the directory that holds weft.db.`);
-  const [{ SqliteRunStore }, { PostgresRunStore }] = await Promise.all([import('../../runs/store/sqlite/sqlite-run-store.js'), import('../../runs/store/postgres/postgres-run-store.js')]);
+  if (!existsSync(file))
+    throw new WeftError(
+      'USAGE',
+      `There is no SQLite store to migrate: ${file} does not exist. Pass --storage-dir with the directory that holds weft.db.`,
+    );
+  const [{ SqliteRunStore }, { PostgresRunStore }] = await Promise.all([
+    import('../../runs/store/sqlite/sqlite-run-store.js'),
+    import('../../runs/store/postgres/postgres-run-store.js'),
+  ]);
   const source = await SqliteRunStore.open({ storageDir: params.storageDir, logger: params.logger });
   try {
     const runs = await allRuns(source);
@@ -54,7 +67,11 @@ export async function migrateStoreToPostgres(params: { storageDir: string; url: 
           if (copied === 'missing-parent') missingParent.push(run);
           else if (copied === 'skipped') report.skipped += 1;
         }
-        if (missingParent.length === waiting.length) throw new WeftError('STORE_FAILED', `Could not copy ${missingParent.length} run(s) to ${target}: their parent runs are in neither store (first: ${missingParent[0]?.id}).`);
+        if (missingParent.length === waiting.length)
+          throw new WeftError(
+            'STORE_FAILED',
+            `Could not copy ${missingParent.length} run(s) to ${target}: their parent runs are in neither store (first: ${missingParent[0]?.id}).`,
+          );
         waiting = missingParent;
       }
       for (const server of await source.listMcpServers()) await destination.putMcpServer(server.name, server.config);
@@ -82,7 +99,10 @@ async function allRuns(store: RunStore): Promise<RunRecord[]> {
 function refuseRunsInProgress(runs: RunRecord[], now: number): void {
   const busy = runs.filter((run) => IN_PROGRESS.has(run.status) || (run.lease !== undefined && run.lease.expiresAt > now));
   if (busy.length === 0) return;
-  const listed = busy.slice(0, 5).map((run) => `${run.id} (${run.status})`).join(', ');
+  const listed = busy
+    .slice(0, 5)
+    .map((run) => `${run.id} (${run.status})`)
+    .join(', ');
   throw new WeftError(
     'RUN_NOT_TERMINAL',
     `Cannot migrate while runs are in progress: ${listed}${busy.length > 5 ? ` and ${busy.length - 5} more` : ''}. Stop the workers of this storage dir, let these runs finish or cancel them (weft cancel <id>), then migrate again; nothing was copied.`,
@@ -90,11 +110,18 @@ function refuseRunsInProgress(runs: RunRecord[], now: number): void {
   );
 }
 
-async function copyOne(source: RunStore, destination: RunStore & { copyRun(id: string, events: readonly RunEvent[]): Promise<void> }, run: RunRecord): Promise<'copied' | 'skipped'> {
+async function copyOne(
+  source: RunStore,
+  destination: RunStore & { copyRun(id: string, events: readonly RunEvent[]): Promise<void> },
+  run: RunRecord,
+): Promise<'copied' | 'skipped'> {
   const there = await destination.getRun(run.id);
   if (there !== undefined) {
     if (there.counts.events === run.counts.events) return 'skipped';
-    throw new WeftError('STORE_FAILED', `Run ${run.id} is in the target already with ${there.counts.events} events, but has ${run.counts.events} here; it was changed on one side after an earlier copy. Resolve by hand (delete it in the target to copy it again).`);
+    throw new WeftError(
+      'STORE_FAILED',
+      `Run ${run.id} is in the target already with ${there.counts.events} events, but has ${run.counts.events} here; it was changed on one side after an earlier copy. Resolve by hand (delete it in the target to copy it again).`,
+    );
   }
   const events: RunEvent[] = [];
   for await (const event of eventsOf(source, run.id)) events.push(event);
@@ -102,11 +129,24 @@ async function copyOne(source: RunStore, destination: RunStore & { copyRun(id: s
   return 'copied';
 }
 
-async function verifyCounts(source: RunStore, destination: RunStore, runs: RunRecord[], target: string, report: MigrationReport): Promise<void> {
+async function verifyCounts(
+  source: RunStore,
+  destination: RunStore,
+  runs: RunRecord[],
+  target: string,
+  report: MigrationReport,
+): Promise<void> {
   for (const run of runs) {
-    const [copied, questions, copiedQuestions] = await Promise.all([destination.getRun(run.id), source.listQuestions(run.id), destination.listQuestions(run.id)]);
+    const [copied, questions, copiedQuestions] = await Promise.all([
+      destination.getRun(run.id),
+      source.listQuestions(run.id),
+      destination.listQuestions(run.id),
+    ]);
     if (copied?.counts.events !== run.counts.events || copiedQuestions.length !== questions.length) {
-      throw new WeftError('STORE_FAILED', `Verification failed for run ${run.id}: ${run.counts.events} events and ${questions.length} questions here, ${copied?.counts.events ?? 0} and ${copiedQuestions.length} in ${target}. Run the migration again.`);
+      throw new WeftError(
+        'STORE_FAILED',
+        `Verification failed for run ${run.id}: ${run.counts.events} events and ${questions.length} questions here, ${copied?.counts.events ?? 0} and ${copiedQuestions.length} in ${target}. Run the migration again.`,
+      );
     }
     report.runs += 1;
     report.events += run.counts.events;
@@ -115,6 +155,10 @@ async function verifyCounts(source: RunStore, destination: RunStore, runs: RunRe
   const [servers, copiedServers] = await Promise.all([source.listMcpServers(), destination.listMcpServers()]);
   const names = new Set(copiedServers.map((server) => server.name));
   const missing = servers.filter((server) => !names.has(server.name));
-  if (missing.length > 0) throw new WeftError('STORE_FAILED', `Verification failed: MCP server(s) ${missing.map((server) => server.name).join(', ')} are not in ${target}. Run the migration again.`);
+  if (missing.length > 0)
+    throw new WeftError(
+      'STORE_FAILED',
+      `Verification failed: MCP server(s) ${missing.map((server) => server.name).join(', ')} are not in ${target}. Run the migration again.`,
+    );
   report.mcpServers = servers.length;
 }

@@ -48,12 +48,25 @@ export class ToolService {
   ) {}
 
   async list(filter: { server?: string } = {}): Promise<ToolListing> {
-    const statuses = await this.mcp.start(filter.server === undefined ? undefined : [filter.server], filter.server === undefined ? { patienceMs: LIST_PATIENCE_MS } : {});
+    const statuses = await this.mcp.start(
+      filter.server === undefined ? undefined : [filter.server],
+      filter.server === undefined ? { patienceMs: LIST_PATIENCE_MS } : {},
+    );
     const tools = this.registry
       .list()
       .filter((tool) => filter.server === undefined || tool.server === filter.server)
-      .map((tool) => ({ name: tool.name, source: tool.source, server: tool.server ?? null, description: tool.description, inputSchema: tool.inputSchema }));
-    return { tools, stillConnecting: statuses.filter((status) => status.state === 'connecting').map((status) => status.name), patienceMs: LIST_PATIENCE_MS };
+      .map((tool) => ({
+        name: tool.name,
+        source: tool.source,
+        server: tool.server ?? null,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      }));
+    return {
+      tools,
+      stillConnecting: statuses.filter((status) => status.state === 'connecting').map((status) => status.name),
+      patienceMs: LIST_PATIENCE_MS,
+    };
   }
 
   /** Throws for what is the caller's mistake (unknown tool, bad arguments); returns the tool's own result otherwise. */
@@ -61,12 +74,28 @@ export class ToolService {
     await this.mcp.startForTool(name);
     const tool = this.registry.get(name);
     if (!tool) {
-      const similar = this.registry.list().map((t) => t.name).filter((n) => n.includes(name) || name.includes(n));
-      throw new WeftError('TOOL_NOT_FOUND', `Unknown tool '${name}'.${similar.length > 0 ? ` Did you mean ${similar.slice(0, 3).map((n) => `'${n}'`).join(', ')}?` : ''} Run 'weft tools list' to see every tool.`);
+      const similar = this.registry
+        .list()
+        .map((t) => t.name)
+        .filter((n) => n.includes(name) || name.includes(n));
+      throw new WeftError(
+        'TOOL_NOT_FOUND',
+        `Unknown tool '${name}'.${
+          similar.length > 0
+            ? ` Did you mean ${similar
+                .slice(0, 3)
+                .map((n) => `'${n}'`)
+                .join(', ')}?`
+            : ''
+        } Run 'weft tools list' to see every tool.`,
+      );
     }
     const check = checkAgainstSchema(tool.inputSchema, args);
     if (!check.ok) {
-      throw new WeftError('TOOL_INVALID_ARGS', `Invalid --args for '${name}': ${check.problems.join('; ')}. Run 'weft tools list --json' to see its input schema.`);
+      throw new WeftError(
+        'TOOL_INVALID_ARGS',
+        `Invalid --args for '${name}': ${check.problems.join('; ')}. Run 'weft tools list --json' to see its input schema.`,
+      );
     }
     const outcome = await this.executor.execute(
       { id: 'cli', name, arguments: args },

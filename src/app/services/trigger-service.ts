@@ -51,7 +51,8 @@ export interface Delivery {
   header: (name: string) => string | undefined;
 }
 
-export type DeliveryResult = { ok: true; runId: string; created: boolean } | { ok: false; status: 400 | 401 | 404 | 503; code: string; message: string };
+export type DeliveryResult =
+  { ok: true; runId: string; created: boolean } | { ok: false; status: 400 | 401 | 404 | 503; code: string; message: string };
 
 export interface TriggerServiceDeps {
   store: ScheduleStore;
@@ -70,7 +71,12 @@ export function parseInputMap(entries: readonly string[]): Record<string, string
   const map: Record<string, string> = {};
   for (const entry of entries) {
     const at = entry.indexOf('=');
-    if (at <= 0) throw new WeftError('TRIGGER_INVALID', `--input-map '${entry.slice(0, 80)}' must be input=$.path (e.g. number=$.pull_request.number).`, { data: { field: 'input_map', value: entry.slice(0, 80) } });
+    if (at <= 0)
+      throw new WeftError(
+        'TRIGGER_INVALID',
+        `--input-map '${entry.slice(0, 80)}' must be input=$.path (e.g. number=$.pull_request.number).`,
+        { data: { field: 'input_map', value: entry.slice(0, 80) } },
+      );
     map[entry.slice(0, at).trim()] = entry.slice(at + 1).trim();
   }
   return map;
@@ -85,22 +91,45 @@ export class TriggerService {
 
   async add(request: TriggerRequest): Promise<TriggerRecord> {
     if (typeof request.name !== 'string' || !NAME.test(request.name)) {
-      throw new WeftError('TRIGGER_INVALID', `Trigger name '${String(request.name).slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-' (at most 63 characters).`, { data: { field: 'name', value: String(request.name).slice(0, 80) } });
+      throw new WeftError(
+        'TRIGGER_INVALID',
+        `Trigger name '${String(request.name).slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-' (at most 63 characters).`,
+        { data: { field: 'name', value: String(request.name).slice(0, 80) } },
+      );
     }
     if (typeof request.secretEnv !== 'string' || !ENV_NAME.test(request.secretEnv)) {
-      throw new WeftError('TRIGGER_INVALID', `--secret-env must name an environment variable (letters, digits, '_'), not '${String(request.secretEnv).slice(0, 80)}'; the secret itself stays in the server's environment.`, { data: { field: 'secret_env' } });
+      throw new WeftError(
+        'TRIGGER_INVALID',
+        `--secret-env must name an environment variable (letters, digits, '_'), not '${String(request.secretEnv).slice(0, 80)}'; the secret itself stays in the server's environment.`,
+        { data: { field: 'secret_env' } },
+      );
     }
     const inputMap = request.inputMap ?? {};
     const cwd = resolve(request.cwd);
-    const workflow = await loadWorkflow(request.workflowInsideCwd === true ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow));
+    const workflow = await loadWorkflow(
+      request.workflowInsideCwd === true ? await realPathInRunDir(cwd, request.workflow, 'workflow') : resolve(cwd, request.workflow),
+    );
     for (const [input, path] of Object.entries(inputMap)) {
-      if (!Object.hasOwn(workflow.inputs ?? {}, input)) throw new WeftError('TRIGGER_INVALID', `Input map names '${input}', which workflow '${workflow.name}' does not declare.`, { data: { field: 'input_map', value: input } });
+      if (!Object.hasOwn(workflow.inputs ?? {}, input))
+        throw new WeftError('TRIGGER_INVALID', `Input map names '${input}', which workflow '${workflow.name}' does not declare.`, {
+          data: { field: 'input_map', value: input },
+        });
       if (path.startsWith('$')) parseJsonPath(path);
     }
     if (request.replace !== true && (await this.#deps.store.getTrigger(request.name)) !== undefined) {
-      throw new WeftError('TRIGGER_EXISTS', `A trigger named '${request.name}' exists already; remove it first ('weft trigger rm ${request.name}') or pick another name.`, { data: { trigger: request.name } });
+      throw new WeftError(
+        'TRIGGER_EXISTS',
+        `A trigger named '${request.name}' exists already; remove it first ('weft trigger rm ${request.name}') or pick another name.`,
+        { data: { trigger: request.name } },
+      );
     }
-    const spec: TriggerSpec = { workflow: request.workflow, cwd, secretEnv: request.secretEnv, inputMap, ...(request.autoApprove === undefined ? {} : { autoApprove: request.autoApprove }) };
+    const spec: TriggerSpec = {
+      workflow: request.workflow,
+      cwd,
+      secretEnv: request.secretEnv,
+      inputMap,
+      ...(request.autoApprove === undefined ? {} : { autoApprove: request.autoApprove }),
+    };
     return this.#deps.store.putTrigger(request.name, spec, this.#deps.clock());
   }
 
@@ -109,40 +138,69 @@ export class TriggerService {
   }
 
   async remove(name: string): Promise<void> {
-    if (!(await this.#deps.store.deleteTrigger(name))) throw new WeftError('TRIGGER_NOT_FOUND', `No trigger named '${name}'; list them with 'weft trigger list'.`, { data: { trigger: name } });
+    if (!(await this.#deps.store.deleteTrigger(name)))
+      throw new WeftError('TRIGGER_NOT_FOUND', `No trigger named '${name}'; list them with 'weft trigger list'.`, {
+        data: { trigger: name },
+      });
   }
 
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
     const trigger = NAME.test(delivery.name) ? await this.#deps.store.getTrigger(delivery.name) : undefined;
     if (trigger === undefined) return refuse(404, 'TRIGGER_NOT_FOUND', `No trigger named '${delivery.name.slice(0, 80)}'.`);
     const secret = this.#deps.env[trigger.spec.secretEnv];
-    if (secret === undefined || secret === '') return refuse(503, 'TRIGGER_SECRET_MISSING', `Trigger '${trigger.name}' cannot check signatures: the server's environment variable ${trigger.spec.secretEnv} is not set. Set it and restart weft serve.`);
+    if (secret === undefined || secret === '')
+      return refuse(
+        503,
+        'TRIGGER_SECRET_MISSING',
+        `Trigger '${trigger.name}' cannot check signatures: the server's environment variable ${trigger.spec.secretEnv} is not set. Set it and restart weft serve.`,
+      );
     const signature = SIGNATURE_HEADERS.map((name) => delivery.header(name)).find((value) => value !== undefined);
-    if (signature === undefined) return refuse(401, 'SIGNATURE_MISSING', `Unsigned delivery: send X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body with the trigger's secret>.`);
-    if (!signatureMatches(signature, delivery.body, secret)) return refuse(401, 'SIGNATURE_INVALID', 'The X-Hub-Signature-256 signature does not match the body: check the secret and that the body is sent unchanged.');
+    if (signature === undefined)
+      return refuse(
+        401,
+        'SIGNATURE_MISSING',
+        `Unsigned delivery: send X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body with the trigger's secret>.`,
+      );
+    if (!signatureMatches(signature, delivery.body, secret))
+      return refuse(
+        401,
+        'SIGNATURE_INVALID',
+        'The X-Hub-Signature-256 signature does not match the body: check the secret and that the body is sent unchanged.',
+      );
     let body: unknown;
     try {
       body = JSON.parse(Buffer.from(delivery.body).toString('utf8'));
     } catch (error) {
       return refuse(400, 'INVALID_JSON', `The body is not valid JSON (${(error as Error).message}).`);
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return refuse(400, 'INVALID_JSON', 'The body must be a JSON object.');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      return refuse(400, 'INVALID_JSON', 'The body must be a JSON object.');
     const deliveryId = DELIVERY_HEADERS.map((name) => delivery.header(name)).find((value) => value !== undefined);
-    if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId)) return refuse(400, 'DELIVERY_ID_MISSING', 'Send a delivery id (X-GitHub-Delivery or X-Weft-Delivery, 1–200 visible ASCII characters): it keeps a retried delivery from making a second run.');
+    if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId))
+      return refuse(
+        400,
+        'DELIVERY_ID_MISSING',
+        'Send a delivery id (X-GitHub-Delivery or X-Weft-Delivery, 1–200 visible ASCII characters): it keeps a retried delivery from making a second run.',
+      );
     const runs = await this.#deps.runs();
     const spec = trigger.spec;
     let inputs: JsonObject;
     try {
       inputs = resolveInputs(await loadWorkflow(resolve(spec.cwd, spec.workflow)), mapInputs(spec.inputMap, body)) as JsonObject;
     } catch (error) {
-      if (WeftError.is(error)) return refuse(400, error.code, `The delivery's inputs do not fit workflow ${spec.workflow}: ${error.message}`);
+      if (WeftError.is(error))
+        return refuse(400, error.code, `The delivery's inputs do not fit workflow ${spec.workflow}: ${error.message}`);
       throw error;
     }
     const recorded = await this.#deps.store.recordDelivery(trigger.name, deliveryId, newId(), this.#deps.clock());
     // A replay answers the first delivery's run (its id was chosen when the delivery was
     // recorded), even while the first is still making it. Only a sender retrying after the
     // first server died between recording and creating gets the run made now (same id).
-    if (!recorded.first && (recorded.receivedAt > this.#deps.clock() - ORPHANED_DELIVERY_MS || (await runs.get(recorded.runId).catch(() => undefined)) !== undefined)) {
+    if (
+      !recorded.first &&
+      (recorded.receivedAt > this.#deps.clock() - ORPHANED_DELIVERY_MS ||
+        (await runs.get(recorded.runId).catch(() => undefined)) !== undefined)
+    ) {
       return { ok: true, runId: recorded.runId, created: false };
     }
     await runs.create({

@@ -51,7 +51,11 @@ export function parseSince(value: string, now: number, option: string): number {
   const back = parseDuration(value);
   if (back !== undefined) return now - back;
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(at)) throw new WeftError('USAGE', `${option} '${value.slice(0, 40)}' is neither an age (7d, 12h, 30m) nor an ISO 8601 time such as 2026-06-01T00:00:00Z.`);
+  if (Number.isNaN(at))
+    throw new WeftError(
+      'USAGE',
+      `${option} '${value.slice(0, 40)}' is neither an age (7d, 12h, 30m) nor an ISO 8601 time such as 2026-06-01T00:00:00Z.`,
+    );
   return at;
 }
 
@@ -91,7 +95,7 @@ export async function summarizeUsage(runs: Pick<RunService, 'search'>, query: Us
   let total = NO_TOKENS;
   let count = 0;
   const groups = new Map<string, UsageGroup>();
-  for (let cursor: string | undefined; ; ) {
+  for (let cursor: string | undefined; ;) {
     const page = await runs.search(cursor === undefined ? filter : { ...filter, cursor });
     for (const run of page.runs) {
       count += 1;
@@ -105,6 +109,8 @@ export async function summarizeUsage(runs: Pick<RunService, 'search'>, query: Us
     if (page.nextCursor === undefined) break;
     cursor = page.nextCursor;
   }
-  const sorted = [...groups.values()].sort((a, b) => spend(b.usage) - spend(a.usage) || b.usage.totalTokens - a.usage.totalTokens || a.key.localeCompare(b.key));
+  const sorted = [...groups.values()].sort(
+    (a, b) => spend(b.usage) - spend(a.usage) || b.usage.totalTokens - a.usage.totalTokens || a.key.localeCompare(b.key),
+  );
   return { since: query.since, runs: count, usage: total, ...(query.groupBy === undefined ? {} : { groups: sorted }) };
 }

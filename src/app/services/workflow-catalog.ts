@@ -47,7 +47,8 @@ export interface WorkflowCheck {
 export function workspaceFile(root: string, path: string): string {
   const file = resolve(root, path);
   const inside = relative(root, file);
-  if (inside.startsWith('..') || isAbsolute(inside)) throw new WeftError('PATH_OUTSIDE_WORKSPACE', `'${path}' is outside the workspace ${root}; give a path inside it.`, { data: { path } });
+  if (inside.startsWith('..') || isAbsolute(inside))
+    throw new WeftError('PATH_OUTSIDE_WORKSPACE', `'${path}' is outside the workspace ${root}; give a path inside it.`, { data: { path } });
   return file;
 }
 
@@ -58,7 +59,9 @@ function check(file: string, text: string): WorkflowCheck {
 
 /** `*.toml` files under `root` with a `[nodes` table or `[[nodes` array — workflows, not settings — with their text. */
 async function workflowFiles(root: string): Promise<{ path: string; file: string; text: string }[]> {
-  const paths = (await globby('**/*.toml', { cwd: root, ignore: IGNORED, dot: false, followSymbolicLinks: false })).sort().slice(0, MAX_LISTED);
+  const paths = (await globby('**/*.toml', { cwd: root, ignore: IGNORED, dot: false, followSymbolicLinks: false }))
+    .sort()
+    .slice(0, MAX_LISTED);
   const files = await Promise.all(
     paths.map(async (path) => {
       const file = resolve(root, path);
@@ -73,7 +76,13 @@ async function workflowFiles(root: string): Promise<{ path: string; file: string
 export async function listWorkflows(root: string): Promise<WorkflowEntry[]> {
   return (await workflowFiles(root)).map(({ path, file, text }) => {
     const { workflow, problems } = validateWorkflowText(file, text);
-    const inputs = Object.values(workflow?.inputs ?? {}).map((input) => ({ name: input.name, type: input.type ?? null, description: input.description ?? null, required: input.required, default: input.default ?? null }));
+    const inputs = Object.values(workflow?.inputs ?? {}).map((input) => ({
+      name: input.name,
+      type: input.type ?? null,
+      description: input.description ?? null,
+      required: input.required,
+      default: input.default ?? null,
+    }));
     return { path, valid: workflow !== undefined, name: workflow?.name ?? null, problems, inputs, goal: workflow?.run.goal ?? null };
   });
 }
@@ -93,7 +102,8 @@ export async function validateWorkflow(root: string, source: { path: string } | 
   try {
     return check(file, await readFile(file, 'utf8'));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new WeftError('FILE_NOT_FOUND', `Workflow file '${source.path}' does not exist in ${root}.`, { data: { path: source.path } });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new WeftError('FILE_NOT_FOUND', `Workflow file '${source.path}' does not exist in ${root}.`, { data: { path: source.path } });
     throw new WeftError('FILE_NOT_READ', `Workflow file '${source.path}' cannot be read (${(error as Error).message}).`, { cause: error });
   }
 }

@@ -8,19 +8,43 @@
  */
 import { WeftError } from '../../core/errors.js';
 import { isUlid, newId } from '../../core/ids.js';
-import { ENGINE_EVENT, RUN_EVENT, type CheckpointCreatedPayload, type RunForkedPayload, type RunMergedPayload, type RunRewoundPayload } from '../../runs/model/event-types.js';
+import {
+  ENGINE_EVENT,
+  RUN_EVENT,
+  type CheckpointCreatedPayload,
+  type RunForkedPayload,
+  type RunMergedPayload,
+  type RunRewoundPayload,
+} from '../../runs/model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../runs/model/run-event.js';
 import type { RunRecord } from '../../runs/model/run-record.js';
 import { recordedCheckpoint, type WorkspaceHost } from '../../runs/engine/run-files.js';
 import { eventsOf } from '../../runs/store/event-pages.js';
 import { resolveInputs } from '../../runs/run-inputs.js';
 import { loadWorkflow } from '../../runs/workflow/index.js';
-import { diffWorkspace, findStaleWorkspaces, forkRunBranch, mergeRunBranch, pushRunBranch, removeWorkspace, repositoryFor, rewindRunBranch, type MergeResult, type RunWorkspace, type StaleWorkspace, type WorkspaceDiff } from '../../runs/workspace/index.js';
+import {
+  diffWorkspace,
+  findStaleWorkspaces,
+  forkRunBranch,
+  mergeRunBranch,
+  pushRunBranch,
+  removeWorkspace,
+  repositoryFor,
+  rewindRunBranch,
+  type MergeResult,
+  type RunWorkspace,
+  type StaleWorkspace,
+  type WorkspaceDiff,
+} from '../../runs/workspace/index.js';
 import type { RunService } from './run-service.js';
 import type { RunStore } from '../../runs/store/run-store.js';
 
 /** The events a fork copies from its origin: enough for its runner to replay the stages it counts as done. */
-const COPIED_ON_FORK: ReadonlySet<string> = new Set([ENGINE_EVENT.stageStarted, ENGINE_EVENT.stageFinished, ENGINE_EVENT.checkpointCreated]);
+const COPIED_ON_FORK: ReadonlySet<string> = new Set([
+  ENGINE_EVENT.stageStarted,
+  ENGINE_EVENT.stageFinished,
+  ENGINE_EVENT.checkpointCreated,
+]);
 
 /** One run's or one stage's changes, as every surface shows them. */
 export interface RunDiff extends WorkspaceDiff {
@@ -55,11 +79,20 @@ export class WorkspaceService {
     const workspace = this.#gitWorkspace(run, 'diffed');
     const repo = await repositoryFor(workspace, this.#host.root, run.id);
     const stat = options.stat === true ? { stat: true } : {};
-    if (options.stage === undefined) return { runId: run.id, branch: workspace.branch, unchanged: false, ...(await diffWorkspace(repo, workspace, stat)) };
+    if (options.stage === undefined)
+      return { runId: run.id, branch: workspace.branch, unchanged: false, ...(await diffWorkspace(repo, workspace, stat)) };
     const events = await this.#allEvents(run.id);
     const finished = finishedStage(events, run.id, options.stage);
-    const made = events.find((event) => event.type === ENGINE_EVENT.checkpointCreated && event.stageId === finished.stageId && event.seq < finished.seq);
-    const commit = made === undefined ? recordedCheckpoint(events.filter((event) => event.seq < finished.seq), workspace.baseCommit) : (made.payload as CheckpointCreatedPayload).commit;
+    const made = events.find(
+      (event) => event.type === ENGINE_EVENT.checkpointCreated && event.stageId === finished.stageId && event.seq < finished.seq,
+    );
+    const commit =
+      made === undefined
+        ? recordedCheckpoint(
+            events.filter((event) => event.seq < finished.seq),
+            workspace.baseCommit,
+          )
+        : (made.payload as CheckpointCreatedPayload).commit;
     const diff = await diffWorkspace(repo, workspace, { ...(made === undefined ? { from: commit } : {}), to: commit, ...stat });
     return { runId: run.id, branch: workspace.branch, stageId: finished.stageId, unchanged: made === undefined, ...diff };
   }
@@ -68,19 +101,32 @@ export class WorkspaceService {
   async rewind(ref: string, toStage: string): Promise<RunRecord> {
     const run = await this.#runs.get(ref);
     if (run.status !== 'failed' && run.status !== 'cancelled') {
-      throw new WeftError('RUN_INVALID_TRANSITION', `Run ${run.id} is ${run.status}; only a failed or cancelled run can be rewound${run.status === 'succeeded' ? ` — fork it instead: weft fork ${run.id} --from ${toStage}` : ''}.`, {
-        data: { runId: run.id, status: run.status },
-      });
+      throw new WeftError(
+        'RUN_INVALID_TRANSITION',
+        `Run ${run.id} is ${run.status}; only a failed or cancelled run can be rewound${run.status === 'succeeded' ? ` — fork it instead: weft fork ${run.id} --from ${toStage}` : ''}.`,
+        {
+          data: { runId: run.id, status: run.status },
+        },
+      );
     }
     const workspace = this.#gitWorkspace(run, 'rewound');
     const events = await this.#allEvents(run.id);
     const finished = finishedStage(events, run.id, toStage);
-    const commit = recordedCheckpoint(events.filter((event) => event.seq <= finished.seq), workspace.baseCommit);
+    const commit = recordedCheckpoint(
+      events.filter((event) => event.seq <= finished.seq),
+      workspace.baseCommit,
+    );
     const repo = await repositoryFor(workspace, this.#host.root, run.id);
     const moved = await rewindRunBranch(repo, run.id, workspace, commit);
     // With a remote, the remote's branch is what a runner starts from: it must go back too.
     await pushRunBranch({ runId: run.id, workspace, repoDir: repo });
-    const payload: RunRewoundPayload = { toStage: finished.stageId, toSeq: finished.seq, commit, abandonedCommit: moved.abandonedRef === undefined ? null : moved.from, abandonedRef: moved.abandonedRef ?? null };
+    const payload: RunRewoundPayload = {
+      toStage: finished.stageId,
+      toSeq: finished.seq,
+      commit,
+      abandonedCommit: moved.abandonedRef === undefined ? null : moved.from,
+      abandonedRef: moved.abandonedRef ?? null,
+    };
     await this.#store.appendEvents(run.id, [
       { type: ENGINE_EVENT.runRewound, payload },
       { type: RUN_EVENT.runStatusChanged, payload: { from: run.status, to: 'queued', reason: `rewound to ${finished.stageId}` } },
@@ -121,9 +167,14 @@ export class WorkspaceService {
       ...(origin.sandbox === undefined ? {} : { sandbox: origin.sandbox }),
       origin: { runId: origin.id, stageId: finished.stageId, ...(commit === undefined ? {} : { commit }) },
     });
-    const copied: NewRunEvent[] = prefix.filter((event) => COPIED_ON_FORK.has(event.type)).map((event) => ({ type: event.type, ...(event.stageId === undefined ? {} : { stageId: event.stageId }), payload: event.payload }));
+    const copied: NewRunEvent[] = prefix
+      .filter((event) => COPIED_ON_FORK.has(event.type))
+      .map((event) => ({ type: event.type, ...(event.stageId === undefined ? {} : { stageId: event.stageId }), payload: event.payload }));
     const start = origin.autoApprove ? 'queued' : 'pending';
-    await this.#store.appendEvents(created.id, [...copied, { type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: start } }]);
+    await this.#store.appendEvents(created.id, [
+      ...copied,
+      { type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: start } },
+    ]);
     const forked: RunForkedPayload = { forkId: created.id, fromStage: finished.stageId, commit: commit ?? null };
     await this.#store.appendEvents(origin.id, [{ type: ENGINE_EVENT.runForked, payload: forked }]);
     const run = await this.#runs.get(created.id);
@@ -136,7 +187,13 @@ export class WorkspaceService {
     const run = await this.#runs.get(ref);
     const workspace = this.#gitWorkspace(run, 'merged');
     const repo = await repositoryFor(workspace, this.#host.root, run.id);
-    const result = await mergeRunBranch({ runId: run.id, workspace, repoDir: repo, ...(into === undefined ? {} : { into }), ...(this.#host.identity === undefined ? {} : { identity: this.#host.identity }) });
+    const result = await mergeRunBranch({
+      runId: run.id,
+      workspace,
+      repoDir: repo,
+      ...(into === undefined ? {} : { into }),
+      ...(this.#host.identity === undefined ? {} : { identity: this.#host.identity }),
+    });
     const payload: RunMergedPayload = { into: result.into, kind: result.kind, commit: result.commit, previous: result.previous };
     await this.#store.appendEvents(run.id, [{ type: ENGINE_EVENT.runMerged, payload }]);
     return { runId: run.id, ...result };
@@ -146,7 +203,12 @@ export class WorkspaceService {
   async removeFor(run: RunRecord): Promise<void> {
     if (run.workspace === undefined) return;
     const events = await this.#runs.events(run.id, { types: [ENGINE_EVENT.runMerged], limit: 1 });
-    await removeWorkspace({ runId: run.id, workspace: run.workspace, root: this.#host.root, ...(events.length > 0 ? { keepBranch: true } : {}) });
+    await removeWorkspace({
+      runId: run.id,
+      workspace: run.workspace,
+      root: this.#host.root,
+      ...(events.length > 0 ? { keepBranch: true } : {}),
+    });
   }
 
   /** Working copies under this host's root whose run is gone (`weft doctor`). */
@@ -163,19 +225,34 @@ export class WorkspaceService {
 
   #gitWorkspace(run: RunRecord, action: string): RunWorkspace {
     if (run.workspace !== undefined) return run.workspace;
-    throw new WeftError('WORKSPACE_INVALID', `Run ${run.id} works in place (${run.cwd}), without a run branch or checkpoints, so it cannot be ${action}. Runs get a workspace inside a git repository (or with --workspace worktree).`, {
-      data: { runId: run.id },
-    });
+    throw new WeftError(
+      'WORKSPACE_INVALID',
+      `Run ${run.id} works in place (${run.cwd}), without a run branch or checkpoints, so it cannot be ${action}. Runs get a workspace inside a git repository (or with --workspace worktree).`,
+      {
+        data: { runId: run.id },
+      },
+    );
   }
 }
 
 /** The `stage-finished` event of `stage` (`build`: its latest attempt; `build@2`: that one). */
 function finishedStage(events: readonly RunEvent[], runId: string, stage: string): { stageId: string; seq: number } {
-  const finished = events.filter((event) => event.type === ENGINE_EVENT.stageFinished && event.payload.retrying !== true && (event.stageId === stage || (!stage.includes('@') && event.payload.node === stage)));
+  const finished = events.filter(
+    (event) =>
+      event.type === ENGINE_EVENT.stageFinished &&
+      event.payload.retrying !== true &&
+      (event.stageId === stage || (!stage.includes('@') && event.payload.node === stage)),
+  );
   const last = finished.at(-1);
   if (last?.stageId === undefined) {
-    const names = [...new Set(events.filter((event) => event.type === ENGINE_EVENT.stageFinished).map((event) => event.stageId))].join(', ');
-    throw new WeftError('RUN_INVALID_PARAMS', `Run ${runId} has no finished stage '${stage}'${names === '' ? ' (no stage has finished yet)' : `; finished stages: ${names}`}.`, { data: { runId, stage } });
+    const names = [...new Set(events.filter((event) => event.type === ENGINE_EVENT.stageFinished).map((event) => event.stageId))].join(
+      ', ',
+    );
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `Run ${runId} has no finished stage '${stage}'${names === '' ? ' (no stage has finished yet)' : `; finished stages: ${names}`}.`,
+      { data: { runId, stage } },
+    );
   }
   return { stageId: last.stageId, seq: last.seq };
 }

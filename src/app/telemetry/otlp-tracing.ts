@@ -15,16 +15,25 @@ import type { Tracing } from './tracing-setup.js';
 /** How long a process that exits waits for its last spans to be exported. */
 const FLUSH_LIMIT_MS = 3000;
 
-export function startOtlpTracing(options: { version: string; env: Readonly<Record<string, string | undefined>>; onError: (message: string) => void }): Tracing {
+export function startOtlpTracing(options: {
+  version: string;
+  env: Readonly<Record<string, string | undefined>>;
+  onError: (message: string) => void;
+}): Tracing {
   // The exporter reports failed exports (collector down, 4xx) through `diag`; say them once each, redacted.
   const said = new Set<string>();
   const report = (message: string, ...args: unknown[]) => {
-    const text = redactSecrets([message, ...args.map((arg) => (arg instanceof Error ? arg.message : typeof arg === 'string' ? arg : ''))].filter(Boolean).join(' '));
+    const text = redactSecrets(
+      [message, ...args.map((arg) => (arg instanceof Error ? arg.message : typeof arg === 'string' ? arg : ''))].filter(Boolean).join(' '),
+    );
     if (said.has(text)) return;
     said.add(text);
     options.onError(`tracing: ${text}`);
   };
-  diag.setLogger({ error: report, warn: () => undefined, info: () => undefined, debug: () => undefined, verbose: () => undefined }, { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true });
+  diag.setLogger(
+    { error: report, warn: () => undefined, info: () => undefined, debug: () => undefined, verbose: () => undefined },
+    { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true },
+  );
 
   const resource = defaultResource()
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'weft', [ATTR_SERVICE_VERSION]: options.version }))
@@ -47,7 +56,8 @@ export function startOtlpTracing(options: { version: string; env: Readonly<Recor
         timer.unref();
       });
       try {
-        if ((await Promise.race([provider.shutdown(), late])) === 'late') report(`spans not exported within ${FLUSH_LIMIT_MS / 1000} s were dropped`);
+        if ((await Promise.race([provider.shutdown(), late])) === 'late')
+          report(`spans not exported within ${FLUSH_LIMIT_MS / 1000} s were dropped`);
       } catch (error) {
         report('flushing spans failed', error);
       } finally {

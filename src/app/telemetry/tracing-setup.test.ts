@@ -22,13 +22,22 @@ describe('tracing setup', () => {
 
   it('says that gRPC is not spoken when the protocol asks for it', async () => {
     const said: string[] = [];
-    const tracing = await startTracingIfWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { version: '0.0.0', onError: (message) => said.push(message) });
+    const tracing = await startTracingIfWanted(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      { version: '0.0.0', onError: (message) => said.push(message) },
+    );
     await tracing?.shutdown();
-    expect(said).toEqual(["tracing: weft exports OTLP over HTTP (JSON), not gRPC; point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port (usually 4318)"]);
+    expect(said).toEqual([
+      "tracing: weft exports OTLP over HTTP (JSON), not gRPC; point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port (usually 4318)",
+    ]);
   });
 
   it('treats the values of OTEL_EXPORTER_OTLP_HEADERS as secrets, encoded or not', () => {
-    registerExporterHeaderSecrets({ OTEL_EXPORTER_OTLP_HEADERS: 'x-team=team-key-0123456789,authorization=Basic%20dXNlcjpwYXNzd29yZA%3D%3D' });
-    expect(redactSecrets('team-key-0123456789 / Basic dXNlcjpwYXNzd29yZA==')).toBe('[redacted:OTEL_EXPORTER_OTLP_HEADERS] / [redacted:OTEL_EXPORTER_OTLP_HEADERS]');
+    registerExporterHeaderSecrets({
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-team=team-key-0123456789,authorization=Basic%20dXNlcjpwYXNzd29yZA%3D%3D',
+    });
+    expect(redactSecrets('team-key-0123456789 / Basic dXNlcjpwYXNzd29yZA==')).toBe(
+      '[redacted:OTEL_EXPORTER_OTLP_HEADERS] / [redacted:OTEL_EXPORTER_OTLP_HEADERS]',
+    );
   });
 });

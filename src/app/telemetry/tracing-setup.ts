@@ -37,11 +37,17 @@ export function registerExporterHeaderSecrets(env: Env): void {
  *
  * @example const tracing = await startTracingIfWanted(process.env, { version: '0.1.0', logger }); … await tracing?.shutdown();
  */
-export async function startTracingIfWanted(env: Env, options: { version: string; onError: (message: string) => void }): Promise<Tracing | undefined> {
+export async function startTracingIfWanted(
+  env: Env,
+  options: { version: string; onError: (message: string) => void },
+): Promise<Tracing | undefined> {
   registerExporterHeaderSecrets(env);
   if (!tracingWanted(env)) return undefined;
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
-  if (protocol === 'grpc') options.onError('tracing: weft exports OTLP over HTTP (JSON), not gRPC; point OTEL_EXPORTER_OTLP_ENDPOINT at the collector\'s HTTP port (usually 4318)');
+  if (protocol === 'grpc')
+    options.onError(
+      "tracing: weft exports OTLP over HTTP (JSON), not gRPC; point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port (usually 4318)",
+    );
   const { startOtlpTracing } = await import('./otlp-tracing.js');
   return startOtlpTracing({ ...options, env });
 }

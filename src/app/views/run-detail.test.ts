@@ -18,9 +18,21 @@ class CountingStore extends MemoryRunStore {
 }
 
 const params = { workflow: 'build', workflowPath: 'build.toml', cwd: '/work' };
-const started = (stageId: string) => ({ type: ENGINE_EVENT.stageStarted, stageId, payload: { node: stageId.split('@')[0]!, kind: 'agent' } });
-const finished = (stageId: string, output: string) => ({ type: ENGINE_EVENT.stageFinished, stageId, payload: { status: 'succeeded', durationMs: 40, output } });
-const turn = (stageId: string, tokens: number) => ({ type: AGENT_EVENT.modelTurnFinished, stageId, payload: { usage: { inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 } } });
+const started = (stageId: string) => ({
+  type: ENGINE_EVENT.stageStarted,
+  stageId,
+  payload: { node: stageId.split('@')[0]!, kind: 'agent' },
+});
+const finished = (stageId: string, output: string) => ({
+  type: ENGINE_EVENT.stageFinished,
+  stageId,
+  payload: { status: 'succeeded', durationMs: 40, output },
+});
+const turn = (stageId: string, tokens: number) => ({
+  type: AGENT_EVENT.modelTurnFinished,
+  stageId,
+  payload: { usage: { inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 } },
+});
 
 describe('RunDetails', () => {
   let store: CountingStore;

@@ -9,7 +9,17 @@ import * as z from 'zod';
 import type { RunService } from '../services/run-service.js';
 import { StageFold, type StageRecord } from '../../runs/stage-fold.js';
 import { runSandboxJson, runSandboxSchema, type RunSandboxJson } from './sandbox-view.js';
-import { costSchema, costView, isoTime, questionSchema, questionView, runSummary, runSummarySchema, tokenUsageSchema, tokenUsageView } from './run-view.js';
+import {
+  costSchema,
+  costView,
+  isoTime,
+  questionSchema,
+  questionView,
+  runSummary,
+  runSummarySchema,
+  tokenUsageSchema,
+  tokenUsageView,
+} from './run-view.js';
 
 const OUTPUT_PREVIEW_LENGTH = 200;
 
@@ -113,7 +123,15 @@ export class RunDetails {
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run.id, true) : [];
     const waits = (await runs.concurrencyWaits([run])).get(run.id) ?? [];
     // Views are built anew from the fold, so callers can change them without touching the cache.
-    return { run: runSummary(run), stages: [...fold.stages.values()].map(stageView), pending_questions: questions.map(questionView), tokens: tokenUsageView(fold.usage), cost: costView(fold.usage), sandbox: { ...sandbox, rules: sandbox.rules === null ? null : structuredClone(sandbox.rules) }, waiting_for: waits.map((wait) => ({ ...wait })) };
+    return {
+      run: runSummary(run),
+      stages: [...fold.stages.values()].map(stageView),
+      pending_questions: questions.map(questionView),
+      tokens: tokenUsageView(fold.usage),
+      cost: costView(fold.usage),
+      sandbox: { ...sandbox, rules: sandbox.rules === null ? null : structuredClone(sandbox.rules) },
+      waiting_for: waits.map((wait) => ({ ...wait })),
+    };
   }
 }
 

@@ -16,7 +16,15 @@ export const runDiffSchema = z.object({
   files_changed: z.number().int(),
   lines_added: z.number().int(),
   lines_removed: z.number().int(),
-  files: z.array(z.object({ path: z.string(), status: z.string().describe('A added, M modified, D deleted, T type changed'), added: z.number().int(), removed: z.number().int(), binary: z.boolean() })),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.string().describe('A added, M modified, D deleted, T type changed'),
+      added: z.number().int(),
+      removed: z.number().int(),
+      binary: z.boolean(),
+    }),
+  ),
   text: z.string().nullable().describe('Unified diff; null with stat=true'),
   truncated: z.boolean().describe('True when the text was cut (see it whole with git diff <from> <to>)'),
 });

@@ -40,7 +40,9 @@ async function create(toml: string, inputs: Record<string, unknown> = {}): Promi
 
 async function states(runId: string): Promise<Record<string, string>> {
   const svg = await drawRunGraph(kit.service, runId, 'svg');
-  return Object.fromEntries([...svg.matchAll(/data-node="([^"]+)" data-kind="\w+" data-state="(\w+)"/g)].map(([, node, state]) => [node!, state!]));
+  return Object.fromEntries(
+    [...svg.matchAll(/data-node="([^"]+)" data-kind="\w+" data-state="(\w+)"/g)].map(([, node, state]) => [node!, state!]),
+  );
 }
 
 describe('drawRunGraph', () => {

@@ -20,9 +20,13 @@ const optionalTimestamp = timestamp.nullable();
 const failedOptionalStages = z
   .number()
   .int()
-  .describe('Stages that failed for good while the run went on past them (an edge taken on failure): a succeeded run with some is not a clean success');
+  .describe(
+    'Stages that failed for good while the run went on past them (an edge taken on failure): a succeeded run with some is not a clean success',
+  );
 
-export const runStatusSchema = z.enum(RUN_STATUSES as [string, ...string[]]).describe('Run state; succeeded, failed and cancelled are terminal');
+export const runStatusSchema = z
+  .enum(RUN_STATUSES as [string, ...string[]])
+  .describe('Run state; succeeded, failed and cancelled are terminal');
 
 export const pairSessionSchema = z.object({
   session_id: z.string().describe('Pair session id (ULID)'),
@@ -56,8 +60,16 @@ export function tokenUsageView(usage: TokenUsage): TokenUsageView {
 
 export const costSchema = z
   .object({
-    reported_usd: z.number().nullable().describe('US dollars the provider or CLI backend reported (Claude Code does); null when none reported'),
-    estimated_usd: z.number().nullable().describe("US dollars estimated from the price table ([llm.prices], else the bundled one) for turns nobody reported a cost for; null when none"),
+    reported_usd: z
+      .number()
+      .nullable()
+      .describe('US dollars the provider or CLI backend reported (Claude Code does); null when none reported'),
+    estimated_usd: z
+      .number()
+      .nullable()
+      .describe(
+        'US dollars estimated from the price table ([llm.prices], else the bundled one) for turns nobody reported a cost for; null when none',
+      ),
     total_usd: z.number().describe('reported_usd + estimated_usd: check both to see how much is an estimate'),
     unpriced_turns: z.number().int().describe('Model turns with no known price, in neither figure'),
   })
@@ -108,8 +120,13 @@ export const runSummarySchema = z.object({
     })
     .nullable()
     .describe('Where the stages work: the run branch and its base; null when the run works in place (in cwd)'),
-  origin: z.object({ run_id: z.string(), stage_id: z.string(), commit: z.string().nullable() }).nullable().describe('The run and stage this run was forked from; null when it was not forked'),
-  concurrency: z.array(z.object({ key: z.string(), limit: z.number().int() })).describe("The run's concurrency keys ([run.concurrency], rendered at creation): it is claimed only while each key has room"),
+  origin: z
+    .object({ run_id: z.string(), stage_id: z.string(), commit: z.string().nullable() })
+    .nullable()
+    .describe('The run and stage this run was forked from; null when it was not forked'),
+  concurrency: z
+    .array(z.object({ key: z.string(), limit: z.number().int() }))
+    .describe("The run's concurrency keys ([run.concurrency], rendered at creation): it is claimed only while each key has room"),
   current_stage_id: z.string().nullable().describe('Stage that started most recently, e.g. implement@1'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -165,7 +182,7 @@ export const questionSchema = z.object({
 export type QuestionView = z.infer<typeof questionSchema>;
 
 export const eventSchema = z.object({
-  seq: z.number().int().describe('1-based position in the run\'s log'),
+  seq: z.number().int().describe("1-based position in the run's log"),
   at: timestamp,
   type: z.string().describe('noun-verb event type, e.g. stage-started'),
   stage_id: z.string().nullable(),
@@ -200,7 +217,13 @@ export function runSummary(run: RunRecord): RunSummary {
     updated_at: new Date(run.updatedAt).toISOString(),
     started_at: iso(run.startedAt),
     finished_at: iso(run.finishedAt),
-    counts: { events: run.counts.events, stages: run.counts.stages, tool_calls: run.counts.toolCalls, questions_pending: run.counts.questionsPending, failed_optional_stages: run.counts.failedOptionalStages ?? 0 },
+    counts: {
+      events: run.counts.events,
+      stages: run.counts.stages,
+      tool_calls: run.counts.toolCalls,
+      questions_pending: run.counts.questionsPending,
+      failed_optional_stages: run.counts.failedOptionalStages ?? 0,
+    },
     pending_question_ids: run.pendingQuestionIds,
     pair_session: pairSessionView(run.pairSession ?? null),
     tokens: run.usage ? tokenUsageView(run.usage) : null,
@@ -225,7 +248,15 @@ function workspaceView(run: RunRecord): RunSummary['workspace'] {
 }
 
 export function pairSessionView(session: PairSession | null): PairSessionView | null {
-  return session && { session_id: session.sessionId, stage_id: session.stageId, by: session.by, started_at: isoTime(session.startedAt), started_seq: session.startedSeq };
+  return (
+    session && {
+      session_id: session.sessionId,
+      stage_id: session.stageId,
+      by: session.by,
+      started_at: isoTime(session.startedAt),
+      started_seq: session.startedSeq,
+    }
+  );
 }
 
 /** The goal's first line, whitespace collapsed, at most 120 characters. */
@@ -273,7 +304,9 @@ function kindHint(question: QuestionRecord): string {
       return `an array of distinct values from ${options} (or the text "a,b")`;
     case 'freeform':
       // MCP elicitation forms: the prompt lists the fields the schema asks for.
-      return question.schema === undefined ? 'any text' : 'a value that fits the schema the prompt describes (a JSON object for a form of several fields)';
+      return question.schema === undefined
+        ? 'any text'
+        : 'a value that fits the schema the prompt describes (a JSON object for a form of several fields)';
     default: {
       const unknown: never = question.kind;
       return String(unknown);
@@ -307,7 +340,8 @@ export function truncateStrings(value: unknown, max: number): { value: unknown; 
       return `${item.slice(0, max)}…[${item.length - max} more characters]`;
     }
     if (Array.isArray(item)) return item.map(visit);
-    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, child]) => [key, visit(child)]));
+    if (item !== null && typeof item === 'object')
+      return Object.fromEntries(Object.entries(item).map(([key, child]) => [key, visit(child)]));
     return item;
   };
   const result = visit(value);
@@ -316,5 +350,12 @@ export function truncateStrings(value: unknown, max: number): { value: unknown; 
 
 export function eventView(event: RunEvent, maxContentLength: number): EventView {
   const { value, truncated } = truncateStrings(event.payload, maxContentLength);
-  return { seq: event.seq, at: new Date(event.at).toISOString(), type: event.type, stage_id: event.stageId ?? null, payload: value, truncated };
+  return {
+    seq: event.seq,
+    at: new Date(event.at).toISOString(),
+    type: event.type,
+    stage_id: event.stageId ?? null,
+    payload: value,
+    truncated,
+  };
 }

@@ -15,7 +15,9 @@ export const runSandboxSchema = z
         mode: z.literal('os'),
         allow_write: z.array(z.string()).describe('Writable folders (absolute), besides a private /tmp'),
         deny_read: z.array(z.string()).describe('Hidden paths (absolute)'),
-        network: z.union([z.literal('none'), z.object({ allow: z.array(z.string()) })]).describe('"none", or the hosts reachable through weft\'s proxy'),
+        network: z
+          .union([z.literal('none'), z.object({ allow: z.array(z.string()) })])
+          .describe('"none", or the hosts reachable through weft\'s proxy'),
         max_processes: z.number().int(),
       })
       .nullable()
@@ -29,6 +31,15 @@ export function runSandboxJson(view: RunSandboxView): RunSandboxJson {
   return {
     sandboxed: view.sandboxed,
     summary: view.summary,
-    rules: rules === null ? null : { mode: rules.mode, allow_write: rules.allowWrite, deny_read: rules.denyRead, network: rules.network, max_processes: rules.maxProcesses },
+    rules:
+      rules === null
+        ? null
+        : {
+            mode: rules.mode,
+            allow_write: rules.allowWrite,
+            deny_read: rules.denyRead,
+            network: rules.network,
+            max_processes: rules.maxProcesses,
+          },
   };
 }

@@ -9,7 +9,9 @@ const iso = (time: number): string => new Date(time).toISOString();
 
 export const scheduleFireSchema = z.object({
   due_at: z.string().describe('ISO 8601 due time'),
-  state: z.enum(['claimed', 'created', 'waiting', 'skipped']).describe('created: the run exists; waiting: created, waiting for the previous run (overlap queue); skipped: no run'),
+  state: z
+    .enum(['claimed', 'created', 'waiting', 'skipped'])
+    .describe('created: the run exists; waiting: created, waiting for the previous run (overlap queue); skipped: no run'),
   run_id: z.string().nullable().describe('null when skipped'),
 });
 
@@ -66,5 +68,11 @@ export const triggerSchema = z.object({
 });
 
 export function triggerView(trigger: TriggerRecord): z.infer<typeof triggerSchema> {
-  return { name: trigger.name, workflow: trigger.spec.workflow, secret_env: trigger.spec.secretEnv, input_map: trigger.spec.inputMap, created_at: iso(trigger.createdAt) };
+  return {
+    name: trigger.name,
+    workflow: trigger.spec.workflow,
+    secret_env: trigger.spec.secretEnv,
+    input_map: trigger.spec.inputMap,
+    created_at: iso(trigger.createdAt),
+  };
 }

@@ -7,7 +7,11 @@ import type { UsageSummary } from '../services/usage-summary.js';
 import { costSchema, costView, isoTime, tokenUsageSchema, tokenUsageView } from './run-view.js';
 
 const groupSchema = z.object({
-  key: z.string().describe('The workflow, the label as key=value ("(no labels)" for none), or provider:model ("unknown" where a turn did not say, e.g. CLI stages)'),
+  key: z
+    .string()
+    .describe(
+      'The workflow, the label as key=value ("(no labels)" for none), or provider:model ("unknown" where a turn did not say, e.g. CLI stages)',
+    ),
   runs: z.number().int(),
   tokens: tokenUsageSchema,
   cost: costSchema.nullable(),
@@ -28,6 +32,12 @@ export function usageSummaryView(summary: UsageSummary): UsageSummaryView {
     runs: summary.runs,
     tokens: tokenUsageView(summary.usage),
     cost: costView(summary.usage),
-    groups: summary.groups?.map((group) => ({ key: group.key, runs: group.runs, tokens: tokenUsageView(group.usage), cost: costView(group.usage) })) ?? null,
+    groups:
+      summary.groups?.map((group) => ({
+        key: group.key,
+        runs: group.runs,
+        tokens: tokenUsageView(group.usage),
+        cost: costView(group.usage),
+      })) ?? null,
   };
 }

@@ -28,6 +28,7 @@ export function describeValue(value: unknown, format: ConfigFormat = 'toml'): st
   // Spelled as TOML writes them: String() would print NaN and Infinity.
   if (typeof value === 'number' && !Number.isFinite(value)) return `a number (${Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf'})`;
   if (typeof value === 'number' || typeof value === 'bigint') return `a number (${String(value)})`;
-  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > SHOWN_STRING_LENGTH ? `${value.slice(0, SHOWN_STRING_LENGTH)}…` : value)})`;
+  if (typeof value === 'string')
+    return `a string (${JSON.stringify(value.length > SHOWN_STRING_LENGTH ? `${value.slice(0, SHOWN_STRING_LENGTH)}…` : value)})`;
   return typeof value;
 }

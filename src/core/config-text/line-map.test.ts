@@ -22,7 +22,7 @@ const TEXT = [
   '[[nodes.a.edges]]', // 14
   'to = "b"', // 15
   '[[nodes.a.edges]]', // 16
-  "  when = 'status == \"x\"'", // 17
+  '  when = \'status == "x"\'', // 17
   '[ nodes . "b c" ]', // 18
   'env.HOME = "/h"', // 19
   "literal = '''", // 20

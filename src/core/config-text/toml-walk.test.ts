@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { walkToml } from './toml-walk.js';
 
-const TEXT = ['a = """', '[not.a.header]', 'b = 1', '"""', '[real] # c', "k = ['x',", '  \'[no]\' ]', '[[list]]', 'z = { y = "]" }'].join('\n');
+const TEXT = ['a = """', '[not.a.header]', 'b = 1', '"""', '[real] # c', "k = ['x',", "  '[no]' ]", '[[list]]', 'z = { y = "]" }'].join(
+  '\n',
+);
 
 describe('walkToml', () => {
   const found = walkToml(TEXT);

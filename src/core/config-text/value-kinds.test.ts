@@ -25,7 +25,9 @@ describe('value kinds', () => {
 
   it('marks a string that fails a secret pattern so it is never repeated', () => {
     const url = { kind: 'string', pattern: { test: /^postgres:/, means: 'a PostgreSQL URL', secret: true } } as const;
-    expect(mismatches('mysql://u:hunter22@h', url)).toEqual([{ at: [], expected: 'a PostgreSQL URL', value: 'mysql://u:hunter22@h', secret: true }]);
+    expect(mismatches('mysql://u:hunter22@h', url)).toEqual([
+      { at: [], expected: 'a PostgreSQL URL', value: 'mysql://u:hunter22@h', secret: true },
+    ]);
     expect(mismatches(5, url)[0]?.secret).toBeUndefined();
   });
 });

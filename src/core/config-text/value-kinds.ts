@@ -42,7 +42,9 @@ export interface Mismatch {
 }
 
 function plural(kind: ValueKind, format: ConfigFormat): string {
-  return expectedText(kind, format).replace(/^an? /, '').replace(/^(\S+)/, '$1s');
+  return expectedText(kind, format)
+    .replace(/^an? /, '')
+    .replace(/^(\S+)/, '$1s');
 }
 
 /**
@@ -84,7 +86,11 @@ function fits(value: unknown, kind: ValueKind): boolean {
     case 'boolean':
       return typeof value === 'boolean';
     case 'integer':
-      return Number.isInteger(value) && (kind.min === undefined || (value as number) >= kind.min) && (kind.max === undefined || (value as number) <= kind.max);
+      return (
+        Number.isInteger(value) &&
+        (kind.min === undefined || (value as number) >= kind.min) &&
+        (kind.max === undefined || (value as number) <= kind.max)
+      );
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) && (kind.min === undefined || value >= kind.min);
     case 'duration':
@@ -112,10 +118,14 @@ export function mismatches(value: unknown, kind: ValueKind, format: ConfigFormat
     return [{ at: [], expected: expectedText(kind, format), value, ...(secret ? { secret } : {}), ...(choices ? { choices } : {}) }];
   }
   if (kind.kind === 'array') {
-    return (value as unknown[]).flatMap((item, index) => mismatches(item, kind.of, format).map((found) => ({ ...found, at: [index, ...found.at] })));
+    return (value as unknown[]).flatMap((item, index) =>
+      mismatches(item, kind.of, format).map((found) => ({ ...found, at: [index, ...found.at] })),
+    );
   }
   if (kind.kind === 'map') {
-    return Object.entries(value as Record<string, unknown>).flatMap(([name, item]) => mismatches(item, kind.of, format).map((found) => ({ ...found, at: [name, ...found.at] })));
+    return Object.entries(value as Record<string, unknown>).flatMap(([name, item]) =>
+      mismatches(item, kind.of, format).map((found) => ({ ...found, at: [name, ...found.at] })),
+    );
   }
   if (kind.kind === 'table' && kind.fields) {
     const fields = kind.fields;

@@ -23,7 +23,14 @@ import { createServer, connect, type Server } from 'node:net';
 import { WeftError } from '../errors.js';
 import { packageRoot } from '../package-version.js';
 import { startSandboxProxy, type SandboxProxy } from './network-proxy.js';
-import type { PreparedSandbox, ProcessSpec, SandboxProvider, SandboxRequirements, SandboxViolation, WrapExtras } from './sandbox-provider.js';
+import type {
+  PreparedSandbox,
+  ProcessSpec,
+  SandboxProvider,
+  SandboxRequirements,
+  SandboxViolation,
+  WrapExtras,
+} from './sandbox-provider.js';
 import type { SandboxRules } from './sandbox-rules.js';
 import { violationsInStderr } from './sandbox-violations.js';
 import { forwardToSocket, listensInside } from './inner-ports.js';
@@ -80,7 +87,10 @@ export function bubblewrapRequirements(env: Readonly<Record<string, string | und
   const missing = REQUIRED.filter((entry) => onPath(entry.binary, env) === undefined);
   const notes: string[] = [];
   const [major = 0, minor = 0] = (/^(\d+)\.(\d+)/.exec(osRelease()) ?? []).slice(1).map(Number);
-  if (major < 6 || (major === 6 && minor < 14)) notes.push(`Linux ${osRelease()} has no per-namespace pid_max (6.14+): the process limit falls back to ulimit -u, which does not bind root`);
+  if (major < 6 || (major === 6 && minor < 14))
+    notes.push(
+      `Linux ${osRelease()} has no per-namespace pid_max (6.14+): the process limit falls back to ulimit -u, which does not bind root`,
+    );
   return {
     ok: missing.length === 0,
     missing: missing.map((entry) => entry.binary),
@@ -106,16 +116,48 @@ function inside(path: string, folder: string): boolean {
 }
 
 /** The bwrap arguments for one process (everything before `--`). Exported for its unit test. */
-export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string; deniedFile: string; sockets: string; proxied: boolean; uid: number; gid: number; cwd: string }, extras: WrapExtras = {}): string[] {
-  const args = ['--unshare-user', '--uid', String(where.uid), '--gid', String(where.gid), '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent'];
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', where.privateTmp, '/tmp', '--perms', '0755', '--tmpfs', '/run');
+export function bubblewrapArgs(
+  rules: SandboxRules,
+  where: { privateTmp: string; deniedFile: string; sockets: string; proxied: boolean; uid: number; gid: number; cwd: string },
+  extras: WrapExtras = {},
+): string[] {
+  const args = [
+    '--unshare-user',
+    '--uid',
+    String(where.uid),
+    '--gid',
+    String(where.gid),
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--die-with-parent',
+  ];
+  args.push(
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--bind',
+    where.privateTmp,
+    '/tmp',
+    '--perms',
+    '0755',
+    '--tmpfs',
+    '/run',
+  );
   args.push('--ro-bind', where.sockets, SOCKETS, '--bind', `${where.sockets}-in`, INBOUND);
   // weft itself may live under /tmp (a clone in CI): what it starts inside (its fixtures, MCP servers run with its
   // node_modules) must still read it, though the host's /tmp is replaced by the run's own.
   if (packageRoot !== undefined && inside(packageRoot, '/tmp')) args.push('--ro-bind', packageRoot, packageRoot);
   args.push('--remount-ro', '/run');
   const writable = [...rules.allowWrite, ...(extras.allowWrite ?? [])].map(real).filter((path): path is string => path !== undefined);
-  const denied = rules.denyRead.flatMap((path) => [path, real(path)]).filter((path): path is string => path !== undefined && existsSync(path));
+  const denied = rules.denyRead
+    .flatMap((path) => [path, real(path)])
+    .filter((path): path is string => path !== undefined && existsSync(path));
   // A writable folder inside a hidden one (the run's worktree and a CLI stage's config home in weft's storage) is
   // bound on the hidden folder's tmpfs before that is made read-only, which traverses to it (0111) but lists nothing.
   const nested = (hidden: string) => writable.filter((path) => inside(path, hidden) && path !== hidden);
@@ -133,7 +175,8 @@ export function bubblewrapArgs(rules: SandboxRules, where: { privateTmp: string;
   args.push('--chdir', where.cwd, '--setenv', 'TMPDIR', '/tmp', '--cap-add', 'CAP_SYS_ADMIN');
   if (where.proxied) {
     const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) args.push('--setenv', name, proxy);
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'])
+      args.push('--setenv', name, proxy);
     args.push('--unsetenv', 'NO_PROXY', '--unsetenv', 'no_proxy');
   }
   return args;
@@ -175,7 +218,25 @@ class BubblewrapSandbox implements PreparedSandbox {
     const ports = [...new Set(extras.loopbackPorts ?? [])];
     for (const port of ports) this.#forward(port);
     const inbound = [...new Set(extras.inboundPorts ?? [])].join(' ');
-    return { command: 'bwrap', args: [...args, '--', '/bin/sh', '-c', PRELUDE, 'weft-sandbox', limit, wired ? '1' : '0', ports.join(' '), inbound, spec.command, ...spec.args], cwd: spec.cwd, env: spec.env };
+    return {
+      command: 'bwrap',
+      args: [
+        ...args,
+        '--',
+        '/bin/sh',
+        '-c',
+        PRELUDE,
+        'weft-sandbox',
+        limit,
+        wired ? '1' : '0',
+        ports.join(' '),
+        inbound,
+        spec.command,
+        ...spec.args,
+      ],
+      cwd: spec.cwd,
+      env: spec.env,
+    };
   }
 
   /** A Unix socket in the sandbox's socket folder that pipes to the host's 127.0.0.1:port (socat inside listens on the same port). */
@@ -212,7 +273,11 @@ class BubblewrapSandbox implements PreparedSandbox {
   async dispose(): Promise<void> {
     await this.#proxy.close().catch(() => undefined);
     for (const server of this.#forwards.values()) server.close();
-    for (const exposed of this.#exposed.values()) void exposed.then(({ server }) => server.close(), () => undefined);
+    for (const exposed of this.#exposed.values())
+      void exposed.then(
+        ({ server }) => server.close(),
+        () => undefined,
+      );
     await rm(this.#base, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -229,10 +294,17 @@ export function bubblewrapProvider(env: Readonly<Record<string, string | undefin
     async prepare(rules, context) {
       const needs = bubblewrapRequirements(env);
       if (!needs.ok) {
-        const fix = needs.install === undefined ? '' : ` Install them: ${needs.install} (as root, e.g. with sudo), or set [run.sandbox] mode = "none".`;
-        throw new WeftError('CONFIG_INVALID', `[run.sandbox] mode = "os" needs ${needs.missing.join(', ')}, which ${needs.missing.length === 1 ? 'is' : 'are'} not installed.${fix} weft does not run it unsandboxed.`, {
-          data: { missing: needs.missing, install: needs.install },
-        });
+        const fix =
+          needs.install === undefined
+            ? ''
+            : ` Install them: ${needs.install} (as root, e.g. with sudo), or set [run.sandbox] mode = "none".`;
+        throw new WeftError(
+          'CONFIG_INVALID',
+          `[run.sandbox] mode = "os" needs ${needs.missing.join(', ')}, which ${needs.missing.length === 1 ? 'is' : 'are'} not installed.${fix} weft does not run it unsandboxed.`,
+          {
+            data: { missing: needs.missing, install: needs.install },
+          },
+        );
       }
       const base = await mkdtemp(join(tmpdir(), 'weft-sandbox-'));
       await mkdir(join(base, 'tmp'), { mode: 0o700 });
@@ -242,7 +314,9 @@ export function bubblewrapProvider(env: Readonly<Record<string, string | undefin
       await chmod(join(base, 'denied'), 0o000);
       // Started even with network = "none": a CLI stage's own model endpoint goes through it.
       const allow = rules.network === 'none' ? [] : rules.network.allow;
-      const proxy = await startSandboxProxy(join(base, 'sockets', 'proxy.sock'), allow, (refused) => context.onViolation({ kind: 'network', ...refused, setting: 'network.allow' }));
+      const proxy = await startSandboxProxy(join(base, 'sockets', 'proxy.sock'), allow, (refused) =>
+        context.onViolation({ kind: 'network', ...refused, setting: 'network.allow' }),
+      );
       return new BubblewrapSandbox(rules, base, proxy, context.onViolation);
     },
   };

@@ -11,7 +11,10 @@ import { connect, createServer, type Server } from 'node:net';
 function children(pid: number): number[] {
   try {
     const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
-    return tasks.split(/\s+/).filter((item) => item !== '').map(Number);
+    return tasks
+      .split(/\s+/)
+      .filter((item) => item !== '')
+      .map(Number);
   } catch {
     return [];
   }

@@ -17,7 +17,9 @@ beforeAll(async () => {
   upstream = createServer((incoming, response) => {
     let body = '';
     incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    incoming.on('end', () => response.end(`${incoming.method} ${incoming.url} ${body} proxy-connection=${incoming.headers['proxy-connection'] ?? 'none'}`));
+    incoming.on('end', () =>
+      response.end(`${incoming.method} ${incoming.url} ${body} proxy-connection=${incoming.headers['proxy-connection'] ?? 'none'}`),
+    );
   });
   await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', () => done()));
   port = (upstream.address() as AddressInfo).port;
@@ -33,11 +35,20 @@ afterAll(async () => {
 /** One request through the proxy in absolute form, as a client with HTTP_PROXY sends it. */
 function viaProxy(agent: Agent, url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ socketPath: join(dir, 'proxy.sock'), agent, method: 'POST', path: url, headers: { Host: new URL(url).host, 'Proxy-Connection': 'Keep-Alive', 'Content-Type': 'text/plain' } }, (answer) => {
-      let text = '';
-      answer.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, text }));
-    });
+    const outgoing = request(
+      {
+        socketPath: join(dir, 'proxy.sock'),
+        agent,
+        method: 'POST',
+        path: url,
+        headers: { Host: new URL(url).host, 'Proxy-Connection': 'Keep-Alive', 'Content-Type': 'text/plain' },
+      },
+      (answer) => {
+        let text = '';
+        answer.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, text }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -59,7 +70,8 @@ describe('the sandbox network proxy', () => {
         };
         wake();
       });
-    const post = (path: string, body: string) => `POST http://127.0.0.1:${port}${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Connection: Keep-Alive\r\nConnection: keep-alive\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const post = (path: string, body: string) =>
+      `POST http://127.0.0.1:${port}${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Connection: Keep-Alive\r\nConnection: keep-alive\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
     socket.write(post('/mcp', 'initialize'));
     await answered(1);
     socket.write(post('/mcp?x=1', 'initialized'));

@@ -49,12 +49,23 @@ function forwardTarget(uri: string): { host: string; port: number; path: string 
 }
 
 /** Headers for one hop only (RFC 9110 §7.6.1), never passed on. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** Raw `[name, value, name, value, …]` headers without the hop-by-hop ones. */
 function forwardedHeaders(raw: readonly string[]): string[] {
   const kept: string[] = [];
-  for (let index = 0; index + 1 < raw.length; index += 2) if (!HOP_BY_HOP.has(raw[index]!.toLowerCase())) kept.push(raw[index]!, raw[index + 1]!);
+  for (let index = 0; index + 1 < raw.length; index += 2)
+    if (!HOP_BY_HOP.has(raw[index]!.toLowerCase())) kept.push(raw[index]!, raw[index + 1]!);
   return kept;
 }
 
@@ -63,7 +74,9 @@ function refusalText(host: string, port: number): string {
 }
 
 function refuseSocket(socket: Duplex, status: string, text: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 function refuseResponse(response: ServerResponse, status: number, text: string): void {
@@ -88,7 +101,11 @@ export interface SandboxProxy {
  * const proxy = await startSandboxProxy('/tmp/weft-sbx/proxy.sock', ['registry.npmjs.org'], (refused) => report(refused));
  * await proxy.close();
  */
-export async function startSandboxProxy(socketPath: string, allow: readonly string[], onRefused: (refusal: ProxyRefusal) => void): Promise<SandboxProxy> {
+export async function startSandboxProxy(
+  socketPath: string,
+  allow: readonly string[],
+  onRefused: (refusal: ProxyRefusal) => void,
+): Promise<SandboxProxy> {
   const allowed = new Set(allow);
   const tunnels = new Set<Duplex>();
   const permitted = (host: string, port: number): boolean => {
@@ -97,18 +114,32 @@ export async function startSandboxProxy(socketPath: string, allow: readonly stri
     return false;
   };
   // Requests may wait for a person for days (a CLI's permission tool): no request or header timeouts.
-  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 60_000 }, (request, response) => {
-    const to = forwardTarget(request.url ?? '');
-    if (to === undefined) return refuseResponse(response, 400, 'weft sandbox proxy: only CONNECT host:port and http:// requests are proxied\n');
-    if (!permitted(to.host, to.port)) return refuseResponse(response, 403, refusalText(to.host, to.port));
-    const upstream = httpRequest({ host: to.host, port: to.port, method: request.method, path: to.path, headers: forwardedHeaders(request.rawHeaders), agent: false }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
-      answer.pipe(response);
-    });
-    upstream.on('error', (error) => refuseResponse(response, 502, `weft sandbox proxy: ${to.host}:${to.port}: ${error.message}\n`));
-    response.on('close', () => upstream.destroy());
-    request.pipe(upstream);
-  });
+  const server = createServer(
+    { maxHeaderSize: MAX_HEAD_BYTES, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 60_000 },
+    (request, response) => {
+      const to = forwardTarget(request.url ?? '');
+      if (to === undefined)
+        return refuseResponse(response, 400, 'weft sandbox proxy: only CONNECT host:port and http:// requests are proxied\n');
+      if (!permitted(to.host, to.port)) return refuseResponse(response, 403, refusalText(to.host, to.port));
+      const upstream = httpRequest(
+        {
+          host: to.host,
+          port: to.port,
+          method: request.method,
+          path: to.path,
+          headers: forwardedHeaders(request.rawHeaders),
+          agent: false,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
+          answer.pipe(response);
+        },
+      );
+      upstream.on('error', (error) => refuseResponse(response, 502, `weft sandbox proxy: ${to.host}:${to.port}: ${error.message}\n`));
+      response.on('close', () => upstream.destroy());
+      request.pipe(upstream);
+    },
+  );
   server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
     tunnels.add(client);
     client.on('close', () => tunnels.delete(client));

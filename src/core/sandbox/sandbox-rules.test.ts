@@ -3,15 +3,35 @@ import { describeSandboxRules, mergeSandboxSpecs, readSandboxSpec, resolveSandbo
 
 describe('[run.sandbox]', () => {
   it('reads every field, lower-casing hosts', () => {
-    expect(readSandboxSpec({ mode: 'os', allow_write: ['build'], deny_read: ['~/secrets'], network: { allow: ['Registry.NPMjs.org', '*.corp.example', 'localhost:8080'] }, max_processes: 500 }, '[run.sandbox]')).toEqual({
-      spec: { mode: 'os', allowWrite: ['build'], denyRead: ['~/secrets'], network: { allow: ['registry.npmjs.org', '*.corp.example', 'localhost:8080'] }, maxProcesses: 500 },
+    expect(
+      readSandboxSpec(
+        {
+          mode: 'os',
+          allow_write: ['build'],
+          deny_read: ['~/secrets'],
+          network: { allow: ['Registry.NPMjs.org', '*.corp.example', 'localhost:8080'] },
+          max_processes: 500,
+        },
+        '[run.sandbox]',
+      ),
+    ).toEqual({
+      spec: {
+        mode: 'os',
+        allowWrite: ['build'],
+        denyRead: ['~/secrets'],
+        network: { allow: ['registry.npmjs.org', '*.corp.example', 'localhost:8080'] },
+        maxProcesses: 500,
+      },
       problems: [],
     });
     expect(readSandboxSpec({ network: 'none' }, 'x').spec).toEqual({ network: 'none' });
   });
 
   it('names the field, the value and the fix for each bad value', () => {
-    const { problems } = readSandboxSpec({ mode: 'docker', allow_write: 'build', network: 'all', max_processes: 10, deny: [] }, '[run.sandbox] in settings.toml');
+    const { problems } = readSandboxSpec(
+      { mode: 'docker', allow_write: 'build', network: 'all', max_processes: 10, deny: [] },
+      '[run.sandbox] in settings.toml',
+    );
     expect(problems).toEqual([
       "[run.sandbox] in settings.toml: unknown key 'deny' (known keys: mode, allow_write, deny_read, network, max_processes)",
       `[run.sandbox] in settings.toml: 'mode' must be "none" or "os", not a string ("docker")`,
@@ -25,17 +45,38 @@ describe('[run.sandbox]', () => {
   });
 
   it('layers specs: later modes and networks win, path lists add up', () => {
-    expect(mergeSandboxSpecs({ mode: 'os', allowWrite: ['a'], network: { allow: ['x'] } }, undefined, { mode: 'none', allowWrite: ['b'], denyRead: ['c'] })).toEqual({ mode: 'none', allowWrite: ['a', 'b'], denyRead: ['c'], network: { allow: ['x'] } });
+    expect(
+      mergeSandboxSpecs({ mode: 'os', allowWrite: ['a'], network: { allow: ['x'] } }, undefined, {
+        mode: 'none',
+        allowWrite: ['b'],
+        denyRead: ['c'],
+      }),
+    ).toEqual({ mode: 'none', allowWrite: ['a', 'b'], denyRead: ['c'], network: { allow: ['x'] } });
   });
 
   it('resolves paths against the workspace and home, always hiding credentials and the storage dir', () => {
     expect(resolveSandboxRules({ mode: 'none' }, { workspace: '/w', storageDir: '/s' })).toBeUndefined();
     expect(resolveSandboxRules({}, { workspace: '/w', storageDir: '/s' })).toBeUndefined();
-    const rules = resolveSandboxRules({ mode: 'os', allowWrite: ['out', '~/.cache'], denyRead: ['/etc/shadow'] }, { workspace: '/w', storageDir: '/s', home: '/h' });
+    const rules = resolveSandboxRules(
+      { mode: 'os', allowWrite: ['out', '~/.cache'], denyRead: ['/etc/shadow'] },
+      { workspace: '/w', storageDir: '/s', home: '/h' },
+    );
     expect(rules).toEqual({
       mode: 'os',
       allowWrite: ['/w', '/w/out', '/h/.cache'],
-      denyRead: ['/h/.ssh', '/h/.aws', '/h/.config/gcloud', '/h/.docker', '/h/.npmrc', '/h/.netrc', '/h/.gnupg', '/h/.kube', '/h/.git-credentials', '/s', '/etc/shadow'],
+      denyRead: [
+        '/h/.ssh',
+        '/h/.aws',
+        '/h/.config/gcloud',
+        '/h/.docker',
+        '/h/.npmrc',
+        '/h/.netrc',
+        '/h/.gnupg',
+        '/h/.kube',
+        '/h/.git-credentials',
+        '/s',
+        '/etc/shadow',
+      ],
       network: 'none',
       maxProcesses: 1024,
     });

@@ -45,7 +45,17 @@ export const DEFAULT_MAX_PROCESSES = 1024;
 const HOST = /^(?:\*\.)?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*(?::\d{1,5})?$|^\[[0-9a-fA-F:.]+\](?::\d{1,5})?$/;
 
 /** The user's credential folders and files: never readable from a sandbox (`~` is the user's home). */
-export const CREDENTIAL_PATHS = ['~/.ssh', '~/.aws', '~/.config/gcloud', '~/.docker', '~/.npmrc', '~/.netrc', '~/.gnupg', '~/.kube', '~/.git-credentials'] as const;
+export const CREDENTIAL_PATHS = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.config/gcloud',
+  '~/.docker',
+  '~/.npmrc',
+  '~/.netrc',
+  '~/.gnupg',
+  '~/.kube',
+  '~/.git-credentials',
+] as const;
 
 /**
  * Checks one `[run.sandbox]` table; `where` names it in messages (`[run.sandbox] in
@@ -55,17 +65,25 @@ export const CREDENTIAL_PATHS = ['~/.ssh', '~/.aws', '~/.config/gcloud', '~/.doc
 export function readSandboxSpec(value: unknown, where: string): { spec: SandboxSpec; problems: string[] } {
   const problems: string[] = [];
   if (value === undefined) return { spec: {}, problems };
-  if (!isTable(value)) return { spec: {}, problems: [`${where} must be a table, not ${describeValue(value)} — write [run.sandbox] with mode = "os"`] };
+  if (!isTable(value))
+    return { spec: {}, problems: [`${where} must be a table, not ${describeValue(value)} — write [run.sandbox] with mode = "os"`] };
   for (const key of Object.keys(value)) {
-    if (!(FIELDS as readonly string[]).includes(key)) problems.push(`${where}: unknown key '${key}'${suggestion(key, FIELDS, '')} (known keys: ${FIELDS.join(', ')})`);
+    if (!(FIELDS as readonly string[]).includes(key))
+      problems.push(`${where}: unknown key '${key}'${suggestion(key, FIELDS, '')} (known keys: ${FIELDS.join(', ')})`);
   }
   const spec: SandboxSpec = {};
   const mode = value.mode;
   if (mode !== undefined) {
     if (typeof mode === 'string' && (SANDBOX_MODES as readonly string[]).includes(mode)) spec.mode = mode as SandboxMode;
-    else problems.push(`${where}: 'mode' must be "none" or "os", not ${describeValue(mode)}${typeof mode === 'string' ? suggestion(mode, SANDBOX_MODES, '') : ''}`);
+    else
+      problems.push(
+        `${where}: 'mode' must be "none" or "os", not ${describeValue(mode)}${typeof mode === 'string' ? suggestion(mode, SANDBOX_MODES, '') : ''}`,
+      );
   }
-  for (const [key, field] of [['allow_write', 'allowWrite'], ['deny_read', 'denyRead']] as const) {
+  for (const [key, field] of [
+    ['allow_write', 'allowWrite'],
+    ['deny_read', 'denyRead'],
+  ] as const) {
     const list = value[key];
     if (list === undefined) continue;
     if (Array.isArray(list) && list.every((item) => typeof item === 'string' && item !== '')) spec[field] = list as string[];
@@ -78,7 +96,10 @@ export function readSandboxSpec(value: unknown, where: string): { spec: SandboxS
   const max = value.max_processes;
   if (max !== undefined) {
     if (typeof max === 'number' && Number.isInteger(max) && max >= MIN_PROCESSES && max <= 4_000_000) spec.maxProcesses = max;
-    else problems.push(`${where}: 'max_processes' must be an integer ≥ ${MIN_PROCESSES} (processes and threads at once), not ${describeValue(max)}`);
+    else
+      problems.push(
+        `${where}: 'max_processes' must be an integer ≥ ${MIN_PROCESSES} (processes and threads at once), not ${describeValue(max)}`,
+      );
   }
   return { spec, problems };
 }
@@ -111,7 +132,9 @@ function readNetwork(value: unknown, where: string, problems: string[]): Sandbox
   }
   const bad = allow.find((host) => !HOST.test(host));
   if (bad !== undefined) {
-    problems.push(`${where}: 'network.allow' entry "${bad}" is not a host name: write "example.com", "*.example.com" or "localhost:8080" (no scheme or path)`);
+    problems.push(
+      `${where}: 'network.allow' entry "${bad}" is not a host name: write "example.com", "*.example.com" or "localhost:8080" (no scheme or path)`,
+    );
     return undefined;
   }
   return { allow: allow.map((host) => host.toLowerCase()) };
@@ -142,7 +165,10 @@ function absolute(path: string, workspace: string, home: string): string {
  * run's stages work in; `storageDir` (weft's database, settings, other runs) is never readable.
  * @example resolveSandboxRules({ mode: 'os' }, { workspace: '/src/app', storageDir: '/home/me/.weft' })?.denyRead // ['/home/me/.ssh', …, '/home/me/.weft']
  */
-export function resolveSandboxRules(spec: SandboxSpec, where: { workspace: string; storageDir: string; home?: string }): SandboxRules | undefined {
+export function resolveSandboxRules(
+  spec: SandboxSpec,
+  where: { workspace: string; storageDir: string; home?: string },
+): SandboxRules | undefined {
   if ((spec.mode ?? 'none') === 'none') return undefined;
   const home = where.home ?? homedir();
   const paths = (list: readonly string[]) => [...new Set(list.map((path) => absolute(path, where.workspace, home)))];

@@ -32,7 +32,9 @@ describe('sandbox violations in stderr', () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-violations-'));
     try {
       await symlink('/etc/evil', join(dir, 'link'));
-      expect(violationsInStderr('/bin/sh: 1: cannot create link: Read-only file system', dir, { ...RULES, allowWrite: [dir] })).toEqual([{ kind: 'write', path: '/etc/evil', setting: 'allow_write' }]);
+      expect(violationsInStderr('/bin/sh: 1: cannot create link: Read-only file system', dir, { ...RULES, allowWrite: [dir] })).toEqual([
+        { kind: 'write', path: '/etc/evil', setting: 'allow_write' },
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -42,7 +44,9 @@ describe('sandbox violations in stderr', () => {
     expect(describeViolation({ kind: 'network', host: 'evil.example', port: 443, setting: 'network.allow' })).toBe(
       'the sandbox refused a connection to evil.example:443: allow it with [run.sandbox] network = { allow = ["evil.example"] }',
     );
-    expect(describeViolation({ kind: 'write', path: '/etc/x', setting: 'allow_write' })).toBe('the sandbox refused a write to /etc/x: it is outside [run.sandbox] allow_write (add the folder there to allow it)');
+    expect(describeViolation({ kind: 'write', path: '/etc/x', setting: 'allow_write' })).toBe(
+      'the sandbox refused a write to /etc/x: it is outside [run.sandbox] allow_write (add the folder there to allow it)',
+    );
   });
 });
 

@@ -30,7 +30,13 @@ const PER_MTOK: Shape = { kind: 'number', min: 0 };
 /** `[llm.prices."provider:model"]`: US dollars per million tokens (input and output required, the rest default to them). */
 const PRICE_TABLE: Shape = {
   kind: 'table',
-  fields: { input_per_mtok: PER_MTOK, output_per_mtok: PER_MTOK, cache_read_per_mtok: PER_MTOK, cache_write_per_mtok: PER_MTOK, reasoning_per_mtok: PER_MTOK },
+  fields: {
+    input_per_mtok: PER_MTOK,
+    output_per_mtok: PER_MTOK,
+    cache_read_per_mtok: PER_MTOK,
+    cache_write_per_mtok: PER_MTOK,
+    reasoning_per_mtok: PER_MTOK,
+  },
 };
 
 export const SETTINGS_SHAPE: Shape = {
@@ -61,7 +67,19 @@ export const SETTINGS_SHAPE: Shape = {
     // `[schedules.<name>]` is checked by app/services/schedule-settings.ts.
     schedules: { kind: 'table' },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
-    store: { kind: 'table', fields: { url: { kind: 'string', pattern: { test: /^postgres(ql)?:\/\/\S+$/i, means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"', secret: true } } } },
+    store: {
+      kind: 'table',
+      fields: {
+        url: {
+          kind: 'string',
+          pattern: {
+            test: /^postgres(ql)?:\/\/\S+$/i,
+            means: 'a PostgreSQL URL such as "postgres://weft@db.internal:5432/weft"',
+            secret: true,
+          },
+        },
+      },
+    },
     cli: { kind: 'table', fields: { claude: CLI_TABLE, codex: CLI_TABLE, gemini: CLI_TABLE } },
     llm: {
       kind: 'table',
@@ -97,7 +115,8 @@ export function checkShape(value: unknown, shape: Shape, key: string): string[] 
       const table = dotted(key, found.at.slice(0, -1));
       return `unknown key '${at}'${suggestion(String(found.at.at(-1)), found.known, '')} (known keys${table ? ` in [${table}]` : ''}: ${found.known.join(', ')})`;
     }
-    if (found.secret) return `key '${at}' must be ${found.expected} (the value given is not; it is not repeated here as it may hold a password)`;
+    if (found.secret)
+      return `key '${at}' must be ${found.expected} (the value given is not; it is not repeated here as it may hold a password)`;
     const near = found.choices && typeof found.value === 'string' ? suggestion(found.value, found.choices, '') : '';
     return `key '${at}' must be ${found.expected}, not ${describeValue(found.value)}${near}`;
   });

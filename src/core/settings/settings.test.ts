@@ -57,8 +57,14 @@ describe('loadSettings', () => {
   });
 
   it('lets the project win key by key and appends project approval rules after user rules', async () => {
-    await writeFile(join(storageDir, 'settings.toml'), 'tools.shell_timeout = "30s"\ntools.output_limit_bytes = 4096\n[[approval.rules]]\npattern = "*"\naction = "ask"\n');
-    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[tools]\nshell_timeout = "3m"\n[[approval.rules]]\npattern = "shell"\naction = "allow"\n');
+    await writeFile(
+      join(storageDir, 'settings.toml'),
+      'tools.shell_timeout = "30s"\ntools.output_limit_bytes = 4096\n[[approval.rules]]\npattern = "*"\naction = "ask"\n',
+    );
+    await writeFile(
+      join(workspaceRoot, '.weft/settings.toml'),
+      '[tools]\nshell_timeout = "3m"\n[[approval.rules]]\npattern = "shell"\naction = "allow"\n',
+    );
     const settings = await loadSettings({ storageDir, workspaceRoot });
     expect(settings.shellTimeoutMs).toBe(180_000);
     expect(settings.outputLimitBytes).toBe(4096);
@@ -79,7 +85,9 @@ describe('loadSettings', () => {
   it('refuses unknown keys, naming the file, the key and the known keys', async () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[tools]\nshel_timeout = "5s"\n');
-    expect((await failure()).message).toBe(`${file}: unknown key 'tools.shel_timeout' — did you mean 'shell_timeout'? (known keys in [tools]: shell_timeout, output_limit_bytes, web_fetch).`);
+    expect((await failure()).message).toBe(
+      `${file}: unknown key 'tools.shel_timeout' — did you mean 'shell_timeout'? (known keys in [tools]: shell_timeout, output_limit_bytes, web_fetch).`,
+    );
   });
 
   it('reads [tools.web_fetch] allow_hosts, the project list replacing the user one, and refuses what is not a host', async () => {
@@ -87,7 +95,12 @@ describe('loadSettings', () => {
     expect((await loadSettings({ storageDir, workspaceRoot })).webFetchAllowHosts).toEqual(['wiki.internal']);
     const file = join(workspaceRoot, '.weft/settings.toml');
     await writeFile(file, '[tools.web_fetch]\nallow_hosts = ["127.0.0.1", "*.corp.example", "[::1]", "localhost"]\n');
-    expect((await loadSettings({ storageDir, workspaceRoot })).webFetchAllowHosts).toEqual(['127.0.0.1', '*.corp.example', '[::1]', 'localhost']);
+    expect((await loadSettings({ storageDir, workspaceRoot })).webFetchAllowHosts).toEqual([
+      '127.0.0.1',
+      '*.corp.example',
+      '[::1]',
+      'localhost',
+    ]);
     await writeFile(file, '[tools.web_fetch]\nallow_hosts = ["http://localhost:8080", 7]\nallowed_hosts = []\n');
     expect((await failure()).message).toBe(
       `${file}: key 'tools.web_fetch.allow_hosts[0]' must be a host name or IP address such as "wiki.internal", "*.corp.example" or "10.0.0.5" (no scheme, port or path), not a string ("http://localhost:8080"); ` +
@@ -98,7 +111,10 @@ describe('loadSettings', () => {
 
   it('refuses wrong types, naming the expected type', async () => {
     const file = join(workspaceRoot, '.weft/settings.toml');
-    await writeFile(file, '[tools]\nshell_timeout = "soon"\noutput_limit_bytes = "big"\n[[approval.rules]]\npattern = "x"\naction = "maybe"\n');
+    await writeFile(
+      file,
+      '[tools]\nshell_timeout = "soon"\noutput_limit_bytes = "big"\n[[approval.rules]]\npattern = "x"\naction = "maybe"\n',
+    );
     expect((await failure()).message).toBe(
       `${file}: key 'tools.shell_timeout' must be a duration such as "500ms", "30s" or "2m", not a string ("soon"); ` +
         `key 'tools.output_limit_bytes' must be an integer ≥ 1024, not a string ("big"); ` +
@@ -123,7 +139,10 @@ describe('loadSettings', () => {
       stream: false,
       aliases: { fast: 'anthropic:claude-haiku-4-5', smart: 'ollama:qwen3:32b' },
       providers: { together: { api: 'openai-compatible', baseUrl: 'https://api.together.xyz/v1', apiKeyEnv: 'TOGETHER_API_KEY' } },
-      prices: { 'together:*': { inputPerMtok: 1, outputPerMtok: 2 }, 'anthropic:claude-private': { inputPerMtok: 3, outputPerMtok: 15, cacheReadPerMtok: 0.3 } },
+      prices: {
+        'together:*': { inputPerMtok: 1, outputPerMtok: 2 },
+        'anthropic:claude-private': { inputPerMtok: 3, outputPerMtok: 15, cacheReadPerMtok: 0.3 },
+      },
     });
   });
 
@@ -144,8 +163,14 @@ describe('loadSettings', () => {
   });
 
   it('reads [llm] backend and cli and [cli.<name>] path (the project entry over the user one), and suggests the name meant', async () => {
-    await writeFile(join(storageDir, 'settings.toml'), '[llm]\nbackend = "cli"\ncli = "codex"\n[cli.claude]\npath = "/opt/claude/bin/claude"\n[cli.codex]\npath = "/usr/bin/codex"\n');
-    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[llm]\ncli = "claude"\n[cli.claude]\npath = "./node_modules/.bin/claude"\n');
+    await writeFile(
+      join(storageDir, 'settings.toml'),
+      '[llm]\nbackend = "cli"\ncli = "codex"\n[cli.claude]\npath = "/opt/claude/bin/claude"\n[cli.codex]\npath = "/usr/bin/codex"\n',
+    );
+    await writeFile(
+      join(workspaceRoot, '.weft/settings.toml'),
+      '[llm]\ncli = "claude"\n[cli.claude]\npath = "./node_modules/.bin/claude"\n',
+    );
     const settings = await loadSettings({ storageDir, workspaceRoot });
     expect({ backend: settings.llm.backend, cli: settings.llm.cli, paths: settings.cli }).toEqual({
       backend: 'cli',
@@ -187,15 +212,24 @@ describe('[store] url', () => {
 
 describe('[run.sandbox]', () => {
   it("layers the user's and the project's tables: paths add up, the project's mode and network win", async () => {
-    await writeFile(join(storageDir, 'settings.toml'), '[run.sandbox]\nmode = "os"\nallow_write = ["~/.cache"]\nnetwork = { allow = ["registry.npmjs.org"] }\n');
+    await writeFile(
+      join(storageDir, 'settings.toml'),
+      '[run.sandbox]\nmode = "os"\nallow_write = ["~/.cache"]\nnetwork = { allow = ["registry.npmjs.org"] }\n',
+    );
     await writeFile(join(workspaceRoot, '.weft', 'settings.toml'), '[run.sandbox]\nallow_write = ["build"]\nnetwork = "none"\n');
-    expect((await loadSettings({ storageDir, workspaceRoot })).sandbox).toEqual({ mode: 'os', allowWrite: ['~/.cache', 'build'], network: 'none' });
+    expect((await loadSettings({ storageDir, workspaceRoot })).sandbox).toEqual({
+      mode: 'os',
+      allowWrite: ['~/.cache', 'build'],
+      network: 'none',
+    });
   });
 
   it('refuses a bad value naming the file, the key and the fix', async () => {
     await writeFile(join(workspaceRoot, '.weft', 'settings.toml'), '[run.sandbox]\nmode = "strict"\n');
     const error = await failure();
     expect(error.code).toBe('SETTINGS_INVALID');
-    expect(error.message).toBe(`${join(workspaceRoot, '.weft', 'settings.toml')}: [run.sandbox]: 'mode' must be "none" or "os", not a string ("strict").`);
+    expect(error.message).toBe(
+      `${join(workspaceRoot, '.weft', 'settings.toml')}: [run.sandbox]: 'mode' must be "none" or "os", not a string ("strict").`,
+    );
   });
 });

@@ -219,7 +219,8 @@ function readSandbox(document: TomlDocument | undefined): SandboxSpec | undefine
   const value = section(document, 'run').sandbox;
   if (document === undefined || value === undefined) return undefined;
   const { spec, problems } = readSandboxSpec(value, '[run.sandbox]');
-  if (problems.length > 0) throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
+  if (problems.length > 0)
+    throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
   return spec;
 }
 

@@ -29,9 +29,13 @@ export function parseToml(file: string, text: string): Record<string, unknown> {
   } catch (error) {
     if (error instanceof TomlError) {
       const reason = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'syntax error';
-      throw new WeftError('SETTINGS_INVALID', `${file}:${error.line}:${error.column}: TOML syntax error: ${reason}. Fix the file or move it aside.`, {
-        data: { file, line: error.line, column: error.column },
-      });
+      throw new WeftError(
+        'SETTINGS_INVALID',
+        `${file}:${error.line}:${error.column}: TOML syntax error: ${reason}. Fix the file or move it aside.`,
+        {
+          data: { file, line: error.line, column: error.column },
+        },
+      );
     }
     throw error;
   }

@@ -24,7 +24,11 @@ export {
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW,
 } from '@opentelemetry/semantic-conventions/incubating';
-import { GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC, GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI, GEN_AI_PROVIDER_NAME_VALUE_OPENAI } from '@opentelemetry/semantic-conventions/incubating';
+import {
+  GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
+  GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI,
+  GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
+} from '@opentelemetry/semantic-conventions/incubating';
 
 /** weft's provider names that have a well-known `gen_ai.provider.name`; others are reported as configured (`ollama`, `openrouter`, …). */
 const WELL_KNOWN_PROVIDERS: Readonly<Record<string, string>> = {

@@ -19,7 +19,9 @@ describe('weft spans', () => {
     const [exported] = kit.spans();
     expect(exported!.attributes).toEqual({ 'weft.note': 'uses [redacted:UNIT_API_KEY]', 'weft.count': 3, 'error.type': 'stage_failed' });
     expect(exported!.status).toEqual({ code: 2, message: 'cannot use [redacted:UNIT_API_KEY]' });
-    expect(exported!.events.map((event) => [event.name, event.attributes])).toEqual([['exception', { 'exception.type': 'stage_failed', 'exception.message': 'cannot use [redacted:UNIT_API_KEY]' }]]);
+    expect(exported!.events.map((event) => [event.name, event.attributes])).toEqual([
+      ['exception', { 'exception.type': 'stage_failed', 'exception.message': 'cannot use [redacted:UNIT_API_KEY]' }],
+    ]);
   });
 
   it('continue a trace from a stored traceparent: the new span is a child of the stored one', () => {
@@ -38,6 +40,13 @@ describe('weft spans', () => {
   });
 
   it('read no parent from a malformed or all-zero traceparent', () => {
-    expect(['', 'nonsense', '00-00000000000000000000000000000000-0000000000000000-01', '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'].map(contextOfTraceparent)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(
+      [
+        '',
+        'nonsense',
+        '00-00000000000000000000000000000000-0000000000000000-01',
+        '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      ].map(contextOfTraceparent),
+    ).toEqual([undefined, undefined, undefined, undefined]);
   });
 });

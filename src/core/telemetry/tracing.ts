@@ -7,7 +7,17 @@
  * Every string attribute and status message passes through `redactSecrets`: spans leave the
  * machine, so they follow the same rule as events and logs.
  */
-import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { redactSecrets } from '../redact.js';
 

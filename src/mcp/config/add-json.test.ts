@@ -22,11 +22,18 @@ function errorOf(run: () => unknown): WeftError {
 
 describe('parseMcpAddJson', () => {
   it('accepts the Claude Code shapes', () => {
-    expect(parseMcpAddJson('fs', '{"type":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-filesystem"],"env":{"A":"b"}}')).toEqual({
+    expect(
+      parseMcpAddJson('fs', '{"type":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-filesystem"],"env":{"A":"b"}}'),
+    ).toEqual({
       entry: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem'], env: { A: 'b' } },
       warnings: [],
     });
-    expect(parseMcpAddJson('gh', '{"type":"http","url":"https://api.githubcopilot.com/mcp/","headers":{"Authorization":"Bearer ${GITHUB_TOKEN}"}}').entry).toEqual({
+    expect(
+      parseMcpAddJson(
+        'gh',
+        '{"type":"http","url":"https://api.githubcopilot.com/mcp/","headers":{"Authorization":"Bearer ${GITHUB_TOKEN}"}}',
+      ).entry,
+    ).toEqual({
       type: 'http',
       url: 'https://api.githubcopilot.com/mcp/',
       headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' },
@@ -37,7 +44,9 @@ describe('parseMcpAddJson', () => {
     expect(errorOf(() => parseMcpAddJson('a', '[1')).message).toBe(
       `mcp add-json: the server JSON is not valid (line 1, column 3: Expected ',' or ']' after array element) — pass one object, e.g. '{"command": "npx", "args": ["-y", "some-mcp-server"]}'`,
     );
-    expect(errorOf(() => parseMcpAddJson('a', '"npx"')).message).toBe(`mcp add-json: the server JSON must be an object — e.g. '{"type": "http", "url": "https://example.com/mcp"}'`);
+    expect(errorOf(() => parseMcpAddJson('a', '"npx"')).message).toBe(
+      `mcp add-json: the server JSON must be an object — e.g. '{"type": "http", "url": "https://example.com/mcp"}'`,
+    );
   });
 
   it('applies the .mcp.json validation', () => {
@@ -49,13 +58,23 @@ describe('parseMcpAddJson', () => {
       ].join('\n'),
     );
     expect(error.data.problems).toHaveLength(2);
-    expect(errorOf(() => parseMcpAddJson('a/b', '{"command": "x"}')).message).toBe(`mcp add-json: server 'a/b': invalid name — use only letters, digits, '_' and '-', e.g. 'a_b'`);
+    expect(errorOf(() => parseMcpAddJson('a/b', '{"command": "x"}')).message).toBe(
+      `mcp add-json: server 'a/b': invalid name — use only letters, digits, '_' and '-', e.g. 'a_b'`,
+    );
   });
 });
 
 describe('mcpJsonEntryToToml', () => {
   it("maps aliases to weft's names and drops what TOML would reject", () => {
-    expect(mcpJsonEntryToToml({ serverUrl: 'https://x.example/mcp', disabled: true, disabledTools: ['rm'], env: { A: 'b' }, alwaysAllow: ['x'] })).toEqual({
+    expect(
+      mcpJsonEntryToToml({
+        serverUrl: 'https://x.example/mcp',
+        disabled: true,
+        disabledTools: ['rm'],
+        env: { A: 'b' },
+        alwaysAllow: ['x'],
+      }),
+    ).toEqual({
       url: 'https://x.example/mcp',
       enabled: false,
       disabled_tools: ['rm'],
@@ -83,7 +102,13 @@ describe('mcpJsonEntryToToml', () => {
 
       const fromJson = await loadMcpServerConfigs({ workspaceRoot: root, homeDir: base, env: {}, logger: silentLogger });
       const data = parse(await readFile(settingsFile, 'utf8')) as Record<string, unknown>;
-      const fromToml = await loadMcpServerConfigs({ workspaceRoot: path.join(base, 'empty'), homeDir: base, env: {}, logger: silentLogger, userSettings: { file: settingsFile, data } });
+      const fromToml = await loadMcpServerConfigs({
+        workspaceRoot: path.join(base, 'empty'),
+        homeDir: base,
+        env: {},
+        logger: silentLogger,
+        userSettings: { file: settingsFile, data },
+      });
       expect(fromToml.problems).toEqual([]);
       const { source: _jsonSource, ...jsonConfig } = fromJson.servers[0]!;
       const { source: _tomlSource, ...tomlConfig } = fromToml.servers[0]!;

@@ -19,10 +19,18 @@ const ADD_JSON_CONTEXT: FileContext = { file: ADD_JSON_LABEL, display: ADD_JSON_
 export function parseMcpAddJson(name: string, json: string): { entry: Record<string, unknown>; warnings: McpConfigProblem[] } {
   const parsed = parseJsonText(json);
   if (!parsed.ok) {
-    throw problemsError([fileProblem(ADD_JSON_CONTEXT, `the server JSON is not valid (${describeJsonError(parsed)})`, `pass one object, e.g. '{"command": "npx", "args": ["-y", "some-mcp-server"]}'`)]);
+    throw problemsError([
+      fileProblem(
+        ADD_JSON_CONTEXT,
+        `the server JSON is not valid (${describeJsonError(parsed)})`,
+        `pass one object, e.g. '{"command": "npx", "args": ["-y", "some-mcp-server"]}'`,
+      ),
+    ]);
   }
   if (!isPlainObject(parsed.value)) {
-    throw problemsError([fileProblem(ADD_JSON_CONTEXT, 'the server JSON must be an object', `e.g. '{"type": "http", "url": "https://example.com/mcp"}'`)]);
+    throw problemsError([
+      fileProblem(ADD_JSON_CONTEXT, 'the server JSON must be an object', `e.g. '{"type": "http", "url": "https://example.com/mcp"}'`),
+    ]);
   }
   return checkMcpJsonEntry(ADD_JSON_CONTEXT, name, parsed.value);
 }
@@ -44,7 +52,8 @@ export function mcpJsonEntryToToml(entry: Record<string, unknown>): Record<strin
     }
   }
   const typeName = typeof out.type === 'string' ? out.type : undefined;
-  const type = typeName !== undefined && Object.hasOwn(TYPE_VALUES, typeName) ? TYPE_VALUES[typeName]! : out.url !== undefined ? 'http' : 'stdio';
+  const type =
+    typeName !== undefined && Object.hasOwn(TYPE_VALUES, typeName) ? TYPE_VALUES[typeName]! : out.url !== undefined ? 'http' : 'stdio';
   // Keep the catalogue's order so the written table reads the same way every time.
   const kept = ENTRY_FIELDS.filter((field) => field in out && (APPLIES_TO[field]?.includes(type) ?? true));
   return Object.fromEntries(kept.map((field) => [field, out[field]]));

@@ -9,7 +9,10 @@ import type { McpServerConfig } from './server-config.js';
 /** Host variables every server gets when they are set. */
 export const SAFE_ENV_BASE = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ'] as const;
 
-export function buildChildEnv(config: Pick<McpServerConfig, 'env' | 'envVars'>, hostEnv: Record<string, string | undefined>): Record<string, string> {
+export function buildChildEnv(
+  config: Pick<McpServerConfig, 'env' | 'envVars'>,
+  hostEnv: Record<string, string | undefined>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...SAFE_ENV_BASE, ...config.envVars]) {
     const value = hostEnv[name];

@@ -87,7 +87,9 @@ describe('addServerToProjectMcpJson', () => {
   it('keeps tab indentation and a missing trailing newline', async () => {
     await writeFile(file, '{\n\t"mcpServers": {\n\t\t"a": {\n\t\t\t"command": "a"\n\t\t}\n\t}\n}');
     await addServerToProjectMcpJson(root, 'b', { command: 'b' });
-    expect(await read()).toBe('{\n\t"mcpServers": {\n\t\t"a": {\n\t\t\t"command": "a"\n\t\t},\n\t\t"b": {\n\t\t\t"command": "b"\n\t\t}\n\t}\n}');
+    expect(await read()).toBe(
+      '{\n\t"mcpServers": {\n\t\t"a": {\n\t\t\t"command": "a"\n\t\t},\n\t\t"b": {\n\t\t\t"command": "b"\n\t\t}\n\t}\n}',
+    );
   });
 
   it('adds mcpServers to a file that has other keys only, and fills an empty mcpServers', async () => {
@@ -109,7 +111,12 @@ describe('addServerToProjectMcpJson', () => {
     expect(await read()).toBe(HAND_WRITTEN);
     const result = await addServerToProjectMcpJson(root, 'filesystem', { command: 'fs-server' }, { replace: true });
     expect(result.replaced).toBe(true);
-    expect(await read()).toBe(HAND_WRITTEN.replace('{ "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] }', '{\n            "command": "fs-server"\n        }'));
+    expect(await read()).toBe(
+      HAND_WRITTEN.replace(
+        '{ "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] }',
+        '{\n            "command": "fs-server"\n        }',
+      ),
+    );
   });
 
   it('validates the entry and the name before writing anything', async () => {

@@ -6,7 +6,15 @@
 import path from 'node:path';
 import { WeftError } from '../../core/errors.js';
 import { PROJECT_MCP_JSON } from './load-configs.js';
-import { describeJsonError, detectIndent, lineIndent, parseJsonText, scanObject, skipWhitespace, type JsonObjectSpan } from './json-text.js';
+import {
+  describeJsonError,
+  detectIndent,
+  lineIndent,
+  parseJsonText,
+  scanObject,
+  skipWhitespace,
+  type JsonObjectSpan,
+} from './json-text.js';
 import { fileContext, fileProblem, hasErrors, isPlainObject, problemsError, type FileContext, type McpConfigProblem } from './problems.js';
 import { checkServerName, validateServerEntry } from './validate-entry.js';
 import { readOptionalFile, writeFileAtomic } from './write-file.js';
@@ -19,7 +27,11 @@ export interface McpJsonAddResult {
 }
 
 /** Validates a server entry in `.mcp.json` shape; throws `CONFIG_INVALID` on any error. */
-export function checkMcpJsonEntry(ctx: FileContext, name: string, entry: Record<string, unknown>): { entry: Record<string, unknown>; warnings: McpConfigProblem[] } {
+export function checkMcpJsonEntry(
+  ctx: FileContext,
+  name: string,
+  entry: Record<string, unknown>,
+): { entry: Record<string, unknown>; warnings: McpConfigProblem[] } {
   const nameProblem = checkServerName(ctx, name);
   if (nameProblem) throw problemsError([nameProblem]);
   const cleaned = Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined));
@@ -37,12 +49,18 @@ interface ParsedFile {
 
 function parseFile(ctx: FileContext, text: string, action: string): ParsedFile {
   const parsed = parseJsonText(text);
-  if (!parsed.ok) throw problemsError([fileProblem(ctx, `is not valid JSON (${describeJsonError(parsed)})`, `fix it before ${action}; nothing was written`)]);
-  if (!isPlainObject(parsed.value)) throw problemsError([fileProblem(ctx, 'must contain a JSON object', `fix it before ${action}; nothing was written`)]);
+  if (!parsed.ok)
+    throw problemsError([
+      fileProblem(ctx, `is not valid JSON (${describeJsonError(parsed)})`, `fix it before ${action}; nothing was written`),
+    ]);
+  if (!isPlainObject(parsed.value))
+    throw problemsError([fileProblem(ctx, 'must contain a JSON object', `fix it before ${action}; nothing was written`)]);
   const root = scanObject(text, skipWhitespace(text, 0));
   const member = root.members.filter((item) => item.key === 'mcpServers').at(-1);
   if (member && !isPlainObject(parsed.value.mcpServers)) {
-    throw problemsError([{ ...fileProblem(ctx, `field 'mcpServers' must be an object`, `fix it before ${action}; nothing was written`), field: 'mcpServers' }]);
+    throw problemsError([
+      { ...fileProblem(ctx, `field 'mcpServers' must be an object`, `fix it before ${action}; nothing was written`), field: 'mcpServers' },
+    ]);
   }
   const servers = member ? scanObject(text, member.valueStart) : undefined;
   return { root, servers, unit: detectIndent(text), compact: !text.slice(root.start, root.end).includes('\n') };
@@ -79,17 +97,32 @@ export function addServerToMcpJsonText(
       ? `"mcpServers":{${key}:${serialize(checked.entry, unit, '', true)}}`
       : `"mcpServers": {\n${inner}${unit}${key}: ${serialize(checked.entry, unit, inner + unit, false)}\n${inner}}`;
     const last = root.members.at(-1);
-    if (last) return { text: splice(text, last.valueEnd, last.valueEnd, compact ? `,${block}` : `,\n${inner}${block}`), replaced: false, warnings: checked.warnings };
-    return { text: splice(text, root.start, root.end, compact ? `{${block}}` : `{\n${inner}${block}\n}`), replaced: false, warnings: checked.warnings };
+    if (last)
+      return {
+        text: splice(text, last.valueEnd, last.valueEnd, compact ? `,${block}` : `,\n${inner}${block}`),
+        replaced: false,
+        warnings: checked.warnings,
+      };
+    return {
+      text: splice(text, root.start, root.end, compact ? `{${block}}` : `{\n${inner}${block}\n}`),
+      replaced: false,
+      warnings: checked.warnings,
+    };
   }
   const existing = servers.members.filter((member) => member.key === name);
   if (existing.length > 0 && !options.replace) {
-    throw problemsError([fileProblem(ctx, `server '${name}' already exists`, `choose another name, or remove it first with \`weft mcp remove ${name}\``)]);
+    throw problemsError([
+      fileProblem(ctx, `server '${name}' already exists`, `choose another name, or remove it first with \`weft mcp remove ${name}\``),
+    ]);
   }
   const target = existing.at(-1);
   if (target) {
     const indent = lineIndent(text, target.keyStart) ?? '';
-    return { text: splice(text, target.valueStart, target.valueEnd, serialize(checked.entry, unit, indent, compact)), replaced: true, warnings: checked.warnings };
+    return {
+      text: splice(text, target.valueStart, target.valueEnd, serialize(checked.entry, unit, indent, compact)),
+      replaced: true,
+      warnings: checked.warnings,
+    };
   }
   const serversKey = root.members.filter((member) => member.key === 'mcpServers').at(-1)!;
   const outer = lineIndent(text, serversKey.keyStart) ?? '';
@@ -97,7 +130,12 @@ export function addServerToMcpJsonText(
   const indent = (first && lineIndent(text, first.keyStart)) ?? outer + unit;
   const member = `${key}${colon}${serialize(checked.entry, unit, indent, compact)}`;
   const last = servers.members.at(-1);
-  if (last) return { text: splice(text, last.valueEnd, last.valueEnd, compact ? `,${member}` : `,\n${indent}${member}`), replaced: false, warnings: checked.warnings };
+  if (last)
+    return {
+      text: splice(text, last.valueEnd, last.valueEnd, compact ? `,${member}` : `,\n${indent}${member}`),
+      replaced: false,
+      warnings: checked.warnings,
+    };
   const emptied = compact ? `{${member}}` : `{\n${indent}${member}\n${outer}}`;
   return { text: splice(text, servers.start, servers.end, emptied), replaced: false, warnings: checked.warnings };
 }
@@ -145,7 +183,11 @@ export async function addServerToProjectMcpJson(
 }
 
 /** Removes a server from `<workspaceRoot>/.mcp.json`; `removed` is false when it was not there. */
-export async function removeServerFromProjectMcpJson(workspaceRoot: string, name: string, options: { file?: string } = {}): Promise<{ file: string; removed: boolean }> {
+export async function removeServerFromProjectMcpJson(
+  workspaceRoot: string,
+  name: string,
+  options: { file?: string } = {},
+): Promise<{ file: string; removed: boolean }> {
   const { file, ctx } = projectFile(workspaceRoot, options.file);
   const nameProblem = checkServerName(ctx, name);
   if (nameProblem) throw new WeftError('CONFIG_INVALID', nameProblem.message, { data: { problems: [nameProblem] } });

@@ -70,7 +70,12 @@ async function expectConfigError(promise: Promise<unknown>, message: string): Pr
 describe('addServerToUserSettings', () => {
   it('appends a [mcp.servers.<name>] table and keeps the rest of the file byte for byte', async () => {
     await writeFile(file, SETTINGS);
-    const result = await addServerToUserSettings(file, 'fs', { command: ['node', 'fs.js'], env: { ROOT: '${WORKDIR}' }, tool_timeout: '2m' }, { homeDir: home });
+    const result = await addServerToUserSettings(
+      file,
+      'fs',
+      { command: ['node', 'fs.js'], env: { ROOT: '${WORKDIR}' }, tool_timeout: '2m' },
+      { homeDir: home },
+    );
     expect(result).toEqual({ file, replaced: false, warnings: [] });
     expect(await read()).toBe(`${SETTINGS}
 [mcp.servers.fs]
@@ -160,7 +165,9 @@ describe('removeServerFromUserSettings', () => {
   it('is not fooled by table-like lines inside strings or multi-line arrays', async () => {
     await writeFile(file, SETTINGS);
     await removeServerFromUserSettings(file, 'memory');
-    expect(await read()).toBe(SETTINGS.replace('[mcp.servers.memory]\ncommand = ["npx", "-y", "@modelcontextprotocol/server-memory"]\n\n', ''));
+    expect(await read()).toBe(
+      SETTINGS.replace('[mcp.servers.memory]\ncommand = ["npx", "-y", "@modelcontextprotocol/server-memory"]\n\n', ''),
+    );
   });
 
   it('undoes an add exactly', async () => {
@@ -181,7 +188,10 @@ describe('removeServerFromUserSettings', () => {
     await writeFile(file, SETTINGS);
     expect(await removeServerFromUserSettings(file, 'nope')).toEqual({ file, removed: false });
     expect(await read()).toBe(SETTINGS);
-    expect(await removeServerFromUserSettings(path.join(home, 'missing.toml'), 'a')).toEqual({ file: path.join(home, 'missing.toml'), removed: false });
+    expect(await removeServerFromUserSettings(path.join(home, 'missing.toml'), 'a')).toEqual({
+      file: path.join(home, 'missing.toml'),
+      removed: false,
+    });
 
     const dotted = '[mcp.servers]\na.command = ["a"]\n';
     await writeFile(file, dotted);

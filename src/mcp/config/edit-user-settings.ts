@@ -31,7 +31,8 @@ function parseToml(ctx: FileContext, text: string, action: string): Record<strin
 function plain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plain);
   if (value instanceof Date) return value.toISOString();
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item)]));
   return value;
 }
 
@@ -55,7 +56,11 @@ function withServer(data: Record<string, unknown>, name: string, value: unknown)
 
 function cannotEdit(ctx: FileContext, name: string, action: string): Error {
   return problemsError([
-    fileProblem(ctx, `cannot ${action} server '${name}' safely: mcp.servers is written inline or with dotted keys there`, `edit the file by hand, using a [mcp.servers.${name}] table; nothing was written`),
+    fileProblem(
+      ctx,
+      `cannot ${action} server '${name}' safely: mcp.servers is written inline or with dotted keys there`,
+      `edit the file by hand, using a [mcp.servers.${name}] table; nothing was written`,
+    ),
   ]);
 }
 
@@ -95,7 +100,9 @@ export function addServerToTomlText(
   const data = parseToml(ctx, base, 'adding a server');
   const exists = serversOf(data) !== undefined && Object.hasOwn(serversOf(data)!, name);
   if (exists && !options.replace) {
-    throw problemsError([fileProblem(ctx, `server '${name}' already exists`, `choose another name, or remove it first with \`weft mcp remove ${name}\``)]);
+    throw problemsError([
+      fileProblem(ctx, `server '${name}' already exists`, `choose another name, or remove it first with \`weft mcp remove ${name}\``),
+    ]);
   }
   if (exists) base = removeServerFromTomlText(base, ctx, name).text;
 
@@ -130,7 +137,11 @@ export async function addServerToUserSettings(
 }
 
 /** Removes server `name` (its table and sub-tables) from a settings TOML file. */
-export async function removeServerFromUserSettings(file: string, name: string, options: Pick<TomlEditOptions, 'homeDir'> = {}): Promise<{ file: string; removed: boolean }> {
+export async function removeServerFromUserSettings(
+  file: string,
+  name: string,
+  options: Pick<TomlEditOptions, 'homeDir'> = {},
+): Promise<{ file: string; removed: boolean }> {
   const ctx = fileContext(file, 'toml', undefined, options.homeDir);
   const nameProblem = checkServerName(ctx, name);
   if (nameProblem) throw problemsError([nameProblem]);

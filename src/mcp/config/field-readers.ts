@@ -56,7 +56,8 @@ export class EntryFieldReader {
       }
       const [place] = wrong.at;
       const shown = typeof wrong.value === 'object' ? '"…"' : JSON.stringify(String(wrong.value));
-      const fix = typeof place === 'number' ? shown : this.ctx.format === 'json' ? `${JSON.stringify(place)}: ${shown}` : `${place} = ${shown}`;
+      const fix =
+        typeof place === 'number' ? shown : this.ctx.format === 'json' ? `${JSON.stringify(place)}: ${shown}` : `${place} = ${shown}`;
       const at = typeof place === 'number' ? `${raw.key}[${place}]` : `${raw.key}.${place}`;
       this.error(at, `must be ${wrong.expected}, not ${describeValue(wrong.value, this.ctx.format)}`, `quote it: ${fix}`);
     }
@@ -90,7 +91,11 @@ export class EntryFieldReader {
     names.forEach((name, index) => {
       if (ENV_NAME.test(name)) return;
       ok = false;
-      this.error(`${key}[${index}]`, `is not a variable name: ${JSON.stringify(name)}`, `use letters, digits and '_', not starting with a digit (e.g. "GITHUB_TOKEN")`);
+      this.error(
+        `${key}[${index}]`,
+        `is not a variable name: ${JSON.stringify(name)}`,
+        `use letters, digits and '_', not starting with a digit (e.g. "GITHUB_TOKEN")`,
+      );
     });
     return ok ? names : undefined;
   }
@@ -101,7 +106,11 @@ export class EntryFieldReader {
     if (!raw) return undefined;
     const sample = example(this.ctx.format, raw.key, exampleValue(field, this.ctx.format));
     const inSeconds = Object.hasOwn(SECONDS_ALIASES, raw.key) && typeof raw.value === 'number';
-    const ms = inSeconds ? parseDuration((raw.value as number) * 1000) : typeof raw.value === 'string' || typeof raw.value === 'number' ? parseDuration(raw.value) : undefined;
+    const ms = inSeconds
+      ? parseDuration((raw.value as number) * 1000)
+      : typeof raw.value === 'string' || typeof raw.value === 'number'
+        ? parseDuration(raw.value)
+        : undefined;
     if (ms === undefined) {
       const shown = typeof raw.value === 'string' ? JSON.stringify(raw.value) : describeValue(raw.value, this.ctx.format);
       this.error(raw.key, `is not a duration: ${shown}`, `use a number with a unit ("500ms", "10s", "2m", "1h"), e.g. ${sample}`);
@@ -123,7 +132,11 @@ export class EntryFieldReader {
   checkMaxToolTimeout(toolMs: number, maxMs: number): boolean {
     if (maxMs >= toolMs) return true;
     const key = this.key('max_tool_timeout');
-    this.error(key, `(${formatDuration(maxMs)}) is shorter than tool_timeout (${formatDuration(toolMs)})`, `raise it, or remove it to use the default of 10 × tool_timeout`);
+    this.error(
+      key,
+      `(${formatDuration(maxMs)}) is shorter than tool_timeout (${formatDuration(toolMs)})`,
+      `raise it, or remove it to use the default of 10 × tool_timeout`,
+    );
     return false;
   }
 }

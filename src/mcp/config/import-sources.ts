@@ -67,7 +67,10 @@ function parseFile(file: string, text: string, parseText: (text: string) => Reco
   try {
     return parseText(text);
   } catch (error) {
-    throw new WeftError('CONFIG_INVALID', `${file} cannot be read: ${error instanceof Error ? error.message.split('\n', 1)[0] : String(error)}. Fix it, then import again.`);
+    throw new WeftError(
+      'CONFIG_INVALID',
+      `${file} cannot be read: ${error instanceof Error ? error.message.split('\n', 1)[0] : String(error)}. Fix it, then import again.`,
+    );
   }
 }
 
@@ -77,7 +80,10 @@ function jsonObject(text: string): Record<string, unknown> {
   return parsed.value;
 }
 
-function mapTables(tables: unknown, convert: (entry: Record<string, unknown>) => Record<string, unknown>): Record<string, Record<string, unknown>> {
+function mapTables(
+  tables: unknown,
+  convert: (entry: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, Record<string, unknown>> {
   if (!isPlainObject(tables)) return {};
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, entry] of Object.entries(tables)) if (isPlainObject(entry)) out[name] = convert(entry);
@@ -87,7 +93,13 @@ function mapTables(tables: unknown, convert: (entry: Record<string, unknown>) =>
 /** Codex names headers `http_headers` and takes header values from variables in `env_http_headers`. */
 function codexEntry(entry: Record<string, unknown>): Record<string, unknown> {
   const { http_headers: headers, env_http_headers: envHeaders, ...rest } = entry;
-  const fromEnv = isPlainObject(envHeaders) ? Object.fromEntries(Object.entries(envHeaders).map(([name, variable]) => [name, `\${${String(variable)}}`])) : {};
+  const fromEnv = isPlainObject(envHeaders)
+    ? Object.fromEntries(Object.entries(envHeaders).map(([name, variable]) => [name, `\${${String(variable)}}`]))
+    : {};
   const merged = { ...(isPlainObject(headers) ? headers : {}), ...fromEnv };
-  return { ...(typeof rest.url === 'string' && rest.type === undefined ? { type: 'http' } : {}), ...rest, ...(Object.keys(merged).length > 0 ? { headers: merged } : {}) };
+  return {
+    ...(typeof rest.url === 'string' && rest.type === undefined ? { type: 'http' } : {}),
+    ...rest,
+    ...(Object.keys(merged).length > 0 ? { headers: merged } : {}),
+  };
 }

@@ -90,7 +90,9 @@ describe('interpolation while loading', () => {
     );
     expect(servers[0]!.env).toEqual({ GITHUB_TOKEN: '-', OTHER: 'x' });
     const message = `.mcp.json: server 'gh': field 'env.GITHUB_TOKEN' uses unset variable GH_TOKEN (replaced by an empty string) — set GH_TOKEN, or write \${GH_TOKEN:-default}`;
-    expect(problems).toEqual([{ file: path.join(root, '.mcp.json'), server: 'gh', field: 'env.GITHUB_TOKEN', message, severity: 'warning' }]);
+    expect(problems).toEqual([
+      { file: path.join(root, '.mcp.json'), server: 'gh', field: 'env.GITHUB_TOKEN', message, severity: 'warning' },
+    ]);
     expect(records.filter((record) => record.level === 'warn')).toEqual([
       { level: 'warn', tag: undefined, message, fields: { server: 'gh', field: 'env.GITHUB_TOKEN' } },
     ]);

@@ -14,7 +14,11 @@ export function parseJsonText(text: string): JsonParseResult {
     const lineColumn = /\(line (\d+) column (\d+)\)/.exec(message);
     const position = /at position (\d+)/.exec(message);
     // V8 quotes the start of the text (`Unexpected token 'o', "not json…" is not valid JSON`): a secret could be in it.
-    const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*\sis not valid JSON$/s, '').trim();
+    const reason = message
+      .replace(/\s*\(line \d+ column \d+\)/, '')
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .replace(/, ".*\sis not valid JSON$/s, '')
+      .trim();
     if (lineColumn) return { ok: false, reason, line: Number(lineColumn[1]), column: Number(lineColumn[2]) };
     if (position) {
       const offset = Number(position[1]) + (text.startsWith('\uFEFF') ? 1 : 0);

@@ -20,7 +20,13 @@ export interface KnownKeys<F extends string> {
 }
 
 /** The table's fields by the field they name, with the key as written; problems go to `problems`. */
-export function collectKnownKeys<F extends string>(ctx: FileContext, server: string, table: Record<string, unknown>, known: KnownKeys<F>, problems: McpConfigProblem[]): Map<F, RawField> {
+export function collectKnownKeys<F extends string>(
+  ctx: FileContext,
+  server: string,
+  table: Record<string, unknown>,
+  known: KnownKeys<F>,
+  problems: McpConfigProblem[],
+): Map<F, RawField> {
   const fields = new Map<F, RawField>();
   const prefix = known.prefix ?? '';
   for (const [key, value] of Object.entries(table)) {

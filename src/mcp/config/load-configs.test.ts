@@ -54,8 +54,14 @@ describe('precedence', () => {
       cursor: { url: 'https://cursor.example/mcp' },
     });
     const { servers, problems, byName } = await load({
-      workflowServers: { file: path.join(root, 'flows', 'review.toml'), servers: { shared: { command: ['wf-server'], env: { FROM: 'workflow' } } } },
-      projectSettings: projectSettings({ shared: { url: 'https://project.example/mcp' }, proj: { command: ['from-settings'], tool_timeout: '5s' } }),
+      workflowServers: {
+        file: path.join(root, 'flows', 'review.toml'),
+        servers: { shared: { command: ['wf-server'], env: { FROM: 'workflow' } } },
+      },
+      projectSettings: projectSettings({
+        shared: { url: 'https://project.example/mcp' },
+        proj: { command: ['from-settings'], tool_timeout: '5s' },
+      }),
       userSettings: userSettings({
         shared: { command: ['user-server'], tool_timeout: '1s', sampling: true },
         proj: { command: ['user-proj'], required: true },
@@ -99,7 +105,9 @@ describe('precedence', () => {
     await writeMcpJson('.mcp.json', { gh: { type: 'http' } });
     const { servers, problems } = await load({ userSettings: userSettings({ gh: { url: 'https://user.example/mcp' } }) });
     expect(servers).toEqual([]);
-    expect(problems.map((problem) => problem.message)).toEqual([`.mcp.json: server 'gh': field 'url' is required for type "http" — add "url": "https://…"`]);
+    expect(problems.map((problem) => problem.message)).toEqual([
+      `.mcp.json: server 'gh': field 'url' is required for type "http" — add "url": "https://…"`,
+    ]);
   });
 
   it('lets a disabled entry shadow a lower source and keeps it with enabled: false', async () => {
@@ -176,7 +184,12 @@ describe('defaults and shapes', () => {
     });
     expect(box).toMatchObject({ type: 'sandbox', script: 'node server.js --port 8080', port: 8080, protocol: 'sse', env: { A: 'b' } });
     expect(box!.cwd).toBeUndefined();
-    expect(remote).toMatchObject({ type: 'sse', url: 'https://example.com/sse', headers: { 'X-Team': 'core' }, bearerTokenEnvVar: 'REMOTE_TOKEN' });
+    expect(remote).toMatchObject({
+      type: 'sse',
+      url: 'https://example.com/sse',
+      headers: { 'X-Team': 'core' },
+      bearerTokenEnvVar: 'REMOTE_TOKEN',
+    });
   });
 
   it('accepts serverUrl, type "streamable-http" and "disabled" from .mcp.json', async () => {
@@ -196,7 +209,11 @@ describe('defaults and shapes', () => {
 
   it('resolves a relative cwd against the workspace and ~ against the home directory', async () => {
     const { byName } = await load({
-      userSettings: userSettings({ rel: { command: ['a'], cwd: '../other' }, tilde: { command: ['a'], cwd: '~/servers/x' }, abs: { command: ['a'], cwd: '/opt/srv' } }),
+      userSettings: userSettings({
+        rel: { command: ['a'], cwd: '../other' },
+        tilde: { command: ['a'], cwd: '~/servers/x' },
+        abs: { command: ['a'], cwd: '/opt/srv' },
+      }),
     });
     expect(byName('rel')!.cwd).toBe(path.join(base, 'other'));
     expect(byName('tilde')!.cwd).toBe(path.join(home, 'servers', 'x'));
@@ -213,12 +230,25 @@ describe('defaults and shapes', () => {
 
 describe('resolveServerConfig (runtime registration)', () => {
   it('applies the same validation, defaults and interpolation to a single entry', () => {
-    const common = { source: { kind: 'runtime' as const, file: 'POST /api/v1/mcp/servers' }, format: 'json' as const, workspaceRoot: '/ws', homeDir: '/home/me', env: { TOKEN: 't' }, logger: createLogger(() => {}) };
-    const ok = resolveServerConfig({ ...common, name: 'api', entry: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } });
+    const common = {
+      source: { kind: 'runtime' as const, file: 'POST /api/v1/mcp/servers' },
+      format: 'json' as const,
+      workspaceRoot: '/ws',
+      homeDir: '/home/me',
+      env: { TOKEN: 't' },
+      logger: createLogger(() => {}),
+    };
+    const ok = resolveServerConfig({
+      ...common,
+      name: 'api',
+      entry: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+    });
     expect(ok.problems).toEqual([]);
     expect(ok.config).toMatchObject({ name: 'api', type: 'http', headers: { Authorization: 'Bearer t' }, source: common.source });
     const bad = resolveServerConfig({ ...common, name: 'api', entry: { type: 'sse' } });
     expect(bad.config).toBeUndefined();
-    expect(bad.problems.map((problem) => problem.message)).toEqual([`POST /api/v1/mcp/servers: server 'api': field 'url' is required for type "sse" — add "url": "https://…"`]);
+    expect(bad.problems.map((problem) => problem.message)).toEqual([
+      `POST /api/v1/mcp/servers: server 'api': field 'url' is required for type "sse" — add "url": "https://…"`,
+    ]);
   });
 });

@@ -50,13 +50,19 @@ export const PROJECT_MCP_JSON = '.mcp.json';
 export const CURSOR_MCP_JSON = path.join('.cursor', 'mcp.json');
 
 /** Reads `{"mcpServers": {...}}`; an absent file is no source, an unreadable or invalid one a problem. */
-export async function readMcpJsonFile(file: string, ctx: FileContext, problems: McpConfigProblem[]): Promise<Record<string, unknown> | undefined> {
+export async function readMcpJsonFile(
+  file: string,
+  ctx: FileContext,
+  problems: McpConfigProblem[],
+): Promise<Record<string, unknown> | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    problems.push(fileProblem(ctx, `cannot be read (${errorMessage(error)})`, 'check that it is a readable file; its servers were skipped'));
+    problems.push(
+      fileProblem(ctx, `cannot be read (${errorMessage(error)})`, 'check that it is a readable file; its servers were skipped'),
+    );
     return undefined;
   }
   if (text.trim() === '') return undefined;
@@ -72,7 +78,10 @@ export async function readMcpJsonFile(file: string, ctx: FileContext, problems: 
   const servers = parsed.value.mcpServers;
   if (servers === undefined) return undefined;
   if (!isPlainObject(servers)) {
-    problems.push({ ...fileProblem(ctx, `field 'mcpServers' must be an object of servers`, 'write "mcpServers": {"name": {…}}; its servers were skipped'), field: 'mcpServers' });
+    problems.push({
+      ...fileProblem(ctx, `field 'mcpServers' must be an object of servers`, 'write "mcpServers": {"name": {…}}; its servers were skipped'),
+      field: 'mcpServers',
+    });
     return undefined;
   }
   return servers;
@@ -109,7 +118,10 @@ async function collectSources(params: LoadMcpServerConfigsParams, problems: McpC
     if (isPlainObject(params.workflowServers.servers)) sources.push({ kind: 'workflow', ctx, servers: params.workflowServers.servers });
     else problems.push(fileProblem(ctx, `'run.agent.mcps' must be a table of servers`, 'write [run.agent.mcps.<name>] tables'));
   }
-  const jsonFiles: [McpConfigSourceKind, string][] = [['project-mcp-json', path.join(workspaceRoot, PROJECT_MCP_JSON)], ['cursor-mcp-json', path.join(workspaceRoot, CURSOR_MCP_JSON)]];
+  const jsonFiles: [McpConfigSourceKind, string][] = [
+    ['project-mcp-json', path.join(workspaceRoot, PROJECT_MCP_JSON)],
+    ['cursor-mcp-json', path.join(workspaceRoot, CURSOR_MCP_JSON)],
+  ];
   if (params.localMcpJson) await readJsonSource('local-mcp-json', params.localMcpJson);
   settings('project-settings', params.projectSettings);
   for (const [kind, file] of jsonFiles) await readJsonSource(kind, file);

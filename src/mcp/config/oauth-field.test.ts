@@ -33,7 +33,11 @@ async function loadToml(oauth: unknown, env: Record<string, string> = {}, fields
     logger: silentLogger,
     userSettings: { file: userFile, data: { mcp: { servers: { remote: { ...fields, oauth } } } } },
   });
-  return { config: result.servers.find((server) => server.name === 'remote'), messages: result.problems.map((problem) => problem.message), problems: result.problems };
+  return {
+    config: result.servers.find((server) => server.name === 'remote'),
+    messages: result.problems.map((problem) => problem.message),
+    problems: result.problems,
+  };
 }
 
 async function loadJson(oauth: unknown) {
@@ -89,7 +93,9 @@ describe('oauth = { … } in TOML', () => {
     expect((await loadToml('weft-cli')).messages).toEqual([
       `~/.weft/settings.toml: server 'remote': field 'oauth' must be a table, not a string ("weft-cli") — e.g. oauth = { client_id = "weft-cli", client_secret_env = "MY_SERVER_CLIENT_SECRET" }`,
     ]);
-    expect((await loadToml({ client_id: '' })).messages).toEqual([`~/.weft/settings.toml: server 'remote': field 'oauth.client_id' is empty — e.g. client_id = "weft-cli"`]);
+    expect((await loadToml({ client_id: '' })).messages).toEqual([
+      `~/.weft/settings.toml: server 'remote': field 'oauth.client_id' is empty — e.g. client_id = "weft-cli"`,
+    ]);
     expect((await loadToml({ client_id: 'a', client_secret_env: 'MY-SECRET' })).messages).toEqual([
       `~/.weft/settings.toml: server 'remote': field 'oauth.client_secret_env' is not a variable name: "MY-SECRET" — name the environment variable that holds the client secret, e.g. "MY_SERVER_CLIENT_SECRET"`,
     ]);
@@ -102,12 +108,16 @@ describe('oauth = { … } in TOML', () => {
     expect((await loadToml({ client_id: 'a', client_metadata_url: 'https://example.com/c.json' })).messages).toEqual([
       `~/.weft/settings.toml: server 'remote': field 'oauth.client_metadata_url' cannot be combined with 'oauth.client_id' — keep the pre-registered client ID or the metadata document URL, not both`,
     ]);
-    expect((await loadToml({ client_idd: 'a' })).messages).toEqual([`~/.weft/settings.toml: server 'remote': field 'oauth.client_idd' is not a known field — did you mean 'client_id'?`]);
+    expect((await loadToml({ client_idd: 'a' })).messages).toEqual([
+      `~/.weft/settings.toml: server 'remote': field 'oauth.client_idd' is not a known field — did you mean 'client_id'?`,
+    ]);
   });
 
   it('applies only to http and sse servers', async () => {
     const { messages } = await loadToml({ client_id: 'a' }, {}, { command: ['server'] });
-    expect(messages).toEqual([`~/.weft/settings.toml: server 'remote': field 'oauth' does not apply to type "stdio" — remove it, or set type = "http"`]);
+    expect(messages).toEqual([
+      `~/.weft/settings.toml: server 'remote': field 'oauth' does not apply to type "stdio" — remove it, or set type = "http"`,
+    ]);
   });
 });
 
@@ -115,7 +125,9 @@ describe('"oauth": { … } in .mcp.json', () => {
   it('accepts camelCase keys and ignores other clients’ settings with a warning', async () => {
     const { config, messages } = await loadJson({ clientId: 'weft-cli', clientSecretEnv: 'SECRET', callbackPort: 8080 });
     expect(config?.oauth).toEqual({ clientId: 'weft-cli', clientSecretEnv: 'SECRET' });
-    expect(messages).toEqual([`.mcp.json: server 'remote': field 'oauth.callbackPort' is not used by weft and was ignored — remove it if it is a misspelling`]);
+    expect(messages).toEqual([
+      `.mcp.json: server 'remote': field 'oauth.callbackPort' is not used by weft and was ignored — remove it if it is a misspelling`,
+    ]);
   });
 
   it('reports a key given twice in both spellings', async () => {
@@ -132,7 +144,11 @@ describe('oauth = { grant = "client_credentials", … }', () => {
     expect(secret.config?.oauth).toEqual({ grant: 'client_credentials', clientId: 'robot', clientSecretEnv: 'SECRET' });
     const key = await loadToml({ grant: 'client_credentials', client_id: 'robot', private_key_file: 'keys/robot.pem' });
     expect(key.problems).toEqual([]);
-    expect(key.config?.oauth).toEqual({ grant: 'client_credentials', clientId: 'robot', privateKeyFile: path.join(home, '.weft', 'keys', 'robot.pem') });
+    expect(key.config?.oauth).toEqual({
+      grant: 'client_credentials',
+      clientId: 'robot',
+      privateKeyFile: path.join(home, '.weft', 'keys', 'robot.pem'),
+    });
   });
 
   it('says an unset secret keeps the server from starting', async () => {
@@ -154,7 +170,14 @@ describe('oauth = { grant = "client_credentials", … }', () => {
     expect((await loadToml({ grant: 'client_credentials', client_id: 'robot' })).messages).toEqual([
       `${prefix} 'oauth.grant' needs 'oauth.client_secret_env' or 'oauth.private_key_file' — name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them`,
     ]);
-    expect((await loadToml({ grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET', private_key_file: 'k.pem' }, { SECRET: 'x' })).messages).toEqual([
+    expect(
+      (
+        await loadToml(
+          { grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET', private_key_file: 'k.pem' },
+          { SECRET: 'x' },
+        )
+      ).messages,
+    ).toEqual([
       `${prefix} 'oauth.grant' cannot use both 'oauth.client_secret_env' and 'oauth.private_key_file' — name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them`,
     ]);
     expect((await loadToml({ client_id: 'robot', private_key_file: 'k.pem' })).messages).toEqual([
@@ -165,7 +188,13 @@ describe('oauth = { grant = "client_credentials", … }', () => {
 
 describe('oauth = { grant = "cross_app_access", … }', () => {
   const env = { SECRET: 's3cret', ID_TOKEN: 'eyJ.id.token' };
-  const client = { grant: 'cross_app_access', client_id: 'robot', client_secret_env: 'SECRET', idp_client_id: 'weft', id_token_env: 'ID_TOKEN' };
+  const client = {
+    grant: 'cross_app_access',
+    client_id: 'robot',
+    client_secret_env: 'SECRET',
+    idp_client_id: 'weft',
+    id_token_env: 'ID_TOKEN',
+  };
 
   it('keeps the client, the IdP by issuer or by token endpoint, and the ID token variable', async () => {
     const byIssuer = await loadToml({ ...client, idp_url: 'https://idp.example.com' }, env);
@@ -178,7 +207,10 @@ describe('oauth = { grant = "cross_app_access", … }', () => {
       idpClientId: 'weft',
       idTokenEnv: 'ID_TOKEN',
     });
-    const byEndpoint = await loadToml({ ...client, idp_token_endpoint: 'https://idp.example.com/token', idp_client_secret_env: 'SECRET' }, env);
+    const byEndpoint = await loadToml(
+      { ...client, idp_token_endpoint: 'https://idp.example.com/token', idp_client_secret_env: 'SECRET' },
+      env,
+    );
     expect(byEndpoint.problems).toEqual([]);
     expect(byEndpoint.config?.oauth).toMatchObject({ idpTokenEndpoint: 'https://idp.example.com/token', idpClientSecretEnv: 'SECRET' });
   });
@@ -201,7 +233,14 @@ describe('oauth = { grant = "cross_app_access", … }', () => {
       `${prefix} 'oauth.id_token_env' is not a variable name: "id token" — name the environment variable that holds the ID token of your sign-in to the IdP, e.g. "IDP_ID_TOKEN"`,
       `${prefix} 'oauth.idp_url' is not a URL: "not a url" — e.g. "https://idp.example.com"`,
     ]);
-    expect((await loadToml({ grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET', idp_url: 'https://idp.example.com' }, env)).messages).toEqual([
+    expect(
+      (
+        await loadToml(
+          { grant: 'client_credentials', client_id: 'robot', client_secret_env: 'SECRET', idp_url: 'https://idp.example.com' },
+          env,
+        )
+      ).messages,
+    ).toEqual([
       `${prefix} 'oauth.idp_url' needs 'oauth.grant = "cross_app_access"' — the IdP fields are for enterprise-managed authorization; add the grant or drop them`,
     ]);
   });

@@ -76,7 +76,11 @@ export function readOAuthField(reader: EntryFieldReader): McpOAuthConfig | undef
     Object.entries(raw.value).filter(([key, value]) => {
       if (value === undefined || !SECRET_KEYS.has(key)) return true;
       const name = ctx.format === 'json' ? 'clientSecretEnv' : 'client_secret_env';
-      reader.error(`${field}.${key}`, 'would put a secret in the config file', `put the secret in an environment variable and name it instead, e.g. ${example(ctx.format, name, 'MY_SERVER_CLIENT_SECRET')}`);
+      reader.error(
+        `${field}.${key}`,
+        'would put a secret in the config file',
+        `put the secret in an environment variable and name it instead, e.g. ${example(ctx.format, name, 'MY_SERVER_CLIENT_SECRET')}`,
+      );
       return false;
     }),
   );
@@ -84,7 +88,12 @@ export function readOAuthField(reader: EntryFieldReader): McpOAuthConfig | undef
     ctx,
     reader.server,
     table,
-    { fieldOf: (key) => (Object.hasOwn(known, key) ? known[key] : undefined), suggestions: Object.keys(known), tomlKeys: Object.keys(KEYS), prefix: `${field}.` },
+    {
+      fieldOf: (key) => (Object.hasOwn(known, key) ? known[key] : undefined),
+      suggestions: Object.keys(known),
+      tomlKeys: Object.keys(KEYS),
+      prefix: `${field}.`,
+    },
     reader.problems,
   );
   const config: McpOAuthConfig = {};
@@ -110,57 +119,116 @@ export function readOAuthField(reader: EntryFieldReader): McpOAuthConfig | undef
   const keyOf = (target: OAuthKey) => `${field}.${written[target] ?? Object.keys(KEYS).find((key) => KEYS[key] === target)}`;
   for (const [target, holds] of ENV_KEYS) {
     const name = config[target];
-    if (name !== undefined && !ENV_NAME.test(name)) reader.error(keyOf(target), `is not a variable name: ${JSON.stringify(name)}`, `name the environment variable that holds ${holds}, e.g. "${SAMPLES[target]}"`);
+    if (name !== undefined && !ENV_NAME.test(name))
+      reader.error(
+        keyOf(target),
+        `is not a variable name: ${JSON.stringify(name)}`,
+        `name the environment variable that holds ${holds}, e.g. "${SAMPLES[target]}"`,
+      );
   }
   for (const target of ['idpUrl', 'idpTokenEndpoint'] as const) {
     const url = config[target];
-    if (url !== undefined && !URL.canParse(url)) reader.error(keyOf(target), `is not a URL: ${JSON.stringify(url)}`, `e.g. "${SAMPLES[target]}"`);
+    if (url !== undefined && !URL.canParse(url))
+      reader.error(keyOf(target), `is not a URL: ${JSON.stringify(url)}`, `e.g. "${SAMPLES[target]}"`);
   }
   if (config.clientMetadataUrl !== undefined && !isClientMetadataUrl(config.clientMetadataUrl)) {
-    reader.error(keyOf('clientMetadataUrl'), `is not an https URL with a path: ${JSON.stringify(config.clientMetadataUrl)}`, 'use the https URL where the client ID metadata document is served, e.g. "https://example.com/weft/client.json"');
+    reader.error(
+      keyOf('clientMetadataUrl'),
+      `is not an https URL with a path: ${JSON.stringify(config.clientMetadataUrl)}`,
+      'use the https URL where the client ID metadata document is served, e.g. "https://example.com/weft/client.json"',
+    );
   }
   if (written.clientSecretEnv !== undefined && written.clientId === undefined) {
     reader.error(keyOf('clientSecretEnv'), `needs '${keyOf('clientId')}'`, 'add the client ID the secret belongs to');
   }
   if (written.clientId !== undefined && written.clientMetadataUrl !== undefined) {
-    reader.error(keyOf('clientMetadataUrl'), `cannot be combined with '${keyOf('clientId')}'`, 'keep the pre-registered client ID or the metadata document URL, not both');
+    reader.error(
+      keyOf('clientMetadataUrl'),
+      `cannot be combined with '${keyOf('clientId')}'`,
+      'keep the pre-registered client ID or the metadata document URL, not both',
+    );
   }
   if (written.grant !== undefined) checkClientCredentials(reader, written, keyOf);
   else if (written.privateKeyFile !== undefined) {
-    reader.error(keyOf('privateKeyFile'), `needs '${keyOf('grant')} = "client_credentials"'`, 'a private key signs client credentials requests; add the grant or drop the key');
+    reader.error(
+      keyOf('privateKeyFile'),
+      `needs '${keyOf('grant')} = "client_credentials"'`,
+      'a private key signs client credentials requests; add the grant or drop the key',
+    );
   }
   checkIdentityProvider(reader, config.grant, written, keyOf);
   return hasErrors(reader.problems.slice(before)) ? undefined : config;
 }
 
 /** The client credentials grant authenticates with exactly one of a secret or a private key, and has no metadata document. */
-function checkClientCredentials(reader: EntryFieldReader, written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
-  if (written.clientId === undefined) reader.error(keyOf('grant'), `needs '${keyOf('clientId')}'`, 'add the client ID the authorization server issued for this machine client');
+function checkClientCredentials(
+  reader: EntryFieldReader,
+  written: Partial<Record<OAuthKey, string>>,
+  keyOf: (target: OAuthKey) => string,
+): void {
+  if (written.clientId === undefined)
+    reader.error(
+      keyOf('grant'),
+      `needs '${keyOf('clientId')}'`,
+      'add the client ID the authorization server issued for this machine client',
+    );
   const secret = written.clientSecretEnv !== undefined;
   const key = written.privateKeyFile !== undefined;
   if (secret === key) {
-    const text = secret ? `cannot use both '${keyOf('clientSecretEnv')}' and '${keyOf('privateKeyFile')}'` : `needs '${keyOf('clientSecretEnv')}' or '${keyOf('privateKeyFile')}'`;
-    reader.error(keyOf('grant'), text, 'name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them');
+    const text = secret
+      ? `cannot use both '${keyOf('clientSecretEnv')}' and '${keyOf('privateKeyFile')}'`
+      : `needs '${keyOf('clientSecretEnv')}' or '${keyOf('privateKeyFile')}'`;
+    reader.error(
+      keyOf('grant'),
+      text,
+      'name the variable holding the client secret (client_secret_basic) or the PEM private key file (private_key_jwt), one of them',
+    );
   }
   if (written.clientMetadataUrl !== undefined) {
-    reader.error(keyOf('clientMetadataUrl'), `cannot be combined with '${keyOf('grant')}'`, 'client credentials use a client ID issued beforehand; drop the metadata document URL');
+    reader.error(
+      keyOf('clientMetadataUrl'),
+      `cannot be combined with '${keyOf('grant')}'`,
+      'client credentials use a client ID issued beforehand; drop the metadata document URL',
+    );
   }
 }
 
 /** Cross-app access needs the IdP, weft's client there and the ID token; no other grant reads them. */
-function checkIdentityProvider(reader: EntryFieldReader, grant: McpOAuthConfig['grant'], written: Partial<Record<OAuthKey, string>>, keyOf: (target: OAuthKey) => string): void {
+function checkIdentityProvider(
+  reader: EntryFieldReader,
+  grant: McpOAuthConfig['grant'],
+  written: Partial<Record<OAuthKey, string>>,
+  keyOf: (target: OAuthKey) => string,
+): void {
   if (grant === 'cross_app_access') {
     for (const target of ['idpClientId', 'idTokenEnv'] as const) {
-      if (written[target] === undefined) reader.error(keyOf('grant'), `needs '${keyOf(target)}'`, `add it, e.g. ${example(reader.ctx.format, keyOf(target).split('.').pop() ?? target, SAMPLES[target])}`);
+      if (written[target] === undefined)
+        reader.error(
+          keyOf('grant'),
+          `needs '${keyOf(target)}'`,
+          `add it, e.g. ${example(reader.ctx.format, keyOf(target).split('.').pop() ?? target, SAMPLES[target])}`,
+        );
     }
     if ((written.idpUrl === undefined) === (written.idpTokenEndpoint === undefined)) {
-      const text = written.idpUrl === undefined ? `needs '${keyOf('idpUrl')}' or '${keyOf('idpTokenEndpoint')}'` : `cannot use both '${keyOf('idpUrl')}' and '${keyOf('idpTokenEndpoint')}'`;
-      reader.error(keyOf('grant'), text, "name the IdP by its issuer URL (its token endpoint is discovered) or give its token endpoint, one of them");
+      const text =
+        written.idpUrl === undefined
+          ? `needs '${keyOf('idpUrl')}' or '${keyOf('idpTokenEndpoint')}'`
+          : `cannot use both '${keyOf('idpUrl')}' and '${keyOf('idpTokenEndpoint')}'`;
+      reader.error(
+        keyOf('grant'),
+        text,
+        'name the IdP by its issuer URL (its token endpoint is discovered) or give its token endpoint, one of them',
+      );
     }
     return;
   }
   for (const target of IDP_KEYS) {
-    if (written[target] !== undefined) reader.error(keyOf(target), `needs '${keyOf('grant')} = "cross_app_access"'`, 'the IdP fields are for enterprise-managed authorization; add the grant or drop them');
+    if (written[target] !== undefined)
+      reader.error(
+        keyOf(target),
+        `needs '${keyOf('grant')} = "cross_app_access"'`,
+        'the IdP fields are for enterprise-managed authorization; add the grant or drop them',
+      );
   }
 }
 

@@ -29,7 +29,10 @@ export interface FileContext {
 /** A path as people recognise it: relative inside the workspace, `~/…` inside home, else absolute. */
 export function displayPath(file: string, workspaceRoot?: string, homeDir?: string): string {
   if (!path.isAbsolute(file)) return file;
-  for (const [root, prefix] of [[workspaceRoot, ''], [homeDir, '~/']] as const) {
+  for (const [root, prefix] of [
+    [workspaceRoot, ''],
+    [homeDir, '~/'],
+  ] as const) {
     if (!root) continue;
     const relative = path.relative(root, file);
     if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) return prefix + relative.split(path.sep).join('/');
@@ -45,7 +48,13 @@ export function fileProblem(ctx: FileContext, text: string, fix: string, severit
   return { file: ctx.file, message: `${ctx.display}: ${text} — ${fix}`, severity };
 }
 
-export function serverProblem(ctx: FileContext, server: string, text: string, fix: string, severity: McpConfigSeverity = 'error'): McpConfigProblem {
+export function serverProblem(
+  ctx: FileContext,
+  server: string,
+  text: string,
+  fix: string,
+  severity: McpConfigSeverity = 'error',
+): McpConfigProblem {
   return { file: ctx.file, server, message: `${ctx.display}: server '${server}': ${text} — ${fix}`, severity };
 }
 

@@ -46,7 +46,14 @@ class FieldInterpolator {
 function unsetWarning(ctx: FileContext, server: string, field: string, names: string[]): McpConfigProblem {
   const first = names[0]!;
   const what = names.length === 1 ? `unset variable ${first}` : `unset variables ${names.join(', ')}`;
-  return fieldProblem(ctx, server, field, `uses ${what} (replaced by an empty string)`, `set ${names.join(', ')}, or write \${${first}:-default}`, 'warning');
+  return fieldProblem(
+    ctx,
+    server,
+    field,
+    `uses ${what} (replaced by an empty string)`,
+    `set ${names.join(', ')}, or write \${${first}:-default}`,
+    'warning',
+  );
 }
 
 function resolveCwd(text: string, workspaceRoot: string, homeDir: string): string {
@@ -69,7 +76,10 @@ export function resolveServerEntry(
   const problems: McpConfigProblem[] = [];
   const values = new FieldInterpolator(scope);
   const command = entry.command?.map((part) => values.value(part.field, part.value).value);
-  const cwd = entry.type === 'stdio' ? resolveCwd(entry.cwd === undefined ? '' : values.value('cwd', entry.cwd).value, scope.workspaceRoot, scope.homeDir || os.homedir()) : undefined;
+  const cwd =
+    entry.type === 'stdio'
+      ? resolveCwd(entry.cwd === undefined ? '' : values.value('cwd', entry.cwd).value, scope.workspaceRoot, scope.homeDir || os.homedir())
+      : undefined;
   const env = values.map('env', entry.env);
   const headers = values.map(entry.headersKey, entry.headers, (value) => registerSecret(value, `${entry.name}-header`));
   let url: string | undefined;
@@ -89,7 +99,14 @@ export function resolveServerEntry(
     }
     const bearer = entry.bearerTokenEnvVar;
     if (bearer !== undefined && !scope.env[bearer]) {
-      const warning = fieldProblem(ctx, entry.name, 'bearer_token_env_var', `names ${bearer}, which is not set`, `set ${bearer}, or requests are sent without an Authorization header`, 'warning');
+      const warning = fieldProblem(
+        ctx,
+        entry.name,
+        'bearer_token_env_var',
+        `names ${bearer}, which is not set`,
+        `set ${bearer}, or requests are sent without an Authorization header`,
+        'warning',
+      );
       scope.logger.warn(warning.message, { server: entry.name, field: 'bearer_token_env_var' });
       problems.push(warning);
     }
@@ -101,7 +118,14 @@ export function resolveServerEntry(
     ];
     for (const [field, variable, holds] of secretFields) {
       if (variable === undefined || scope.env[variable]) continue;
-      const warning = fieldProblem(ctx, entry.name, field, `names ${variable}, which is not set`, unsetSecretFix(variable, holds, entry.name, oauth?.grant), 'warning');
+      const warning = fieldProblem(
+        ctx,
+        entry.name,
+        field,
+        `names ${variable}, which is not set`,
+        unsetSecretFix(variable, holds, entry.name, oauth?.grant),
+        'warning',
+      );
       scope.logger.warn(warning.message, { server: entry.name, field });
       problems.push(warning);
     }

@@ -5,7 +5,8 @@
 
 export type McpTransportType = 'stdio' | 'http' | 'sse' | 'sandbox';
 
-export type McpConfigSourceKind = 'workflow' | 'local-mcp-json' | 'project-settings' | 'project-mcp-json' | 'cursor-mcp-json' | 'user-settings' | 'runtime';
+export type McpConfigSourceKind =
+  'workflow' | 'local-mcp-json' | 'project-settings' | 'project-mcp-json' | 'cursor-mcp-json' | 'user-settings' | 'runtime';
 
 export interface McpConfigSource {
   kind: McpConfigSourceKind;

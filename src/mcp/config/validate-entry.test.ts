@@ -29,7 +29,11 @@ const GOOD = { command: 'npx', args: ['-y', 'good-server'] };
 async function loadJson(servers: Record<string, unknown>) {
   await writeFile(path.join(root, '.mcp.json'), JSON.stringify({ mcpServers: { ...servers, good: GOOD } }));
   const result = await loadMcpServerConfigs({ workspaceRoot: root, homeDir: home, env: {}, logger: silentLogger });
-  return { names: result.servers.map((server) => server.name), messages: result.problems.map((problem) => problem.message), problems: result.problems };
+  return {
+    names: result.servers.map((server) => server.name),
+    messages: result.problems.map((problem) => problem.message),
+    problems: result.problems,
+  };
 }
 
 /** Same, from user settings TOML data. */
@@ -41,7 +45,11 @@ async function loadToml(servers: Record<string, unknown>) {
     logger: silentLogger,
     userSettings: { file: userFile, data: { mcp: { servers: { ...servers, good: { command: ['good-server'] } } } } },
   });
-  return { names: result.servers.map((server) => server.name), messages: result.problems.map((problem) => problem.message), problems: result.problems };
+  return {
+    names: result.servers.map((server) => server.name),
+    messages: result.problems.map((problem) => problem.message),
+    problems: result.problems,
+  };
 }
 
 describe('file-level problems', () => {
@@ -59,7 +67,8 @@ describe('file-level problems', () => {
     expect(result.problems).toEqual([
       {
         file: path.join(root, '.mcp.json'),
-        message: '.mcp.json: is not valid JSON (line 4, column 3: Expected double-quoted property name) — fix the syntax; its servers were skipped',
+        message:
+          '.mcp.json: is not valid JSON (line 4, column 3: Expected double-quoted property name) — fix the syntax; its servers were skipped',
         severity: 'error',
       },
     ]);
@@ -74,7 +83,13 @@ describe('file-level problems', () => {
   });
 
   it('reports an mcp key in settings that is not a table', async () => {
-    const result = await loadMcpServerConfigs({ workspaceRoot: root, homeDir: home, env: {}, logger: silentLogger, userSettings: { file: userFile, data: { mcp: 'github' } } });
+    const result = await loadMcpServerConfigs({
+      workspaceRoot: root,
+      homeDir: home,
+      env: {},
+      logger: silentLogger,
+      userSettings: { file: userFile, data: { mcp: 'github' } },
+    });
     expect(result.problems.map((problem) => problem.message)).toEqual([
       `~/.weft/settings.toml: 'mcp' must be a table — define servers as tables, e.g. [mcp.servers.github] with command = ["npx", "-y", "some-mcp-server"]`,
     ]);
@@ -122,7 +137,11 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
   });
 
   it('wrong types', async () => {
-    const { names, messages } = await loadJson({ a: { command: 'npx', args: '-y server' }, b: { command: 'npx', env: { PORT: 3000 } }, c: 'npx server' });
+    const { names, messages } = await loadJson({
+      a: { command: 'npx', args: '-y server' },
+      b: { command: 'npx', env: { PORT: 3000 } },
+      c: 'npx server',
+    });
     expect(names).toEqual(['good']);
     expect(messages).toEqual([
       `.mcp.json: server 'a': field 'args' must be an array of strings, not a string ("-y server") — e.g. "args": ["-y", "some-mcp-server"]`,
@@ -132,7 +151,11 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
   });
 
   it('wrong types in TOML', async () => {
-    const { names, messages } = await loadToml({ a: { command: ['x'], enabled: 'false' }, b: { command: ['x', 3] }, c: { command: ['x'], enabled_tools: 'search' } });
+    const { names, messages } = await loadToml({
+      a: { command: ['x'], enabled: 'false' },
+      b: { command: ['x', 3] },
+      c: { command: ['x'], enabled_tools: 'search' },
+    });
     expect(names).toEqual(['good']);
     expect(messages).toEqual([
       `~/.weft/settings.toml: server 'a': field 'enabled' must be true or false, not a string ("false") — e.g. enabled = false`,
@@ -162,7 +185,11 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
   });
 
   it('bad durations', async () => {
-    const { names, messages } = await loadToml({ slow: { command: ['x'], startup_timeout: '10 parsecs' }, zero: { command: ['x'], tool_timeout: '0s' }, short: { command: ['x'], tool_timeout: '30s', max_tool_timeout: '10s' } });
+    const { names, messages } = await loadToml({
+      slow: { command: ['x'], startup_timeout: '10 parsecs' },
+      zero: { command: ['x'], tool_timeout: '0s' },
+      short: { command: ['x'], tool_timeout: '30s', max_tool_timeout: '10s' },
+    });
     expect(names).toEqual(['good']);
     expect(messages).toEqual([
       `~/.weft/settings.toml: server 'slow': field 'startup_timeout' is not a duration: "10 parsecs" — use a number with a unit ("500ms", "10s", "2m", "1h"), e.g. startup_timeout = "10s"`,
@@ -172,7 +199,11 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
   });
 
   it('bad URLs, before and after interpolation', async () => {
-    const { names, messages } = await loadJson({ a: { url: 'not a url' }, b: { type: 'http', url: 'ftp://example.com/mcp' }, c: { url: '${MCP_HOST:-nope}/mcp' } });
+    const { names, messages } = await loadJson({
+      a: { url: 'not a url' },
+      b: { type: 'http', url: 'ftp://example.com/mcp' },
+      c: { url: '${MCP_HOST:-nope}/mcp' },
+    });
     expect(names).toEqual(['good']);
     expect(messages).toEqual([
       `.mcp.json: server 'a': field 'url' is not a valid http(s) URL: "not a url" — use an absolute URL such as "https://example.com/mcp"`,
@@ -203,7 +234,10 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
     const { names, problems } = await loadJson({ remote: { type: 'http', url: 'https://example.com/mcp', env: { A: 'b' } } });
     expect(names).toEqual(['good', 'remote']);
     expect(problems.map((problem) => [problem.severity, problem.message])).toEqual([
-      ['warning', `.mcp.json: server 'remote': field 'env' does not apply to type "http" and was ignored — remove it, or set "type": "stdio"`],
+      [
+        'warning',
+        `.mcp.json: server 'remote': field 'env' does not apply to type "http" and was ignored — remove it, or set "type": "stdio"`,
+      ],
     ]);
   });
 
@@ -217,6 +251,8 @@ describe('entry problems (the bad entry is skipped, the others load)', () => {
       userSettings: { file: userFile, data: { mcp: { servers: { gh: { type: 'http' } } } } },
     });
     expect(result.servers.map((server) => [server.name, server.source.kind])).toEqual([['gh', 'project-mcp-json']]);
-    expect(result.problems.map((problem) => problem.message)).toEqual([`~/.weft/settings.toml: server 'gh': field 'url' is required for type "http" — add url = "https://…"`]);
+    expect(result.problems.map((problem) => problem.message)).toEqual([
+      `~/.weft/settings.toml: server 'gh': field 'url' is required for type "http" — add url = "https://…"`,
+    ]);
   });
 });

@@ -4,11 +4,32 @@
  * interpolated here, so the same check serves loading and `weft mcp add` before writing.
  */
 import { describeValue } from '../../core/config-text/describe-value.js';
-import { APPLIES_TO, ENTRY_FIELDS, ENV_NAME, HEADER_NAME, JSON_ALIASES, JSON_DISABLED, PROTOCOL_VALUES, SECONDS_ALIASES, TYPE_VALUES, entryFieldOf, type EntryField } from './entry-fields.js';
+import {
+  APPLIES_TO,
+  ENTRY_FIELDS,
+  ENV_NAME,
+  HEADER_NAME,
+  JSON_ALIASES,
+  JSON_DISABLED,
+  PROTOCOL_VALUES,
+  SECONDS_ALIASES,
+  TYPE_VALUES,
+  entryFieldOf,
+  type EntryField,
+} from './entry-fields.js';
 import { EntryFieldReader, type RawField } from './field-readers.js';
 import { collectKnownKeys } from './known-keys.js';
 import { readOAuthField } from './oauth-field.js';
-import { example, fieldProblem, hasErrors, isPlainObject, renderValue, serverProblem, type FileContext, type McpConfigProblem } from './problems.js';
+import {
+  example,
+  fieldProblem,
+  hasErrors,
+  isPlainObject,
+  renderValue,
+  serverProblem,
+  type FileContext,
+  type McpConfigProblem,
+} from './problems.js';
 import { MCP_DEFAULTS, MCP_SERVER_NAME, type McpServerConfig, type McpTransportType } from './server-config.js';
 
 export interface CommandPart {
@@ -40,7 +61,14 @@ export function checkServerName(ctx: FileContext, name: string): McpConfigProble
 }
 
 /** The problem for a URL that does not parse as absolute http(s), or `undefined`. */
-export function checkUrl(ctx: FileContext, server: string, key: string, written: string, value: string, interpolated: boolean): McpConfigProblem | undefined {
+export function checkUrl(
+  ctx: FileContext,
+  server: string,
+  key: string,
+  written: string,
+  value: string,
+  interpolated: boolean,
+): McpConfigProblem | undefined {
   let ok: boolean;
   try {
     const url = new URL(value);
@@ -50,22 +78,46 @@ export function checkUrl(ctx: FileContext, server: string, key: string, written:
   }
   if (ok) return undefined;
   const after = interpolated ? ' after interpolation' : '';
-  return fieldProblem(ctx, server, key, `is not a valid http(s) URL${after}: ${JSON.stringify(written)}`, `use an absolute URL such as "https://example.com/mcp"`);
+  return fieldProblem(
+    ctx,
+    server,
+    key,
+    `is not a valid http(s) URL${after}: ${JSON.stringify(written)}`,
+    `use an absolute URL such as "https://example.com/mcp"`,
+  );
 }
 
 /** Maps the keys of an entry to canonical fields, reporting unknown and duplicate keys; `.mcp.json`'s `disabled` is kept apart. */
-function collectFields(ctx: FileContext, name: string, raw: Record<string, unknown>, problems: McpConfigProblem[]): { fields: Map<EntryField, RawField>; disabled?: RawField } {
+function collectFields(
+  ctx: FileContext,
+  name: string,
+  raw: Record<string, unknown>,
+  problems: McpConfigProblem[],
+): { fields: Map<EntryField, RawField>; disabled?: RawField } {
   const json = ctx.format === 'json';
   const { [JSON_DISABLED]: disabledValue, ...rest } = raw;
-  const fields = collectKnownKeys(ctx, name, json ? rest : raw, {
-    fieldOf: (key) => entryFieldOf(key, ctx.format),
-    suggestions: json ? [...ENTRY_FIELDS, ...Object.keys(SECONDS_ALIASES), ...Object.keys(JSON_ALIASES), JSON_DISABLED] : [...ENTRY_FIELDS, ...Object.keys(SECONDS_ALIASES)],
-    tomlKeys: ENTRY_FIELDS,
-  }, problems);
+  const fields = collectKnownKeys(
+    ctx,
+    name,
+    json ? rest : raw,
+    {
+      fieldOf: (key) => entryFieldOf(key, ctx.format),
+      suggestions: json
+        ? [...ENTRY_FIELDS, ...Object.keys(SECONDS_ALIASES), ...Object.keys(JSON_ALIASES), JSON_DISABLED]
+        : [...ENTRY_FIELDS, ...Object.keys(SECONDS_ALIASES)],
+      tomlKeys: ENTRY_FIELDS,
+    },
+    problems,
+  );
   return json && disabledValue !== undefined ? { fields, disabled: { key: JSON_DISABLED, value: disabledValue } } : { fields };
 }
 
-function readType(ctx: FileContext, name: string, fields: Map<EntryField, RawField>, problems: McpConfigProblem[]): McpTransportType | undefined {
+function readType(
+  ctx: FileContext,
+  name: string,
+  fields: Map<EntryField, RawField>,
+  problems: McpConfigProblem[],
+): McpTransportType | undefined {
   const raw = fields.get('type');
   if (!raw) {
     if (!fields.has('url')) return 'stdio';
@@ -77,19 +129,30 @@ function readType(ctx: FileContext, name: string, fields: Map<EntryField, RawFie
     return undefined;
   }
   if (typeof raw.value === 'string' && Object.hasOwn(TYPE_VALUES, raw.value)) return TYPE_VALUES[raw.value];
-  const text = typeof raw.value === 'string' ? `is ${JSON.stringify(raw.value)}, which is not a transport` : `must be a string, not ${describeValue(raw.value, ctx.format)}`;
+  const text =
+    typeof raw.value === 'string'
+      ? `is ${JSON.stringify(raw.value)}, which is not a transport`
+      : `must be a string, not ${describeValue(raw.value, ctx.format)}`;
   problems.push(fieldProblem(ctx, name, raw.key, text, TYPE_HINT));
   return undefined;
 }
 
 /** Drops fields that do not apply to the transport: an error in TOML, a warning (ignored) in JSON. */
-function checkApplicability(ctx: FileContext, name: string, type: McpTransportType, fields: Map<EntryField, RawField>, problems: McpConfigProblem[]): void {
+function checkApplicability(
+  ctx: FileContext,
+  name: string,
+  type: McpTransportType,
+  fields: Map<EntryField, RawField>,
+  problems: McpConfigProblem[],
+): void {
   for (const [field, raw] of [...fields]) {
     const transports = APPLIES_TO[field];
     if (!transports || transports.includes(type)) continue;
     const setType = example(ctx.format, 'type', transports[0]);
     if (ctx.format === 'json') {
-      problems.push(fieldProblem(ctx, name, raw.key, `does not apply to type "${type}" and was ignored`, `remove it, or set ${setType}`, 'warning'));
+      problems.push(
+        fieldProblem(ctx, name, raw.key, `does not apply to type "${type}" and was ignored`, `remove it, or set ${setType}`, 'warning'),
+      );
       fields.delete(field);
     } else {
       problems.push(fieldProblem(ctx, name, raw.key, `does not apply to type "${type}"`, `remove it, or set ${setType}`));
@@ -111,7 +174,11 @@ function readCommand(reader: EntryFieldReader): CommandPart[] | undefined {
     return undefined;
   }
   if (parts.length === 0 || parts[0]!.value.trim() === '') {
-    reader.error(raw.key, 'is empty', `name the executable, e.g. ${example(reader.ctx.format, raw.key, reader.ctx.format === 'json' ? 'npx' : ['npx', '-y', 'some-mcp-server'])}`);
+    reader.error(
+      raw.key,
+      'is empty',
+      `name the executable, e.g. ${example(reader.ctx.format, raw.key, reader.ctx.format === 'json' ? 'npx' : ['npx', '-y', 'some-mcp-server'])}`,
+    );
     return undefined;
   }
   return parts;
@@ -132,7 +199,8 @@ function readProcess(reader: EntryFieldReader, type: McpTransportType): Pick<Val
     const fix = ctx.format === 'json' ? `add "command": "…" (with "args": […]) or "script": "…"` : `add command = ["…"] or script = "…"`;
     reader.error('command', `is required for type "${type}"`, fix);
   }
-  if (script !== undefined && script.trim() === '') reader.error(reader.key('script'), 'is empty', `e.g. ${example(ctx.format, 'script', './start-server.sh')}`);
+  if (script !== undefined && script.trim() === '')
+    reader.error(reader.key('script'), 'is empty', `e.g. ${example(ctx.format, 'script', './start-server.sh')}`);
   return { command, script };
 }
 
@@ -147,11 +215,20 @@ function readEndpoint(reader: EntryFieldReader, type: McpTransportType): Pick<Va
   }
   const headers = reader.stringMap('headers') ?? {};
   for (const header of Object.keys(headers)) {
-    if (!HEADER_NAME.test(header)) reader.error(reader.key('headers'), `has an invalid header name ${JSON.stringify(header)}`, 'header names are letters, digits and - without spaces or colons');
+    if (!HEADER_NAME.test(header))
+      reader.error(
+        reader.key('headers'),
+        `has an invalid header name ${JSON.stringify(header)}`,
+        'header names are letters, digits and - without spaces or colons',
+      );
   }
   const bearer = reader.string('bearer_token_env_var');
   if (bearer !== undefined && !ENV_NAME.test(bearer)) {
-    reader.error(reader.key('bearer_token_env_var'), `is not a variable name: ${JSON.stringify(bearer)}`, 'name the environment variable that holds the token, e.g. "GITHUB_TOKEN"');
+    reader.error(
+      reader.key('bearer_token_env_var'),
+      `is not a variable name: ${JSON.stringify(bearer)}`,
+      'name the environment variable that holds the token, e.g. "GITHUB_TOKEN"',
+    );
   }
   return { url, headers, bearerTokenEnvVar: bearer };
 }
@@ -160,7 +237,11 @@ function readEnv(reader: EntryFieldReader): Record<string, string> {
   const env = reader.stringMap('env') ?? {};
   for (const key of Object.keys(env)) {
     if (key === '' || key.includes('=') || key.includes('\0')) {
-      reader.error(reader.key('env'), `has an invalid variable name ${JSON.stringify(key)}`, `variable names cannot be empty or contain '='`);
+      reader.error(
+        reader.key('env'),
+        `has an invalid variable name ${JSON.stringify(key)}`,
+        `variable names cannot be empty or contain '='`,
+      );
     }
   }
   return env;
@@ -169,13 +250,18 @@ function readEnv(reader: EntryFieldReader): Record<string, string> {
 function readSandbox(reader: EntryFieldReader, type: McpTransportType): Pick<ValidatedEntry, 'port' | 'protocol'> {
   const port = reader.port('port');
   if (type === 'sandbox' && !reader.has('port')) {
-    reader.error('port', 'is required for type "sandbox"', `add ${example(reader.ctx.format, 'port', 3000)} (the port the server listens on)`);
+    reader.error(
+      'port',
+      'is required for type "sandbox"',
+      `add ${example(reader.ctx.format, 'port', 3000)} (the port the server listens on)`,
+    );
   }
   const protocolText = reader.string('protocol');
   let protocol: 'streamable_http' | 'sse' = 'streamable_http';
   if (protocolText !== undefined) {
     if (Object.hasOwn(PROTOCOL_VALUES, protocolText)) protocol = PROTOCOL_VALUES[protocolText]!;
-    else reader.error(reader.key('protocol'), `is ${JSON.stringify(protocolText)}, which is not a protocol`, 'use "streamable_http" or "sse"');
+    else
+      reader.error(reader.key('protocol'), `is ${JSON.stringify(protocolText)}, which is not a protocol`, 'use "streamable_http" or "sse"');
   }
   return { port, protocol };
 }
@@ -184,13 +270,20 @@ function readSandbox(reader: EntryFieldReader, type: McpTransportType): Pick<Val
  * Checks one entry. Returns the entry (defaults applied) only when there are no errors;
  * warnings come back either way.
  */
-export function validateServerEntry(ctx: FileContext, name: string, raw: unknown): { entry?: ValidatedEntry; problems: McpConfigProblem[] } {
+export function validateServerEntry(
+  ctx: FileContext,
+  name: string,
+  raw: unknown,
+): { entry?: ValidatedEntry; problems: McpConfigProblem[] } {
   const nameProblem = checkServerName(ctx, name);
   if (nameProblem) return { problems: [nameProblem] };
   const problems: McpConfigProblem[] = [];
   if (!isPlainObject(raw)) {
     const shape = ctx.format === 'json' ? 'an object' : 'a table';
-    const sample = ctx.format === 'json' ? `"${name}": ${renderValue('json', { command: 'npx', args: ['-y', 'some-mcp-server'] })}` : `[mcp.servers.${name}] with command = ["npx", "-y", "some-mcp-server"]`;
+    const sample =
+      ctx.format === 'json'
+        ? `"${name}": ${renderValue('json', { command: 'npx', args: ['-y', 'some-mcp-server'] })}`
+        : `[mcp.servers.${name}] with command = ["npx", "-y", "some-mcp-server"]`;
     problems.push(serverProblem(ctx, name, `the entry must be ${shape}, not ${describeValue(raw, ctx.format)}`, `e.g. ${sample}`));
     return { problems };
   }
@@ -213,7 +306,8 @@ export function validateServerEntry(ctx: FileContext, name: string, raw: unknown
   if (reader.has('max_tool_timeout')) reader.checkMaxToolTimeout(toolTimeoutMs, maxToolTimeoutMs);
   let enabled = reader.boolean('enabled') ?? true;
   if (disabled) {
-    if (typeof disabled.value !== 'boolean') reader.error(disabled.key, `must be true or false, not ${describeValue(disabled.value, 'json')}`, 'e.g. "disabled": true');
+    if (typeof disabled.value !== 'boolean')
+      reader.error(disabled.key, `must be true or false, not ${describeValue(disabled.value, 'json')}`, 'e.g. "disabled": true');
     else if (reader.has('enabled')) reader.error(disabled.key, `duplicates '${reader.key('enabled')}'`, 'keep only one of them');
     else enabled = !disabled.value;
   }

@@ -23,7 +23,15 @@
  * per-request timer when the caller keeps the time, and cache the output validator it
  * compiles for a passed `toolDefinition`.
  */
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, type CallToolResult, type JSONRPCRequest, type Tool as McpToolDefinition } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type Tool as McpToolDefinition,
+} from '@modelcontextprotocol/client';
 import type { ToolContext } from '../../tools/tool.js';
 import type { CallSignal } from '../hub/call-signal.js';
 import type { InboundClaim, StdioProcessTransport } from './stdio-transport.js';
@@ -59,9 +67,17 @@ function isPlainTextResult(result: Record<string, unknown>): boolean {
   const { content, isError, structuredContent } = result;
   if (!Array.isArray(content) || result._meta !== undefined) return false;
   if (isError !== undefined && typeof isError !== 'boolean') return false;
-  if (structuredContent !== undefined && (!isRecord(structuredContent) || Object.getPrototypeOf(structuredContent) !== Object.prototype)) return false;
+  if (structuredContent !== undefined && (!isRecord(structuredContent) || Object.getPrototypeOf(structuredContent) !== Object.prototype))
+    return false;
   for (const block of content as unknown[]) {
-    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string' || block.annotations !== undefined || block._meta !== undefined) return false;
+    if (
+      !isRecord(block) ||
+      block.type !== 'text' ||
+      typeof block.text !== 'string' ||
+      block.annotations !== undefined ||
+      block._meta !== undefined
+    )
+      return false;
   }
   return true;
 }
@@ -91,7 +107,13 @@ export class DirectToolCalls implements InboundClaim {
    * timeout), `progressTo.onProgress` hears the server's progress, and `definition`'s output
    * schema (if any) checks the result. Rejects as the SDK's `callTool` would.
    */
-  call(name: string, args: Record<string, unknown>, signal: CallSignal, progressTo: Pick<ToolContext, 'onProgress'>, definition: McpToolDefinition | undefined): Promise<CallToolResult> {
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: CallSignal,
+    progressTo: Pick<ToolContext, 'onProgress'>,
+    definition: McpToolDefinition | undefined,
+  ): Promise<CallToolResult> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
     const compiled = definition ? this.#outputCheck(definition) : undefined;
@@ -102,7 +124,12 @@ export class DirectToolCalls implements InboundClaim {
       const onAbort = () => this.#cancel(id, signal.reason);
       this.#pending.set(id, { name, definition, signal, onAbort, progressTo, resolve, reject });
       signal.addEventListener('abort', onAbort);
-      const request: JSONRPCRequest = { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: id } } };
+      const request: JSONRPCRequest = {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args, _meta: { progressToken: id } },
+      };
       this.#transport.send(request).catch((error: unknown) => this.#settle(id)?.reject(error));
     });
   }
@@ -149,12 +176,15 @@ export class DirectToolCalls implements InboundClaim {
   #cancel(id: string, reason: unknown): void {
     const call = this.#settle(id);
     if (!call) return;
-    this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } }).catch(() => {});
+    this.#transport
+      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } })
+      .catch(() => {});
     call.reject(reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason)));
   }
 
   #answer(call: PendingCall, response: Record<string, unknown>): void {
-    if (response.jsonrpc !== '2.0') return call.reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid response for tools/call: not JSON-RPC 2.0`));
+    if (response.jsonrpc !== '2.0')
+      return call.reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid response for tools/call: not JSON-RPC 2.0`));
     const { error } = response;
     if (error !== undefined) {
       if (!isRecord(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
@@ -176,19 +206,30 @@ export class DirectToolCalls implements InboundClaim {
     // The 2025 codec drops a `resultType` before validating.
     const { resultType: _dropped, ...rest } = raw;
     const checked = this.#client.checkToolResult(rest);
-    return checked.ok ? (checked.value as CallToolResult) : new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${checked.message}`);
+    return checked.ok
+      ? (checked.value as CallToolResult)
+      : new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${checked.message}`);
   }
 
   /** The SDK `callTool`'s check of structured content against the tool's output schema, with its messages. */
   #checkOutput(name: string, definition: McpToolDefinition, result: CallToolResult): ProtocolError | undefined {
     const compiled = this.#outputCheck(definition);
     if (!compiled || !compiled.ok || result.isError) return undefined;
-    if (result.structuredContent === undefined) return new ProtocolError(ProtocolErrorCode.InvalidRequest, `Tool ${name} has an output schema but did not return structured content`);
+    if (result.structuredContent === undefined)
+      return new ProtocolError(ProtocolErrorCode.InvalidRequest, `Tool ${name} has an output schema but did not return structured content`);
     try {
       const outcome = compiled.check(result.structuredContent);
-      return outcome.valid ? undefined : new ProtocolError(ProtocolErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${outcome.errorMessage}`);
+      return outcome.valid
+        ? undefined
+        : new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `Structured content does not match the tool's output schema: ${outcome.errorMessage}`,
+          );
     } catch (error) {
-      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`);
+      return new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

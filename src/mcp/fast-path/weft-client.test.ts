@@ -16,7 +16,7 @@ async function connect(kind: typeof Client, answer: (params: unknown) => unknown
       message.method === 'initialize'
         ? { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'peer', version: '1' } }
         : message.method === 'tools/call'
-          ? (calls += 1, answer(message.params))
+          ? ((calls += 1), answer(message.params))
           : {};
     void serverSide.send({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage);
   };
@@ -26,7 +26,11 @@ async function connect(kind: typeof Client, answer: (params: unknown) => unknown
   return { client, calls: () => calls };
 }
 
-const outcome = async (call: Promise<unknown>) => call.then((value) => ({ value }), (error: unknown) => ({ error: error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error) }));
+const outcome = async (call: Promise<unknown>) =>
+  call.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error: error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error) }),
+  );
 
 const RESULTS: Record<string, unknown> = {
   'a text result': { content: [{ type: 'text', text: 'hi' }], isError: false },
@@ -42,7 +46,10 @@ describe('WeftClient', () => {
   it.each(Object.entries(RESULTS))('treats %s exactly as the SDK client does', async (_, result) => {
     const stock = await connect(Client, () => result);
     const weft = await connect(WeftClient, () => result);
-    const [expected, actual] = await Promise.all([outcome(stock.client.callTool({ name: 't', arguments: {} })), outcome(weft.client.callTool({ name: 't', arguments: {} }))]);
+    const [expected, actual] = await Promise.all([
+      outcome(stock.client.callTool({ name: 't', arguments: {} })),
+      outcome(weft.client.callTool({ name: 't', arguments: {} })),
+    ]);
     expect(actual).toEqual(expected);
     await Promise.all([stock.client.close(), weft.client.close()]);
   });

@@ -58,13 +58,23 @@ export class WeftClient extends Client {
     this.schemaValidators = schemaValidators;
   }
 
-  override request<M extends RequestMethod>(request: { method: M; params?: Record<string, unknown> }, options?: RequestOptions): Promise<ResultTypeMap[M]>;
-  override request<T extends StandardSchemaV1>(request: Request, resultSchema: T, options?: RequestOptions): Promise<StandardSchemaV1.InferOutput<T>>;
+  override request<M extends RequestMethod>(
+    request: { method: M; params?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<ResultTypeMap[M]>;
+  override request<T extends StandardSchemaV1>(
+    request: Request,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<StandardSchemaV1.InferOutput<T>>;
   override request(request: Request, schemaOrOptions?: StandardSchemaV1 | RequestOptions, options?: RequestOptions): Promise<unknown> {
     if (isStandardSchema(schemaOrOptions)) return super.request(request, schemaOrOptions, options);
     // Before a version is negotiated, the SDK pins lifecycle methods to an era by method.
-    const validator = CACHED_METHODS.has(request.method) && this._negotiatedProtocolVersion !== undefined ? this.#validatorFor(request.method) : null;
-    return validator ? super.request(request, validator, schemaOrOptions) : super.request(request as { method: RequestMethod }, schemaOrOptions);
+    const validator =
+      CACHED_METHODS.has(request.method) && this._negotiatedProtocolVersion !== undefined ? this.#validatorFor(request.method) : null;
+    return validator
+      ? super.request(request, validator, schemaOrOptions)
+      : super.request(request as { method: RequestMethod }, schemaOrOptions);
   }
 
   /**
@@ -76,7 +86,9 @@ export class WeftClient extends Client {
     if (!validator) return { ok: false, message: 'tools/call is not in the negotiated protocol version' };
     const outcome = validator['~standard'].validate(value);
     if (outcome instanceof Promise) return { ok: false, message: 'the result check is asynchronous' };
-    return outcome.issues ? { ok: false, message: outcome.issues.map((issue) => issue.message).join(', ') } : { ok: true, value: outcome.value };
+    return outcome.issues
+      ? { ok: false, message: outcome.issues.map((issue) => issue.message).join(', ') }
+      : { ok: true, value: outcome.value };
   }
 
   #validatorFor(method: string): StandardSchemaV1 | null {

@@ -27,9 +27,15 @@ export function offlineError(server: string): WeftError {
 
 /** Whether the failure says the connection itself is gone (as opposed to one request failing). */
 export function isConnectionLoss(error: unknown): boolean {
-  if (error instanceof SdkError) return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed;
+  if (error instanceof SdkError)
+    return (
+      error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed
+    );
   if (error instanceof ProtocolError) return false;
-  return error instanceof TypeError || (error instanceof Error && /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed/i.test(errorMessage(error)));
+  return (
+    error instanceof TypeError ||
+    (error instanceof Error && /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed/i.test(errorMessage(error)))
+  );
 }
 
 /** A request that ran out of `tool_timeout` (and `max_tool_timeout`, with progress). */
@@ -37,7 +43,9 @@ export function timeoutError(context: Pick<CallFailureContext, 'server' | 'what'
   const limit = context.maxTimeoutMs
     ? `${formatDuration(context.timeoutMs)} without progress (at most ${formatDuration(context.maxTimeoutMs)} with progress)`
     : formatDuration(context.timeoutMs);
-  return new WeftError('TOOL_TIMEOUT', `[${context.server}] ${context.what} timed out after ${limit}; the server was told to cancel it`, { data: { server: context.server } });
+  return new WeftError('TOOL_TIMEOUT', `[${context.server}] ${context.what} timed out after ${limit}; the server was told to cancel it`, {
+    data: { server: context.server },
+  });
 }
 
 export function callFailure(error: unknown, context: CallFailureContext): WeftError {
@@ -51,14 +59,24 @@ export function callFailure(error: unknown, context: CallFailureContext): WeftEr
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return timeoutError(context);
   const neededScope = stepUpScope(error);
   if (neededScope !== undefined) {
-    return new WeftError('MCP_SERVER_UNAVAILABLE', `[${server}] ${what} needs more authorization (scope '${neededScope}') — run 'weft mcp login ${server} --scope "${neededScope}"'`, {
-      data: { server, scope: neededScope },
-      cause: error,
-    });
+    return new WeftError(
+      'MCP_SERVER_UNAVAILABLE',
+      `[${server}] ${what} needs more authorization (scope '${neededScope}') — run 'weft mcp login ${server} --scope "${neededScope}"'`,
+      {
+        data: { server, scope: neededScope },
+        cause: error,
+      },
+    );
   }
   if (isConnectionLoss(error)) {
     const cause = context.exit ? `the server ${context.exit}` : 'the connection was lost';
-    return new WeftError('MCP_SERVER_UNAVAILABLE', `[${server}] ${what} failed: ${cause} — reconnecting`, { data: { server }, cause: error });
+    return new WeftError('MCP_SERVER_UNAVAILABLE', `[${server}] ${what} failed: ${cause} — reconnecting`, {
+      data: { server },
+      cause: error,
+    });
   }
-  return new WeftError('TOOL_FAILED', `[${server}] ${what} failed: ${redactSecrets(errorMessage(error))}`, { data: { server }, cause: error });
+  return new WeftError('TOOL_FAILED', `[${server}] ${what} failed: ${redactSecrets(errorMessage(error))}`, {
+    data: { server },
+    cause: error,
+  });
 }

@@ -30,7 +30,7 @@ describe('CallSignal', () => {
     expect([signal.aborted, signal.reason, heard]).toEqual([true, 'stop', ['stop']]);
   });
 
-  it('calls its listeners in the order they were added, on a timeout as on the caller\'s abort', () => {
+  it("calls its listeners in the order they were added, on a timeout as on the caller's abort", () => {
     for (const end of ['timeout', 'abort'] as const) {
       const { caller, signal } = setup();
       const order: string[] = [];

@@ -26,7 +26,13 @@ export class CallSignal extends CallTimer implements AbortLike {
   #listener: (() => void) | undefined;
   #moreListeners: (() => void)[] | undefined;
 
-  constructor(clock: CallClock, limits: { idleMs: number; maxMs: number | undefined }, caller: AbortLike, toolName: string, timeoutReason: TimeoutReason) {
+  constructor(
+    clock: CallClock,
+    limits: { idleMs: number; maxMs: number | undefined },
+    caller: AbortLike,
+    toolName: string,
+    timeoutReason: TimeoutReason,
+  ) {
     super(clock, limits.idleMs, limits.maxMs);
     this.#caller = caller;
     this.#toolName = toolName;
@@ -79,7 +85,12 @@ export class CallSignal extends CallTimer implements AbortLike {
 const SDK_TIMEOUT_BACKSTOP_MS = MAX_TIMER_MS;
 
 /** What the hub hands the SDK with a `tools/call`: its signal, its progress handling, and the listed definition when that can stand in for a lookup. */
-export function toolCallOptions(signal: CallSignal, context: Pick<ToolContext, 'onProgress'>, transport: BuiltTransport['kind'], definition: McpToolDefinition | undefined): CallToolRequestOptions {
+export function toolCallOptions(
+  signal: CallSignal,
+  context: Pick<ToolContext, 'onProgress'>,
+  transport: BuiltTransport['kind'],
+  definition: McpToolDefinition | undefined,
+): CallToolRequestOptions {
   return {
     // The hub's clock keeps the time; the SDK's own limit only backs it up.
     timeout: SDK_TIMEOUT_BACKSTOP_MS,

@@ -67,19 +67,26 @@ export function createClient(setup: ClientSetup): Client {
   const sampling = handlers.sampling;
   if (sampling) capabilities.sampling = {};
 
-  const client = new (setup.fastPath ? WeftClient : Client)({ name: 'weft', version: setup.clientVersion }, { capabilities, listMaxPages: LIST_MAX_PAGES });
+  const client = new (setup.fastPath ? WeftClient : Client)(
+    { name: 'weft', version: setup.clientVersion },
+    { capabilities, listMaxPages: LIST_MAX_PAGES },
+  );
 
   const rootUri = pathToFileURL(setup.workspaceRoot).href;
   client.setRequestHandler('roots/list', () => ({ roots: [{ uri: rootUri, name: basename(setup.workspaceRoot) || setup.workspaceRoot }] }));
 
   const elicitation = handlers.elicitation;
   if (elicitation) {
-    client.setRequestHandler('elicitation/create', (request, ctx) => answering(setup.events, () => elicitation({ server, params: request.params, signal: ctx.mcpReq.signal, ...originOf(setup.events) })));
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      answering(setup.events, () => elicitation({ server, params: request.params, signal: ctx.mcpReq.signal, ...originOf(setup.events) })),
+    );
   }
   if (sampling) {
     client.setRequestHandler('sampling/createMessage', (request, ctx) => {
       if (!setup.samplingEnabled) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, samplingOffMessage(server, setup.configFile));
-      return answering(setup.events, () => sampling({ server, params: request.params, signal: ctx.mcpReq.signal, ...originOf(setup.events) }));
+      return answering(setup.events, () =>
+        sampling({ server, params: request.params, signal: ctx.mcpReq.signal, ...originOf(setup.events) }),
+      );
     });
   }
 
@@ -87,7 +94,9 @@ export function createClient(setup: ClientSetup): Client {
   client.setNotificationHandler('notifications/tools/list_changed', () => setup.events.onListChanged('tools'));
   client.setNotificationHandler('notifications/resources/list_changed', () => setup.events.onListChanged('resources'));
   client.setNotificationHandler('notifications/prompts/list_changed', () => setup.events.onListChanged('prompts'));
-  client.setNotificationHandler('notifications/resources/updated', (notification) => setup.events.onResourceUpdated(notification.params.uri));
+  client.setNotificationHandler('notifications/resources/updated', (notification) =>
+    setup.events.onResourceUpdated(notification.params.uri),
+  );
   return client;
 }
 

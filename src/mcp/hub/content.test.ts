@@ -28,7 +28,10 @@ describe('convertToolResult', () => {
     const result = convertToolResult({
       content: [
         { type: 'resource', resource: { uri: 'mem://a.txt', mimeType: 'text/plain', text: 'note' } },
-        { type: 'resource', resource: { uri: 'mem://b.json', mimeType: 'application/json', blob: Buffer.from('{"a":1}').toString('base64') } },
+        {
+          type: 'resource',
+          resource: { uri: 'mem://b.json', mimeType: 'application/json', blob: Buffer.from('{"a":1}').toString('base64') },
+        },
         { type: 'resource', resource: { uri: 'mem://c.bin', mimeType: 'application/octet-stream', blob: 'AAEC' } },
       ],
     });
@@ -41,7 +44,9 @@ describe('convertToolResult', () => {
   });
 
   it('turns a resource link into a line of text', () => {
-    expect(convertContentBlock({ type: 'resource_link', uri: 'file:///x.md', name: 'x.md', mimeType: 'text/markdown', description: 'the x' })).toEqual({
+    expect(
+      convertContentBlock({ type: 'resource_link', uri: 'file:///x.md', name: 'x.md', mimeType: 'text/markdown', description: 'the x' }),
+    ).toEqual({
       type: 'text',
       text: '[resource link] x.md: file:///x.md (text/markdown — the x)',
     });
@@ -53,7 +58,9 @@ describe('convertToolResult', () => {
       isError: false,
       structuredContent: { answer: 42 },
     });
-    expect(convertToolResult({ content: [], structuredContent: { answer: 42 } }).content).toEqual([{ type: 'text', text: '{"answer":42}' }]);
+    expect(convertToolResult({ content: [], structuredContent: { answer: 42 } }).content).toEqual([
+      { type: 'text', text: '{"answer":42}' },
+    ]);
   });
 
   it('names unknown content kinds instead of failing', () => {
@@ -64,7 +71,9 @@ describe('convertToolResult', () => {
 
 describe('convertResourceContents', () => {
   it('converts each body', () => {
-    expect(convertResourceContents({ contents: [{ uri: 'a://1', text: 'one' }] })).toEqual([{ type: 'resource', uri: 'a://1', text: 'one' }]);
+    expect(convertResourceContents({ contents: [{ uri: 'a://1', text: 'one' }] })).toEqual([
+      { type: 'resource', uri: 'a://1', text: 'one' },
+    ]);
   });
 });
 

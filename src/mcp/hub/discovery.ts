@@ -3,7 +3,14 @@
  * prompts when it advertises them. Only the tool list is essential; the others degrade
  * to empty with a warning, since many servers implement them partially.
  */
-import type { Client, Prompt, RequestOptions, Resource, ResourceTemplateType, Tool as McpToolDefinition } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  Prompt,
+  RequestOptions,
+  Resource,
+  ResourceTemplateType,
+  Tool as McpToolDefinition,
+} from '@modelcontextprotocol/client';
 import { errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { ListKind } from './client-factory.js';
@@ -26,7 +33,12 @@ export async function listTools(client: Client, options: RequestOptions): Promis
   return (await client.listTools(undefined, fresh(options))).tools;
 }
 
-export async function listResources(client: Client, options: RequestOptions, logger: Logger, server: string): Promise<Pick<Discovery, 'resources' | 'resourceTemplates'>> {
+export async function listResources(
+  client: Client,
+  options: RequestOptions,
+  logger: Logger,
+  server: string,
+): Promise<Pick<Discovery, 'resources' | 'resourceTemplates'>> {
   if (!client.getServerCapabilities()?.resources) return { resources: [], resourceTemplates: [] };
   const [resources, resourceTemplates] = await Promise.all([
     client.listResources(undefined, fresh(options)).then(
@@ -75,17 +87,26 @@ export async function refetchList(
   switch (kind) {
     case 'tools': {
       const tools = await listTools(client, options);
-      const change = diffNames(previous.tools.map((tool) => tool.name), tools.map((tool) => tool.name));
+      const change = diffNames(
+        previous.tools.map((tool) => tool.name),
+        tools.map((tool) => tool.name),
+      );
       return { discovery: { ...previous, tools }, change };
     }
     case 'resources': {
       const listed = await listResources(client, options, logger, server);
-      const change = diffNames(previous.resources.map((resource) => resource.uri), listed.resources.map((resource) => resource.uri));
+      const change = diffNames(
+        previous.resources.map((resource) => resource.uri),
+        listed.resources.map((resource) => resource.uri),
+      );
       return { discovery: { ...previous, ...listed }, change };
     }
     case 'prompts': {
       const prompts = await listPrompts(client, options, logger, server);
-      const change = diffNames(previous.prompts.map((prompt) => prompt.name), prompts.map((prompt) => prompt.name));
+      const change = diffNames(
+        previous.prompts.map((prompt) => prompt.name),
+        prompts.map((prompt) => prompt.name),
+      );
       return { discovery: { ...previous, prompts }, change };
     }
     default: {

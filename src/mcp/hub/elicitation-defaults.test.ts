@@ -37,7 +37,7 @@ describe('applyElicitationDefaults', () => {
     expect(filled).toEqual({ name: '', age: 30, score: 95.5, status: 'active', verified: false, tags: ['a', 'c'], nickname: 'JD' });
   });
 
-  it('neither mutates the given content nor shares the schema\'s default arrays', () => {
+  it("neither mutates the given content nor shares the schema's default arrays", () => {
     const given = { name: 'Ada' };
     const filled = applyElicitationDefaults(schema, given);
     expect(given).toEqual({ name: 'Ada' });

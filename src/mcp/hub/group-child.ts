@@ -63,7 +63,9 @@ export function spawnGroupChild(options: GroupChildOptions): Promise<ChildProces
       if (!spawned) reject(error);
       else options.onError(error);
     });
-    child.once('exit', (code, signal) => options.onExit(signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`, child));
+    child.once('exit', (code, signal) =>
+      options.onExit(signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`, child),
+    );
     captureStderr(child, options);
   });
 }
@@ -74,7 +76,10 @@ export async function reapGroup(pid: number, killGraceMs: number, watchdog: Grou
   watchdog?.unwatch(pid);
 }
 
-function captureStderr(child: ChildProcess, options: Pick<GroupChildOptions, 'server' | 'logger' | 'stderrTail' | 'processSandbox' | 'launch'>): void {
+function captureStderr(
+  child: ChildProcess,
+  options: Pick<GroupChildOptions, 'server' | 'logger' | 'stderrTail' | 'processSandbox' | 'launch'>,
+): void {
   const { logger, server } = options;
   const stderr = new LineReader(
     (line) => {

@@ -68,7 +68,6 @@ export class LineBuffer {
     const grown = Buffer.allocUnsafeSlow(capacity);
     this.#buffer?.copy(grown, 0, 0, this.#size);
     this.#buffer = grown;
-
   }
 }
 

@@ -107,9 +107,13 @@ export class McpHub {
     const failedRequired = enabled.filter((config) => config.required && this.#connections.get(config.name)?.state === 'failed');
     if (failedRequired.length > 0) {
       const lines = failedRequired.map((config) => `'${config.name}': ${this.#connections.get(config.name)?.failure ?? 'failed'}`);
-      throw new WeftError('MCP_SERVER_FAILED', `Required MCP server${failedRequired.length > 1 ? 's' : ''} failed to start: ${lines.join('\n')}`, {
-        data: { servers: failedRequired.map((config) => config.name) },
-      });
+      throw new WeftError(
+        'MCP_SERVER_FAILED',
+        `Required MCP server${failedRequired.length > 1 ? 's' : ''} failed to start: ${lines.join('\n')}`,
+        {
+          data: { servers: failedRequired.map((config) => config.name) },
+        },
+      );
     }
     return statuses;
   }
@@ -117,14 +121,18 @@ export class McpHub {
   /** Connects one more server (runtime registration); resolves once it is ready or failed. */
   async addServer(config: McpServerConfig): Promise<McpServerStatus> {
     if (this.#connections.has(config.name)) {
-      throw new WeftError('CONFIG_INVALID', `MCP server '${config.name}' is already connected; remove it first.`, { data: { server: config.name } });
+      throw new WeftError('CONFIG_INVALID', `MCP server '${config.name}' is already connected; remove it first.`, {
+        data: { server: config.name },
+      });
     }
     const connection = new ServerConnection(config, this.#connectionDeps());
     this.#connections.set(config.name, connection);
     await connection.start();
     const status = connection.status();
-    if (status.state === 'failed') this.#options.logger.warn(`MCP server '${config.name}' failed to start: ${connection.failure ?? status.error ?? 'unknown error'}`);
-    else if (status.state === 'ready') this.#options.logger.debug(`MCP [${config.name}] ready in ${status.timings.connectMs ?? 0}ms with ${status.tools} tools`);
+    if (status.state === 'failed')
+      this.#options.logger.warn(`MCP server '${config.name}' failed to start: ${connection.failure ?? status.error ?? 'unknown error'}`);
+    else if (status.state === 'ready')
+      this.#options.logger.debug(`MCP [${config.name}] ready in ${status.timings.connectMs ?? 0}ms with ${status.tools} tools`);
     return status;
   }
 
@@ -203,7 +211,12 @@ export class McpHub {
     );
   }
 
-  async getPrompt(server: string, name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<McpPrompt> {
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<McpPrompt> {
     const result = await this.#connection(server).request(
       `prompts/get of '${name}'`,
       (client, requestOptions) => client.getPrompt({ name, arguments: args }, requestOptions),
@@ -237,9 +250,13 @@ export class McpHub {
     const connection = this.#connections.get(name);
     if (!connection) {
       const known = [...this.#connections.keys()].sort();
-      throw new WeftError('MCP_SERVER_NOT_FOUND', `No MCP server named '${name}'.${known.length ? ` Configured: ${known.join(', ')}.` : ' No MCP servers are configured.'}`, {
-        data: { server: name },
-      });
+      throw new WeftError(
+        'MCP_SERVER_NOT_FOUND',
+        `No MCP server named '${name}'.${known.length ? ` Configured: ${known.join(', ')}.` : ' No MCP servers are configured.'}`,
+        {
+          data: { server: name },
+        },
+      );
     }
     return connection;
   }
@@ -293,5 +310,7 @@ async function settleWithin(work: Promise<unknown>, ms: number | undefined): Pro
 
 /** The defined entries of `fields` only, so optional properties stay absent rather than undefined. */
 function optional<T extends Record<string, unknown>>(fields: T): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<{ [K in keyof T]: Exclude<T[K], undefined> }>;
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<{
+    [K in keyof T]: Exclude<T[K], undefined>;
+  }>;
 }

@@ -11,7 +11,12 @@ import type { McpServerConfig } from '../config/server-config.js';
 import { describeTool, filterTools, nameServerTools } from './tool-names.js';
 
 /** `definition` is the server's own, as listed: the hub can hand it to the SDK instead of having it looked up. */
-export type ToolInvoker = (originalName: string, args: Record<string, unknown>, context: ToolContext, definition: McpToolDefinition) => Promise<ToolResult>;
+export type ToolInvoker = (
+  originalName: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  definition: McpToolDefinition,
+) => Promise<ToolResult>;
 
 export interface ServerTools {
   tools: Tool[];
@@ -39,7 +44,13 @@ function annotationsOf(definition: McpToolDefinition): ToolAnnotations | undefin
  * `warned` remembers collisions already reported, so a reconnect or a list_changed does
  * not repeat the same warning.
  */
-export function buildServerTools(config: McpServerConfig, definitions: readonly McpToolDefinition[], invoke: ToolInvoker, logger: Logger, warned = new Set<string>()): ServerTools {
+export function buildServerTools(
+  config: McpServerConfig,
+  definitions: readonly McpToolDefinition[],
+  invoke: ToolInvoker,
+  logger: Logger,
+  warned = new Set<string>(),
+): ServerTools {
   const server = config.name;
   const { named, dropped } = nameServerTools(server, filterTools(definitions, config));
   for (const drop of dropped) {

@@ -64,7 +64,9 @@ export class SandboxProcess {
   async start(): Promise<void> {
     const { port } = this.#options;
     if (this.#options.processSandbox === undefined && (await portAccepts(port, 1000))) {
-      throw new StartupProblem(`port ${port} is already in use on ${SANDBOX_HOST} before the server started — stop whatever listens there, or pick another port`);
+      throw new StartupProblem(
+        `port ${port} is already in use on ${SANDBOX_HOST} before the server started — stop whatever listens there, or pick another port`,
+      );
     }
     await this.#spawn();
     await this.#waitForListening();

@@ -50,18 +50,39 @@ export class ServerCalls {
     return this.#origins.at(-1);
   }
 
-  async callTool(session: Session, originalName: string, args: Record<string, unknown>, context: CallContext, definition?: McpToolDefinition): Promise<ToolResult> {
+  async callTool(
+    session: Session,
+    originalName: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    definition?: McpToolDefinition,
+  ): Promise<ToolResult> {
     const origin = context.origin;
     if (origin) this.#origins.push(origin);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.#config;
     // Aborted by the caller's cancellation or by the hub's own timeout.
-    const signal = new CallSignal(this.#clock, { idleMs: toolTimeoutMs, maxMs: maxToolTimeoutMs }, context.cancellation ?? context.signal, originalName, this.#timeoutReason);
+    const signal = new CallSignal(
+      this.#clock,
+      { idleMs: toolTimeoutMs, maxMs: maxToolTimeoutMs },
+      context.cancellation ?? context.signal,
+      originalName,
+      this.#timeoutReason,
+    );
     signal.start();
     try {
       const direct = session.directCalls;
       const result = direct
-        ? await direct.call(originalName, args, signal, context, definition ?? session.discovery.tools.find((tool) => tool.name === originalName))
-        : await session.client.callTool({ name: originalName, arguments: args }, toolCallOptions(signal, context, session.built.kind, definition));
+        ? await direct.call(
+            originalName,
+            args,
+            signal,
+            context,
+            definition ?? session.discovery.tools.find((tool) => tool.name === originalName),
+          )
+        : await session.client.callTool(
+            { name: originalName, arguments: args },
+            toolCallOptions(signal, context, session.built.kind, definition),
+          );
       return convertToolResult(result);
     } catch (error) {
       throw this.#failure(error, session, toolWhat(originalName), signal);
@@ -72,7 +93,12 @@ export class ServerCalls {
   }
 
   /** Runs a request on the session, bounded by `tool_timeout`, with errors phrased for weft. */
-  async request<T>(session: Session, what: string, run: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async request<T>(
+    session: Session,
+    what: string,
+    run: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     try {
       return await run(session.client, { timeout: this.#config.toolTimeoutMs, ...(signal ? { signal } : {}) });
     } catch (error) {
@@ -93,7 +119,13 @@ export class ServerCalls {
 
   #failure(error: unknown, session: Session, what: string, signal?: AbortLike): WeftError {
     const exit = localProcess(session.built)?.exitDescription;
-    const failure = callFailure(error, { server: this.#config.name, what, signal, timeoutMs: this.#config.toolTimeoutMs, ...(exit ? { exit } : {}) });
+    const failure = callFailure(error, {
+      server: this.#config.name,
+      what,
+      signal,
+      timeoutMs: this.#config.toolTimeoutMs,
+      ...(exit ? { exit } : {}),
+    });
     if (session.built.kind !== 'stdio' && !signal?.aborted && isConnectionLoss(error)) this.#probe(session);
     return failure;
   }

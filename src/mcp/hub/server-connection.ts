@@ -96,12 +96,21 @@ export class ServerConnection {
     });
   }
 
-  async callTool(originalName: string, args: Record<string, unknown>, context: CallContext, definition?: McpToolDefinition): Promise<ToolResult> {
+  async callTool(
+    originalName: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    definition?: McpToolDefinition,
+  ): Promise<ToolResult> {
     return this.#calls.callTool(this.#readySession(), originalName, args, context, definition);
   }
 
   /** Runs a request on the current connection, bounded by `tool_timeout`, with errors phrased for weft. */
-  async request<T>(what: string, run: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async request<T>(
+    what: string,
+    run: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     return this.#calls.request(this.#readySession(), what, run, signal);
   }
 
@@ -189,7 +198,13 @@ export class ServerConnection {
   }
 
   #registerTools(session: Session): { added: string[]; removed: string[] } {
-    const built = buildServerTools(this.config, session.discovery.tools, (name, args, context, definition) => this.callTool(name, args, context, definition), this.#logger, this.#reportedCollisions);
+    const built = buildServerTools(
+      this.config,
+      session.discovery.tools,
+      (name, args, context, definition) => this.callTool(name, args, context, definition),
+      this.#logger,
+      this.#reportedCollisions,
+    );
     this.#originalNames = built.originalNames;
     return this.#deps.registry.replaceGroup(this.name, built.tools);
   }
@@ -295,9 +310,11 @@ export class ServerConnection {
   // ---- change notifications ---------------------------------------------------------
 
   #onListChanged(client: Client, kind: ListKind): void {
-    this.#refreshes = this.#refreshes.then(() => this.#refresh(client, kind)).catch((error: unknown) => {
-      this.#logger.warn(`MCP [${this.name}] could not refresh its ${kind} after list_changed: ${errorMessage(error)}`);
-    });
+    this.#refreshes = this.#refreshes
+      .then(() => this.#refresh(client, kind))
+      .catch((error: unknown) => {
+        this.#logger.warn(`MCP [${this.name}] could not refresh its ${kind} after list_changed: ${errorMessage(error)}`);
+      });
   }
 
   async #refresh(client: Client, kind: ListKind): Promise<void> {

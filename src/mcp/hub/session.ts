@@ -79,7 +79,12 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     configFile: config.source.file,
     fastPath: mcpFastPath(deps.env, deps.fastPath),
     serverLogger: options.serverLogger,
-    events: { onListChanged: (kind) => events.onListChanged(kind), onResourceUpdated: (uri) => events.onResourceUpdated(uri), onAnswering: (busy) => events.onAnswering(busy), callOrigin: () => events.callOrigin() },
+    events: {
+      onListChanged: (kind) => events.onListChanged(kind),
+      onResourceUpdated: (uri) => events.onResourceUpdated(uri),
+      onAnswering: (busy) => events.onAnswering(busy),
+      callOrigin: () => events.callOrigin(),
+    },
   });
   const events = options.events(client);
   options.onAttempt({ client, built }, false);
@@ -94,8 +99,19 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     const discovery = await discover(client, { timeout: timeoutMs }, deps.logger, config.name);
     const serverInfo = client.getServerVersion();
     const protocolVersion = client.getNegotiatedProtocolVersion();
-    const directCalls = built.kind === 'stdio' && client instanceof WeftClient && DirectToolCalls.serves(client) ? new DirectToolCalls(built.transport, client) : undefined;
-    return { generation, client, built, discovery, ...(serverInfo ? { serverInfo } : {}), ...(protocolVersion ? { protocolVersion } : {}), ...(directCalls ? { directCalls } : {}) };
+    const directCalls =
+      built.kind === 'stdio' && client instanceof WeftClient && DirectToolCalls.serves(client)
+        ? new DirectToolCalls(built.transport, client)
+        : undefined;
+    return {
+      generation,
+      client,
+      built,
+      discovery,
+      ...(serverInfo ? { serverInfo } : {}),
+      ...(protocolVersion ? { protocolVersion } : {}),
+      ...(directCalls ? { directCalls } : {}),
+    };
   })();
   handshake.catch(() => {});
   try {
@@ -123,7 +139,10 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
  * Starts a sandbox server's process and waits until it listens — before the handshake's
  * `startup_timeout` starts counting. A failure ends the attempt, with the stderr tail.
  */
-async function launchSandbox(parts: { client: Client; built: Extract<BuiltTransport, { kind: 'sandbox' }> }, options: OpenSessionOptions): Promise<void> {
+async function launchSandbox(
+  parts: { client: Client; built: Extract<BuiltTransport, { kind: 'sandbox' }> },
+  options: OpenSessionOptions,
+): Promise<void> {
   const { built } = parts;
   try {
     await built.process.start();
@@ -131,7 +150,10 @@ async function launchSandbox(parts: { client: Client; built: Extract<BuiltTransp
     const exit = built.process.exitDescription;
     await disposeParts(parts);
     options.onAttempt(parts, true);
-    throw new ConnectFailure(describeStartupFailure(error, { command: built.command, ...(exit ? { exit } : {}) }), built.process.stderrTail.lines());
+    throw new ConnectFailure(
+      describeStartupFailure(error, { command: built.command, ...(exit ? { exit } : {}) }),
+      built.process.stderrTail.lines(),
+    );
   }
 }
 

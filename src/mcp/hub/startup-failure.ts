@@ -81,8 +81,10 @@ export function describeStartupFailure(error: unknown, context: FailureContext):
   if (context.exit) return `the server ${context.exit} during startup — see its stderr below`;
   if (error instanceof SdkHttpError) {
     const status = error.status;
-    if (status === 401 || status === 403) return `HTTP ${status} from ${context.url ?? 'the server'} — check headers or bearer_token_env_var, or log in with 'weft mcp login <name>' if it uses OAuth`;
-    if (status === 404) return `HTTP 404 from ${context.url ?? 'the server'} — check the url (MCP endpoints often end in /mcp, SSE ones in /sse)`;
+    if (status === 401 || status === 403)
+      return `HTTP ${status} from ${context.url ?? 'the server'} — check headers or bearer_token_env_var, or log in with 'weft mcp login <name>' if it uses OAuth`;
+    if (status === 404)
+      return `HTTP 404 from ${context.url ?? 'the server'} — check the url (MCP endpoints often end in /mcp, SSE ones in /sse)`;
     if (status !== undefined) return `HTTP ${status} from ${context.url ?? 'the server'}: ${redactSecrets(error.message)}`;
   }
   if (context.url) {

@@ -1,6 +1,14 @@
 /** Unit tests of qualified tool names, collisions and tool filters. */
 import { describe, expect, it } from 'vitest';
-import { MAX_TOOL_NAME_LENGTH, describeTool, filterTools, nameServerTools, qualifiedToolName, sanitizeNamePart, toolPatternMayName } from './tool-names.js';
+import {
+  MAX_TOOL_NAME_LENGTH,
+  describeTool,
+  filterTools,
+  nameServerTools,
+  qualifiedToolName,
+  sanitizeNamePart,
+  toolPatternMayName,
+} from './tool-names.js';
 
 describe('qualifiedToolName', () => {
   it('joins server and tool as mcp__<server>__<tool>', () => {
@@ -41,7 +49,9 @@ describe('nameServerTools', () => {
       ['mcp__fx__get_value', 'get.value'],
       ['mcp__fx__echo', 'echo'],
     ]);
-    expect(naming.dropped).toEqual([{ originalName: 'get/value', reason: expect.stringContaining("'get/value' and 'get.value' both become 'mcp__fx__get_value'") }]);
+    expect(naming.dropped).toEqual([
+      { originalName: 'get/value', reason: expect.stringContaining("'get/value' and 'get.value' both become 'mcp__fx__get_value'") },
+    ]);
   });
 });
 

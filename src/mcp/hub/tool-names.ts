@@ -87,7 +87,10 @@ export function toolPatternMayName(pattern: string, server: string): boolean {
  * Applies `enabled_tools` (allow-list, when given) and then `disabled_tools` (deny-list).
  * Both name the server's original tool names.
  */
-export function filterTools<T extends { name: string }>(tools: readonly T[], filters: Pick<McpServerConfig, 'enabledTools' | 'disabledTools'>): T[] {
+export function filterTools<T extends { name: string }>(
+  tools: readonly T[],
+  filters: Pick<McpServerConfig, 'enabledTools' | 'disabledTools'>,
+): T[] {
   return tools.filter((tool) => isToolAllowed(filters, tool.name));
 }
 

@@ -77,7 +77,8 @@ function httpHeaders(config: McpServerConfig, env: HostEnv): Record<string, stri
   for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) registerSecret(value, name);
   if (config.bearerTokenEnvVar) {
     const token = env[config.bearerTokenEnvVar];
-    if (!token) throw new StartupProblem(`bearer_token_env_var names ${config.bearerTokenEnvVar}, which is not set — export it before starting weft`);
+    if (!token)
+      throw new StartupProblem(`bearer_token_env_var names ${config.bearerTokenEnvVar}, which is not set — export it before starting weft`);
     registerSecret(token, config.bearerTokenEnvVar);
     headers.Authorization = `Bearer ${token}`;
   }

@@ -60,12 +60,16 @@ describe('probeAuthChallenge', () => {
   }
 
   it('reads scope and resource_metadata from a 401, asking with an anonymous ping', async () => {
-    const url = await serve(401, { 'www-authenticate': 'Bearer scope="mcp:basic", resource_metadata="http://127.0.0.1/custom/metadata.json"' });
+    const url = await serve(401, {
+      'www-authenticate': 'Bearer scope="mcp:basic", resource_metadata="http://127.0.0.1/custom/metadata.json"',
+    });
     expect(await probeAuthChallenge(url, { type: 'http', headers: { 'x-team': 'blue' } })).toEqual({
       scope: 'mcp:basic',
       resourceMetadataUrl: new URL('http://127.0.0.1/custom/metadata.json'),
     });
-    expect(seen).toEqual([expect.objectContaining({ method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 'weft-auth-probe', method: 'ping' }) })]);
+    expect(seen).toEqual([
+      expect.objectContaining({ method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 'weft-auth-probe', method: 'ping' }) }),
+    ]);
     expect(seen[0]?.headers).toMatchObject({ 'x-team': 'blue' });
     expect(seen[0]?.headers.authorization).toBeUndefined();
   });

@@ -7,7 +7,12 @@
  * itself (`probeAuthChallenge`) for the challenge a connection would get; its
  * `resource_metadata` also points discovery at metadata kept at a non-standard path.
  */
-import { InsufficientScopeError, LATEST_PROTOCOL_VERSION, computeScopeUnion, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  LATEST_PROTOCOL_VERSION,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+} from '@modelcontextprotocol/client';
 
 export interface AuthChallenge {
   /** Space-separated scopes the server asked for. */
@@ -56,7 +61,11 @@ export function stepUpScope(error: unknown, grantedScope?: string): string | und
 
 function findInsufficientScope(error: unknown): InsufficientScopeError | undefined {
   const seen = new Set<unknown>();
-  for (let current = error; current !== undefined && current !== null && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+  for (
+    let current = error;
+    current !== undefined && current !== null && !seen.has(current);
+    current = (current as { cause?: unknown }).cause
+  ) {
     seen.add(current);
     if (InsufficientScopeError.isInstance(current)) return current;
     if (typeof current !== 'object') return undefined;

@@ -25,14 +25,20 @@ function keyFile(name: string, pem: string): string {
 
 describe('readClientCredential', () => {
   it('reads the secret from the named variable and keeps it out of logs', () => {
-    const credential = readClientCredential('api', { grant: 'client_credentials', clientId: 'robot', clientSecretEnv: 'ROBOT_SECRET' }, { ROBOT_SECRET: 'sekrit-value-42' });
+    const credential = readClientCredential(
+      'api',
+      { grant: 'client_credentials', clientId: 'robot', clientSecretEnv: 'ROBOT_SECRET' },
+      { ROBOT_SECRET: 'sekrit-value-42' },
+    );
     expect(credential).toEqual({ kind: 'secret', secret: 'sekrit-value-42' });
     expect(redactSecrets('token sekrit-value-42')).not.toContain('sekrit-value-42');
   });
 
   it('picks the signing algorithm from the key type', () => {
     const pem = (type: 'rsa' | 'ec' | 'ed25519', curve?: string) =>
-      generateKeyPairSync(type as 'ec', { namedCurve: curve ?? 'prime256v1', modulusLength: 2048 } as { namedCurve: string }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      generateKeyPairSync(type as 'ec', { namedCurve: curve ?? 'prime256v1', modulusLength: 2048 } as { namedCurve: string })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
     const algorithm = (file: string) => {
       const credential = readClientCredential('api', { grant: 'client_credentials', clientId: 'robot', privateKeyFile: file }, {});
       return credential.kind === 'private_key' ? credential.algorithm : undefined;
@@ -49,9 +55,13 @@ describe('readClientCredential', () => {
       "[api] environment variable ROBOT_SECRET (oauth.client_secret_env) is not set — set it to the client secret of 'robot'",
     );
     const missing = join(dir, 'none.pem');
-    expect(() => readClientCredential('api', { ...base, privateKeyFile: missing }, {})).toThrow(`cannot read oauth.private_key_file ${missing} (ENOENT)`);
+    expect(() => readClientCredential('api', { ...base, privateKeyFile: missing }, {})).toThrow(
+      `cannot read oauth.private_key_file ${missing} (ENOENT)`,
+    );
     const junk = keyFile('junk.pem', 'not a key');
-    expect(() => readClientCredential('api', { ...base, privateKeyFile: junk }, {})).toThrow(`oauth.private_key_file ${junk} is not a PEM private key`);
+    expect(() => readClientCredential('api', { ...base, privateKeyFile: junk }, {})).toThrow(
+      `oauth.private_key_file ${junk} is not a PEM private key`,
+    );
   });
 });
 

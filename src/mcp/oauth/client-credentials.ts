@@ -40,28 +40,46 @@ function credentialProblem(server: string, text: string): WeftError {
 }
 
 /** The credential the config names, read from the environment or the key file; fails naming the field to fix. */
-export function readClientCredential(server: string, oauth: McpOAuthConfig, env: Readonly<Record<string, string | undefined>>): ClientCredential {
+export function readClientCredential(
+  server: string,
+  oauth: McpOAuthConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): ClientCredential {
   if (oauth.privateKeyFile !== undefined) {
     let pem: string;
     try {
       pem = readFileSync(oauth.privateKeyFile, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw credentialProblem(server, `cannot read oauth.private_key_file ${oauth.privateKeyFile} (${code}) — point it at the PEM private key of client '${oauth.clientId ?? ''}'`);
+      throw credentialProblem(
+        server,
+        `cannot read oauth.private_key_file ${oauth.privateKeyFile} (${code}) — point it at the PEM private key of client '${oauth.clientId ?? ''}'`,
+      );
     }
     let algorithm: string | undefined;
     try {
       algorithm = signingAlgorithm(createPrivateKey(pem));
     } catch {
-      throw credentialProblem(server, `oauth.private_key_file ${oauth.privateKeyFile} is not a PEM private key — export the key as PKCS#8 or SEC1/PKCS#1 PEM`);
+      throw credentialProblem(
+        server,
+        `oauth.private_key_file ${oauth.privateKeyFile} is not a PEM private key — export the key as PKCS#8 or SEC1/PKCS#1 PEM`,
+      );
     }
-    if (!algorithm) throw credentialProblem(server, `oauth.private_key_file ${oauth.privateKeyFile} holds a key weft cannot sign JWTs with — use an RSA, EC (P-256/384/521) or Ed25519 key`);
+    if (!algorithm)
+      throw credentialProblem(
+        server,
+        `oauth.private_key_file ${oauth.privateKeyFile} holds a key weft cannot sign JWTs with — use an RSA, EC (P-256/384/521) or Ed25519 key`,
+      );
     registerSecret(pem, `${server}.oauth.private_key_file`);
     return { kind: 'private_key', pem, algorithm };
   }
   const name = oauth.clientSecretEnv ?? '';
   const secret = env[name];
-  if (!secret) throw credentialProblem(server, `environment variable ${name} (oauth.client_secret_env) is not set — set it to the client secret of '${oauth.clientId ?? ''}'`);
+  if (!secret)
+    throw credentialProblem(
+      server,
+      `environment variable ${name} (oauth.client_secret_env) is not set — set it to the client secret of '${oauth.clientId ?? ''}'`,
+    );
   registerSecret(secret, name);
   return { kind: 'secret', secret };
 }
@@ -102,7 +120,9 @@ export class MachineClientProvider implements OAuthClientProvider {
     this.#credential = credential;
     this.#grant = grant;
     this.addClientAuthentication =
-      credential.kind === 'private_key' ? createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: credential.pem, alg: credential.algorithm }) : undefined;
+      credential.kind === 'private_key'
+        ? createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: credential.pem, alg: credential.algorithm })
+        : undefined;
   }
 
   get redirectUrl(): undefined {
@@ -119,7 +139,9 @@ export class MachineClientProvider implements OAuthClientProvider {
   }
 
   clientInformation(): StoredOAuthClientInformation {
-    return this.#credential.kind === 'secret' ? { client_id: this.#clientId, client_secret: this.#credential.secret } : { client_id: this.#clientId };
+    return this.#credential.kind === 'secret'
+      ? { client_id: this.#clientId, client_secret: this.#credential.secret }
+      : { client_id: this.#clientId };
   }
 
   tokens(): StoredOAuthTokens | undefined {

@@ -37,10 +37,21 @@ const env = { WEFT_TEST_ID_TOKEN: 'id-token-of-the-sign-in', WEFT_TEST_IDP_SECRE
 describe('crossAppAccessGrant', () => {
   it('exchanges the ID token for a grant naming the authorization server and resource, and sends it as a jwt-bearer assertion', async () => {
     const tokenEndpoint = await idp('jag-issued-by-the-idp-0123456789');
-    const oauth = { grant: 'cross_app_access' as const, clientId: 'robot', idpTokenEndpoint: tokenEndpoint, idpClientId: 'weft', idpClientSecretEnv: 'WEFT_TEST_IDP_SECRET', idTokenEnv: 'WEFT_TEST_ID_TOKEN' };
+    const oauth = {
+      grant: 'cross_app_access' as const,
+      clientId: 'robot',
+      idpTokenEndpoint: tokenEndpoint,
+      idpClientId: 'weft',
+      idpClientSecretEnv: 'WEFT_TEST_IDP_SECRET',
+      idTokenEnv: 'WEFT_TEST_ID_TOKEN',
+    };
     const grant = crossAppAccessGrant('crm', oauth, env);
     const params = await grant.params('crm:read', target);
-    expect(Object.fromEntries(params)).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: 'jag-issued-by-the-idp-0123456789', scope: 'crm:read' });
+    expect(Object.fromEntries(params)).toEqual({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: 'jag-issued-by-the-idp-0123456789',
+      scope: 'crm:read',
+    });
     expect(Object.fromEntries(exchanges[0] ?? [])).toEqual({
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
@@ -53,24 +64,37 @@ describe('crossAppAccessGrant', () => {
       scope: 'crm:read',
     });
     // The grant, the ID token and the IdP secret are secrets from now on.
-    expect(redactSecrets('jag-issued-by-the-idp-0123456789 id-token-of-the-sign-in idp-client-secret-42')).not.toMatch(/jag-issued|id-token-of|idp-client-secret/);
+    expect(redactSecrets('jag-issued-by-the-idp-0123456789 id-token-of-the-sign-in idp-client-secret-42')).not.toMatch(
+      /jag-issued|id-token-of|idp-client-secret/,
+    );
   });
 
   it('fails naming the IdP and the fields to check when the IdP refuses the exchange', async () => {
     const tokenEndpoint = await idp(undefined);
-    const grant = crossAppAccessGrant('crm', { grant: 'cross_app_access', idpTokenEndpoint: tokenEndpoint, idpClientId: 'weft', idTokenEnv: 'WEFT_TEST_ID_TOKEN' }, env);
+    const grant = crossAppAccessGrant(
+      'crm',
+      { grant: 'cross_app_access', idpTokenEndpoint: tokenEndpoint, idpClientId: 'weft', idTokenEnv: 'WEFT_TEST_ID_TOKEN' },
+      env,
+    );
     await expect(grant.params(undefined, target)).rejects.toThrow(
       `[crm] the IdP ${tokenEndpoint} refused the ID token exchange: Token exchange failed: invalid_grant - ID token expired — check oauth.idp_client_id and that WEFT_TEST_ID_TOKEN holds a current ID token`,
     );
   });
 
   it('fails before any request when the ID token variable is unset, or when the server has no resource metadata', async () => {
-    const oauth = { grant: 'cross_app_access' as const, idpUrl: 'https://idp.example.com', idpClientId: 'weft', idTokenEnv: 'UNSET_ID_TOKEN' };
+    const oauth = {
+      grant: 'cross_app_access' as const,
+      idpUrl: 'https://idp.example.com',
+      idpClientId: 'weft',
+      idTokenEnv: 'UNSET_ID_TOKEN',
+    };
     expect(() => crossAppAccessGrant('crm', oauth, env)).toThrow(
       '[crm] environment variable UNSET_ID_TOKEN (oauth.id_token_env) is not set — set it to the ID token your sign-in to https://idp.example.com issued',
     );
     const grant = crossAppAccessGrant('crm', { ...oauth, idTokenEnv: 'WEFT_TEST_ID_TOKEN' }, env);
-    await expect(grant.params(undefined, { authorizationServerUrl: target.authorizationServerUrl })).rejects.toThrow('publishes no protected resource metadata');
+    await expect(grant.params(undefined, { authorizationServerUrl: target.authorizationServerUrl })).rejects.toThrow(
+      'publishes no protected resource metadata',
+    );
     expect(exchanges).toEqual([]);
   });
 });

@@ -36,13 +36,19 @@ export function crossAppAccessGrant(server: string, oauth: McpOAuthConfig, env: 
   const idpClientId = oauth.idpClientId ?? '';
   // Read up front, so a missing variable fails the connection before any request is sent.
   const idToken = secretFrom(server, env, oauth.idTokenEnv ?? '', 'id_token_env', `the ID token your sign-in to ${idpUrl} issued`);
-  const idpSecret = oauth.idpClientSecretEnv === undefined ? undefined : secretFrom(server, env, oauth.idpClientSecretEnv, 'idp_client_secret_env', `the client secret of '${idpClientId}' at ${idpUrl}`);
+  const idpSecret =
+    oauth.idpClientSecretEnv === undefined
+      ? undefined
+      : secretFrom(server, env, oauth.idpClientSecretEnv, 'idp_client_secret_env', `the client secret of '${idpClientId}' at ${idpUrl}`);
   return {
     type: JWT_BEARER,
     params: async (scope: string | undefined, target: GrantTarget) => {
       const { authorizationServerUrl, resourceUrl } = target;
       if (!authorizationServerUrl || !resourceUrl) {
-        throw grantProblem(server, 'the server publishes no protected resource metadata, which cross-app access needs to name its authorization server and resource — use weft mcp login instead');
+        throw grantProblem(
+          server,
+          'the server publishes no protected resource metadata, which cross-app access needs to name its authorization server and resource — use weft mcp login instead',
+        );
       }
       let assertion: string;
       try {
@@ -60,7 +66,10 @@ export function crossAppAccessGrant(server: string, oauth: McpOAuthConfig, env: 
             : await discoverAndRequestJwtAuthGrant({ ...request, idpUrl });
         assertion = granted.jwtAuthGrant;
       } catch (error) {
-        throw grantProblem(server, `the IdP ${idpUrl} refused the ID token exchange: ${errorMessage(error)} — check oauth.idp_client_id and that ${oauth.idTokenEnv ?? 'the ID token'} holds a current ID token`);
+        throw grantProblem(
+          server,
+          `the IdP ${idpUrl} refused the ID token exchange: ${errorMessage(error)} — check oauth.idp_client_id and that ${oauth.idTokenEnv ?? 'the ID token'} holds a current ID token`,
+        );
       }
       registerSecret(assertion, `${server}.oauth.jwt_authorization_grant`);
       const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion });

@@ -20,7 +20,11 @@ export interface IssuerCheck {
  * Runs `flow` with the SDK's issuer check; on a metadata mismatch from a 2025-03-26-style
  * server (see above), runs it once more with the check off.
  */
-export async function withLegacyIssuerTolerance<T>(serverUrl: URL, flow: (check: IssuerCheck) => Promise<T>, fetchFn?: FetchLike): Promise<T> {
+export async function withLegacyIssuerTolerance<T>(
+  serverUrl: URL,
+  flow: (check: IssuerCheck) => Promise<T>,
+  fetchFn?: FetchLike,
+): Promise<T> {
   try {
     return await flow({});
   } catch (error) {

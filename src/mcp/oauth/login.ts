@@ -58,9 +58,12 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
 /** The endpoint OAuth protects for this server; only http and sse servers log in. */
 export function oauthServerUrl(config: McpServerConfig): URL {
   if (config.type !== 'http' && config.type !== 'sse') {
-    throw new WeftError('USAGE', `'${config.name}' is a ${config.type} server; OAuth login is for http and sse servers`, { data: { server: config.name } });
+    throw new WeftError('USAGE', `'${config.name}' is a ${config.type} server; OAuth login is for http and sse servers`, {
+      data: { server: config.name },
+    });
   }
-  if (!config.url) throw new WeftError('CONFIG_INVALID', `'${config.name}' has no url — set url = "https://…"`, { data: { server: config.name } });
+  if (!config.url)
+    throw new WeftError('CONFIG_INVALID', `'${config.name}' has no url — set url = "https://…"`, { data: { server: config.name } });
   return new URL(config.url);
 }
 
@@ -74,35 +77,64 @@ export async function loginMcpServer(options: LoginMcpServerOptions): Promise<Mc
   const serverUrl = oauthServerUrl(config);
   if (config.oauth?.grant !== undefined) {
     const grant = config.oauth.grant === 'client_credentials' ? 'the client credentials grant' : 'cross-app access through your IdP';
-    throw new WeftError('USAGE', `'${config.name}' uses ${grant}: weft gets its tokens when it connects, no login needed — try 'weft mcp test ${config.name}'`, {
-      data: { server: config.name, field: 'oauth.grant' },
-    });
+    throw new WeftError(
+      'USAGE',
+      `'${config.name}' uses ${grant}: weft gets its tokens when it connects, no login needed — try 'weft mcp test ${config.name}'`,
+      {
+        data: { server: config.name, field: 'oauth.grant' },
+      },
+    );
   }
   const previous = await readOAuthState(storageDir, config.name);
-  const previousPort = previous?.serverUrl === serverUrl.href && previous.redirectUrl ? Number(new URL(previous.redirectUrl).port) || undefined : undefined;
+  const previousPort =
+    previous?.serverUrl === serverUrl.href && previous.redirectUrl ? Number(new URL(previous.redirectUrl).port) || undefined : undefined;
   // A config problem (a client secret's variable unset) fails before any port is opened.
   const identity = clientIdentity(config, options.env ?? process.env);
   const state = randomState();
   const callback = await startCallbackServer(state, previousPort);
   try {
-    const provider = new WeftOAuthProvider({ server: config.name, serverUrl, storageDir, mode: 'login', redirectUrl: callback.redirectUrl, state, ...identity });
-    const challenge = await probeAuthChallenge(serverUrl, { type: config.type === 'sse' ? 'sse' : 'http', headers: withoutAuthorization(config.headers) });
+    const provider = new WeftOAuthProvider({
+      server: config.name,
+      serverUrl,
+      storageDir,
+      mode: 'login',
+      redirectUrl: callback.redirectUrl,
+      state,
+      ...identity,
+    });
+    const challenge = await probeAuthChallenge(serverUrl, {
+      type: config.type === 'sse' ? 'sse' : 'http',
+      headers: withoutAuthorization(config.headers),
+    });
     const scope = loginScope(challenge, options.scope);
-    const hints = { ...(scope ? { scope } : {}), ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}) };
+    const hints = {
+      ...(scope ? { scope } : {}),
+      ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+    };
     const first = await step(config.name, 'starting the authorization', () =>
       withLegacyIssuerTolerance(serverUrl, (check) => auth(provider, { serverUrl, forceReauthorization: true, ...hints, ...check })),
     );
     if (first === 'REDIRECT') {
       const authorizationUrl = provider.authorizationUrl;
-      if (!authorizationUrl) throw new WeftError('INTERNAL', `[${config.name}] the OAuth flow asked for a redirect without an authorization URL`);
+      if (!authorizationUrl)
+        throw new WeftError('INTERNAL', `[${config.name}] the OAuth flow asked for a redirect without an authorization URL`);
       const opened = Promise.resolve().then(() => options.openUrl(authorizationUrl));
       const response = await waitFor(config.name, callback.response, opened, options.signal, options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
       const second = await step(config.name, 'exchanging the authorization code', () =>
         withLegacyIssuerTolerance(serverUrl, (check) =>
-          auth(provider, { serverUrl, ...hints, ...check, authorizationCode: response.code, ...(response.iss !== undefined ? { iss: response.iss } : {}) }),
+          auth(provider, {
+            serverUrl,
+            ...hints,
+            ...check,
+            authorizationCode: response.code,
+            ...(response.iss !== undefined ? { iss: response.iss } : {}),
+          }),
         ),
       );
-      if (second !== 'AUTHORIZED') throw new WeftError('MCP_SERVER_FAILED', `[${config.name}] login failed: the authorization server did not issue tokens`, { data: { server: config.name } });
+      if (second !== 'AUTHORIZED')
+        throw new WeftError('MCP_SERVER_FAILED', `[${config.name}] login failed: the authorization server did not issue tokens`, {
+          data: { server: config.name },
+        });
     }
     const stored = await provider.finishLogin();
     const expiry = tokenExpiry(stored);
@@ -139,7 +171,10 @@ export async function mcpOAuthStatus(name: string, storageDir: string): Promise<
 }
 
 /** The client identity `oauth = { … }` configures: a pre-registered client, or a metadata document URL. */
-function clientIdentity(config: McpServerConfig, env: Readonly<Record<string, string | undefined>>): Pick<WeftOAuthProviderOptions, 'preRegistered' | 'clientMetadataUrl'> {
+function clientIdentity(
+  config: McpServerConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<WeftOAuthProviderOptions, 'preRegistered' | 'clientMetadataUrl'> {
   const oauth = config.oauth;
   if (!oauth) return {};
   if (oauth.clientId !== undefined) {
@@ -147,9 +182,13 @@ function clientIdentity(config: McpServerConfig, env: Readonly<Record<string, st
     if (secretEnv === undefined) return { preRegistered: { client_id: oauth.clientId } };
     const secret = env[secretEnv];
     if (!secret) {
-      throw new WeftError('CONFIG_INVALID', `[${config.name}] oauth.client_secret_env names ${secretEnv}, which is not set — set ${secretEnv} to the client secret and log in again`, {
-        data: { server: config.name, field: 'oauth.client_secret_env' },
-      });
+      throw new WeftError(
+        'CONFIG_INVALID',
+        `[${config.name}] oauth.client_secret_env names ${secretEnv}, which is not set — set ${secretEnv} to the client secret and log in again`,
+        {
+          data: { server: config.name, field: 'oauth.client_secret_env' },
+        },
+      );
     }
     registerSecret(secret, secretEnv);
     return { preRegistered: { client_id: oauth.clientId, client_secret: secret } };
@@ -167,16 +206,30 @@ async function step<T>(server: string, what: string, run: () => Promise<T>): Pro
     return await run();
   } catch (error) {
     if (WeftError.is(error)) throw error;
-    throw new WeftError('MCP_SERVER_FAILED', `[${server}] login failed while ${what}: ${redactSecrets(errorMessage(error))}`, { data: { server }, cause: error });
+    throw new WeftError('MCP_SERVER_FAILED', `[${server}] login failed while ${what}: ${redactSecrets(errorMessage(error))}`, {
+      data: { server },
+      cause: error,
+    });
   }
 }
 
 /** The browser's answer, or why there will be none (openUrl failed, aborted, timed out, refused). */
-function waitFor<T>(server: string, response: Promise<T>, opened: Promise<unknown>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+function waitFor<T>(
+  server: string,
+  response: Promise<T>,
+  opened: Promise<unknown>,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const fail = (message: string, cause?: unknown) => {
       cleanup();
-      reject(new WeftError('MCP_SERVER_FAILED', `[${server}] login failed: ${message}`, { data: { server }, ...(cause !== undefined ? { cause } : {}) }));
+      reject(
+        new WeftError('MCP_SERVER_FAILED', `[${server}] login failed: ${message}`, {
+          data: { server },
+          ...(cause !== undefined ? { cause } : {}),
+        }),
+      );
     };
     const onAbort = () => fail('cancelled');
     const timer = setTimeout(() => fail(`no answer from the browser within ${formatDuration(timeoutMs)} — run the login again`), timeoutMs);

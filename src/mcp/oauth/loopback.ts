@@ -37,10 +37,18 @@ export async function startCallbackServer(expectedState: string, preferredPort?:
 
   const handle = (request: IncomingMessage, reply: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH) return send(reply, 404, PAGE('Not found', 'This is the sign-in helper of weft.'));
+    if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH)
+      return send(reply, 404, PAGE('Not found', 'This is the sign-in helper of weft.'));
     const params = url.searchParams;
     if (done || params.get('state') !== expectedState) {
-      return send(reply, 400, PAGE('Sign-in link not recognised', 'This response does not belong to the weft login in progress. Start the login again from your terminal.'));
+      return send(
+        reply,
+        400,
+        PAGE(
+          'Sign-in link not recognised',
+          'This response does not belong to the weft login in progress. Start the login again from your terminal.',
+        ),
+      );
     }
     const error = params.get('error');
     const code = params.get('code');

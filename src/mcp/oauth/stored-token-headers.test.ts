@@ -18,13 +18,23 @@ beforeEach(() => {
 afterEach(() => rmSync(storageDir, { recursive: true, force: true }));
 
 async function store(server: string, serverUrl: string, savedAt: number, expiresIn?: number): Promise<void> {
-  await writeOAuthState(storageDir, { version: 1, server, serverUrl, tokens: { access_token: TOKEN, token_type: 'Bearer', ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) }, tokensSavedAt: savedAt });
+  await writeOAuthState(storageDir, {
+    version: 1,
+    server,
+    serverUrl,
+    tokens: { access_token: TOKEN, token_type: 'Bearer', ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) },
+    tokensSavedAt: savedAt,
+  });
 }
 
 describe('withStoredAccessTokens', () => {
-  it("adds the stored access token as the Authorization header of the server it was obtained for, and keeps it out of logs", async () => {
+  it('adds the stored access token as the Authorization header of the server it was obtained for, and keeps it out of logs', async () => {
     await store('remote', URL_A, NOW - 1000, 3600);
-    const [remote] = await withStoredAccessTokens([serverConfig('remote', { type: 'http', url: URL_A, headers: { 'X-Team': 'a' } })], storageDir, NOW);
+    const [remote] = await withStoredAccessTokens(
+      [serverConfig('remote', { type: 'http', url: URL_A, headers: { 'X-Team': 'a' } })],
+      storageDir,
+      NOW,
+    );
     expect(remote!.headers).toEqual({ 'X-Team': 'a', Authorization: `Bearer ${TOKEN}` });
     expect(redactSecrets(`sent ${TOKEN}`)).not.toContain(TOKEN);
   });

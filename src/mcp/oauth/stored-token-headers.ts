@@ -19,10 +19,20 @@ function hasAuthorization(server: McpServerConfig): boolean {
  * const servers = await withStoredAccessTokens(await loadServers(), storageDir, Date.now());
  * // the 'remote' entry now has headers.Authorization = 'Bearer <its stored access token>'
  */
-export async function withStoredAccessTokens(servers: readonly McpServerConfig[], storageDir: string, now: number): Promise<McpServerConfig[]> {
+export async function withStoredAccessTokens(
+  servers: readonly McpServerConfig[],
+  storageDir: string,
+  now: number,
+): Promise<McpServerConfig[]> {
   return Promise.all(
     servers.map(async (server) => {
-      if ((server.type !== 'http' && server.type !== 'sse') || server.url === undefined || server.oauth?.grant !== undefined || hasAuthorization(server)) return server;
+      if (
+        (server.type !== 'http' && server.type !== 'sse') ||
+        server.url === undefined ||
+        server.oauth?.grant !== undefined ||
+        hasAuthorization(server)
+      )
+        return server;
       const state = await readOAuthState(storageDir, server.name).catch(() => undefined);
       const token = state?.tokens?.access_token;
       if (state === undefined || token === undefined || state.serverUrl !== new URL(server.url).href) return server;

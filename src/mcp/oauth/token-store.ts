@@ -59,9 +59,13 @@ export async function readOAuthState(storageDir: string, server: string): Promis
   }
   const state = parseState(text);
   if (!state) {
-    throw new WeftError('CONFIG_INVALID', `${file} is not a valid weft OAuth file — run 'weft mcp logout ${server}' and 'weft mcp login ${server}' again`, {
-      data: { server, file },
-    });
+    throw new WeftError(
+      'CONFIG_INVALID',
+      `${file} is not a valid weft OAuth file — run 'weft mcp logout ${server}' and 'weft mcp login ${server}' again`,
+      {
+        data: { server, file },
+      },
+    );
   }
   registerStateSecrets(state);
   return state;
@@ -145,7 +149,9 @@ function parseState(text: string): StoredOAuthState | undefined {
   }
   if (!isRecord(value) || value.version !== 1 || typeof value.server !== 'string' || typeof value.serverUrl !== 'string') return undefined;
   const { tokens, clientInformation } = value;
-  if (tokens !== undefined && !(isRecord(tokens) && typeof tokens.access_token === 'string' && typeof tokens.token_type === 'string')) return undefined;
-  if (clientInformation !== undefined && !(isRecord(clientInformation) && typeof clientInformation.client_id === 'string')) return undefined;
+  if (tokens !== undefined && !(isRecord(tokens) && typeof tokens.access_token === 'string' && typeof tokens.token_type === 'string'))
+    return undefined;
+  if (clientInformation !== undefined && !(isRecord(clientInformation) && typeof clientInformation.client_id === 'string'))
+    return undefined;
   return value as unknown as StoredOAuthState;
 }

@@ -21,7 +21,9 @@ export async function endAbandonedGroup(stageId: string, group: StageProcessStar
   const { pgid, host } = group;
   const state = identityState({ host, pid: pgid, start: group.start });
   if (state === 'elsewhere') {
-    logger.warn(`stage ${stageId}: its process group ${pgid} ran on host ${host}; that host's watchdog ends it, it cannot be checked from here`);
+    logger.warn(
+      `stage ${stageId}: its process group ${pgid} ran on host ${host}; that host's watchdog ends it, it cannot be checked from here`,
+    );
     return true;
   }
   const groupGone = await endGroup(stageId, pgid, state, logger);

@@ -46,7 +46,11 @@ describe('tool approval in runs', () => {
   it('an unmatched MCP tool becomes a confirmation question; yes lets the call run', async () => {
     const { id, question, worker } = await blockedOnApproval();
     try {
-      expect(question).toMatchObject({ kind: 'confirmation', stageId: 'file@1', prompt: 'Allow mcp__tracker__create_issue with these arguments? {"title":"flaky test"}' });
+      expect(question).toMatchObject({
+        kind: 'confirmation',
+        stageId: 'file@1',
+        prompt: 'Allow mcp__tracker__create_issue with these arguments? {"title":"flaky test"}',
+      });
       expect(calls).toBe(0);
       await kit.service.answer(id, question.id, true);
       await kit.until(id, (run) => run.status === 'succeeded', 'succeeded');

@@ -17,7 +17,14 @@
  *        on_exceeded = "pause" → the run is blocked on a question: raise (every limit
  *                                reached doubles, recorded as budget-raised) or cancel
  */
-import { AGENT_EVENT, BUDGET_EVENT, ENGINE_EVENT, type BudgetLimitsPayload, type RunBudgetPayload, type BudgetWarningPayload } from '../model/event-types.js';
+import {
+  AGENT_EVENT,
+  BUDGET_EVENT,
+  ENGINE_EVENT,
+  type BudgetLimitsPayload,
+  type RunBudgetPayload,
+  type BudgetWarningPayload,
+} from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import type { RunRecord } from '../model/run-record.js';
 import { addTokenUsage, costOf, formatUsd, NO_TOKENS, withPayloadUsage, type TokenUsage } from '../model/token-usage.js';
@@ -128,17 +135,44 @@ export class BudgetGuard implements BudgetCheck {
     const over = measures.filter((measure) => measure.fraction >= 1);
     if (over.length === 0) {
       const near = measures.filter((measure) => measure.fraction >= WARNING_FRACTION && !warned.has(measure.dimension));
-      if (near.length > 0) await this.#deps.question.append(near.map((measure) => ({ type: BUDGET_EVENT.warning, stageId: this.#deps.question.stageId, payload: { ...measure, limits, ...this.#tag } })));
+      if (near.length > 0)
+        await this.#deps.question.append(
+          near.map((measure) => ({
+            type: BUDGET_EVENT.warning,
+            stageId: this.#deps.question.stageId,
+            payload: { ...measure, limits, ...this.#tag },
+          })),
+        );
       return undefined;
     }
     const action = this.#spec.onExceeded;
-    await this.#deps.question.append(over.map((measure) => ({ type: BUDGET_EVENT.exceeded, stageId: this.#deps.question.stageId, payload: { ...measure, limits, action, ...this.#tag } })));
-    const what = over.map((measure) => `${describe(measure.dimension, measure.spent)} of ${describe(measure.dimension, measure.limit)} (${measure.dimension})`).join(', ');
+    await this.#deps.question.append(
+      over.map((measure) => ({
+        type: BUDGET_EVENT.exceeded,
+        stageId: this.#deps.question.stageId,
+        payload: { ...measure, limits, action, ...this.#tag },
+      })),
+    );
+    const what = over
+      .map(
+        (measure) =>
+          `${describe(measure.dimension, measure.spent)} of ${describe(measure.dimension, measure.limit)} (${measure.dimension})`,
+      )
+      .join(', ');
     if (action === 'fail') {
-      const fix = this.#node === undefined ? 'Raise [run.budget] or start the run with a larger --budget.' : `Raise [nodes.${this.#node}.budget].`;
-      return { status: 'failed', reason: `${this.#node === undefined ? 'Run budget' : `Budget of stage '${this.#node}'`} exceeded: ${what}. ${fix}` };
+      const fix =
+        this.#node === undefined ? 'Raise [run.budget] or start the run with a larger --budget.' : `Raise [nodes.${this.#node}.budget].`;
+      return {
+        status: 'failed',
+        reason: `${this.#node === undefined ? 'Run budget' : `Budget of stage '${this.#node}'`} exceeded: ${what}. ${fix}`,
+      };
     }
-    return this.#ask(what, limits, over.map((measure) => measure.dimension), signal);
+    return this.#ask(
+      what,
+      limits,
+      over.map((measure) => measure.dimension),
+      signal,
+    );
   }
 
   async #ask(what: string, limits: BudgetLimitsPayload, over: Dimension[], signal: AbortSignal): Promise<BudgetStop> {
@@ -182,7 +216,10 @@ export class BudgetGuard implements BudgetCheck {
       if (event.type === BUDGET_EVENT.raised) limits = event.payload.limits as BudgetLimitsPayload;
       else warnings.push({ dimension: event.payload.dimension as Dimension, limits: event.payload.limits });
     }
-    return { limits, warned: new Set(warnings.filter((warning) => sameLimits(warning.limits, limits)).map((warning) => warning.dimension)) };
+    return {
+      limits,
+      warned: new Set(warnings.filter((warning) => sameLimits(warning.limits, limits)).map((warning) => warning.dimension)),
+    };
   }
 
   /** This scope's spend: the stage's (all its attempts), or the run's and all its descendants' (a child's spend counts against its parent's budget). */
@@ -193,7 +230,9 @@ export class BudgetGuard implements BudgetCheck {
   async #stageSpent(node: string): Promise<{ usage: TokenUsage; durationMs: number }> {
     let usage = NO_TOKENS;
     let startedAt: number | undefined;
-    for await (const event of eventsOf(this.#deps.store, this.#runId, { types: [ENGINE_EVENT.stageStarted, AGENT_EVENT.modelTurnFinished] })) {
+    for await (const event of eventsOf(this.#deps.store, this.#runId, {
+      types: [ENGINE_EVENT.stageStarted, AGENT_EVENT.modelTurnFinished],
+    })) {
       if (event.stageId?.startsWith(`${node}@`) !== true) continue;
       if (event.type === ENGINE_EVENT.stageStarted) startedAt ??= event.at;
       else usage = withPayloadUsage(usage, event.payload) ?? usage;
@@ -207,8 +246,13 @@ export class BudgetGuard implements BudgetCheck {
     const seen = new Set(pending);
     while (pending.length > 0) {
       const parentId = pending.shift()!;
-      for (let cursor: string | undefined; ; ) {
-        const page = await this.#deps.store.searchRuns({ parentId, archived: 'any', limit: 500, ...(cursor === undefined ? {} : { cursor }) });
+      for (let cursor: string | undefined; ;) {
+        const page = await this.#deps.store.searchRuns({
+          parentId,
+          archived: 'any',
+          limit: 500,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
         for (const child of page.runs) {
           if (seen.has(child.id)) continue;
           seen.add(child.id);
@@ -224,7 +268,11 @@ export class BudgetGuard implements BudgetCheck {
 
   #measures(limits: BudgetLimitsPayload, spent: { usage: TokenUsage; durationMs: number }): Omit<BudgetWarningPayload, 'limits'>[] {
     const cost = costOf(spent.usage);
-    const amounts: Record<Dimension, number> = { cost: cost.reportedUsd + cost.estimatedUsd, tokens: spent.usage.totalTokens, duration: spent.durationMs };
+    const amounts: Record<Dimension, number> = {
+      cost: cost.reportedUsd + cost.estimatedUsd,
+      tokens: spent.usage.totalTokens,
+      duration: spent.durationMs,
+    };
     return (Object.keys(LIMIT_KEY) as Dimension[]).flatMap((dimension) => {
       const limit = limits[LIMIT_KEY[dimension]];
       if (limit === undefined) return [];

@@ -4,7 +4,14 @@
  * the latest outcome of every node, and the stages that failed the run. A runner that
  * picks up a run after a crash calls `replay` and carries on from there.
  */
-import { ENGINE_EVENT, RUN_EVENT, type RunRewoundPayload, type StageFinishedPayload, type StageProcessStartedPayload, type StageStartedPayload } from '../model/event-types.js';
+import {
+  ENGINE_EVENT,
+  RUN_EVENT,
+  type RunRewoundPayload,
+  type StageFinishedPayload,
+  type StageProcessStartedPayload,
+  type StageStartedPayload,
+} from '../model/event-types.js';
 import type { JsonValue } from '../model/json.js';
 import { type RunEvent } from '../model/run-event.js';
 import type { StageOutcome } from '../workflow/index.js';
@@ -88,7 +95,14 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
           state.pending.push({ node: startNode, from: null });
         }
         takeTokens(state.pending, payload.node, payload.consumed);
-        state.inflight.set(event.stageId!, { stageId: event.stageId!, node: payload.node, attempt: payload.attempt, firstAttempt: payload.attempt, from: payload.from, consumed: payload.consumed });
+        state.inflight.set(event.stageId!, {
+          stageId: event.stageId!,
+          node: payload.node,
+          attempt: payload.attempt,
+          firstAttempt: payload.attempt,
+          from: payload.from,
+          consumed: payload.consumed,
+        });
         state.attempts.set(payload.node, Math.max(state.attempts.get(payload.node) ?? 0, payload.attempt));
         break;
       }
@@ -128,12 +142,16 @@ export function replay(events: readonly RunEvent[], startNode: string): Executio
         break;
       case RUN_EVENT.questionWithdrawn:
         // A stage resumed in place after its run ended (a cancel with no runner) asks anew.
-        if (event.stageId && state.questions.get(event.stageId)?.questionId === event.payload.questionId) state.questions.delete(event.stageId);
+        if (event.stageId && state.questions.get(event.stageId)?.questionId === event.payload.questionId)
+          state.questions.delete(event.stageId);
         break;
       case ENGINE_EVENT.runRewound: {
         // The run goes back to where it stood when the stage finished; attempt numbers keep counting up.
         const payload = event.payload as RunRewoundPayload;
-        const back = replay(events.filter((earlier) => earlier.seq <= payload.toSeq), startNode);
+        const back = replay(
+          events.filter((earlier) => earlier.seq <= payload.toSeq),
+          startNode,
+        );
         state.pending = back.pending;
         state.inflight = back.inflight;
         state.outcomes = back.outcomes;

@@ -22,7 +22,12 @@ export function nextNodes(node: WorkflowNode, result: StageResult, outcome: Stag
   if (failed && !node.edges.some((edge) => edge.when !== undefined)) return { next: [], error: failure };
   const edge = selectEdge(node, { ...context, last: outcome });
   if (!edge) {
-    return { next: [], error: failed ? failure : `no edge of '${node.name}' matches its outcome (status ${outcome.status}${outcome.exit_code === undefined ? '' : `, exit_code ${outcome.exit_code}`}) and it has no fallback edge` };
+    return {
+      next: [],
+      error: failed
+        ? failure
+        : `no edge of '${node.name}' matches its outcome (status ${outcome.status}${outcome.exit_code === undefined ? '' : `, exit_code ${outcome.exit_code}`}) and it has no fallback edge`,
+    };
   }
   return { next: [edge.to], error: null };
 }

@@ -53,7 +53,9 @@ export async function dryRunNode(stage: StageRun): Promise<StageResult> {
     case 'command': {
       const script = renderTemplate(node.run, stage.context);
       const check = spawnSync('/bin/bash', ['-n', '-c', script], { encoding: 'utf8' });
-      return check.status === 0 ? { status: 'succeeded', output: `(dry run) ${script}`, exitCode: 0 } : { status: 'failed', error: `script does not parse: ${check.stderr.trim()}` };
+      return check.status === 0
+        ? { status: 'succeeded', output: `(dry run) ${script}`, exitCode: 0 }
+        : { status: 'failed', error: `script does not parse: ${check.stderr.trim()}` };
     }
     case 'tool': {
       const toolbox = await stage.services.toolbox();
@@ -61,13 +63,16 @@ export async function dryRunNode(stage: StageRun): Promise<StageResult> {
       if (!tool) return { status: 'failed', error: `tool '${node.tool}' does not exist (is its MCP server configured and running?)` };
       const args = resolveArgs(node.args, stage.context);
       const check = checkAgainstSchema(tool.inputSchema, args);
-      return check.ok ? { status: 'succeeded', output: `(dry run) ${node.tool}` } : { status: 'failed', error: `arguments for '${node.tool}': ${check.problems.join('; ')}` };
+      return check.ok
+        ? { status: 'succeeded', output: `(dry run) ${node.tool}` }
+        : { status: 'failed', error: `arguments for '${node.tool}': ${check.problems.join('; ')}` };
     }
     case 'child':
       await loadWorkflow(node.workflow);
       return { status: 'succeeded', output: { runId: null, status: 'succeeded' } };
     case 'human': {
-      const answer = node.type === 'yes_no' || node.type === 'confirmation' ? true : node.type === 'multi_select' ? [] : (node.options?.[0] ?? '');
+      const answer =
+        node.type === 'yes_no' || node.type === 'confirmation' ? true : node.type === 'multi_select' ? [] : (node.options?.[0] ?? '');
       renderTemplate(node.question, stage.context);
       return { status: 'succeeded', output: answer, answer };
     }

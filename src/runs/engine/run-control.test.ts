@@ -29,7 +29,8 @@ describe('RunControl.skipOwn', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const ownStageEvents = () => store.appendEvents(run.id, [{ type: ENGINE_EVENT.stageStarted, stageId: 'a@1', payload: { node: 'a', attempt: 1 } }]);
+  const ownStageEvents = () =>
+    store.appendEvents(run.id, [{ type: ENGINE_EVENT.stageStarted, stageId: 'a@1', payload: { node: 'a', attempt: 1 } }]);
 
   it('still sees a cancel written between the scanned log and the runner’s own events', async () => {
     await control.poll();

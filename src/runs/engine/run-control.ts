@@ -117,7 +117,12 @@ export class RunControl {
         const head = (await this.#store.headSeq(this.#runId)) ?? 0;
         if (head <= this.#scannedTo) continue;
         for (;;) {
-          const events = await this.#store.listEvents(this.#runId, { afterSeq: Math.max(this.#afterSeq, this.#scannedTo), beforeSeq: head + 1, types: WATCHED, limit: 500 });
+          const events = await this.#store.listEvents(this.#runId, {
+            afterSeq: Math.max(this.#afterSeq, this.#scannedTo),
+            beforeSeq: head + 1,
+            types: WATCHED,
+            limit: 500,
+          });
           for (const event of events) this.#take(event);
           if (events.length < 500) break;
         }
@@ -211,13 +216,20 @@ export class RunControl {
     const claim = () => this.#signals.get(name)?.shift();
     const ready = claim();
     if (ready) return ready.data;
-    const arrived = await this.waitFor((event) => (event.type === ENGINE_EVENT.signalSent && event.payload.name === name ? claim() : undefined), abort);
+    const arrived = await this.waitFor(
+      (event) => (event.type === ENGINE_EVENT.signalSent && event.payload.name === name ? claim() : undefined),
+      abort,
+    );
     return arrived.data;
   }
 
   /** An answer already given (possibly before this runner started), else waits for it. */
   async answer(questionId: string, signal: AbortSignal): Promise<JsonValue> {
     if (this.answers.has(questionId)) return this.answers.get(questionId)!;
-    return this.waitFor((event) => (event.type === RUN_EVENT.questionAnswered && event.payload.questionId === questionId ? (event.payload.answer ?? null) : undefined), signal);
+    return this.waitFor(
+      (event) =>
+        event.type === RUN_EVENT.questionAnswered && event.payload.questionId === questionId ? (event.payload.answer ?? null) : undefined,
+      signal,
+    );
   }
 }

@@ -18,7 +18,9 @@ function runWorkflow(toml: string, request: { inputs?: Record<string, unknown> }
 
 describe('RunExecutor: questions, children, tools and control', () => {
   it('blocks on a human question, then branches on the answer', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.ask]
 kind = "human"
 question = "Ship it?"
@@ -37,7 +39,8 @@ run = "echo shipping"
 [nodes.hold]
 kind = "command"
 run = "echo holding"
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     const worker = kit.startWorker();
     try {
@@ -58,7 +61,9 @@ run = "echo holding"
   });
 
   it('a question ends with its stage attempt: cancel then retry leaves only the new attempt pending', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.review]
 kind = "human"
 question = "Publish these notes?"
@@ -67,7 +72,8 @@ next = "done"
 [nodes.done]
 kind = "command"
 run = "echo done"
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     const worker = kit.startWorker();
     try {
@@ -82,24 +88,34 @@ run = "echo done"
       const pending = await kit.service.questions(created.id, true);
       expect(pending.map((question) => question.stageId)).toEqual(['review@2']);
       expect(blocked.pendingQuestionIds).toEqual([pending[0]!.id]);
-      expect((await kit.service.questions(created.id)).find((question) => question.id === first!.id)).toMatchObject({ status: 'withdrawn', stageId: 'review@1' });
-      await expect(kit.service.answer(created.id, first!.id, true)).rejects.toThrow(`Question ${first!.id} of run ${created.id} was withdrawn: its stage review@1 ended before an answer came.`);
+      expect((await kit.service.questions(created.id)).find((question) => question.id === first!.id)).toMatchObject({
+        status: 'withdrawn',
+        stageId: 'review@1',
+      });
+      await expect(kit.service.answer(created.id, first!.id, true)).rejects.toThrow(
+        `Question ${first!.id} of run ${created.id} was withdrawn: its stage review@1 ended before an answer came.`,
+      );
       await kit.service.answer(created.id, pending[0]!.id, true);
       await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
       const events = await kit.events(created.id);
-      expect(events.filter((event) => event.type === 'question-withdrawn').map((event) => [event.stageId, event.payload])).toEqual([['review@1', { questionId: first!.id, reason: 'stage-ended' }]]);
+      expect(events.filter((event) => event.type === 'question-withdrawn').map((event) => [event.stageId, event.payload])).toEqual([
+        ['review@1', { questionId: first!.id, reason: 'stage-ended' }],
+      ]);
     } finally {
       await worker.stop();
     }
   });
 
   it('a run cancelled with no runner withdraws its question; the retried stage asks anew', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.review]
 kind = "human"
 question = "Publish these notes?"
 type = "yes_no"
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     const worker = kit.startWorker();
     await kit.until(created.id, (run) => run.status === 'blocked', 'blocked');
@@ -107,11 +123,19 @@ type = "yes_no"
     const [first] = await kit.service.questions(created.id, true);
     await kit.store.appendEvents(created.id, [{ type: 'run-status-changed', payload: { to: 'cancelled', reason: 'runner gone' } }]);
     expect((await kit.service.get(created.id)).pendingQuestionIds).toEqual([]);
-    expect((await kit.events(created.id)).at(-1)).toMatchObject({ type: 'question-withdrawn', stageId: 'review@1', payload: { questionId: first!.id, reason: 'run-ended' } });
+    expect((await kit.events(created.id)).at(-1)).toMatchObject({
+      type: 'question-withdrawn',
+      stageId: 'review@1',
+      payload: { questionId: first!.id, reason: 'run-ended' },
+    });
     await kit.service.retry(created.id);
     const again = kit.startWorker();
     try {
-      const blocked = await kit.until(created.id, (run) => run.status === 'blocked' && run.pendingQuestionIds.length === 1, 'blocked again');
+      const blocked = await kit.until(
+        created.id,
+        (run) => run.status === 'blocked' && run.pendingQuestionIds.length === 1,
+        'blocked again',
+      );
       expect(blocked.pendingQuestionIds).not.toContain(first!.id);
       await kit.service.answer(created.id, blocked.pendingQuestionIds[0]!, true);
       await kit.until(created.id, (run) => run.status === 'succeeded', 'succeeded');
@@ -121,13 +145,16 @@ type = "yes_no"
   });
 
   it('creates a child run, waits for it, and links it to its parent', async () => {
-    await kit.write('child.toml', `
+    await kit.write(
+      'child.toml',
+      `
 [inputs.n]
 type = "integer"
 [nodes.work]
 kind = "command"
 run = "echo child-{{ inputs.n }} > child-{{ inputs.n }}.txt"
-`);
+`,
+    );
     const { run, events } = await runWorkflow(`
 [nodes.spawn]
 kind = "child"
@@ -156,7 +183,9 @@ args = { file_path = "out/note.txt" }
 `);
     expect(run.status).toBe('succeeded');
     expect(await readFile(join(kit.dir, 'out/note.txt'), 'utf8')).toBe('from a tool node');
-    expect(String(events.find((event) => event.stageId === 'read@1' && event.type === 'stage-finished')?.payload.output)).toContain('from a tool node');
+    expect(String(events.find((event) => event.stageId === 'read@1' && event.type === 'stage-finished')?.payload.output)).toContain(
+      'from a tool node',
+    );
     expect(run.counts.toolCalls).toBe(2);
   });
 
@@ -222,7 +251,9 @@ prompt = "Plan the release"
   });
 
   it('dry runs walk the graph without side effects', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.make]
 kind = "command"
 run = "touch made"
@@ -231,7 +262,8 @@ next = "write"
 kind = "tool"
 tool = "write_file"
 args = { file_path = "written.txt", content = "x" }
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true, dryRun: true });
     await kit.runUntilIdle();
     const run = await kit.service.get(created.id);
@@ -245,7 +277,9 @@ args = { file_path = "written.txt", content = "x" }
   });
 
   it('a retried run goes on from the failed stage without re-running completed ones', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.prepare]
 kind = "command"
 run = "echo x >> prepared"
@@ -257,7 +291,8 @@ next = "done"
 [nodes.done]
 kind = "command"
 run = "echo done"
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     await kit.runUntilIdle();
     expect((await kit.service.get(created.id)).status).toBe('failed');
@@ -276,11 +311,14 @@ run = "echo done"
   });
 
   it('cancel kills a running command tree and ends the run cancelled', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.sleepy]
 kind = "command"
 run = "sleep 300 & echo $! > child.pid; wait"
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     const worker = kit.startWorker();
     try {
@@ -297,11 +335,14 @@ run = "sleep 300 & echo $! > child.pid; wait"
   });
 
   it('interrupt pauses the run; start resumes it and the stage runs again', async () => {
-    const file = await kit.write('wf.toml', `
+    const file = await kit.write(
+      'wf.toml',
+      `
 [nodes.wait]
 kind = "command"
 run = "echo started >> log; while [ ! -f go ]; do sleep 0.05; done"
-`);
+`,
+    );
     const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
     const worker = kit.startWorker();
     try {
@@ -328,10 +369,14 @@ run = "echo started >> log; while [ ! -f go ]; do sleep 0.05; done"
     expect(pending.status).toBe('pending');
     await kit.runUntilIdle();
     expect((await kit.service.get(pending.id)).status).toBe('pending');
-    await expect(kit.service.retry(pending.id)).rejects.toThrow(`Run ${pending.id} is pending; it can be retried only when failed or cancelled.`);
+    await expect(kit.service.retry(pending.id)).rejects.toThrow(
+      `Run ${pending.id} is pending; it can be retried only when failed or cancelled.`,
+    );
     const denied = await kit.service.deny(pending.id, 'not today');
     expect(denied).toMatchObject({ status: 'cancelled', reason: 'denied: not today' });
-    await expect(kit.service.approve(pending.id)).rejects.toThrow(`Run ${pending.id} is cancelled (denied: not today); it can be approved only when pending.`);
+    await expect(kit.service.approve(pending.id)).rejects.toThrow(
+      `Run ${pending.id} is cancelled (denied: not today); it can be approved only when pending.`,
+    );
     const other = await kit.service.create({ workflow: file, cwd: kit.dir });
     await kit.service.approve(other.id);
     await kit.runUntilIdle();
@@ -347,4 +392,3 @@ function processGone(pid: number): boolean {
     return true;
   }
 }
-

@@ -186,7 +186,10 @@ run = "echo '{{ stages.left.output }}{{ stages.right.output }}'"
     expect(stages[0]).toBe('fan@1');
     expect(stages.slice(1, 3).sort()).toEqual(['left@1', 'right@1']);
     expect(stages.slice(3)).toEqual(['meet@1', 'after@1']);
-    expect(events.find((event) => event.stageId === 'meet@1' && event.type === 'stage-finished')?.payload.output).toEqual({ left: 'L', right: 'R' });
+    expect(events.find((event) => event.stageId === 'meet@1' && event.type === 'stage-finished')?.payload.output).toEqual({
+      left: 'L',
+      right: 'R',
+    });
     expect(events.find((event) => event.stageId === 'after@1' && event.type === 'stage-finished')?.payload.output).toBe('LR');
   });
 

@@ -104,7 +104,8 @@ export class RunExecutor {
     try {
       return await openRunFiles(this.#run, events, host, (recorded) => log.append(recorded));
     } catch (error) {
-      if (!this.#deps.leaseLost.aborted) await log.finish('failed', `the run's workspace cannot be opened on this host: ${await withDiskFullNote(host.root, error)}`);
+      if (!this.#deps.leaseLost.aborted)
+        await log.finish('failed', `the run's workspace cannot be opened on this host: ${await withDiskFullNote(host.root, error)}`);
       return undefined;
     }
   }
@@ -112,9 +113,22 @@ export class RunExecutor {
   /** The run's sandbox around its workspace; one that cannot be made fails the run before any stage, never running it unsandboxed. */
   async #prepareSandbox(setup: AttemptSetup, files: RunFiles): Promise<{ sandbox: PreparedSandbox | undefined } | undefined> {
     const { workflow, state, tracing, log } = setup;
-    const sink = { runId: this.#run.id, tracing, logger: this.#deps.logger, lastStage: () => lastStarted(state), append: (events: Parameters<RunLog['append']>[0]) => log.append(events) };
+    const sink = {
+      runId: this.#run.id,
+      tracing,
+      logger: this.#deps.logger,
+      lastStage: () => lastStarted(state),
+      append: (events: Parameters<RunLog['append']>[0]) => log.append(events),
+    };
     try {
-      return { sandbox: await this.#deps.sandboxFactory?.(this.#run, workflow, (violation) => void recordViolation(violation, sink), files.workDir) };
+      return {
+        sandbox: await this.#deps.sandboxFactory?.(
+          this.#run,
+          workflow,
+          (violation) => void recordViolation(violation, sink),
+          files.workDir,
+        ),
+      };
     } catch (error) {
       if (!this.#deps.leaseLost.aborted) await log.finish('failed', errorMessage(error));
       return undefined;

@@ -52,7 +52,12 @@ export function recordedCheckpoint(events: readonly RunEvent[], base: string): s
  * Opens the run's files on this host. `record` appends events (a reset of an unrecorded
  * checkpoint) before any stage runs.
  */
-export async function openRunFiles(run: RunRecord, events: readonly RunEvent[], host: WorkspaceHost, record: (events: NewRunEvent[]) => Promise<unknown>): Promise<RunFiles> {
+export async function openRunFiles(
+  run: RunRecord,
+  events: readonly RunEvent[],
+  host: WorkspaceHost,
+  record: (events: NewRunEvent[]) => Promise<unknown>,
+): Promise<RunFiles> {
   const workspace = run.workspace;
   if (workspace === undefined) return IN_PLACE(run);
   let opened = await openWorkspace({ runId: run.id, workspace, root: host.root });
@@ -92,7 +97,11 @@ class GitRunFiles implements RunFiles {
   }
 
   async #commit(node: string, attempt: number): Promise<NewRunEvent | null> {
-    const made = await checkpoint(this.#opened, { stageId: node, attempt, ...(this.#identity === undefined ? {} : { identity: this.#identity }) });
+    const made = await checkpoint(this.#opened, {
+      stageId: node,
+      attempt,
+      ...(this.#identity === undefined ? {} : { identity: this.#identity }),
+    });
     if (made === null) return null;
     const pushed = await pushRunBranch({ runId: this.#opened.runId, workspace: this.#opened.workspace, repoDir: this.#opened.repoDir });
     const payload: CheckpointCreatedPayload = {
@@ -101,7 +110,9 @@ class GitRunFiles implements RunFiles {
       filesChanged: made.filesChanged,
       linesAdded: made.linesAdded,
       linesRemoved: made.linesRemoved,
-      files: made.files.slice(0, MAX_CHECKPOINT_FILES).map(({ path, status, added, removed, binary }) => ({ path, status, added, removed, binary })),
+      files: made.files
+        .slice(0, MAX_CHECKPOINT_FILES)
+        .map(({ path, status, added, removed, binary }) => ({ path, status, added, removed, binary })),
       pushed,
     };
     return { type: ENGINE_EVENT.checkpointCreated, payload };

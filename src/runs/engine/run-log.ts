@@ -47,8 +47,15 @@ export class RunLog {
 
   async append(events: NewRunEvent[]): Promise<RunEvent[]> {
     const { store, leaseLost, leaseOwner, heldStarts, onAppended } = this.#deps;
-    if (leaseLost.aborted) throw new WeftError('RUN_LEASE_LOST', `runner lost its lease on run ${this.#run.id}; another runner owns it now`, { data: { runId: this.#run.id } });
-    const appended = await store.appendEvents(this.#run.id, heldStarts.placeIn(events), leaseOwner === undefined ? undefined : { leaseOwner });
+    if (leaseLost.aborted)
+      throw new WeftError('RUN_LEASE_LOST', `runner lost its lease on run ${this.#run.id}; another runner owns it now`, {
+        data: { runId: this.#run.id },
+      });
+    const appended = await store.appendEvents(
+      this.#run.id,
+      heldStarts.placeIn(events),
+      leaseOwner === undefined ? undefined : { leaseOwner },
+    );
     onAppended?.(appended);
     return appended;
   }
@@ -56,7 +63,10 @@ export class RunLog {
   /** A new run goes queued → starting → running in one commit (nothing happens between); a resumed one from where it was. */
   async start(): Promise<void> {
     if (this.#status === 'queued') {
-      await this.append([{ type: RUN_EVENT.runStatusChanged, payload: { from: 'queued', to: 'starting' } }, { type: RUN_EVENT.runStatusChanged, payload: { from: 'starting', to: 'running' } }]);
+      await this.append([
+        { type: RUN_EVENT.runStatusChanged, payload: { from: 'queued', to: 'starting' } },
+        { type: RUN_EVENT.runStatusChanged, payload: { from: 'starting', to: 'running' } },
+      ]);
       this.#status = 'running';
     } else if (this.#status === 'starting' || this.#status === 'blocked') await this.moveTo('running');
   }
@@ -81,7 +91,8 @@ export class RunLog {
       return await work();
     } finally {
       this.#blockedStages -= 1;
-      if (this.#blockedStages === 0 && this.#status === 'blocked' && !this.#deps.leaseLost.aborted) await this.moveTo('running').catch(() => undefined);
+      if (this.#blockedStages === 0 && this.#status === 'blocked' && !this.#deps.leaseLost.aborted)
+        await this.moveTo('running').catch(() => undefined);
     }
   }
 

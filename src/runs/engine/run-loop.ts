@@ -74,7 +74,10 @@ export class RunLoop {
       this.#startRunnable();
       if (this.#running.size === 0) return this.#conclude();
       const waker = new AbortController();
-      await Promise.race([...[...this.#running.values()].map((entry) => entry.promise), control.next(AbortSignal.any([waker.signal, deps.leaseLost]))]);
+      await Promise.race([
+        ...[...this.#running.values()].map((entry) => entry.promise),
+        control.next(AbortSignal.any([waker.signal, deps.leaseLost])),
+      ]);
       // A reason of our own: without one, every abort builds a DOMException.
       waker.abort(LOOP_WOKEN);
     }
@@ -99,12 +102,20 @@ export class RunLoop {
       const takeovers = (state.abandoned.get(stage.node) ?? 0) + 1;
       if (takeovers > MAX_STAGE_TAKEOVERS) {
         const error = `the runner of ${stage.node} was lost ${takeovers} times in a row while the stage ran (a stage that takes its runner down, or whose end could not be recorded: a full disk?); it is not run again`;
-        await this.#recordFinish(stage, { result: { status: 'failed', error }, status: 'failed', apply: () => this.#failToken(stage, error) });
+        await this.#recordFinish(stage, {
+          result: { status: 'failed', error },
+          status: 'failed',
+          apply: () => this.#failToken(stage, error),
+        });
         continue;
       }
       if (stage.process && !(await endAbandonedGroup(stage.stageId, stage.process, deps.logger))) {
         const error = `runner lost, and its process group ${stage.process.pgid} survived SIGKILL; the stage is not run again while it lives`;
-        await this.#recordFinish(stage, { result: { status: 'failed', error }, status: 'failed', apply: () => this.#failToken(stage, error) });
+        await this.#recordFinish(stage, {
+          result: { status: 'failed', error },
+          status: 'failed',
+          apply: () => this.#failToken(stage, error),
+        });
         continue;
       }
       await this.#recordFinish(stage, { result: { status: 'failed', error: 'runner lost; the stage runs again' }, status: 'abandoned' });
@@ -118,7 +129,11 @@ export class RunLoop {
     for (const token of state.pending.splice(0)) {
       const node = workflow.nodes[token.node];
       if (!node) {
-        state.failed.push({ ...token, stageId: `${token.node}@0`, error: `node '${token.node}' is not in the workflow (was the file changed?)` });
+        state.failed.push({
+          ...token,
+          stageId: `${token.node}@0`,
+          error: `node '${token.node}' is not in the workflow (was the file changed?)`,
+        });
         continue;
       }
       if (node.kind === 'join') {
@@ -146,7 +161,14 @@ export class RunLoop {
     const { state } = this.#attempt;
     const attempt = (state.attempts.get(node.name) ?? 0) + 1;
     state.attempts.set(node.name, attempt);
-    const stage: InflightStage = { stageId: makeStageId(node.name, attempt), node: node.name, attempt, firstAttempt: attempt, from, consumed };
+    const stage: InflightStage = {
+      stageId: makeStageId(node.name, attempt),
+      node: node.name,
+      attempt,
+      firstAttempt: attempt,
+      from,
+      consumed,
+    };
     state.inflight.set(stage.stageId, stage);
     this.#launch(stage, node, false);
   }
@@ -158,7 +180,10 @@ export class RunLoop {
         const { deps, run } = this.#attempt;
         deps.logger.error(`stage ${stage.stageId} of run ${run.id} could not be recorded: ${errorMessage(error)}`);
         if (deps.leaseLost.aborted || WeftError.is(error, 'RUN_LEASE_LOST')) return;
-        this.#unrecorded ??= new WeftError('STORE_FAILED', `stage ${stage.stageId} of run ${run.id} could not be recorded: ${errorMessage(error)} This runner stops the run here and records nothing more; a runner started once the store can be written again takes it over.`);
+        this.#unrecorded ??= new WeftError(
+          'STORE_FAILED',
+          `stage ${stage.stageId} of run ${run.id} could not be recorded: ${errorMessage(error)} This runner stops the run here and records nothing more; a runner started once the store can be written again takes it over.`,
+        );
       })
       .finally(() => this.#running.delete(stage.stageId));
     this.#running.set(stage.stageId, { promise, controller });
@@ -170,7 +195,13 @@ export class RunLoop {
     let skipStart = resumed;
     for (;;) {
       if (!skipStart) {
-        const payload: StageStartedPayload = { node: node.name, kind: node.kind, attempt: stage.attempt, from: stage.from, consumed: stage.consumed };
+        const payload: StageStartedPayload = {
+          node: node.name,
+          kind: node.kind,
+          attempt: stage.attempt,
+          from: stage.from,
+          consumed: stage.consumed,
+        };
         const started: NewRunEvent = { type: ENGINE_EVENT.stageStarted, stageId: stage.stageId, payload };
         if (!heldStarts.hold(node.kind, started)) await log.append([started]);
       }
@@ -182,7 +213,12 @@ export class RunLoop {
       const result = interrupted ? executed : await this.#checkpoint(stage, node, executed);
       const durationMs = deps.clock() - startedAt;
       if (interrupted) {
-        return this.#recordFinish(stage, { result, status: 'interrupted', durationMs, apply: () => state.pending.push({ node: node.name, from: stage.from }) });
+        return this.#recordFinish(stage, {
+          result,
+          status: 'interrupted',
+          durationMs,
+          apply: () => state.pending.push({ node: node.name, from: stage.from }),
+        });
       }
       const retry = 'retry' in node ? node.retry : undefined;
       // The attempt number a retry series began with (loops reuse a node with higher numbers).
@@ -190,7 +226,11 @@ export class RunLoop {
       if (result.status === 'failed' && retry && stage.attempt < firstAttempt + retry.attempts - 1 && !signal.aborted) {
         await this.#recordFinish(stage, { result, status: 'failed', retrying: true, durationMs });
         if (!(await abortableDelay(retryDelayMs(retry, stage.attempt - firstAttempt + 1), signal))) {
-          return this.#recordFinish(stage, { result: { status: 'cancelled', error: 'Cancelled' }, status: 'cancelled', apply: () => this.#failToken(stage, 'Cancelled') });
+          return this.#recordFinish(stage, {
+            result: { status: 'cancelled', error: 'Cancelled' },
+            status: 'cancelled',
+            apply: () => this.#failToken(stage, 'Cancelled'),
+          });
         }
         const attempt = (state.attempts.get(node.name) ?? stage.attempt) + 1;
         state.attempts.set(node.name, attempt);
@@ -226,7 +266,12 @@ export class RunLoop {
       return made === null ? result : { ...result, finalEvents: [...(result.finalEvents ?? []), made] };
     } catch (error) {
       const errorCode = error instanceof WeftError ? error.code : undefined;
-      return { ...result, status: 'failed', error: `checkpoint of ${stage.stageId} failed: ${await withDiskFullNote(this.#attempt.files.workDir, error)}`, ...(errorCode === undefined ? {} : { errorCode }) };
+      return {
+        ...result,
+        status: 'failed',
+        error: `checkpoint of ${stage.stageId} failed: ${await withDiskFullNote(this.#attempt.files.workDir, error)}`,
+        ...(errorCode === undefined ? {} : { errorCode }),
+      };
     }
   }
 

@@ -5,8 +5,22 @@
  * log (`run-trace-started`); later attempts — another runner after a crash, a resume after
  * an interrupt — start as its children, so the whole run is one trace.
  */
-import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_WORKFLOW_NAME, GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW } from '../../core/telemetry/gen-ai.js';
-import { contextOfTraceparent, contextWith, recordFailure, safeAttributes, setSpanAttributes, startSpan, traceparentOf, type Span, type TraceContext } from '../../core/telemetry/tracing.js';
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_WORKFLOW_NAME,
+  GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW,
+} from '../../core/telemetry/gen-ai.js';
+import {
+  contextOfTraceparent,
+  contextWith,
+  recordFailure,
+  safeAttributes,
+  setSpanAttributes,
+  startSpan,
+  traceparentOf,
+  type Span,
+  type TraceContext,
+} from '../../core/telemetry/tracing.js';
 import { ENGINE_EVENT, type StageStatus } from '../model/event-types.js';
 import type { RunEvent } from '../model/run-event.js';
 import type { RunRecord } from '../model/run-record.js';
@@ -54,7 +68,13 @@ export class RunTracing {
   }
 
   stageStarted(stageId: string, node: { name: string; kind: string }, attempt: number): void {
-    const span = startSpan(`stage ${node.name}`, { attributes: { 'weft.stage.id': stageId, 'weft.stage.node': node.name, 'weft.stage.kind': node.kind, 'weft.stage.attempt': attempt } }, this.#context);
+    const span = startSpan(
+      `stage ${node.name}`,
+      {
+        attributes: { 'weft.stage.id': stageId, 'weft.stage.node': node.name, 'weft.stage.kind': node.kind, 'weft.stage.attempt': attempt },
+      },
+      this.#context,
+    );
     this.#stages.set(stageId, { span, context: contextWith(span, this.#context) });
   }
 

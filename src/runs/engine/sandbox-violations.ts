@@ -22,7 +22,12 @@ export interface ViolationSink {
 export async function recordViolation(violation: SandboxViolation, sink: ViolationSink): Promise<void> {
   const { kind, setting } = violation;
   const refused = violation.kind === 'network' ? `${violation.host}:${violation.port}` : violation.path;
-  const payload: SandboxViolationPayload = { kind, setting, message: describeViolation(violation), ...(violation.kind === 'network' ? { host: violation.host, port: violation.port } : { path: violation.path }) };
+  const payload: SandboxViolationPayload = {
+    kind,
+    setting,
+    message: describeViolation(violation),
+    ...(violation.kind === 'network' ? { host: violation.host, port: violation.port } : { path: violation.path }),
+  };
   const stageId = sink.lastStage();
   sink.tracing.violation(stageId, { 'weft.sandbox.kind': kind, 'weft.sandbox.setting': setting, 'weft.sandbox.refused': refused });
   await sink

@@ -46,13 +46,25 @@ export function callOriginOf(stage: Pick<StageRun, 'run' | 'stageId' | 'attempt'
 }
 
 /** `workDir` is where the run's stages work (its workspace): file tools are confined to it and stdio MCP servers get it as `${WORKDIR}`. */
-export type RunToolboxFactory = (run: RunRecord, workflow: Workflow, askApproval: ApprovalPrompt, bridge: RunBridge, workDir: string, sandbox?: PreparedSandbox) => Promise<RunToolbox>;
+export type RunToolboxFactory = (
+  run: RunRecord,
+  workflow: Workflow,
+  askApproval: ApprovalPrompt,
+  bridge: RunBridge,
+  workDir: string,
+  sandbox?: PreparedSandbox,
+) => Promise<RunToolbox>;
 /**
  * The run's sandbox for this attempt (`[run.sandbox]`), or undefined when it has none.
  * Rejects (a `WeftError` naming what is missing and how to install it) when the sandbox the
  * run asks for cannot be made: the run fails before any stage, never running unsandboxed.
  */
-export type RunSandboxFactory = (run: RunRecord, workflow: Workflow, onViolation: (violation: SandboxViolation) => void, workDir: string) => Promise<PreparedSandbox | undefined>;
+export type RunSandboxFactory = (
+  run: RunRecord,
+  workflow: Workflow,
+  onViolation: (violation: SandboxViolation) => void,
+  workDir: string,
+) => Promise<PreparedSandbox | undefined>;
 
 /** Runs `agent` and `prompt` stages; the agent layer provides it. */
 export interface AgentStageRunner {

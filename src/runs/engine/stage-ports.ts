@@ -30,7 +30,17 @@ export class StagePorts {
     this.#attempt = attempt;
     const { run, deps, sandbox } = attempt;
     const { logger, clock, newId, agent, wakeRunners, pollMs } = deps;
-    this.#services = { runs: stageRuns(deps.store, run.id, clock), logger, clock, newId, agent, wakeRunners, pollMs, toolbox: () => this.#toolboxFor(), sandbox: () => sandbox };
+    this.#services = {
+      runs: stageRuns(deps.store, run.id, clock),
+      logger,
+      clock,
+      newId,
+      agent,
+      wakeRunners,
+      pollMs,
+      toolbox: () => this.#toolboxFor(),
+      sandbox: () => sandbox,
+    };
   }
 
   /** Runs the stage's node (or its dry run); a timeout or an error becomes a failed result, an abort a cancelled one. */
@@ -41,7 +51,8 @@ export class StagePorts {
     const stageRun = this.#stageRun(stage, node, stageSignal);
     try {
       const result = await (this.#attempt.run.dryRun ? dryRunNode(stageRun) : executeNode(stageRun));
-      if (timeout?.aborted && !signal.aborted) return { ...result, status: 'failed', error: `Stage timed out after ${Math.round(timeoutMs! / 1000)}s` };
+      if (timeout?.aborted && !signal.aborted)
+        return { ...result, status: 'failed', error: `Stage timed out after ${Math.round(timeoutMs! / 1000)}s` };
       return result;
     } catch (error) {
       if (signal.aborted) return { status: 'cancelled', error: 'Cancelled' };
@@ -77,8 +88,15 @@ export class StagePorts {
     const whileBlocked = <T>(work: () => Promise<T>) => log.whileBlocked(work);
     const runBudget = effectiveBudget(workflow.run.budget, run.budget);
     const stageBudget = 'budget' in node ? node.budget : undefined;
-    const guardDeps: BudgetGuardDeps = { store: deps.store, clock: deps.clock, question: { append: emit, control, newId: deps.newId, whileBlocked, stageId: stage.stageId } };
-    const budget = combineBudgets([runBudget && new BudgetGuard(run, runBudget, guardDeps), stageBudget && new BudgetGuard(run, stageBudget, guardDeps, { kind: 'stage', node: node.name })]);
+    const guardDeps: BudgetGuardDeps = {
+      store: deps.store,
+      clock: deps.clock,
+      question: { append: emit, control, newId: deps.newId, whileBlocked, stageId: stage.stageId },
+    };
+    const budget = combineBudgets([
+      runBudget && new BudgetGuard(run, runBudget, guardDeps),
+      stageBudget && new BudgetGuard(run, stageBudget, guardDeps, { kind: 'stage', node: node.name }),
+    ]);
     return {
       ...(budget === undefined ? {} : { budget }),
       run,
@@ -113,7 +131,13 @@ export class StagePorts {
   /** Questions of tools (approvals, elicitation, sampling) land on the stage whose call asks. */
   #questionDeps(origin: CallOrigin | undefined): StageQuestionDeps {
     const { deps, control, log } = this.#attempt;
-    return { append: (events) => log.append(events), control, newId: deps.newId, whileBlocked: (work) => log.whileBlocked(work), stageId: this.stageOf(origin) };
+    return {
+      append: (events) => log.append(events),
+      control,
+      newId: deps.newId,
+      whileBlocked: (work) => log.whileBlocked(work),
+      stageId: this.stageOf(origin),
+    };
   }
 
   #bridge(): RunBridge {
@@ -121,7 +145,9 @@ export class StagePorts {
       ask: (question, signal, origin) => askStageQuestion(question, signal, this.#questionDeps(origin)),
       emit: async (events, origin) => {
         const stageId = this.stageOf(origin);
-        await this.#attempt.log.append(events.map((event) => (event.stageId === undefined && stageId !== undefined ? { ...event, stageId } : event)));
+        await this.#attempt.log.append(
+          events.map((event) => (event.stageId === undefined && stageId !== undefined ? { ...event, stageId } : event)),
+        );
       },
     };
   }

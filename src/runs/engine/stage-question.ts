@@ -27,7 +27,12 @@ export interface StageQuestionDeps {
  * @example
  * const answer = await askStageQuestion({ kind: 'yes_no', prompt: 'Deploy now?' }, signal, deps); // → true
  */
-export async function askStageQuestion(question: StageQuestion, signal: AbortSignal, deps: StageQuestionDeps, extra: Record<string, JsonValue> = {}): Promise<JsonValue> {
+export async function askStageQuestion(
+  question: StageQuestion,
+  signal: AbortSignal,
+  deps: StageQuestionDeps,
+  extra: Record<string, JsonValue> = {},
+): Promise<JsonValue> {
   if (deps.stageId === undefined) throw new WeftError('INTERNAL', 'A question can only be asked while a stage runs.');
   const questionId = deps.newId();
   await deps.append([

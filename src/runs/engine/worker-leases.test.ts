@@ -40,7 +40,9 @@ describe('runner ids', () => {
 describe('a worker finding a run with a live-looking lease', () => {
   it('takes it over at once when the holder was a process on this host that is gone', async () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const holder = runnerId(newId()).replace(/^\d+-/, `${dead}-`).replace(/\/\d*$/, '/1');
+    const holder = runnerId(newId())
+      .replace(/^\d+-/, `${dead}-`)
+      .replace(/\/\d*$/, '/1');
     const id = await runLeasedBy(holder);
     await kit.runUntilIdle();
     const run = await kit.service.get(id);

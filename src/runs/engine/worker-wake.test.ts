@@ -17,7 +17,9 @@ describe('runners woken by change notices', () => {
   it('claims a run queued after the worker went idle, and delivers the answer its human stage waits for', async () => {
     const worker = kit.startWorker();
     try {
-      const file = await kit.write('wf.toml', `
+      const file = await kit.write(
+        'wf.toml',
+        `
 [nodes.ask]
 kind = "human"
 question = "Go on?"
@@ -26,7 +28,8 @@ next = "done"
 [nodes.done]
 kind = "command"
 run = "echo done"
-`);
+`,
+      );
       const created = await kit.service.create({ workflow: file, cwd: kit.dir, autoApprove: true });
       await kit.until(created.id, (run) => run.status === 'blocked', 'blocked on the question');
       const [question] = await kit.service.questions(created.id, true);

@@ -103,7 +103,10 @@ export class Worker {
     const host = this.#options.workspaces;
     if (host === undefined) return;
     try {
-      const removed = await pruneStaleWorkspaces(host.root, async (id) => !isUlid(id) || (await this.#options.store.getRun(id)) !== undefined);
+      const removed = await pruneStaleWorkspaces(
+        host.root,
+        async (id) => !isUlid(id) || (await this.#options.store.getRun(id)) !== undefined,
+      );
       for (const entry of removed) this.#options.logger.info(`removed the workspace ${entry.path}: run ${entry.runId} no longer exists`);
     } catch (error) {
       this.#options.logger.warn(`could not look for stale workspaces under ${host.root}: ${errorMessage(error)}`);
@@ -143,7 +146,8 @@ export class Worker {
   #givingUp(): WeftError | undefined {
     const { storeGiveUpMs, idleExitMs, clock } = this.#options;
     const failing = this.#storeFailing;
-    if (idleExitMs === undefined || storeGiveUpMs === undefined || failing === undefined || clock() - failing.since < storeGiveUpMs) return undefined;
+    if (idleExitMs === undefined || storeGiveUpMs === undefined || failing === undefined || clock() - failing.since < storeGiveUpMs)
+      return undefined;
     return new WeftError(
       'STORE_FAILED',
       `The run store has not answered for ${Math.round((clock() - failing.since) / 1000)} s (last error: ${failing.error}); this runner gives up and stops its runs. They go back to the queue when their leases run out: once the store is reachable, start a runner (weft worker) or create a run again.`,
@@ -160,7 +164,10 @@ export class Worker {
     if (limit === undefined) return call;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the store did not answer within ${Math.round(limit / 1000)} s when asked to ${what}`)), limit);
+      timer = setTimeout(
+        () => reject(new Error(`the store did not answer within ${Math.round(limit / 1000)} s when asked to ${what}`)),
+        limit,
+      );
       timer.unref();
     });
     return Promise.race([call, late]).finally(() => clearTimeout(timer));

@@ -33,7 +33,12 @@ function invalid(type: string, message: string): WeftError {
   return new WeftError('RUN_INVALID_PARAMS', `Invalid ${type} event: ${message}`);
 }
 
-function text(payload: JsonObject, type: string, key: string, options: { optional?: boolean; nonEmpty?: boolean } = {}): string | undefined {
+function text(
+  payload: JsonObject,
+  type: string,
+  key: string,
+  options: { optional?: boolean; nonEmpty?: boolean } = {},
+): string | undefined {
   const value = payload[key];
   if (value === undefined || value === null) {
     if (options.optional) return undefined;
@@ -63,12 +68,19 @@ export function readLabels(value: unknown, what: string): Record<string, string>
   if (value === undefined || value === null) return {};
   if (!isJsonObject(value)) throw new WeftError('RUN_INVALID_PARAMS', `${what} must be an object of string keys to string values.`);
   const entries = Object.entries(value);
-  if (entries.length > MAX_LABELS) throw new WeftError('RUN_INVALID_PARAMS', `${what}: at most ${MAX_LABELS} labels, got ${entries.length}.`);
+  if (entries.length > MAX_LABELS)
+    throw new WeftError('RUN_INVALID_PARAMS', `${what}: at most ${MAX_LABELS} labels, got ${entries.length}.`);
   const labels: Record<string, string> = {};
   for (const [key, label] of entries) {
-    if (!LABEL_KEY.test(key)) throw new WeftError('RUN_INVALID_PARAMS', `${what}: label key '${key.slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-', '/' (at most 63 characters).`);
-    if (typeof label !== 'string') throw new WeftError('RUN_INVALID_PARAMS', `${what}: label '${key}' must be a string, got ${describeType(label)}.`);
-    if (label.length > MAX_LABEL_VALUE_LENGTH) throw new WeftError('RUN_INVALID_PARAMS', `${what}: label '${key}' is longer than ${MAX_LABEL_VALUE_LENGTH} characters.`);
+    if (!LABEL_KEY.test(key))
+      throw new WeftError(
+        'RUN_INVALID_PARAMS',
+        `${what}: label key '${key.slice(0, 80)}' must start with a letter or digit and use only letters, digits, '.', '_', '-', '/' (at most 63 characters).`,
+      );
+    if (typeof label !== 'string')
+      throw new WeftError('RUN_INVALID_PARAMS', `${what}: label '${key}' must be a string, got ${describeType(label)}.`);
+    if (label.length > MAX_LABEL_VALUE_LENGTH)
+      throw new WeftError('RUN_INVALID_PARAMS', `${what}: label '${key}' is longer than ${MAX_LABEL_VALUE_LENGTH} characters.`);
     labels[key] = label;
   }
   return labels;
@@ -83,7 +95,10 @@ export function readRunCreated(payload: JsonObject): RunCreatedPayload {
   const envFingerprint = text(payload, type, 'envFingerprint', { optional: true });
   const budget = readRunBudget(payload.budget);
   const priority = payload.priority;
-  if (priority !== undefined && (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY)) {
+  if (
+    priority !== undefined &&
+    (!Number.isInteger(priority) || (priority as number) < MIN_PRIORITY || (priority as number) > MAX_PRIORITY)
+  ) {
     throw invalid(type, `'priority' must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, got ${JSON.stringify(priority)}.`);
   }
   const workspace = readRunWorkspace(payload.workspace);
@@ -125,14 +140,17 @@ const BUDGET_LIMITS = ['maxCostUsd', 'maxTokens', 'maxDurationMs'] as const;
 export function readRunBudget(value: unknown): RunBudgetPayload | undefined {
   if (value === undefined) return undefined;
   const type = RUN_EVENT.runCreated;
-  if (!isJsonObject(value)) throw invalid(type, `'budget' must be an object { maxCostUsd?, maxTokens?, maxDurationMs?, onExceeded? }, got ${describeType(value)}.`);
+  if (!isJsonObject(value))
+    throw invalid(type, `'budget' must be an object { maxCostUsd?, maxTokens?, maxDurationMs?, onExceeded? }, got ${describeType(value)}.`);
   const budget: RunBudgetPayload = {};
   for (const [key, item] of Object.entries(value)) {
     if ((BUDGET_LIMITS as readonly string[]).includes(key)) {
-      if (typeof item !== 'number' || !Number.isFinite(item) || item < 0) throw invalid(type, `budget '${key}' must be a number ≥ 0, got ${describeType(item)}.`);
+      if (typeof item !== 'number' || !Number.isFinite(item) || item < 0)
+        throw invalid(type, `budget '${key}' must be a number ≥ 0, got ${describeType(item)}.`);
       budget[key as (typeof BUDGET_LIMITS)[number]] = item;
     } else if (key === 'onExceeded') {
-      if (item !== 'pause' && item !== 'fail') throw invalid(type, `budget 'onExceeded' must be 'pause' or 'fail', got ${JSON.stringify(item)}.`);
+      if (item !== 'pause' && item !== 'fail')
+        throw invalid(type, `budget 'onExceeded' must be 'pause' or 'fail', got ${JSON.stringify(item)}.`);
       budget.onExceeded = item;
     } else {
       throw invalid(type, `budget has no field '${key}'; use maxCostUsd, maxTokens, maxDurationMs or onExceeded.`);
@@ -180,8 +198,13 @@ export function readQuestionAsked(payload: JsonObject): QuestionAskedPayload {
 /** The optional `schema` (a JSON Schema object) and `alternatives` (strings) of a question. */
 function questionExtras(payload: JsonObject, type: string): Pick<QuestionAskedPayload, 'schema' | 'alternatives'> {
   const { schema, alternatives } = payload;
-  if (schema !== undefined && schema !== null && !isJsonObject(schema)) throw invalid(type, `'schema' must be a JSON Schema object, got ${describeType(schema)}.`);
-  if (alternatives !== undefined && alternatives !== null && (!Array.isArray(alternatives) || !alternatives.every((item) => typeof item === 'string' && item !== ''))) {
+  if (schema !== undefined && schema !== null && !isJsonObject(schema))
+    throw invalid(type, `'schema' must be a JSON Schema object, got ${describeType(schema)}.`);
+  if (
+    alternatives !== undefined &&
+    alternatives !== null &&
+    (!Array.isArray(alternatives) || !alternatives.every((item) => typeof item === 'string' && item !== ''))
+  ) {
     throw invalid(type, `'alternatives' must be an array of non-empty strings.`);
   }
   return {
@@ -202,7 +225,8 @@ export function readQuestionWithdrawn(payload: JsonObject): QuestionWithdrawnPay
   const type = RUN_EVENT.questionWithdrawn;
   const questionId = assertUlid(text(payload, type, 'questionId') as string, 'question id');
   const reason = payload.reason;
-  if (reason !== 'stage-ended' && reason !== 'run-ended') throw invalid(type, `'reason' must be 'stage-ended' or 'run-ended', got ${JSON.stringify(reason ?? null)}.`);
+  if (reason !== 'stage-ended' && reason !== 'run-ended')
+    throw invalid(type, `'reason' must be 'stage-ended' or 'run-ended', got ${JSON.stringify(reason ?? null)}.`);
   return { questionId, reason };
 }
 

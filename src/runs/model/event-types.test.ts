@@ -12,7 +12,13 @@ const COMMENT = /\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/.*$/gm;
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : Promise.resolve(entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [join(dir, entry.name)] : []))));
+  const nested = await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory()
+        ? sourceFiles(join(dir, entry.name))
+        : Promise.resolve(entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [join(dir, entry.name)] : []),
+    ),
+  );
   return nested.flat();
 }
 
@@ -39,7 +45,10 @@ describe('the event type catalogue', () => {
   it('flags an event type written as a string in code, but not in a comment or as another word', () => {
     const files = new Map([
       [join(SRC, 'surfaces/cli/lines.ts'), "switch (event.type) { case 'stage-started': return 'x'; }"],
-      [join(SRC, 'runs/engine/node.ts'), '/** Writes `tool-call-started`. */\n// then "tool-call-finished"\nemit({ type: "tool-call-finished" });'],
+      [
+        join(SRC, 'runs/engine/node.ts'),
+        '/** Writes `tool-call-started`. */\n// then "tool-call-finished"\nemit({ type: "tool-call-finished" });',
+      ],
       [join(SRC, 'agent/loop.ts'), "const kind = 'tool-result'; const url = 'https://x'; // 'model-turn-finished'"],
       [CATALOGUE, "export const RUN_EVENT = { runCreated: 'run-created' };"],
     ]);
@@ -47,7 +56,23 @@ describe('the event type catalogue', () => {
   });
 
   it('holds the types every layer writes', () => {
-    expect([...EVENT_TYPES]).toEqual(expect.arrayContaining(['run-created', 'stage-finished', 'child-run-created', 'model-text-streamed', 'model-request-retried', 'model-turn-finished', 'sampling-request-retried', 'sampling-finished', 'run-trace-started', 'question-withdrawn', 'budget-warning', 'budget-exceeded', 'budget-raised']));
+    expect([...EVENT_TYPES]).toEqual(
+      expect.arrayContaining([
+        'run-created',
+        'stage-finished',
+        'child-run-created',
+        'model-text-streamed',
+        'model-request-retried',
+        'model-turn-finished',
+        'sampling-request-retried',
+        'sampling-finished',
+        'run-trace-started',
+        'question-withdrawn',
+        'budget-warning',
+        'budget-exceeded',
+        'budget-raised',
+      ]),
+    );
     expect(EVENT_TYPES.size).toBe(43);
   });
 });

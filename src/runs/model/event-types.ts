@@ -7,11 +7,52 @@
  * group in `payloads/` and are re-exported here, so importers name this one module.
  */
 import type { JsonObject } from './json.js';
-import type { RunCreatedPayload, RunStatusChangedPayload, RunParentChangedPayload, QuestionAskedPayload, QuestionAnsweredPayload, QuestionWithdrawnPayload, PairStartedPayload, PairEndedPayload } from './payloads/run-payloads.js';
-import type { SandboxViolationPayload, StageStartedPayload, StageProcessStartedPayload, RunTraceStartedPayload, StageFinishedPayload, ChildRunCreatedPayload, CancelRequestedPayload, MessageSentPayload, SignalSentPayload, EmptyPayload, StageOutputPayload } from './payloads/stage-payloads.js';
-import type { CheckpointCreatedPayload, WorkspaceResetPayload, RunRewoundPayload, RunForkedPayload, RunMergedPayload } from './payloads/workspace-payloads.js';
-import type { AgentStartedPayload, ModelTurnFinishedPayload, ModelTextStreamedPayload, ModelRequestRetriedPayload, ToolCallStartedPayload, ToolCallFinishedPayload, MessageDeliveredPayload } from './payloads/agent-payloads.js';
-import type { SamplingRequestedPayload, SamplingRequestRetriedPayload, SamplingFinishedPayload, McpServerAddedPayload, McpServerRemovedPayload } from './payloads/sampling-payloads.js';
+import type {
+  RunCreatedPayload,
+  RunStatusChangedPayload,
+  RunParentChangedPayload,
+  QuestionAskedPayload,
+  QuestionAnsweredPayload,
+  QuestionWithdrawnPayload,
+  PairStartedPayload,
+  PairEndedPayload,
+} from './payloads/run-payloads.js';
+import type {
+  SandboxViolationPayload,
+  StageStartedPayload,
+  StageProcessStartedPayload,
+  RunTraceStartedPayload,
+  StageFinishedPayload,
+  ChildRunCreatedPayload,
+  CancelRequestedPayload,
+  MessageSentPayload,
+  SignalSentPayload,
+  EmptyPayload,
+  StageOutputPayload,
+} from './payloads/stage-payloads.js';
+import type {
+  CheckpointCreatedPayload,
+  WorkspaceResetPayload,
+  RunRewoundPayload,
+  RunForkedPayload,
+  RunMergedPayload,
+} from './payloads/workspace-payloads.js';
+import type {
+  AgentStartedPayload,
+  ModelTurnFinishedPayload,
+  ModelTextStreamedPayload,
+  ModelRequestRetriedPayload,
+  ToolCallStartedPayload,
+  ToolCallFinishedPayload,
+  MessageDeliveredPayload,
+} from './payloads/agent-payloads.js';
+import type {
+  SamplingRequestedPayload,
+  SamplingRequestRetriedPayload,
+  SamplingFinishedPayload,
+  McpServerAddedPayload,
+  McpServerRemovedPayload,
+} from './payloads/sampling-payloads.js';
 import type { BudgetWarningPayload, BudgetExceededPayload, BudgetRaisedPayload } from './payloads/budget-payloads.js';
 export type * from './payloads/run-payloads.js';
 export type * from './payloads/stage-payloads.js';
@@ -39,7 +80,13 @@ export const RUN_EVENT = {
 } as const;
 
 /** Written only by the store's own methods (createRun, setArchived, setParent), never by appendEvents. */
-export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT.runCreated, RUN_EVENT.runArchived, RUN_EVENT.runUnarchived, RUN_EVENT.runParentChanged, RUN_EVENT.questionWithdrawn]);
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set([
+  RUN_EVENT.runCreated,
+  RUN_EVENT.runArchived,
+  RUN_EVENT.runUnarchived,
+  RUN_EVENT.runParentChanged,
+  RUN_EVENT.questionWithdrawn,
+]);
 
 /**
  * Why a pair session ended: `ended` on request; `stage-finished` when its stage ended
@@ -159,7 +206,15 @@ export interface EventPayloads {
 export type EventType = keyof EventPayloads;
 
 /** The event types the constants above name; `event-types.test.ts` holds `EventPayloads` to the same set. */
-export type CatalogueEventType = (typeof RUN_EVENT)[keyof typeof RUN_EVENT] | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT] | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT] | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT] | (typeof MCP_EVENT)[keyof typeof MCP_EVENT] | (typeof BUDGET_EVENT)[keyof typeof BUDGET_EVENT];
+export type CatalogueEventType =
+  | (typeof RUN_EVENT)[keyof typeof RUN_EVENT]
+  | (typeof ENGINE_EVENT)[keyof typeof ENGINE_EVENT]
+  | (typeof AGENT_EVENT)[keyof typeof AGENT_EVENT]
+  | (typeof SAMPLING_EVENT)[keyof typeof SAMPLING_EVENT]
+  | (typeof MCP_EVENT)[keyof typeof MCP_EVENT]
+  | (typeof BUDGET_EVENT)[keyof typeof BUDGET_EVENT];
 
 /** Every event type in the catalogue. */
-export const EVENT_TYPES: ReadonlySet<string> = new Set([RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT, BUDGET_EVENT].flatMap((catalogue) => Object.values(catalogue)));
+export const EVENT_TYPES: ReadonlySet<string> = new Set(
+  [RUN_EVENT, ENGINE_EVENT, AGENT_EVENT, SAMPLING_EVENT, MCP_EVENT, BUDGET_EVENT].flatMap((catalogue) => Object.values(catalogue)),
+);

@@ -32,7 +32,10 @@ export function normalizeJsonObject(value: unknown, what: string): { text: strin
   }
   const text = stringify(value, what);
   if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
-    throw new WeftError('RUN_INVALID_PARAMS', `${what} is larger than ${MAX_PAYLOAD_BYTES} bytes once serialised; save large outputs as artifacts and reference them.`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `${what} is larger than ${MAX_PAYLOAD_BYTES} bytes once serialised; save large outputs as artifacts and reference them.`,
+    );
   }
   return { text, value: JSON.parse(text) as JsonObject };
 }

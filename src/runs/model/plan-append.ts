@@ -68,7 +68,9 @@ export function planAppend(current: RunState | undefined, inputs: readonly NewRu
       const payload = readQuestionAnswered(event.payload);
       const question = touched.get(payload.questionId) ?? context.lookupQuestion(payload.questionId);
       if (question === undefined || question.runId !== context.runId) {
-        throw new WeftError('QUESTION_NOT_FOUND', `Run ${context.runId} has no question ${payload.questionId}.`, { data: { runId: context.runId, questionId: payload.questionId } });
+        throw new WeftError('QUESTION_NOT_FOUND', `Run ${context.runId} has no question ${payload.questionId}.`, {
+          data: { runId: context.runId, questionId: payload.questionId },
+        });
       }
       touched.set(question.id, answerQuestion(question, event, payload));
     }
@@ -93,37 +95,72 @@ export function planAppend(current: RunState | undefined, inputs: readonly NewRu
 }
 
 /** The `question-withdrawn` events `event` calls for: the pending questions of the stage it finished, or all of them when the run ended. */
-function withdrawals(run: RunState, event: RunEvent, lookup: (id: string) => QuestionRecord | undefined): { question: QuestionRecord; withdrawn: RunEvent }[] {
+function withdrawals(
+  run: RunState,
+  event: RunEvent,
+  lookup: (id: string) => QuestionRecord | undefined,
+): { question: QuestionRecord; withdrawn: RunEvent }[] {
   if (run.pendingQuestionIds.length === 0) return [];
   let reason: 'stage-ended' | 'run-ended';
   if (event.type === RUN_EVENT.stageFinished && event.stageId !== undefined) reason = 'stage-ended';
   else if (event.type === RUN_EVENT.runStatusChanged && isTerminal(run.status)) reason = 'run-ended';
   else return [];
-  const ended = run.pendingQuestionIds.map((id) => lookup(id)).filter((question): question is QuestionRecord => question !== undefined && (reason === 'run-ended' || question.stageId === event.stageId));
+  const ended = run.pendingQuestionIds
+    .map((id) => lookup(id))
+    .filter(
+      (question): question is QuestionRecord => question !== undefined && (reason === 'run-ended' || question.stageId === event.stageId),
+    );
   return ended.map((question, index) => ({
     question,
-    withdrawn: { runId: event.runId, seq: event.seq + index + 1, at: event.at, type: RUN_EVENT.questionWithdrawn, stageId: question.stageId, payload: { questionId: question.id, reason } },
+    withdrawn: {
+      runId: event.runId,
+      seq: event.seq + index + 1,
+      at: event.at,
+      type: RUN_EVENT.questionWithdrawn,
+      stageId: question.stageId,
+      payload: { questionId: question.id, reason },
+    },
   }));
 }
 
 function toEvent(input: NewRunEvent, index: number, seq: number, context: AppendContext): { event: RunEvent; payloadText: string } {
   const where = `events[${index}]`;
-  if (typeof input !== 'object' || input === null) throw new WeftError('RUN_INVALID_PARAMS', `${where} must be an object { type, stageId?, payload, at? }.`);
+  if (typeof input !== 'object' || input === null)
+    throw new WeftError('RUN_INVALID_PARAMS', `${where} must be an object { type, stageId?, payload, at? }.`);
   const { type, stageId, at } = input;
   if (typeof type !== 'string' || type.length > MAX_EVENT_TYPE_LENGTH || !EVENT_TYPE.test(type)) {
-    throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${String(type).slice(0, 80)}' must be a noun-verb kebab-case name such as '${RUN_EVENT.stageStarted}' (at most ${MAX_EVENT_TYPE_LENGTH} characters).`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `${where}.type '${String(type).slice(0, 80)}' must be a noun-verb kebab-case name such as '${RUN_EVENT.stageStarted}' (at most ${MAX_EVENT_TYPE_LENGTH} characters).`,
+    );
   }
   if (RESERVED_EVENT_TYPES.has(type) && !context.allowReserved) {
-    throw new WeftError('RUN_INVALID_PARAMS', `${where}.type '${type}' is written by the store itself; use createRun, setArchived or setParent.`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `${where}.type '${type}' is written by the store itself; use createRun, setArchived or setParent.`,
+    );
   }
   if (stageId !== undefined && (typeof stageId !== 'string' || !STAGE_ID.test(stageId))) {
-    throw new WeftError('RUN_INVALID_PARAMS', `${where}.stageId '${String(stageId).slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `${where}.stageId '${String(stageId).slice(0, 80)}' must look like '<node>@<attempt>', e.g. 'implement@1'.`,
+    );
   }
   if (at !== undefined && (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)) {
     throw new WeftError('RUN_INVALID_PARAMS', `${where}.at must be a timestamp in epoch milliseconds.`);
   }
   const payload = redactedPayload(normalizeJsonObject(input.payload ?? {}, `${where}.payload`));
-  return { event: { runId: context.runId, seq, at: at ?? context.now, type, ...(stageId === undefined ? {} : { stageId }), payload: payload.value }, payloadText: payload.text };
+  return {
+    event: {
+      runId: context.runId,
+      seq,
+      at: at ?? context.now,
+      type,
+      ...(stageId === undefined ? {} : { stageId }),
+      payload: payload.value,
+    },
+    payloadText: payload.text,
+  };
 }
 
 function redactedPayload(payload: { text: string; value: JsonObject }): { text: string; value: JsonObject } {

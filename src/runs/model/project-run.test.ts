@@ -9,7 +9,11 @@ import { splitRun, type RunRecord } from './run-record.js';
 
 const RUN = '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC';
 const QUESTION = '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BD';
-const created: NewRunEvent = { type: 'run-created', at: 100, payload: { workflow: 'build', workflowPath: 'build.toml', cwd: '/w', labels: { team: 'core' } } };
+const created: NewRunEvent = {
+  type: 'run-created',
+  at: 100,
+  payload: { workflow: 'build', workflowPath: 'build.toml', cwd: '/w', labels: { team: 'core' } },
+};
 
 /** Plans an append and reassembles the whole summary, as a store would. */
 function plan(current: RunRecord | undefined, events: NewRunEvent[], questions = new Map<string, QuestionRecord>()) {
@@ -45,7 +49,14 @@ describe('projectRun', () => {
       turn({ inputTokens: 7, outputTokens: 3, totalTokens: 10, costUsd: 1 }),
       turn({ inputTokens: 1, outputTokens: 1, totalTokens: 2, unpricedTurns: 1 }, 'ollama:mystery'),
     ]);
-    expect(run.usage).toEqual({ inputTokens: 158, outputTokens: 19, totalTokens: 177, estimatedCostUsd: 0.75, reportedCostUsd: 1, unpricedTurns: 1 });
+    expect(run.usage).toEqual({
+      inputTokens: 158,
+      outputTokens: 19,
+      totalTokens: 177,
+      estimatedCostUsd: 0.75,
+      reportedCostUsd: 1,
+      unpricedTurns: 1,
+    });
     expect(run.usageByModel).toEqual({
       'anthropic:claude-sonnet-4-5': { inputTokens: 150, outputTokens: 15, totalTokens: 165, estimatedCostUsd: 0.75 },
       unknown: { inputTokens: 7, outputTokens: 3, totalTokens: 10, reportedCostUsd: 1 },
@@ -58,7 +69,19 @@ describe('projectRun', () => {
       type: 'stage-finished',
       at: 200,
       stageId,
-      payload: { node: stageId.replace(/@.*/, ''), status, durationMs: 1, output: null, exitCode: 1, answer: null, error: 'x', next, retrying, usage: null, errorCode: null },
+      payload: {
+        node: stageId.replace(/@.*/, ''),
+        status,
+        durationMs: 1,
+        output: null,
+        exitCode: 1,
+        answer: null,
+        error: 'x',
+        next,
+        retrying,
+        usage: null,
+        errorCode: null,
+      },
     });
     const { run } = plan(undefined, [
       created,
@@ -80,7 +103,12 @@ describe('projectRun', () => {
       { type: 'run-status-changed', at: 120, payload: { to: 'starting' } },
       { type: 'run-status-changed', at: 130, payload: { to: 'running' } },
       { type: 'stage-started', at: 140, stageId: 'ask@1', payload: {} },
-      { type: 'question-asked', at: 150, stageId: 'ask@1', payload: { questionId: QUESTION, kind: 'multi_select', prompt: 'Which?', options: ['x', 'y', 'z'] } },
+      {
+        type: 'question-asked',
+        at: 150,
+        stageId: 'ask@1',
+        payload: { questionId: QUESTION, kind: 'multi_select', prompt: 'Which?', options: ['x', 'y', 'z'] },
+      },
       { type: 'run-status-changed', at: 160, payload: { to: 'blocked' } },
       { type: 'question-answered', at: 170, payload: { questionId: QUESTION, answer: ['z', 'x'] } },
       { type: 'run-status-changed', at: 180, payload: { to: 'failed', reason: 'tests failed' } },
@@ -114,14 +142,37 @@ describe('projectRun', () => {
       counts: { events: 9, stages: 1, toolCalls: 0, questionsPending: 0 },
       pendingQuestionIds: [],
     });
-    expect(whole.questions).toEqual([{ id: QUESTION, runId: RUN, stageId: 'ask@1', kind: 'multi_select', prompt: 'Which?', options: ['x', 'y', 'z'], status: 'answered', answer: ['z', 'x'], askedAt: 150, answeredAt: 170 }]);
+    expect(whole.questions).toEqual([
+      {
+        id: QUESTION,
+        runId: RUN,
+        stageId: 'ask@1',
+        kind: 'multi_select',
+        prompt: 'Which?',
+        options: ['x', 'y', 'z'],
+        status: 'answered',
+        answer: ['z', 'x'],
+        askedAt: 150,
+        answeredAt: 170,
+      },
+    ]);
     expect(whole.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(whole.events[3]?.payload).toEqual({ to: 'running', from: 'starting' });
   });
 
   it('keeps the first start time and resets the finish time on a retry', () => {
-    let run = plan(undefined, [created, { type: 'run-status-changed', at: 110, payload: { to: 'queued' } }, { type: 'run-status-changed', at: 120, payload: { to: 'starting' } }, { type: 'run-status-changed', at: 130, payload: { to: 'running' } }, { type: 'run-status-changed', at: 140, payload: { to: 'cancelled' } }]).run;
-    run = plan(run, [{ type: 'run-status-changed', at: 200, payload: { to: 'queued' } }, { type: 'run-status-changed', at: 210, payload: { to: 'starting' } }, { type: 'run-status-changed', at: 220, payload: { to: 'running' } }]).run;
+    let run = plan(undefined, [
+      created,
+      { type: 'run-status-changed', at: 110, payload: { to: 'queued' } },
+      { type: 'run-status-changed', at: 120, payload: { to: 'starting' } },
+      { type: 'run-status-changed', at: 130, payload: { to: 'running' } },
+      { type: 'run-status-changed', at: 140, payload: { to: 'cancelled' } },
+    ]).run;
+    run = plan(run, [
+      { type: 'run-status-changed', at: 200, payload: { to: 'queued' } },
+      { type: 'run-status-changed', at: 210, payload: { to: 'starting' } },
+      { type: 'run-status-changed', at: 220, payload: { to: 'running' } },
+    ]).run;
     expect([run.attempt, run.startedAt, run.finishedAt, run.status]).toEqual([2, 130, undefined, 'running']);
   });
 
@@ -133,7 +184,9 @@ describe('projectRun', () => {
     expect(code(() => plan(run, [{ type: 'stage-started', payload: {} }]))).toBe('RUN_INVALID_PARAMS');
     expect(code(() => plan(run, [{ type: 'run-status-changed', payload: { to: 'nowhere' } }]))).toBe('RUN_INVALID_PARAMS');
     expect(code(() => plan(run, [{ type: 'run-status-changed', payload: { to: 'running' } }]))).toBe('RUN_INVALID_TRANSITION');
-    expect(code(() => planAppend(run, [{ type: 'run-archived', payload: {} }], { runId: RUN, now: 1, lookupQuestion: () => undefined }))).toBe('RUN_INVALID_PARAMS');
+    expect(
+      code(() => planAppend(run, [{ type: 'run-archived', payload: {} }], { runId: RUN, now: 1, lookupQuestion: () => undefined })),
+    ).toBe('RUN_INVALID_PARAMS');
     const stale: RunEvent = { runId: RUN, seq: 5, at: 1, type: 'artifact-saved', payload: {} };
     expect(code(() => projectRun(run, stale))).toBe('INTERNAL');
   });
@@ -144,7 +197,9 @@ describe('projectRun', () => {
     cyclic.self = cyclic;
     expect(code(() => plan(run, [{ type: 'artifact-saved', payload: cyclic as never }]))).toBe('RUN_INVALID_PARAMS');
     expect(code(() => plan(run, [{ type: 'artifact-saved', payload: { text: 'x'.repeat(1024 * 1024 + 1) } }]))).toBe('RUN_INVALID_PARAMS');
-    expect(plan(run, [{ type: 'artifact-saved', payload: { gone: undefined, nan: Number.NaN } as never }]).events[0]?.payload).toEqual({ nan: null });
+    expect(plan(run, [{ type: 'artifact-saved', payload: { gone: undefined, nan: Number.NaN } as never }]).events[0]?.payload).toEqual({
+      nan: null,
+    });
   });
 });
 
@@ -158,7 +213,12 @@ describe('pair sessions in the projection', () => {
     { type: 'run-status-changed', at: 130, payload: { to: 'running' } },
     { type: 'stage-started', at: 140, stageId: 'work@1', payload: { node: 'work', kind: 'agent' } },
   ];
-  const started = (sessionId = SESSION, stageId = 'work@1'): NewRunEvent => ({ type: 'pair-started', at: 150, stageId, payload: { sessionId, stageId, by: 'cli (ana)' } });
+  const started = (sessionId = SESSION, stageId = 'work@1'): NewRunEvent => ({
+    type: 'pair-started',
+    at: 150,
+    stageId,
+    payload: { sessionId, stageId, by: 'cli (ana)' },
+  });
 
   it('shows the open session until pair-ended, and ignores ending one that is not open', () => {
     const open = plan(undefined, [...running, started()]).run;
@@ -168,9 +228,17 @@ describe('pair sessions in the projection', () => {
   });
 
   it('closes the session when its stage finishes or the run ends, but not when another stage finishes', () => {
-    const open = plan(undefined, [...running, { type: 'stage-started', at: 141, stageId: 'other@1', payload: { node: 'other', kind: 'command' } }, started()]).run;
-    expect(plan(open, [{ type: 'stage-finished', stageId: 'other@1', payload: { status: 'succeeded' } }]).run.pairSession?.sessionId).toBe(SESSION);
-    expect(plan(open, [{ type: 'stage-finished', stageId: 'work@1', payload: { status: 'succeeded' } }]).run).not.toHaveProperty('pairSession');
+    const open = plan(undefined, [
+      ...running,
+      { type: 'stage-started', at: 141, stageId: 'other@1', payload: { node: 'other', kind: 'command' } },
+      started(),
+    ]).run;
+    expect(plan(open, [{ type: 'stage-finished', stageId: 'other@1', payload: { status: 'succeeded' } }]).run.pairSession?.sessionId).toBe(
+      SESSION,
+    );
+    expect(plan(open, [{ type: 'stage-finished', stageId: 'work@1', payload: { status: 'succeeded' } }]).run).not.toHaveProperty(
+      'pairSession',
+    );
     expect(plan(open, [{ type: 'run-status-changed', payload: { to: 'cancelled' } }]).run).not.toHaveProperty('pairSession');
   });
 
@@ -180,9 +248,15 @@ describe('pair sessions in the projection', () => {
     const ended = plan(undefined, [...running, { type: 'run-status-changed', payload: { to: 'failed' } }]).run;
     expect(code(() => plan(ended, [started()]))).toBe('NO_ACTIVE_AGENT_STAGE');
     const fresh = plan(undefined, running).run;
-    expect(code(() => plan(fresh, [{ type: 'pair-started', payload: { sessionId: 'nope', stageId: 'work@1', by: 'x' } }]))).toBe('INVALID_ID');
-    expect(code(() => plan(fresh, [{ type: 'pair-started', payload: { sessionId: SESSION, stageId: 'work', by: 'x' } }]))).toBe('RUN_INVALID_PARAMS');
-    expect(code(() => plan(fresh, [{ type: 'pair-started', stageId: 'other@1', payload: { sessionId: SESSION, stageId: 'work@1', by: 'x' } }]))).toBe('RUN_INVALID_PARAMS');
+    expect(code(() => plan(fresh, [{ type: 'pair-started', payload: { sessionId: 'nope', stageId: 'work@1', by: 'x' } }]))).toBe(
+      'INVALID_ID',
+    );
+    expect(code(() => plan(fresh, [{ type: 'pair-started', payload: { sessionId: SESSION, stageId: 'work', by: 'x' } }]))).toBe(
+      'RUN_INVALID_PARAMS',
+    );
+    expect(
+      code(() => plan(fresh, [{ type: 'pair-started', stageId: 'other@1', payload: { sessionId: SESSION, stageId: 'work@1', by: 'x' } }])),
+    ).toBe('RUN_INVALID_PARAMS');
     expect(code(() => plan(open, [{ type: 'pair-ended', payload: { sessionId: SESSION, reason: 'bored' } }]))).toBe('RUN_INVALID_PARAMS');
   });
 });

@@ -6,7 +6,16 @@
  */
 import { AGENT_EVENT, RUN_EVENT } from './event-types.js';
 import { WeftError } from '../../core/errors.js';
-import { readPairEnded, readPairStarted, readParentChanged, readQuestionAnswered, readQuestionAsked, readQuestionWithdrawn, readRunCreated, readStatusChanged } from './event-payloads.js';
+import {
+  readPairEnded,
+  readPairStarted,
+  readParentChanged,
+  readQuestionAnswered,
+  readQuestionAsked,
+  readQuestionWithdrawn,
+  readRunCreated,
+  readStatusChanged,
+} from './event-payloads.js';
 import { type RunEvent } from './run-event.js';
 import { splitRun, type PairSession, type RunRecord, type RunState } from './run-record.js';
 import { assertTransition, isTerminal, RUN_TRANSITIONS } from './run-status.js';
@@ -28,7 +37,10 @@ export function projectRun(summary: RunRecord | undefined, event: RunEvent): Run
 /** The summary a `run-created` event (seq 1) describes. */
 export function createdRun(event: RunEvent): RunRecord {
   if (event.type !== RUN_EVENT.runCreated || event.seq !== 1) {
-    throw new WeftError('INTERNAL', `The first event of run ${event.runId} must be run-created with seq 1, got ${event.type} #${event.seq}.`);
+    throw new WeftError(
+      'INTERNAL',
+      `The first event of run ${event.runId} must be run-created with seq 1, got ${event.type} #${event.seq}.`,
+    );
   }
   const { parentId, ...payload } = readRunCreated(event.payload);
   return {
@@ -51,7 +63,12 @@ export function projectState(state: RunState, event: RunEvent): RunState {
   if (event.seq !== state.counts.events + 1) {
     throw new WeftError('INTERNAL', `Event ${event.seq} of run ${id} is out of sequence: the summary has ${state.counts.events} events.`);
   }
-  const next: RunState = { ...state, counts: { ...state.counts, events: event.seq }, pendingQuestionIds: [...state.pendingQuestionIds], updatedAt: Math.max(state.updatedAt, event.at) };
+  const next: RunState = {
+    ...state,
+    counts: { ...state.counts, events: event.seq },
+    pendingQuestionIds: [...state.pendingQuestionIds],
+    updatedAt: Math.max(state.updatedAt, event.at),
+  };
   switch (event.type) {
     case RUN_EVENT.runCreated:
       throw new WeftError('RUN_INVALID_PARAMS', `Run ${id} already has a run-created event.`);
@@ -62,7 +79,9 @@ export function projectState(state: RunState, event: RunEvent): RunState {
     }
     case RUN_EVENT.runArchived:
       if (!isTerminal(next.status)) {
-        throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${next.status}; only a succeeded, failed or cancelled run can be archived.`, { data: { runId: id, status: next.status } });
+        throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${next.status}; only a succeeded, failed or cancelled run can be archived.`, {
+          data: { runId: id, status: next.status },
+        });
       }
       return { ...next, archived: true };
     case RUN_EVENT.runUnarchived:
@@ -73,10 +92,13 @@ export function projectState(state: RunState, event: RunEvent): RunState {
       return parentId === null ? withoutParent : { ...withoutParent, parentId };
     }
     case RUN_EVENT.stageStarted:
-      if (event.stageId === undefined) throw new WeftError('RUN_INVALID_PARAMS', `Invalid stage-started event: set 'stageId' (e.g. 'implement@1').`);
+      if (event.stageId === undefined)
+        throw new WeftError('RUN_INVALID_PARAMS', `Invalid stage-started event: set 'stageId' (e.g. 'implement@1').`);
       return { ...next, currentStageId: event.stageId, counts: { ...next.counts, stages: next.counts.stages + 1 } };
     case RUN_EVENT.stageFinished: {
-      const passed = passedFailure(event) ? { ...next, counts: { ...next.counts, failedOptionalStages: (next.counts.failedOptionalStages ?? 0) + 1 } } : next;
+      const passed = passedFailure(event)
+        ? { ...next, counts: { ...next.counts, failedOptionalStages: (next.counts.failedOptionalStages ?? 0) + 1 } }
+        : next;
       return passed.pairSession?.stageId === event.stageId ? withoutPairSession(passed) : passed;
     }
     case RUN_EVENT.pairStarted:
@@ -103,9 +125,13 @@ export function projectState(state: RunState, event: RunEvent): RunState {
     }
     case RUN_EVENT.questionAnswered:
     case RUN_EVENT.questionWithdrawn: {
-      const { questionId } = event.type === RUN_EVENT.questionAnswered ? readQuestionAnswered(event.payload) : readQuestionWithdrawn(event.payload);
+      const { questionId } =
+        event.type === RUN_EVENT.questionAnswered ? readQuestionAnswered(event.payload) : readQuestionWithdrawn(event.payload);
       const index = next.pendingQuestionIds.indexOf(questionId);
-      if (index < 0) throw new WeftError('QUESTION_NOT_PENDING', `Question ${questionId} is not pending in run ${id}.`, { data: { runId: id, questionId } });
+      if (index < 0)
+        throw new WeftError('QUESTION_NOT_PENDING', `Question ${questionId} is not pending in run ${id}.`, {
+          data: { runId: id, questionId },
+        });
       next.pendingQuestionIds.splice(index, 1);
       return { ...next, counts: { ...next.counts, questionsPending: next.pendingQuestionIds.length } };
     }
@@ -117,9 +143,13 @@ export function projectState(state: RunState, event: RunEvent): RunState {
 function changeStatus(id: string, run: RunState, event: RunEvent): RunState {
   const { from, to, reason } = readStatusChanged(event.payload);
   if (from !== undefined && from !== run.status) {
-    throw new WeftError('RUN_INVALID_TRANSITION', `Run ${id} is ${run.status}, not ${from}, so it was not changed to ${to}; from ${run.status} it can become: ${RUN_TRANSITIONS[run.status].join(', ') || 'nothing (final)'}.`, {
-      data: { runId: id, from: run.status, expected: from, to, allowed: [...RUN_TRANSITIONS[run.status]] },
-    });
+    throw new WeftError(
+      'RUN_INVALID_TRANSITION',
+      `Run ${id} is ${run.status}, not ${from}, so it was not changed to ${to}; from ${run.status} it can become: ${RUN_TRANSITIONS[run.status].join(', ') || 'nothing (final)'}.`,
+      {
+        data: { runId: id, from: run.status, expected: from, to, allowed: [...RUN_TRANSITIONS[run.status]] },
+      },
+    );
   }
   assertTransition(run.status, to, id);
   const { reason: _reason, ...rest } = run;
@@ -148,7 +178,10 @@ function withoutPairSession(state: RunState): RunState {
 function startPairSession(id: string, run: RunState, event: RunEvent): RunState {
   const { sessionId, stageId, by } = readPairStarted(event.payload);
   if (event.stageId !== undefined && event.stageId !== stageId) {
-    throw new WeftError('RUN_INVALID_PARAMS', `Invalid pair-started event: its stageId ${event.stageId} differs from the payload's ${stageId}.`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `Invalid pair-started event: its stageId ${event.stageId} differs from the payload's ${stageId}.`,
+    );
   }
   const refused = pairStartRefusal(id, run.status, run.pairSession);
   if (refused) throw refused;
@@ -157,9 +190,16 @@ function startPairSession(id: string, run: RunState, event: RunEvent): RunState 
 
 /** Why a run in `status` with the session `open` cannot start a pair session, or `undefined` when it can. */
 export function pairStartRefusal(runId: string, status: RunState['status'], open: PairSession | undefined): WeftError | undefined {
-  if (isTerminal(status)) return new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${runId} is ${status}; it has no agent stage left to pair with.`, { data: { runId, status } });
+  if (isTerminal(status))
+    return new WeftError('NO_ACTIVE_AGENT_STAGE', `Run ${runId} is ${status}; it has no agent stage left to pair with.`, {
+      data: { runId, status },
+    });
   if (open === undefined) return undefined;
-  return new WeftError('PAIR_SESSION_OPEN', `Run ${runId} already has pair session ${open.sessionId} on stage ${open.stageId} (started by ${open.by}); send messages to it, or end it before starting another.`, {
-    data: { runId, sessionId: open.sessionId, stageId: open.stageId },
-  });
+  return new WeftError(
+    'PAIR_SESSION_OPEN',
+    `Run ${runId} already has pair session ${open.sessionId} on stage ${open.stageId} (started by ${open.by}); send messages to it, or end it before starting another.`,
+    {
+      data: { runId, sessionId: open.sessionId, stageId: open.stageId },
+    },
+  );
 }

@@ -64,14 +64,22 @@ export function questionFromAsked(event: RunEvent, payload: QuestionAskedPayload
  */
 export function answerQuestion(question: QuestionRecord, event: RunEvent, payload: QuestionAnsweredPayload): QuestionRecord {
   if (question.status === 'withdrawn') {
-    throw new WeftError('QUESTION_NOT_PENDING', `Question ${question.id} of run ${question.runId} was withdrawn: its stage ${question.stageId} ended before an answer came. Answer the run's pending questions instead.`, {
-      data: { questionId: question.id, runId: question.runId, status: question.status },
-    });
+    throw new WeftError(
+      'QUESTION_NOT_PENDING',
+      `Question ${question.id} of run ${question.runId} was withdrawn: its stage ${question.stageId} ended before an answer came. Answer the run's pending questions instead.`,
+      {
+        data: { questionId: question.id, runId: question.runId, status: question.status },
+      },
+    );
   }
   if (question.status !== 'pending') {
-    throw new WeftError('QUESTION_NOT_PENDING', `Question ${question.id} of run ${question.runId} was already answered; an answer cannot be changed.`, {
-      data: { questionId: question.id, runId: question.runId },
-    });
+    throw new WeftError(
+      'QUESTION_NOT_PENDING',
+      `Question ${question.id} of run ${question.runId} was already answered; an answer cannot be changed.`,
+      {
+        data: { questionId: question.id, runId: question.runId },
+      },
+    );
   }
   checkAnswer(question, payload.answer);
   return { ...question, status: 'answered', answer: payload.answer, answeredAt: event.at };
@@ -88,9 +96,13 @@ function checkAnswer(question: QuestionRecord, answer: JsonValue): void {
   if (typeof answer === 'string' && alternatives.includes(answer)) return;
   const fail = (expected: string): never => {
     const or = alternatives.length > 0 ? ` (or ${alternatives.map((item) => JSON.stringify(item)).join(' / ')})` : '';
-    throw new WeftError('RUN_INVALID_PARAMS', `The answer to question ${question.id} (${question.kind}) must be ${expected}${or}; got ${JSON.stringify(answer).slice(0, 80)}.`, {
-      data: { questionId: question.id, kind: question.kind },
-    });
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `The answer to question ${question.id} (${question.kind}) must be ${expected}${or}; got ${JSON.stringify(answer).slice(0, 80)}.`,
+      {
+        data: { questionId: question.id, kind: question.kind },
+      },
+    );
   };
   checkKind(question, answer, options, fail);
   if (question.schema !== undefined) {
@@ -115,10 +127,14 @@ function checkKind(question: QuestionRecord, answer: JsonValue, options: readonl
       if (typeof answer !== 'string' && question.schema === undefined) fail('a string');
       return;
     case 'choice':
-      if (typeof answer !== 'string' || !options.includes(answer)) fail(`one of ${options.map((option) => JSON.stringify(option)).join(', ')}`);
+      if (typeof answer !== 'string' || !options.includes(answer))
+        fail(`one of ${options.map((option) => JSON.stringify(option)).join(', ')}`);
       return;
     case 'multi_select': {
-      const valid = Array.isArray(answer) && answer.every((item) => typeof item === 'string' && options.includes(item)) && new Set(answer).size === answer.length;
+      const valid =
+        Array.isArray(answer) &&
+        answer.every((item) => typeof item === 'string' && options.includes(item)) &&
+        new Set(answer).size === answer.length;
       if (!valid) fail(`an array of distinct values from ${options.map((option) => JSON.stringify(option)).join(', ')}`);
       return;
     }

@@ -34,7 +34,9 @@ export function readRunConcurrency(value: unknown): ConcurrencySlot[] | undefine
     if (!isJsonObject(item)) throw invalid(`concurrency[${index}] must be an object { key, limit }, got ${describeType(item)}.`);
     const { key, limit } = item;
     if (typeof key !== 'string' || key.trim() === '' || key.length > MAX_CONCURRENCY_KEY_LENGTH) {
-      throw invalid(`concurrency[${index}].key must be a non-empty string of at most ${MAX_CONCURRENCY_KEY_LENGTH} characters, got ${typeof key === 'string' ? JSON.stringify(key.slice(0, 80)) : describeType(key)}.`);
+      throw invalid(
+        `concurrency[${index}].key must be a non-empty string of at most ${MAX_CONCURRENCY_KEY_LENGTH} characters, got ${typeof key === 'string' ? JSON.stringify(key.slice(0, 80)) : describeType(key)}.`,
+      );
     }
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_CONCURRENCY_LIMIT) {
       throw invalid(`concurrency[${index}].limit must be a whole number from 1 to ${MAX_CONCURRENCY_LIMIT}, got ${JSON.stringify(limit)}.`);

@@ -110,7 +110,28 @@ export interface RunRecord extends RunSpec, RunState {
 
 /** Splits a record into its immutable spec and its projected state (the lease is dropped). */
 export function splitRun(run: RunRecord): { spec: RunSpec; state: RunState } {
-  const { id, workflow, workflowPath, goal, inputs, labels, autoApprove, dryRun, model, cwd, envFingerprint, budget, priority, workspace, origin, sandbox, concurrency, createdAt, lease: _lease, ...state } = run;
+  const {
+    id,
+    workflow,
+    workflowPath,
+    goal,
+    inputs,
+    labels,
+    autoApprove,
+    dryRun,
+    model,
+    cwd,
+    envFingerprint,
+    budget,
+    priority,
+    workspace,
+    origin,
+    sandbox,
+    concurrency,
+    createdAt,
+    lease: _lease,
+    ...state
+  } = run;
   const spec: RunSpec = {
     id,
     workflow,

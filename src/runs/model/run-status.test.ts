@@ -7,13 +7,31 @@ describe('run status', () => {
   it('allows exactly the transitions of the lifecycle', () => {
     const allowed = RUN_STATUSES.flatMap((from) => RUN_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
     expect(allowed).toEqual([
-      'submitted→pending', 'submitted→queued', 'submitted→cancelled',
-      'pending→queued', 'pending→cancelled',
-      'queued→starting', 'queued→cancelled',
-      'starting→running', 'starting→failed', 'starting→cancelled',
-      'running→blocked', 'running→paused', 'running→succeeded', 'running→failed', 'running→cancelled',
-      'blocked→running', 'blocked→paused', 'blocked→succeeded', 'blocked→failed', 'blocked→cancelled',
-      'paused→running', 'paused→blocked', 'paused→succeeded', 'paused→failed', 'paused→cancelled',
+      'submitted→pending',
+      'submitted→queued',
+      'submitted→cancelled',
+      'pending→queued',
+      'pending→cancelled',
+      'queued→starting',
+      'queued→cancelled',
+      'starting→running',
+      'starting→failed',
+      'starting→cancelled',
+      'running→blocked',
+      'running→paused',
+      'running→succeeded',
+      'running→failed',
+      'running→cancelled',
+      'blocked→running',
+      'blocked→paused',
+      'blocked→succeeded',
+      'blocked→failed',
+      'blocked→cancelled',
+      'paused→running',
+      'paused→blocked',
+      'paused→succeeded',
+      'paused→failed',
+      'paused→cancelled',
       'failed→queued',
       'cancelled→queued',
     ]);
@@ -38,7 +56,9 @@ describe('run status', () => {
       message: 'Run 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC is queued and cannot become running; from queued it can become: starting, cancelled.',
       data: { runId: '01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC', from: 'queued', to: 'running', allowed: ['starting', 'cancelled'] },
     });
-    expect(attempt('succeeded', 'queued').message).toBe('Run 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC is succeeded and cannot become queued; succeeded is final (no state follows it).');
+    expect(attempt('succeeded', 'queued').message).toBe(
+      'Run 01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC is succeeded and cannot become queued; succeeded is final (no state follows it).',
+    );
     expect(() => assertTransition('running', 'running')).toThrow('The run is running and cannot become running');
   });
 

@@ -6,20 +6,22 @@ import { WeftError } from '../../core/errors.js';
 
 /** Where a run is in its life: `succeeded`, `failed` and `cancelled` are final. */
 export type RunStatus =
-  | 'submitted'
-  | 'pending'
-  | 'queued'
-  | 'starting'
-  | 'running'
-  | 'blocked'
-  | 'paused'
-  | 'succeeded'
-  | 'failed'
-  | 'cancelled';
+  'submitted' | 'pending' | 'queued' | 'starting' | 'running' | 'blocked' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
 
 export type TerminalRunStatus = 'succeeded' | 'failed' | 'cancelled';
 
-export const RUN_STATUSES: readonly RunStatus[] = ['submitted', 'pending', 'queued', 'starting', 'running', 'blocked', 'paused', 'succeeded', 'failed', 'cancelled'];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'submitted',
+  'pending',
+  'queued',
+  'starting',
+  'running',
+  'blocked',
+  'paused',
+  'succeeded',
+  'failed',
+  'cancelled',
+];
 
 /**
  * Allowed next states. `pending` has no `failed`: denying approval ends the run as

@@ -44,7 +44,13 @@ export function readRunWorkspace(value: JsonValue | undefined): RunWorkspace | u
   if (mode !== 'worktree' && mode !== 'clone') throw invalid(`'workspace.mode' must be worktree or clone.`);
   const subdir = text(value, 'subdir', false) as string;
   if (subdir.split('/').includes('..')) throw invalid(`'workspace.subdir' must stay inside the repository, got ${JSON.stringify(subdir)}.`);
-  const workspace: RunWorkspace = { mode, subdir, branch: text(value, 'branch', false) as string, baseCommit: text(value, 'baseCommit', false) as string, keepBranch: value.keepBranch === true };
+  const workspace: RunWorkspace = {
+    mode,
+    subdir,
+    branch: text(value, 'branch', false) as string,
+    baseCommit: text(value, 'baseCommit', false) as string,
+    keepBranch: value.keepBranch === true,
+  };
   for (const key of ['sourceRepo', 'repoUrl', 'sourceBranch', 'remoteUrl'] as const) {
     const item = text(value, key, true);
     if (item !== undefined) workspace[key] = item;
@@ -55,6 +61,7 @@ export function readRunWorkspace(value: JsonValue | undefined): RunWorkspace | u
 /** Checks the `origin` of a `run-created` payload. */
 export function readRunOrigin(value: JsonValue | undefined): RunOrigin | undefined {
   if (value === undefined) return undefined;
-  if (!isTable(value) || typeof value.runId !== 'string' || typeof value.stageId !== 'string') throw invalid(`'origin' must be { runId, stageId, commit? }.`);
+  if (!isTable(value) || typeof value.runId !== 'string' || typeof value.stageId !== 'string')
+    throw invalid(`'origin' must be { runId, stageId, commit? }.`);
   return { runId: value.runId, stageId: value.stageId, ...(typeof value.commit === 'string' ? { commit: value.commit } : {}) };
 }

@@ -12,7 +12,14 @@ export type TokenUsage = TokenUsagePayload;
 
 export const NO_TOKENS: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
-const OPTIONAL_FIELDS = ['cachedInputTokens', 'cacheWriteTokens', 'reasoningTokens', 'reportedCostUsd', 'estimatedCostUsd', 'unpricedTurns'] as const;
+const OPTIONAL_FIELDS = [
+  'cachedInputTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'reportedCostUsd',
+  'estimatedCostUsd',
+  'unpricedTurns',
+] as const;
 
 function addOptional(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
@@ -25,7 +32,11 @@ function addOptional(a: number | undefined, b: number | undefined): number | und
  * // → { inputTokens: 15, outputTokens: 3, totalTokens: 18, cachedInputTokens: 4 }
  */
 export function addTokenUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  const sum: TokenUsage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+  const sum: TokenUsage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
   for (const field of OPTIONAL_FIELDS) {
     const value = addOptional(a[field], b[field]);
     if (value !== undefined) sum[field] = value;
@@ -33,7 +44,8 @@ export function addTokenUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return sum;
 }
 
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
+const count = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 /** The usage in an event payload's `usage` field, or undefined when it has none (a log is read as data, not trusted). */
 export function readTokenUsage(value: unknown): TokenUsage | undefined {
@@ -77,7 +89,12 @@ export interface CostSummary {
 export function costOf(usage: TokenUsage | undefined): CostSummary {
   const reportedUsd = usage?.reportedCostUsd ?? 0;
   const estimatedUsd = usage?.estimatedCostUsd ?? 0;
-  return { reportedUsd, estimatedUsd, unpricedTurns: usage?.unpricedTurns ?? 0, priced: usage?.reportedCostUsd !== undefined || usage?.estimatedCostUsd !== undefined };
+  return {
+    reportedUsd,
+    estimatedUsd,
+    unpricedTurns: usage?.unpricedTurns ?? 0,
+    priced: usage?.reportedCostUsd !== undefined || usage?.estimatedCostUsd !== undefined,
+  };
 }
 
 /** Dollars as people read them: cents for amounts of a dollar or more, four decimals under it. */
@@ -101,5 +118,7 @@ export function costText(usage: TokenUsage | undefined): string {
   if (hasReported && hasEstimated) {
     return `${formatUsd(cost.reportedUsd + cost.estimatedUsd)} (${formatUsd(cost.reportedUsd)} reported + ${formatUsd(cost.estimatedUsd)} estimated${suffix})`;
   }
-  return hasReported ? `${formatUsd(cost.reportedUsd)} reported${suffix && ` (${unpriced})`}` : `${formatUsd(cost.estimatedUsd)} estimated${suffix && ` (${unpriced})`}`;
+  return hasReported
+    ? `${formatUsd(cost.reportedUsd)} reported${suffix && ` (${unpriced})`}`
+    : `${formatUsd(cost.estimatedUsd)} estimated${suffix && ` (${unpriced})`}`;
 }

@@ -24,20 +24,31 @@ export function checkTimezone(timezone: string, where: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {
-    throw new WeftError('SCHEDULE_INVALID', `${where}: unknown time zone '${timezone}'; use an IANA name such as 'Europe/Paris' or 'UTC'.`, { data: { field: 'timezone', value: timezone } });
+    throw new WeftError(
+      'SCHEDULE_INVALID',
+      `${where}: unknown time zone '${timezone}'; use an IANA name such as 'Europe/Paris' or 'UTC'.`,
+      { data: { field: 'timezone', value: timezone } },
+    );
   }
 }
 
 /** The parsed expression; a bad expression or zone is a SCHEDULE_INVALID naming `where`. */
 export function parseCron(spec: CronSpec, where = 'schedule'): Cron {
-  if (typeof spec.cron !== 'string' || spec.cron.trim() === '') throw new WeftError('SCHEDULE_INVALID', `${where}: cron must be an expression such as "0 3 * * *".`, { data: { field: 'cron', value: String(spec.cron) } });
+  if (typeof spec.cron !== 'string' || spec.cron.trim() === '')
+    throw new WeftError('SCHEDULE_INVALID', `${where}: cron must be an expression such as "0 3 * * *".`, {
+      data: { field: 'cron', value: String(spec.cron) },
+    });
   if (spec.timezone !== undefined) checkTimezone(spec.timezone, where);
   try {
     return new Cron(spec.cron, { paused: true, mode: '5-or-6-parts', ...(spec.timezone === undefined ? {} : { timezone: spec.timezone }) });
   } catch (error) {
-    throw new WeftError('SCHEDULE_INVALID', `${where}: invalid cron expression "${spec.cron}" (${(error as Error).message}). Use five fields (minute hour day month weekday), or six with seconds first.`, {
-      data: { field: 'cron', value: spec.cron },
-    });
+    throw new WeftError(
+      'SCHEDULE_INVALID',
+      `${where}: invalid cron expression "${spec.cron}" (${(error as Error).message}). Use five fields (minute hour day month weekday), or six with seconds first.`,
+      {
+        data: { field: 'cron', value: spec.cron },
+      },
+    );
   }
 }
 
@@ -76,7 +87,8 @@ export function planTick(cron: Cron, catchUp: CatchUpPolicy, nextDue: number, no
     due = latest === undefined || latest < nextDue || latest > now ? [nextDue] : latest === nextDue ? [nextDue] : [nextDue, latest];
   }
   const latest = due[due.length - 1]!;
-  const total = catchUp === 'all' ? Math.max(due.length, countBetween(cron, nextDue, now, due.length)) : countBetween(cron, nextDue, now, 2);
+  const total =
+    catchUp === 'all' ? Math.max(due.length, countBetween(cron, nextDue, now, due.length)) : countBetween(cron, nextDue, now, 2);
   switch (catchUp) {
     case 'all':
       return { fire: due, missed: 0, next };

@@ -55,7 +55,10 @@ export class ChangeLatch {
     const ids = this.#ids;
     if (ids === undefined || change.kind === 'unknown') return true;
     const statuses = this.#statuses;
-    return change.runs.some((run) => ids.has(run.id) && (statuses === undefined || change.claimable || run.status === undefined || run.status !== statuses.get(run.id)));
+    return change.runs.some(
+      (run) =>
+        ids.has(run.id) && (statuses === undefined || change.claimable || run.status === undefined || run.status !== statuses.get(run.id)),
+    );
   }
 
   /**

@@ -3,7 +3,13 @@ import type { RunEvent } from '../model/run-event.js';
 import { eventsOf } from './event-pages.js';
 import { EVENT_LIMITS, type ListEventsOptions } from './run-store.js';
 
-const log: RunEvent[] = Array.from({ length: EVENT_LIMITS.max * 2 + 5 }, (_, index) => ({ runId: 'r', seq: index + 1, at: index, type: index % 2 === 0 ? 'even-event' : 'odd-event', payload: {} }));
+const log: RunEvent[] = Array.from({ length: EVENT_LIMITS.max * 2 + 5 }, (_, index) => ({
+  runId: 'r',
+  seq: index + 1,
+  at: index,
+  type: index % 2 === 0 ? 'even-event' : 'odd-event',
+  payload: {},
+}));
 
 describe('eventsOf', () => {
   it('reads a log longer than one page in order, one page at a time, with the type filter passed on', async () => {
@@ -11,7 +17,9 @@ describe('eventsOf', () => {
     const store = {
       listEvents: async (_runId: string, options: ListEventsOptions = {}) => {
         asked.push(options);
-        const matching = log.filter((event) => event.seq > (options.afterSeq ?? 0) && (options.types === undefined || options.types.includes(event.type)));
+        const matching = log.filter(
+          (event) => event.seq > (options.afterSeq ?? 0) && (options.types === undefined || options.types.includes(event.type)),
+        );
         return matching.slice(0, options.limit);
       },
     };

@@ -12,10 +12,25 @@ import { PostgresRunStore } from './postgres/postgres-run-store.js';
 import type { ScheduleFire, ScheduleSpec, ScheduleStore } from './schedule-store.js';
 import { SqliteRunStore } from './sqlite/sqlite-run-store.js';
 
-const SPEC: ScheduleSpec = { workflow: 'w.toml', cwd: '/tmp', cron: '* * * * *', inputs: {}, catchUp: 'none', overlap: 'skip', source: 'cli' };
+const SPEC: ScheduleSpec = {
+  workflow: 'w.toml',
+  cwd: '/tmp',
+  cron: '* * * * *',
+  inputs: {},
+  catchUp: 'none',
+  overlap: 'skip',
+  source: 'cli',
+};
 const DUE = 1_800_000_000_000;
 
-const fire = (claimedBy: string, dueAt = DUE): ScheduleFire => ({ schedule: 's', dueAt, runId: `01J00000000000000000000${claimedBy.slice(-3).padStart(3, '0')}`, state: 'claimed', claimedBy, claimedAt: DUE });
+const fire = (claimedBy: string, dueAt = DUE): ScheduleFire => ({
+  schedule: 's',
+  dueAt,
+  runId: `01J00000000000000000000${claimedBy.slice(-3).padStart(3, '0')}`,
+  state: 'claimed',
+  claimedBy,
+  claimedAt: DUE,
+});
 
 const stores: { name: string; open: () => Promise<{ schedules: ScheduleStore; close: () => Promise<void> }> }[] = [
   {
@@ -42,7 +57,9 @@ describe.each(stores)('schedule store on $name', ({ open }) => {
     const { schedules, close } = await open();
     try {
       await schedules.putSchedule('s', SPEC, DUE, DUE - 1000);
-      const results = await Promise.all(Array.from({ length: 8 }, (_, index) => schedules.claimFires('s', DUE, DUE + 60_000, [fire(`w${index}`)], DUE)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => schedules.claimFires('s', DUE, DUE + 60_000, [fire(`w${index}`)], DUE)),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       const winner = results.indexOf(true);
       expect((await schedules.listFires('s', 10)).map((item) => item.claimedBy)).toEqual([`w${winner}`]);
@@ -80,7 +97,11 @@ describe.each(stores)('schedule store on $name', ({ open }) => {
     const { schedules, close } = await open();
     try {
       await schedules.putTrigger('gh', { workflow: 'w.toml', cwd: '/tmp', secretEnv: 'S', inputMap: {} }, DUE);
-      const results = await Promise.all(['01J000000000000000000000R1', '01J000000000000000000000R2', '01J000000000000000000000R3'].map((runId) => schedules.recordDelivery('gh', 'd-1', runId, DUE)));
+      const results = await Promise.all(
+        ['01J000000000000000000000R1', '01J000000000000000000000R2', '01J000000000000000000000R3'].map((runId) =>
+          schedules.recordDelivery('gh', 'd-1', runId, DUE),
+        ),
+      );
       expect(results.filter((result) => result.first)).toHaveLength(1);
       expect(new Set(results.map((result) => result.runId)).size).toBe(1);
       expect((await schedules.recordDelivery('gh', 'd-2', '01J000000000000000000000R4', DUE)).first).toBe(true);

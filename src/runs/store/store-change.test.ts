@@ -13,7 +13,14 @@ describe('ChangeCollector', () => {
     changes.run({ id: B, headSeq: 1, status: 'queued' }, true);
     changes.run({ id: A, headSeq: 5, status: 'running' });
     changes.run({ id: A, headSeq: 4, status: 'starting' });
-    expect(changes.take()).toEqual({ kind: 'runs', runs: [{ id: A, headSeq: 5, status: 'running' }, { id: B, headSeq: 1, status: 'queued' }], claimable: true });
+    expect(changes.take()).toEqual({
+      kind: 'runs',
+      runs: [
+        { id: A, headSeq: 5, status: 'running' },
+        { id: B, headSeq: 1, status: 'queued' },
+      ],
+      claimable: true,
+    });
     expect(changes.take()).toBeUndefined();
   });
 
@@ -34,8 +41,17 @@ describe('what a notice may concern', () => {
   it('concerns the runs it names, and anything when unknown', () => {
     expect([mayConcernRun(named, A), mayConcernRun(named, B), mayConcernRun({ kind: 'unknown' }, B)]).toEqual([true, false, true]);
     expect([mayConcernAny(named, new Set([B])), mayConcernAny(named, new Set([A, B]))]).toEqual([false, true]);
-    expect([mayBeClaimable(named), mayBeClaimable({ ...named, claimable: true }), mayBeClaimable({ kind: 'unknown' })]).toEqual([false, true, true]);
-    expect([noticedHead(named, A), noticedHead(named, B), noticedHead({ kind: 'unknown' }, A), noticedHead({ kind: 'runs', runs: [{ id: A }], claimable: false }, A)]).toEqual([7, undefined, 'unknown', 'unknown']);
+    expect([mayBeClaimable(named), mayBeClaimable({ ...named, claimable: true }), mayBeClaimable({ kind: 'unknown' })]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    expect([
+      noticedHead(named, A),
+      noticedHead(named, B),
+      noticedHead({ kind: 'unknown' }, A),
+      noticedHead({ kind: 'runs', runs: [{ id: A }], claimable: false }, A),
+    ]).toEqual([7, undefined, 'unknown', 'unknown']);
   });
 });
 

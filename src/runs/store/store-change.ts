@@ -109,7 +109,11 @@ export class ChangeCollector {
   /** The notice for what was gathered (undefined when nothing was), and a fresh start. */
   take(): StoreChange | undefined {
     if (this.empty) return undefined;
-    const runs = [...this.#runs].map(([id, { headSeq, status }]) => ({ id, ...(headSeq === undefined ? {} : { headSeq }), ...(status === undefined ? {} : { status }) }));
+    const runs = [...this.#runs].map(([id, { headSeq, status }]) => ({
+      id,
+      ...(headSeq === undefined ? {} : { headSeq }),
+      ...(status === undefined ? {} : { status }),
+    }));
     const change: StoreChange = this.#unknown ? UNKNOWN_CHANGE : { kind: 'runs', runs, claimable: this.#claimable };
     this.#runs = new Map();
     this.#claimable = false;

@@ -15,12 +15,21 @@ describe('store input', () => {
   });
 
   it('normalises a filter: defaults, capped limit, deduplicated statuses', () => {
-    expect(normalizeFilter({ status: ['failed', 'failed'], limit: 9999, labels: { team: 'core' } })).toEqual({ labels: [['team', 'core']], status: ['failed'], archived: false, limit: 500 });
+    expect(normalizeFilter({ status: ['failed', 'failed'], limit: 9999, labels: { team: 'core' } })).toEqual({
+      labels: [['team', 'core']],
+      status: ['failed'],
+      archived: false,
+      limit: 500,
+    });
     expect(normalizeFilter()).toEqual({ labels: [], archived: false, limit: 50 });
   });
 
   it('walks ancestors to refuse cycles', () => {
-    const parents = new Map<string, string | null>([[A, null], [B, A], [C, B]]);
+    const parents = new Map<string, string | null>([
+      [A, null],
+      [B, A],
+      [C, B],
+    ]);
     const parentOf = (id: string) => parents.get(id);
     expect(() => checkParentLink(A, C, parentOf)).toThrow(`Run ${C} descends from run ${A}`);
     expect(() => checkParentLink(C, A, parentOf)).not.toThrow();

@@ -10,7 +10,16 @@ import { readLabels } from '../model/event-payloads.js';
 import { isJsonObject, type JsonObject } from '../model/json.js';
 import { type NewRunEvent } from '../model/run-event.js';
 import { isRunStatus, isTerminal, RUN_STATUSES, type RunStatus } from '../model/run-status.js';
-import { EVENT_LIMITS, SEARCH_LIMITS, type ClaimFilter, type CreateRunParams, type ListEventsOptions, type RunFilter, type UpdatedCursor, type UpdatedRunsPage } from './run-store.js';
+import {
+  EVENT_LIMITS,
+  SEARCH_LIMITS,
+  type ClaimFilter,
+  type CreateRunParams,
+  type ListEventsOptions,
+  type RunFilter,
+  type UpdatedCursor,
+  type UpdatedRunsPage,
+} from './run-store.js';
 import type { RunRecord } from '../model/run-record.js';
 
 export interface SearchCursor {
@@ -52,7 +61,8 @@ export function createRunEvents(params: CreateRunParams): NewRunEvent[] {
   if (payload.parentId !== undefined) runId(payload.parentId);
   const events: NewRunEvent[] = [{ type: RUN_EVENT.runCreated, payload: payload as unknown as JsonObject }];
   if (initialStatus !== undefined) {
-    if (initialStatus !== 'pending' && initialStatus !== 'queued') throw new WeftError('RUN_INVALID_PARAMS', `initialStatus must be 'pending' or 'queued', got ${JSON.stringify(initialStatus)}.`);
+    if (initialStatus !== 'pending' && initialStatus !== 'queued')
+      throw new WeftError('RUN_INVALID_PARAMS', `initialStatus must be 'pending' or 'queued', got ${JSON.stringify(initialStatus)}.`);
     events.push({ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: initialStatus } });
   }
   return events;
@@ -60,13 +70,15 @@ export function createRunEvents(params: CreateRunParams): NewRunEvent[] {
 
 function timestamp(value: unknown, what: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new WeftError('RUN_INVALID_PARAMS', `${what} must be a timestamp in epoch milliseconds.`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new WeftError('RUN_INVALID_PARAMS', `${what} must be a timestamp in epoch milliseconds.`);
   return value;
 }
 
 function limit(value: unknown, limits: { default: number; max: number }): number {
   if (value === undefined) return limits.default;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new WeftError('RUN_INVALID_PARAMS', `limit must be a positive integer (at most ${limits.max}), got ${JSON.stringify(value)}.`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new WeftError('RUN_INVALID_PARAMS', `limit must be a positive integer (at most ${limits.max}), got ${JSON.stringify(value)}.`);
   return Math.min(value, limits.max);
 }
 
@@ -76,10 +88,12 @@ export function normalizeFilter(filter: RunFilter = {}): NormalizedFilter {
   if (status !== undefined && (!Array.isArray(status) || !status.every(isRunStatus))) {
     throw new WeftError('RUN_INVALID_PARAMS', `status must be an array of: ${RUN_STATUSES.join(', ')}.`);
   }
-  if (filter.workflow !== undefined && typeof filter.workflow !== 'string') throw new WeftError('RUN_INVALID_PARAMS', 'workflow must be a string.');
+  if (filter.workflow !== undefined && typeof filter.workflow !== 'string')
+    throw new WeftError('RUN_INVALID_PARAMS', 'workflow must be a string.');
   if (filter.ids !== undefined && !Array.isArray(filter.ids)) throw new WeftError('RUN_INVALID_PARAMS', 'ids must be an array of run ids.');
   const archived = filter.archived ?? false;
-  if (archived !== true && archived !== false && archived !== 'any') throw new WeftError('RUN_INVALID_PARAMS', `archived must be true, false or 'any'.`);
+  if (archived !== true && archived !== false && archived !== 'any')
+    throw new WeftError('RUN_INVALID_PARAMS', `archived must be true, false or 'any'.`);
   const createdAfter = timestamp(filter.createdAfter, 'createdAfter');
   const createdBefore = timestamp(filter.createdBefore, 'createdBefore');
   return {
@@ -100,13 +114,21 @@ export function normalizeFilter(filter: RunFilter = {}): NormalizedFilter {
 /** Checks a `listRunsUpdatedAfter` call; answers the page size. */
 export function normalizeUpdatedQuery(after: UpdatedCursor, pageSize: unknown): number {
   if (typeof after?.updatedAt !== 'number' || !Number.isFinite(after.updatedAt) || typeof after.id !== 'string') {
-    throw new WeftError('RUN_INVALID_PARAMS', `after must be { updatedAt: epoch ms, id: string }, got ${JSON.stringify(after)?.slice(0, 120)}.`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `after must be { updatedAt: epoch ms, id: string }, got ${JSON.stringify(after)?.slice(0, 120)}.`,
+    );
   }
   return limit(pageSize, SEARCH_LIMITS);
 }
 
 /** The page `listRunsUpdatedAfter` answers from `limit + 1` rows in order, with the position of each. */
-export function updatedPage<Row>(rows: readonly Row[], pageSize: number, record: (row: Row) => RunRecord, position: (row: Row) => UpdatedCursor): UpdatedRunsPage {
+export function updatedPage<Row>(
+  rows: readonly Row[],
+  pageSize: number,
+  record: (row: Row) => RunRecord,
+  position: (row: Row) => UpdatedCursor,
+): UpdatedRunsPage {
   const page = rows.slice(0, pageSize);
   const last = page[page.length - 1];
   return rows.length > pageSize && last !== undefined ? { runs: page.map(record), next: position(last) } : { runs: page.map(record) };
@@ -119,7 +141,11 @@ export function encodeCursor(cursor: SearchCursor): string {
 export function decodeCursor(value: unknown): SearchCursor {
   const text = typeof value === 'string' ? Buffer.from(value, 'base64url').toString('utf8') : '';
   const match = /^(-?\d{1,16})\.([0-9A-HJKMNP-TV-Z]{26})$/.exec(text);
-  if (!match) throw new WeftError('RUN_INVALID_PARAMS', 'Invalid cursor: pass the nextCursor of the previous page unchanged, or omit it for the first page.');
+  if (!match)
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      'Invalid cursor: pass the nextCursor of the previous page unchanged, or omit it for the first page.',
+    );
   return { createdAt: Number(match[1]), id: match[2] as string };
 }
 
@@ -127,13 +153,15 @@ export function normalizeEventQuery(options: ListEventsOptions = {}): Normalized
   if (!isJsonObject(options)) throw new WeftError('RUN_INVALID_PARAMS', 'The event list options must be an object.');
   const seq = (value: unknown, what: string, fallback: number): number => {
     if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new WeftError('RUN_INVALID_PARAMS', `${what} must be a non-negative integer.`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw new WeftError('RUN_INVALID_PARAMS', `${what} must be a non-negative integer.`);
     return value;
   };
   const direction = options.direction ?? 'asc';
   if (direction !== 'asc' && direction !== 'desc') throw new WeftError('RUN_INVALID_PARAMS', `direction must be 'asc' or 'desc'.`);
   const types = options.types;
-  if (types !== undefined && (!Array.isArray(types) || !types.every((type) => typeof type === 'string'))) throw new WeftError('RUN_INVALID_PARAMS', 'types must be an array of event type names.');
+  if (types !== undefined && (!Array.isArray(types) || !types.every((type) => typeof type === 'string')))
+    throw new WeftError('RUN_INVALID_PARAMS', 'types must be an array of event type names.');
   return {
     afterSeq: seq(options.afterSeq, 'afterSeq', 0),
     beforeSeq: seq(options.beforeSeq, 'beforeSeq', Number.MAX_SAFE_INTEGER),
@@ -144,14 +172,17 @@ export function normalizeEventQuery(options: ListEventsOptions = {}): Normalized
 }
 
 export function checkLease(workerId: unknown, leaseMs: unknown): void {
-  if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 200) throw new WeftError('RUN_INVALID_PARAMS', 'workerId must be a non-empty string of at most 200 characters.');
-  if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new WeftError('RUN_INVALID_PARAMS', `leaseMs must be a positive integer number of milliseconds, got ${JSON.stringify(leaseMs)}.`);
+  if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 200)
+    throw new WeftError('RUN_INVALID_PARAMS', 'workerId must be a non-empty string of at most 200 characters.');
+  if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs <= 0)
+    throw new WeftError('RUN_INVALID_PARAMS', `leaseMs must be a positive integer number of milliseconds, got ${JSON.stringify(leaseMs)}.`);
 }
 
 /** The fingerprint a claim must match, or undefined for any run. */
 /** The keys a holder count asks about: strings, each once (at most 100). */
 export function concurrencyKeys(keys: readonly string[]): string[] {
-  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) throw new WeftError('RUN_INVALID_PARAMS', 'Concurrency keys must be an array of strings.');
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string'))
+    throw new WeftError('RUN_INVALID_PARAMS', 'Concurrency keys must be an array of strings.');
   const unique = [...new Set(keys)];
   if (unique.length > 100) throw new WeftError('RUN_INVALID_PARAMS', `At most 100 concurrency keys at once, got ${unique.length}.`);
   return unique;
@@ -171,7 +202,10 @@ const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function mcpServerName(name: unknown): string {
   if (typeof name !== 'string' || !MCP_SERVER_NAME.test(name)) {
-    throw new WeftError('RUN_INVALID_PARAMS', `MCP server name '${String(name).slice(0, 80)}' must use only letters, digits, '_' and '-' (at most 128 characters).`);
+    throw new WeftError(
+      'RUN_INVALID_PARAMS',
+      `MCP server name '${String(name).slice(0, 80)}' must use only letters, digits, '_' and '-' (at most 128 characters).`,
+    );
   }
   return name;
 }
@@ -181,13 +215,18 @@ export function mcpServerName(name: unknown): string {
  * the parent of a run (null for none) or undefined when the run does not exist.
  */
 export function checkParentLink(childId: string, parentId: string, parentOf: (id: string) => string | null | undefined): void {
-  if (parentId === childId) throw new WeftError('RUN_PARENT_CYCLE', `Run ${childId} cannot be its own parent.`, { data: { runId: childId, parentId } });
+  if (parentId === childId)
+    throw new WeftError('RUN_PARENT_CYCLE', `Run ${childId} cannot be its own parent.`, { data: { runId: childId, parentId } });
   let cursor: string | null | undefined = parentOf(parentId);
   if (cursor === undefined) throw runNotFound(parentId);
   const seen = new Set<string>([parentId]);
   while (cursor !== null && cursor !== undefined) {
     if (cursor === childId) {
-      throw new WeftError('RUN_PARENT_CYCLE', `Run ${parentId} descends from run ${childId}, so it cannot become its parent (that would make a cycle).`, { data: { runId: childId, parentId } });
+      throw new WeftError(
+        'RUN_PARENT_CYCLE',
+        `Run ${parentId} descends from run ${childId}, so it cannot become its parent (that would make a cycle).`,
+        { data: { runId: childId, parentId } },
+      );
     }
     if (seen.has(cursor)) break;
     seen.add(cursor);
@@ -210,9 +249,13 @@ export function checkFence(runId: string, holder: string | null | undefined, sta
   if (leaseOwner === undefined || holder === leaseOwner) return;
   if ((holder === null || holder === undefined) && !isTerminal(status)) return;
   const now = holder === null || holder === undefined ? `has ended (${status})` : `is now leased by runner ${holder}`;
-  throw new WeftError('RUN_LEASE_LOST', `Run ${runId} ${now}; the lease of runner ${leaseOwner} was taken over, so its append was refused. That runner must stop working on this run.`, {
-    data: { runId, holder: holder ?? null, status, leaseOwner },
-  });
+  throw new WeftError(
+    'RUN_LEASE_LOST',
+    `Run ${runId} ${now}; the lease of runner ${leaseOwner} was taken over, so its append was refused. That runner must stop working on this run.`,
+    {
+      data: { runId, holder: holder ?? null, status, leaseOwner },
+    },
+  );
 }
 
 /** Whether a run is one a search with `query` returns (the cursor included): the same rules as the stores' queries, for runs already in hand. */

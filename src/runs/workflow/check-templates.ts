@@ -8,7 +8,8 @@ import { checkReference, type ReferenceScope } from './references.js';
 import { scanTemplate, stringsIn } from './template.js';
 import type { WorkflowProblem } from './types.js';
 
-const REFERENCE_HELP = 'write {{ inputs.<name> }}, {{ env.<NAME> }}, {{ stages.<node>.output }} or {{ run.goal }}; write \\{{ for literal braces';
+const REFERENCE_HELP =
+  'write {{ inputs.<name> }}, {{ env.<NAME> }}, {{ stages.<node>.output }} or {{ run.goal }}; write \\{{ for literal braces';
 
 /** One message per bad reference in `text`, each with the offset it was found at. */
 function templateMessages(text: string, scope: ReferenceScope): { offset: number; message: string }[] {

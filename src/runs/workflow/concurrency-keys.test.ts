@@ -17,7 +17,9 @@ function parse(run: string) {
 
 describe('[run.concurrency]', () => {
   it('reads one table (limit 1 by default) or several', () => {
-    expect(parse('[run.concurrency]\nkey = "repo:{{ inputs.repo }}"\n').workflow?.run.concurrency).toEqual([{ key: 'repo:{{ inputs.repo }}', limit: 1 }]);
+    expect(parse('[run.concurrency]\nkey = "repo:{{ inputs.repo }}"\n').workflow?.run.concurrency).toEqual([
+      { key: 'repo:{{ inputs.repo }}', limit: 1 },
+    ]);
     const several = parse('[[run.concurrency]]\nkey = "{{ inputs.repo }}"\nlimit = 2\n\n[[run.concurrency]]\nkey = "deploys"\nlimit = 1\n');
     expect(several.problems).toEqual([]);
     expect(several.workflow?.run.concurrency).toEqual([
@@ -36,7 +38,9 @@ describe('[run.concurrency]', () => {
     expect(problems('[run.concurrency]\nkey = "{{ inputs.rep }}"\n')).toEqual([
       "5: [run.concurrency]: '{{ inputs.rep }}' cannot be known when a run is created — a key may use {{ inputs.<declared input> }} and {{ run.goal }}",
     ]);
-    expect(problems('[run.concurrency]\nlimit = 1\n')).toEqual(["4: [run.concurrency]: missing required field 'key' — add key = \"{{ inputs.repo }}\""]);
+    expect(problems('[run.concurrency]\nlimit = 1\n')).toEqual([
+      '4: [run.concurrency]: missing required field \'key\' — add key = "{{ inputs.repo }}"',
+    ]);
   });
 
   it('renders keys per run, merges duplicates to the smallest limit, refuses an empty key', () => {

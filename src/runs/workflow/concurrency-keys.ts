@@ -6,7 +6,13 @@
  */
 import { isTable } from '../../core/config-text/describe-value.js';
 import { WeftError } from '../../core/errors.js';
-import { mergeConcurrencySlots, MAX_CONCURRENCY_KEY_LENGTH, MAX_CONCURRENCY_KEYS, MAX_CONCURRENCY_LIMIT, type ConcurrencySlot } from '../model/run-concurrency.js';
+import {
+  mergeConcurrencySlots,
+  MAX_CONCURRENCY_KEY_LENGTH,
+  MAX_CONCURRENCY_KEYS,
+  MAX_CONCURRENCY_LIMIT,
+  type ConcurrencySlot,
+} from '../model/run-concurrency.js';
 import { defined, FieldReader, report, type ParseContext } from './field-reader.js';
 import { renderTemplate, scanTemplate } from './template.js';
 import type { JsonObject } from '../model/json.js';
@@ -18,12 +24,20 @@ const EXAMPLE = 'write [run.concurrency] with key = "{{ inputs.repo }}" and limi
 export type { ConcurrencySpec } from './types.js';
 
 /** Reads `[run.concurrency]` (one table) or `[[run.concurrency]]` (several); `inputs` are the declared input names. */
-export function parseConcurrency(context: ParseContext, run: Record<string, unknown>, inputs: ReadonlySet<string>): ConcurrencySpec[] | undefined {
+export function parseConcurrency(
+  context: ParseContext,
+  run: Record<string, unknown>,
+  inputs: ReadonlySet<string>,
+): ConcurrencySpec[] | undefined {
   const value = run.concurrency;
   if (value === undefined) return undefined;
   const tables = Array.isArray(value) ? value : [value];
   if (tables.length === 0 || tables.length > MAX_CONCURRENCY_KEYS) {
-    report(context, ['run', 'concurrency'], `[run.concurrency]: give from 1 to ${MAX_CONCURRENCY_KEYS} keys, got ${tables.length} — ${EXAMPLE}`);
+    report(
+      context,
+      ['run', 'concurrency'],
+      `[run.concurrency]: give from 1 to ${MAX_CONCURRENCY_KEYS} keys, got ${tables.length} — ${EXAMPLE}`,
+    );
     return undefined;
   }
   const specs: ConcurrencySpec[] = [];
@@ -38,7 +52,8 @@ export function parseConcurrency(context: ParseContext, run: Record<string, unkn
     if (!reader.require('key', '"{{ inputs.repo }}"')) return;
     const key = reader.string('key', { nonEmpty: true });
     const limit = reader.integer('limit', 1) ?? (reader.has('limit') ? undefined : 1);
-    if (limit !== undefined && limit > MAX_CONCURRENCY_LIMIT) reader.problem('limit', `'limit' is at most ${MAX_CONCURRENCY_LIMIT}, got ${limit}`);
+    if (limit !== undefined && limit > MAX_CONCURRENCY_LIMIT)
+      reader.problem('limit', `'limit' is at most ${MAX_CONCURRENCY_LIMIT}, got ${limit}`);
     if (key !== undefined && !keyIsKnownAtCreation(reader, key, inputs)) return;
     if (key === undefined || limit === undefined || limit > MAX_CONCURRENCY_LIMIT) return;
     specs.push(defined({ key, limit }));
@@ -50,8 +65,15 @@ export function parseConcurrency(context: ParseContext, run: Record<string, unkn
 function keyIsKnownAtCreation(reader: FieldReader, key: string, inputs: ReadonlySet<string>): boolean {
   const scan = scanTemplate(key);
   for (const bad of scan.invalid) reader.problem('key', `'${bad.source}' is not a reference — write e.g. "repo:{{ inputs.repo }}"`);
-  const unknown = scan.references.filter(({ path: [root, name, ...rest] }) => !((root === 'inputs' && name !== undefined && inputs.has(name)) || (root === 'run' && name === 'goal' && rest.length === 0)));
-  for (const reference of unknown) reader.problem('key', `'${reference.source}' cannot be known when a run is created — a key may use {{ inputs.<declared input> }} and {{ run.goal }}`);
+  const unknown = scan.references.filter(
+    ({ path: [root, name, ...rest] }) =>
+      !((root === 'inputs' && name !== undefined && inputs.has(name)) || (root === 'run' && name === 'goal' && rest.length === 0)),
+  );
+  for (const reference of unknown)
+    reader.problem(
+      'key',
+      `'${reference.source}' cannot be known when a run is created — a key may use {{ inputs.<declared input> }} and {{ run.goal }}`,
+    );
   return scan.invalid.length === 0 && unknown.length === 0;
 }
 
@@ -59,15 +81,25 @@ function keyIsKnownAtCreation(reader: FieldReader, key: string, inputs: Readonly
  * The run's keys: each template rendered over its inputs and goal, one slot per distinct
  * key. A key that renders empty or too long is refused by name.
  */
-export function resolveConcurrency(specs: readonly ConcurrencySpec[] | undefined, inputs: JsonObject, goal: string): ConcurrencySlot[] | undefined {
+export function resolveConcurrency(
+  specs: readonly ConcurrencySpec[] | undefined,
+  inputs: JsonObject,
+  goal: string,
+): ConcurrencySlot[] | undefined {
   if (specs === undefined || specs.length === 0) return undefined;
   const slots = specs.map(({ key: template, limit }) => {
     const key = renderTemplate(template, { inputs, stages: {}, run: { id: '', goal } });
     if (key.trim() === '') {
-      throw new WeftError('RUN_INVALID_PARAMS', `[run.concurrency] key "${template}" renders empty for this run — give the input it uses a value, or add a fixed part such as "repo:{{ … }}".`);
+      throw new WeftError(
+        'RUN_INVALID_PARAMS',
+        `[run.concurrency] key "${template}" renders empty for this run — give the input it uses a value, or add a fixed part such as "repo:{{ … }}".`,
+      );
     }
     if (key.length > MAX_CONCURRENCY_KEY_LENGTH) {
-      throw new WeftError('RUN_INVALID_PARAMS', `[run.concurrency] key "${template}" renders ${key.length} characters for this run; at most ${MAX_CONCURRENCY_KEY_LENGTH}. Use a shorter input in the key.`);
+      throw new WeftError(
+        'RUN_INVALID_PARAMS',
+        `[run.concurrency] key "${template}" renders ${key.length} characters for this run; at most ${MAX_CONCURRENCY_KEY_LENGTH}. Use a shorter input in the key.`,
+      );
     }
     return { key, limit };
   });

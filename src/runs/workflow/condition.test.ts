@@ -33,10 +33,7 @@ const holds = (source: string, ctx: WorkflowContext = context): boolean => evalu
 describe('compileCondition', () => {
   it('compiles into our own AST and lists the references', () => {
     const condition = compiled('exit_code == 0 && stages.fetch.output.items[0].name in ["x", "y"]');
-    expect(condition.references).toEqual([
-      ['exit_code'],
-      ['stages', 'fetch', 'output', 'items', 0, 'name'],
-    ]);
+    expect(condition.references).toEqual([['exit_code'], ['stages', 'fetch', 'output', 'items', 0, 'name']]);
     expect(condition.ast).toEqual({
       type: 'logical',
       operator: '&&',
@@ -45,7 +42,13 @@ describe('compileCondition', () => {
         type: 'compare',
         operator: 'in',
         left: { type: 'reference', path: ['stages', 'fetch', 'output', 'items', 0, 'name'] },
-        right: { type: 'array', elements: [{ type: 'literal', value: 'x' }, { type: 'literal', value: 'y' }] },
+        right: {
+          type: 'array',
+          elements: [
+            { type: 'literal', value: 'x' },
+            { type: 'literal', value: 'y' },
+          ],
+        },
       },
     });
   });
@@ -69,7 +72,9 @@ describe('compileCondition', () => {
     expect(refusal('status ? 1 : 2')).toBe('the ?: operator is not allowed; use separate edges');
     expect(refusal('status status')).toBe('write one expression (join parts with && or ||)');
     expect(refusal('')).toBe('the condition is empty');
-    expect(refusal('staus == "ok"')).toBe(`unknown name 'staus' — did you mean 'status'? (names: status, exit_code, output, answer, inputs, stages)`);
+    expect(refusal('staus == "ok"')).toBe(
+      `unknown name 'staus' — did you mean 'status'? (names: status, exit_code, output, answer, inputs, stages)`,
+    );
     expect(refusal('process.exit(1)')).toBe('function calls are not allowed');
     expect(refusal('process.exitCode == 1')).toBe(`unknown name 'process' (names: status, exit_code, output, answer, inputs, stages)`);
   });
@@ -105,7 +110,9 @@ describe('evaluateCondition', () => {
     expect(holds('stages.fetch.output.items[0].name == "x"')).toBe(true);
     expect(holds('stages.build.output.ok == false && stages.build.output.errors == 2')).toBe(true);
     expect(holds('stages.fetch.exit_code == null')).toBe(true);
-    expect(holds('stages["fetch-docs"].status == "succeeded"', { inputs: {}, stages: { 'fetch-docs': { status: 'succeeded' } } })).toBe(true);
+    expect(holds('stages["fetch-docs"].status == "succeeded"', { inputs: {}, stages: { 'fetch-docs': { status: 'succeeded' } } })).toBe(
+      true,
+    );
   });
 
   it('treats missing values as null', () => {

@@ -58,7 +58,11 @@ function toPath(node: jsep.Expression): PathSegment[] {
     const path = toPath(member.object);
     let key: PathSegment;
     if (!member.computed && member.property.type === 'Identifier') key = (member.property as jsep.Identifier).name;
-    else if (member.computed && member.property.type === 'Literal' && ['string', 'number'].includes(typeof (member.property as jsep.Literal).value)) {
+    else if (
+      member.computed &&
+      member.property.type === 'Literal' &&
+      ['string', 'number'].includes(typeof (member.property as jsep.Literal).value)
+    ) {
       key = (member.property as jsep.Literal).value as PathSegment;
     } else throw new Refusal('computed member access needs a literal key, e.g. output["key"] or output.items[0]');
     if (typeof key === 'string' && FORBIDDEN_KEYS.has(key)) throw new Refusal(`'${key}' is not allowed`);
@@ -103,13 +107,16 @@ function convert(node: jsep.Expression, references: PathSegment[][]): ConditionA
       if ((COMPARISON_OPERATORS as readonly string[]).includes(binary.operator)) {
         return { type: 'compare', operator: binary.operator as ComparisonOperator, left, right };
       }
-      if (binary.operator === '===' || binary.operator === '!==') throw new Refusal(`use '${binary.operator.slice(0, 2)}' instead of '${binary.operator}' (== is already strict)`);
+      if (binary.operator === '===' || binary.operator === '!==')
+        throw new Refusal(`use '${binary.operator.slice(0, 2)}' instead of '${binary.operator}' (== is already strict)`);
       throw new Refusal(`operator '${binary.operator}' is not allowed; ${OPERATORS_HINT}`);
     }
     case 'CallExpression':
       throw new Refusal('function calls are not allowed');
     case 'Compound':
-      throw new Refusal((node as jsep.Compound).body.length === 0 ? 'the condition is empty' : 'write one expression (join parts with && or ||)');
+      throw new Refusal(
+        (node as jsep.Compound).body.length === 0 ? 'the condition is empty' : 'write one expression (join parts with && or ||)',
+      );
     case 'ConditionalExpression':
       throw new Refusal('the ?: operator is not allowed; use separate edges');
     default:
@@ -144,7 +151,9 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const leftKeys = Object.keys(left);
   const rightKeys = Object.keys(right);
   if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every((key) => Object.hasOwn(right, key) && deepEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
+  return leftKeys.every(
+    (key) => Object.hasOwn(right, key) && deepEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
+  );
 }
 
 function compare(operator: ComparisonOperator, left: unknown, right: unknown): boolean {

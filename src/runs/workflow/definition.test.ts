@@ -17,7 +17,13 @@ const REVIEW: WorkflowDefinition = {
   run: { labels: { team: 'docs' }, approval: [{ pattern: 'mcp__*', action: 'allow' }] },
   inputs: { version: { default: '1.0.0', type: 'string' } },
   nodes: {
-    draft: { kind: 'command', run: 'echo "notes for {{ inputs.version }}"', timeout: '30s', retry: { attempts: 2, backoff: '1s' }, next: 'ask' },
+    draft: {
+      kind: 'command',
+      run: 'echo "notes for {{ inputs.version }}"',
+      timeout: '30s',
+      retry: { attempts: 2, backoff: '1s' },
+      next: 'ask',
+    },
     ask: { kind: 'human', question: 'Publish? {{ stages.draft.output }}', type: 'yes_no', next: 'decide' },
     decide: { kind: 'branch', edges: [{ to: 'publish', when: 'answer == true', weight: 2 }, { to: 'shelve' }] },
     publish: { kind: 'command', run: 'echo published' },
@@ -93,7 +99,10 @@ describe('workflow definitions', () => {
   });
 
   it('fail with every problem the validator finds, naming the node and how to fix it', () => {
-    const broken = { workflow: { name: 'broken' }, nodes: { a: { kind: 'command', run: 'true', next: 'nowhere' }, b: { kind: 'human' } } } as unknown as WorkflowDefinition;
+    const broken = {
+      workflow: { name: 'broken' },
+      nodes: { a: { kind: 'command', run: 'true', next: 'nowhere' }, b: { kind: 'human' } },
+    } as unknown as WorkflowDefinition;
     let caught: unknown;
     try {
       workflowFromDefinition(join(dir, 'broken.mjs'), broken);
@@ -108,10 +117,15 @@ describe('workflow definitions', () => {
 
   it('keep the code of function nodes on the workflow, which a TOML file cannot hold', () => {
     const shout = ({ inputs }: { inputs: Record<string, unknown> }) => String(inputs.who).toUpperCase();
-    const workflow = workflowFromDefinition(join(dir, 'code.mjs'), { workflow: { name: 'code' }, nodes: { shout: { kind: 'function', run: shout, timeout: '5s' } } });
+    const workflow = workflowFromDefinition(join(dir, 'code.mjs'), {
+      workflow: { name: 'code' },
+      nodes: { shout: { kind: 'function', run: shout, timeout: '5s' } },
+    });
     expect(workflow.nodes.shout).toMatchObject({ kind: 'function', run: shout, timeoutMs: 5000 });
     const fromToml = validateWorkflowText(join(dir, 'code.toml'), '[workflow]\nname = "code"\n[nodes.shout]\nkind = "function"\n');
-    expect(fromToml.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('function nodes hold code, which only a workflow module can')]);
+    expect(fromToml.problems.map((problem) => problem.message)).toEqual([
+      expect.stringContaining('function nodes hold code, which only a workflow module can'),
+    ]);
   });
 
   it('load from a module file whose default export is a definition, and refuse a module without one', async () => {

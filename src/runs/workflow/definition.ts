@@ -80,7 +80,14 @@ export interface WorkflowDefinition {
     /** `[run.agent]`: default tools, `mcps` servers for agent stages, … (see docs/workflow-format.md). */
     agent?: Record<string, unknown>;
     /** `[run.workspace]`: where the run works (docs/workspaces.md). */
-    workspace?: { mode?: 'worktree' | 'in-place' | 'clone'; base?: string; include_uncommitted?: boolean; remote?: string; repo?: string; keep_branch?: boolean };
+    workspace?: {
+      mode?: 'worktree' | 'in-place' | 'clone';
+      base?: string;
+      include_uncommitted?: boolean;
+      remote?: string;
+      repo?: string;
+      keep_branch?: boolean;
+    };
   };
   inputs?: Record<string, InputDefinition>;
   /** In order: the first node is the start unless `workflow.start` says otherwise. */
@@ -106,7 +113,11 @@ export function definitionToToml(definition: WorkflowDefinition): string {
   try {
     return stringify(splitFunctions(definition).data);
   } catch (error) {
-    throw new WeftError('WORKFLOW_INVALID', `The workflow definition cannot be written as TOML (${(error as Error).message}) — use only strings, numbers, booleans, arrays and plain objects.`, { cause: error });
+    throw new WeftError(
+      'WORKFLOW_INVALID',
+      `The workflow definition cannot be written as TOML (${(error as Error).message}) — use only strings, numbers, booleans, arrays and plain objects.`,
+      { cause: error },
+    );
   }
 }
 

@@ -5,7 +5,16 @@
  * validation can carry on and report everything at once.
  */
 import { describeValue } from '../../core/config-text/describe-value.js';
-import { BOOLEAN, STRING, STRING_ARRAY, STRING_MAP, TABLE, expectedText, mismatches, type ValueKind } from '../../core/config-text/value-kinds.js';
+import {
+  BOOLEAN,
+  STRING,
+  STRING_ARRAY,
+  STRING_MAP,
+  TABLE,
+  expectedText,
+  mismatches,
+  type ValueKind,
+} from '../../core/config-text/value-kinds.js';
 import { parseDuration } from '../../core/duration.js';
 import { suggestion } from '../../core/config-text/did-you-mean.js';
 import type { KeyPath, LineMap } from '../../core/config-text/line-map.js';
@@ -101,7 +110,10 @@ export class FieldReader {
     if (value === undefined) return undefined;
     const ms = typeof value === 'string' || typeof value === 'number' ? parseDuration(value) : undefined;
     if (ms !== undefined) return ms;
-    this.problem(key, `'${key}' is not a duration: ${typeof value === 'string' ? JSON.stringify(value) : describeValue(value)} — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`);
+    this.problem(
+      key,
+      `'${key}' is not a duration: ${typeof value === 'string' ? JSON.stringify(value) : describeValue(value)} — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds`,
+    );
     return undefined;
   }
 

@@ -34,20 +34,37 @@ function reachableFrom(starts: readonly string[], next: (name: string) => readon
   return seen;
 }
 
-function checkParallel(context: ParseContext, node: GraphNode, byName: Map<string, GraphNode>, next: (name: string) => readonly string[]): void {
+function checkParallel(
+  context: ParseContext,
+  node: GraphNode,
+  byName: Map<string, GraphNode>,
+  next: (name: string) => readonly string[],
+): void {
   const join = node.join ? byName.get(node.join) : undefined;
   if (!join) return;
   const subject = `node '${node.name}' (parallel)`;
   if (join.kind !== 'join' && join.kind !== 'unknown') {
-    report(context, ['nodes', node.name, 'join'], `${subject}: join '${join.name}' is a ${join.kind} node, not a join node — point join at a node with kind = "join"`);
+    report(
+      context,
+      ['nodes', node.name, 'join'],
+      `${subject}: join '${join.name}' is a ${join.kind} node, not a join node — point join at a node with kind = "join"`,
+    );
     return;
   }
   for (const branch of node.branches ?? []) {
     if (!byName.has(branch)) continue;
     if (branch === join.name) {
-      report(context, ['nodes', node.name, 'branches'], `${subject}: the join '${join.name}' is also listed as a branch — list only the nodes to run in parallel`);
+      report(
+        context,
+        ['nodes', node.name, 'branches'],
+        `${subject}: the join '${join.name}' is also listed as a branch — list only the nodes to run in parallel`,
+      );
     } else if (!reachableFrom([branch], next).has(join.name)) {
-      report(context, ['nodes', node.name, 'branches'], `${subject}: branch '${branch}' cannot reach the join '${join.name}' — add an edge from the branch's last node to '${join.name}'`);
+      report(
+        context,
+        ['nodes', node.name, 'branches'],
+        `${subject}: branch '${branch}' cannot reach the join '${join.name}' — add an edge from the branch's last node to '${join.name}'`,
+      );
     }
   }
 }
@@ -61,18 +78,27 @@ export function checkGraph(context: ParseContext, nodes: readonly GraphNode[], s
   const reachable = start !== undefined && byName.has(start) ? reachableFrom([start], next) : new Set(byName.keys());
   for (const node of nodes) {
     if (!reachable.has(node.name)) {
-      report(context, ['nodes', node.name], `node '${node.name}' is unreachable from the start node '${start}' — add an edge to it or remove it`);
+      report(
+        context,
+        ['nodes', node.name],
+        `node '${node.name}' is unreachable from the start node '${start}' — add an edge to it or remove it`,
+      );
     }
   }
 
   const predecessors = new Map<string, string[]>();
-  for (const node of nodes) for (const target of next(node.name)) predecessors.set(target, [...(predecessors.get(target) ?? []), node.name]);
+  for (const node of nodes)
+    for (const target of next(node.name)) predecessors.set(target, [...(predecessors.get(target) ?? []), node.name]);
   const exits = nodes.filter((node) => node.kind !== 'parallel' && node.edges.length === 0).map((node) => node.name);
   const canExit = reachableFrom(exits, (name) => predecessors.get(name) ?? []);
   for (const node of nodes) {
     if (!reachable.has(node.name) || canExit.has(node.name)) continue;
     const loop = nodes.filter((other) => reachableFrom([node.name], next).has(other.name)).map((other) => other.name);
-    report(context, ['nodes', node.name], `node '${node.name}' has no path to an exit (it only leads to ${loop.join(', ')}) — add an edge that leaves the cycle, to a node with no outgoing edges`);
+    report(
+      context,
+      ['nodes', node.name],
+      `node '${node.name}' has no path to an exit (it only leads to ${loop.join(', ')}) — add an edge that leaves the cycle, to a node with no outgoing edges`,
+    );
   }
 
   const joins = new Set<string>();
@@ -83,7 +109,11 @@ export function checkGraph(context: ParseContext, nodes: readonly GraphNode[], s
   }
   for (const node of nodes) {
     if (node.kind === 'join' && !joins.has(node.name)) {
-      report(context, ['nodes', node.name, 'kind'], `join node '${node.name}' is not the join of any parallel node — set join = "${node.name}" on a parallel node or change its kind`);
+      report(
+        context,
+        ['nodes', node.name, 'kind'],
+        `join node '${node.name}' is not the join of any parallel node — set join = "${node.name}" on a parallel node or change its kind`,
+      );
     }
   }
 }

@@ -32,7 +32,11 @@ describe('loadWorkflow', () => {
       autoApprove: false,
       model: 'anthropic:claude-sonnet',
       approval: [{ pattern: 'mcp__*', action: 'allow' }],
-      agent: { weft_tools: ['read_file', 'grep'], max_turns: 20, mcps: { everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] } } },
+      agent: {
+        weft_tools: ['read_file', 'grep'],
+        max_turns: 20,
+        mcps: { everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] } },
+      },
       mcpServers: {
         file: `${FIXTURES}valid/release-check.toml`,
         servers: { everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] } },
@@ -43,7 +47,19 @@ describe('loadWorkflow', () => {
       topic: { name: 'topic', description: 'What to check', required: false, default: 'weft', line: 22 },
       version: { name: 'version', description: 'Version to ship', required: true, type: 'string', line: 26 },
     });
-    expect(Object.keys(workflow.nodes)).toEqual(['fetch', 'check', 'route', 'fan', 'write', 'summarize', 'gather', 'ask', 'kid', 'pause', 'done']);
+    expect(Object.keys(workflow.nodes)).toEqual([
+      'fetch',
+      'check',
+      'route',
+      'fan',
+      'write',
+      'summarize',
+      'gather',
+      'ask',
+      'kid',
+      'pause',
+      'done',
+    ]);
   });
 
   it('types every node kind', async () => {
@@ -78,9 +94,18 @@ describe('loadWorkflow', () => {
       maxTurns: 10,
       tools: ['read_file', 'edit_file'],
     });
-    expect(nodes.summarize).toMatchObject({ kind: 'prompt', prompt: 'Summarize the release notes for {{ inputs.topic }}:\n{{ stages.fetch.output }}\n' });
+    expect(nodes.summarize).toMatchObject({
+      kind: 'prompt',
+      prompt: 'Summarize the release notes for {{ inputs.topic }}:\n{{ stages.fetch.output }}\n',
+    });
     expect(nodes.gather).toEqual({ kind: 'join', name: 'gather', line: 82, edges: [{ to: 'ask', weight: 0, line: 84 }] });
-    expect(nodes.ask).toMatchObject({ kind: 'human', question: 'Ship {{ inputs.topic }} {{ inputs.version }}?', type: 'choice', options: ['ship', 'hold'], timeoutMs: 3_600_000 });
+    expect(nodes.ask).toMatchObject({
+      kind: 'human',
+      question: 'Ship {{ inputs.topic }} {{ inputs.version }}?',
+      type: 'choice',
+      options: ['ship', 'hold'],
+      timeoutMs: 3_600_000,
+    });
     expect(nodes.kid).toMatchObject({ kind: 'child', workflow: `${FIXTURES}valid/child.toml`, inputs: { topic: '{{ inputs.topic }}' } });
     expect(nodes.pause).toMatchObject({ kind: 'wait', durationMs: 2000 });
     expect(nodes.done).toMatchObject({ kind: 'command', run: 'echo done: {{ stages.kid.status }}', edges: [] });
@@ -108,12 +133,18 @@ describe('loadWorkflow', () => {
     ]);
     expect(error.data.file).toBe(file);
     expect(error.data.problems).toHaveLength(6);
-    expect((error.data.problems as unknown[])[1]).toEqual({ file, line: 9, message: `node 'second' (command): missing required field 'run' — add run = "<shell script>"` });
+    expect((error.data.problems as unknown[])[1]).toEqual({
+      file,
+      line: 9,
+      message: `node 'second' (command): missing required field 'run' — add run = "<shell script>"`,
+    });
   });
 
   it('names problems with the path as given, and prompt-file problems with the prompt file', async () => {
     const error = await rejection(`${FIXTURES}broken/templates.toml`);
-    expect(error.message.split('\n').at(-1)).toBe(`${FIXTURES}broken/bad-refs.md:3: node 'write' (agent): {{ inputs.nope }}: input 'nope' is not declared — declare it in [inputs.nope]`);
+    expect(error.message.split('\n').at(-1)).toBe(
+      `${FIXTURES}broken/bad-refs.md:3: node 'write' (agent): {{ inputs.nope }}: input 'nope' is not declared — declare it in [inputs.nope]`,
+    );
   });
 
   it('throws FILE_NOT_FOUND for a missing file', async () => {

@@ -22,7 +22,10 @@ export async function loadWorkflow(file: string): Promise<Workflow> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new WeftError('FILE_NOT_FOUND', `Workflow file '${file}' does not exist — check the path.`, { data: { file }, cause: error });
     }
-    throw new WeftError('FILE_NOT_READ', `Workflow file '${file}' cannot be read (${(error as Error).message}).`, { data: { file }, cause: error });
+    throw new WeftError('FILE_NOT_READ', `Workflow file '${file}' cannot be read (${(error as Error).message}).`, {
+      data: { file },
+      cause: error,
+    });
   }
   const { workflow, problems } = validateWorkflowText(file, text);
   if (!workflow) throw new WeftError('WORKFLOW_INVALID', formatProblems(problems), { data: { file, problems } });

@@ -11,11 +11,15 @@ import { checkReference, type ReferenceScope } from './references.js';
 import type { Edge } from './types.js';
 
 const EDGE_FIELDS = ['to', 'when', 'weight'] as const;
-const CONDITION_HELP = 'conditions use status, exit_code, output, answer, inputs.<name>, stages.<node>.<field> with == != < <= > >= in && || !';
+const CONDITION_HELP =
+  'conditions use status, exit_code, output, answer, inputs.<name>, stages.<node>.<field> with == != < <= > >= in && || !';
 
 function checkTarget(reader: FieldReader, key: string | number | undefined, to: string, scope: ReferenceScope): void {
   if (scope.nodes.has(to)) return;
-  reader.problem(key, `edge to unknown node '${to}'${suggestion(to, scope.nodes, ` — declare [nodes.${to}] or point the edge at an existing node`)}`);
+  reader.problem(
+    key,
+    `edge to unknown node '${to}'${suggestion(to, scope.nodes, ` — declare [nodes.${to}] or point the edge at an existing node`)}`,
+  );
 }
 
 function parseEdge(node: FieldReader, index: number, value: unknown, scope: ReferenceScope): Edge | undefined {
@@ -53,7 +57,8 @@ export function parseEdges(node: FieldReader, kind: string, scope: ReferenceScop
   const { next, edges } = node.table;
   if (kind === 'parallel') {
     for (const key of ['next', 'edges'] as const) {
-      if (node.table[key] !== undefined) node.problem(key, `a parallel node has no '${key}' — it continues at its join node; put the edges on the join`);
+      if (node.table[key] !== undefined)
+        node.problem(key, `a parallel node has no '${key}' — it continues at its join node; put the edges on the join`);
     }
     return [];
   }

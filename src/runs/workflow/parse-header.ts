@@ -13,7 +13,18 @@ import { parseBudgetTable } from './parse-budget.js';
 import { INPUT_TYPES, type ApprovalRuleSpec, type InputSpec, type InputType, type RunDefaults } from './types.js';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'start'] as const;
-const RUN_FIELDS = ['goal', 'labels', 'auto_approve', 'model', 'approval', 'agent', 'budget', 'workspace', 'sandbox', 'concurrency'] as const;
+const RUN_FIELDS = [
+  'goal',
+  'labels',
+  'auto_approve',
+  'model',
+  'approval',
+  'agent',
+  'budget',
+  'workspace',
+  'sandbox',
+  'concurrency',
+] as const;
 const WORKSPACE_FIELDS = ['mode', 'base', 'include_uncommitted', 'remote', 'repo', 'keep_branch'] as const;
 const INPUT_FIELDS = ['description', 'default', 'required', 'type'] as const;
 const APPROVAL_FIELDS = ['pattern', 'action'] as const;
@@ -27,7 +38,10 @@ function section(context: ParseContext, data: Record<string, unknown>, key: stri
   return {};
 }
 
-export function parseWorkflowSection(context: ParseContext, data: Record<string, unknown>): { name: string; description?: string; start?: string } {
+export function parseWorkflowSection(
+  context: ParseContext,
+  data: Record<string, unknown>,
+): { name: string; description?: string; start?: string } {
   const reader = new FieldReader(context, section(context, data, 'workflow'), ['workflow'], '[workflow]');
   reader.rejectUnknown(WORKFLOW_FIELDS, '[workflow] tables');
   const name = reader.string('name', { nonEmpty: true }) ?? basename(context.file, extname(context.file));
@@ -40,7 +54,10 @@ function parseApproval(run: FieldReader): ApprovalRuleSpec[] {
   const value = run.table.approval;
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    run.problem('approval', `'approval' must be an array of { pattern, action } tables, not ${describeValue(value)} — write approval = [{ pattern = "mcp__*", action = "allow" }]`);
+    run.problem(
+      'approval',
+      `'approval' must be an array of { pattern, action } tables, not ${describeValue(value)} — write approval = [{ pattern = "mcp__*", action = "allow" }]`,
+    );
     return [];
   }
   const rules: ApprovalRuleSpec[] = [];
@@ -64,14 +81,22 @@ function parseMcps(run: FieldReader, agent: Record<string, unknown>): RunDefault
   if (mcps === undefined) return undefined;
   const path = ['run', 'agent', 'mcps'];
   if (!isTable(mcps)) {
-    report(run.context, path, `[run] 'agent.mcps' must be a table of servers, not ${describeValue(mcps)} — write [run.agent.mcps.<name>] tables`);
+    report(
+      run.context,
+      path,
+      `[run] 'agent.mcps' must be a table of servers, not ${describeValue(mcps)} — write [run.agent.mcps.<name>] tables`,
+    );
     return undefined;
   }
   const servers: Record<string, Record<string, unknown>> = {};
   const lines: Record<string, number> = {};
   for (const [name, server] of Object.entries(mcps)) {
     if (!isTable(server)) {
-      report(run.context, [...path, name], `[run] MCP server '${name}' must be a table, not ${describeValue(server)} — write [run.agent.mcps.${name}] with its settings`);
+      report(
+        run.context,
+        [...path, name],
+        `[run] MCP server '${name}' must be a table, not ${describeValue(server)} — write [run.agent.mcps.${name}] with its settings`,
+      );
       continue;
     }
     servers[name] = server;
@@ -94,11 +119,17 @@ function parseWorkspace(run: FieldReader): WorkspaceSpec | undefined {
     repo: workspace.string('repo', { nonEmpty: true }),
     keepBranch: workspace.boolean('keep_branch'),
   });
-  if (request.mode === 'clone' && request.repo === undefined) workspace.problem('repo', `mode = "clone" needs the repository to clone — add repo = "<git URL or path>"`);
-  if (request.repo !== undefined && request.mode !== 'clone') workspace.problem('repo', `'repo' is only for mode = "clone" — set mode = "clone" or remove repo`);
+  if (request.mode === 'clone' && request.repo === undefined)
+    workspace.problem('repo', `mode = "clone" needs the repository to clone — add repo = "<git URL or path>"`);
+  if (request.repo !== undefined && request.mode !== 'clone')
+    workspace.problem('repo', `'repo' is only for mode = "clone" — set mode = "clone" or remove repo`);
   if (request.mode === 'in-place') {
     for (const key of ['base', 'include_uncommitted', 'remote', 'keep_branch'] as const) {
-      if (workspace.has(key)) workspace.problem(key, `'${key}' has no effect with mode = "in-place" (there is no run branch) — remove it or use mode = "worktree"`);
+      if (workspace.has(key))
+        workspace.problem(
+          key,
+          `'${key}' has no effect with mode = "in-place" (there is no run branch) — remove it or use mode = "worktree"`,
+        );
     }
   }
   return request;
@@ -155,9 +186,14 @@ function matchesType(value: unknown, type: InputType): boolean {
 function parseInput(context: ParseContext, name: string, value: unknown): InputSpec | undefined {
   const path = ['inputs', name];
   const line = context.lines.lineOf(path);
-  if (!INPUT_NAME.test(name)) report(context, path, `input name '${name}' is not allowed — use letters, digits, '_' and '-', starting with a letter or '_'`);
+  if (!INPUT_NAME.test(name))
+    report(context, path, `input name '${name}' is not allowed — use letters, digits, '_' and '-', starting with a letter or '_'`);
   if (!isTable(value)) {
-    report(context, path, `input '${name}' must be a table, not ${describeValue(value)} — write [inputs.${name}] with description, default or required`);
+    report(
+      context,
+      path,
+      `input '${name}' must be a table, not ${describeValue(value)} — write [inputs.${name}] with description, default or required`,
+    );
     return undefined;
   }
   const input = new FieldReader(context, value, path, `input '${name}'`);
@@ -165,7 +201,8 @@ function parseInput(context: ParseContext, name: string, value: unknown): InputS
   const description = input.string('description');
   const required = input.boolean('required') ?? false;
   const type = input.oneOf('type', INPUT_TYPES);
-  if (required && value.default !== undefined) input.problem('default', `is required and has a default — remove the default or required = true`);
+  if (required && value.default !== undefined)
+    input.problem('default', `is required and has a default — remove the default or required = true`);
   if (type !== undefined && value.default !== undefined && !matchesType(value.default, type)) {
     input.problem('default', `'default' must be of type ${type}, not ${describeValue(value.default)} — change the default or the type`);
   }

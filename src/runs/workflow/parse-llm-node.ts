@@ -45,7 +45,13 @@ function readPrompt(node: FieldReader, scope: ReferenceScope, dir: string): { pr
   return { prompt: text, promptFile: absolute };
 }
 
-export function parseLlmNode(node: FieldReader, kind: 'agent' | 'prompt', base: Base, scope: ReferenceScope, dir: string): AgentNode | PromptNode {
+export function parseLlmNode(
+  node: FieldReader,
+  kind: 'agent' | 'prompt',
+  base: Base,
+  scope: ReferenceScope,
+  dir: string,
+): AgentNode | PromptNode {
   const { prompt, promptFile } = readPrompt(node, scope, dir);
   const system = node.string('system');
   if (system !== undefined) checkTemplates(node, 'system', scope);
@@ -68,10 +74,16 @@ export function parseLlmNode(node: FieldReader, kind: 'agent' | 'prompt', base: 
 function parseBackend(node: FieldReader): Pick<AgentNode, 'backend' | 'cli'> {
   const backend = node.oneOf('backend', AGENT_BACKENDS);
   const cli = node.oneOf('cli', CLI_NAMES);
-  if (backend === 'weft' && node.has('cli')) node.problem('cli', `'cli' is only used with backend = "cli" — remove it or set backend = "cli"`);
+  if (backend === 'weft' && node.has('cli'))
+    node.problem('cli', `'cli' is only used with backend = "cli" — remove it or set backend = "cli"`);
   const onCli = backend === 'cli' || (backend === undefined && node.has('cli'));
   // A CLI brings its own tools and token limits: these would be silently ignored.
-  if (onCli && node.has('tools')) node.problem('tools', `'tools' picks weft's tools; a CLI stage uses the CLI's own — remove it (approval rules allow or deny the CLI's tools)`);
-  if (onCli && node.has('max_tokens')) node.problem('max_tokens', `'max_tokens' is not passed to a CLI — remove it (max_turns and timeout bound a CLI stage)`);
+  if (onCli && node.has('tools'))
+    node.problem(
+      'tools',
+      `'tools' picks weft's tools; a CLI stage uses the CLI's own — remove it (approval rules allow or deny the CLI's tools)`,
+    );
+  if (onCli && node.has('max_tokens'))
+    node.problem('max_tokens', `'max_tokens' is not passed to a CLI — remove it (max_turns and timeout bound a CLI stage)`);
   return { ...(backend === undefined ? {} : { backend }), ...(cli === undefined ? {} : { cli }) };
 }

@@ -48,7 +48,8 @@ function parseHuman(node: FieldReader, base: Base, scope: ReferenceScope): Workf
   if (options) checkTemplates(node, 'options', scope);
   const needsOptions = type === 'choice' || type === 'multi_select';
   if (needsOptions && !node.has('options')) node.problem('type', `type "${type}" needs options — add options = ["…", "…"]`);
-  if (!needsOptions && type !== undefined && node.has('options')) node.problem('options', `options are only used by type "choice" and "multi_select" — remove them or change the type`);
+  if (!needsOptions && type !== undefined && node.has('options'))
+    node.problem('options', `options are only used by type "choice" and "multi_select" — remove them or change the type`);
   return { kind: 'human', ...base, question, type: type ?? 'freeform', options, timeoutMs: node.duration('timeout') };
 }
 
@@ -57,11 +58,16 @@ function parseParallel(node: FieldReader, base: Base, scope: ReferenceScope): Wo
   node.require('join', '"<join node>"');
   const branches = node.stringArray('branches', { nonEmpty: true }) ?? [];
   branches.forEach((branch, index) => {
-    if (!scope.nodes.has(branch)) node.problem('branches', `branch ${index + 1} '${branch}' is not a node${suggestion(branch, scope.nodes, ` — declare [nodes.${branch}] or fix the name`)}`);
+    if (!scope.nodes.has(branch))
+      node.problem(
+        'branches',
+        `branch ${index + 1} '${branch}' is not a node${suggestion(branch, scope.nodes, ` — declare [nodes.${branch}] or fix the name`)}`,
+      );
     if (branch === base.name) node.problem('branches', `lists itself as a branch — list the nodes to start in parallel`);
   });
   const join = node.string('join', { nonEmpty: true }) ?? '';
-  if (join !== '' && !scope.nodes.has(join)) node.problem('join', `join '${join}' is not a node${suggestion(join, scope.nodes, ` — declare [nodes.${join}] with kind = "join"`)}`);
+  if (join !== '' && !scope.nodes.has(join))
+    node.problem('join', `join '${join}' is not a node${suggestion(join, scope.nodes, ` — declare [nodes.${join}] with kind = "join"`)}`);
   return { kind: 'parallel', ...base, branches, join };
 }
 
@@ -82,9 +88,12 @@ function parseChild(node: FieldReader, base: Base, scope: ReferenceScope, dir: s
 function parseWait(node: FieldReader, base: Base): WorkflowNode {
   const durationMs = node.duration('duration');
   const event = node.string('event', { nonEmpty: true });
-  if (node.has('duration') && node.has('event')) node.problem('event', `has both 'duration' and 'event' — a wait node sleeps or waits for an event, not both`);
-  if (!node.has('duration') && !node.has('event')) node.problem(undefined, `needs duration or event — add duration = "30s" or event = "<name>"`);
-  if (node.has('timeout') && !node.has('event')) node.problem('timeout', `'timeout' only applies to event waits — remove it or wait for an event`);
+  if (node.has('duration') && node.has('event'))
+    node.problem('event', `has both 'duration' and 'event' — a wait node sleeps or waits for an event, not both`);
+  if (!node.has('duration') && !node.has('event'))
+    node.problem(undefined, `needs duration or event — add duration = "30s" or event = "<name>"`);
+  if (node.has('timeout') && !node.has('event'))
+    node.problem('timeout', `'timeout' only applies to event waits — remove it or wait for an event`);
   return { kind: 'wait', ...base, durationMs, event, timeoutMs: node.duration('timeout') };
 }
 
@@ -98,7 +107,11 @@ function parseKind(node: FieldReader, kind: NodeKind, base: Base, scope: Referen
       checkTemplates(node, 'run', scope);
       checkTemplates(node, 'cwd', scope);
       checkTemplates(node, 'env', scope);
-      const fields = { run: node.string('run', { nonEmpty: true }) ?? '', cwd: node.string('cwd', { nonEmpty: true }), env: node.stringTable('env') };
+      const fields = {
+        run: node.string('run', { nonEmpty: true }) ?? '',
+        cwd: node.string('cwd', { nonEmpty: true }),
+        env: node.stringTable('env'),
+      };
       return { kind, ...base, ...fields, timeoutMs: node.duration('timeout'), retry: parseRetry(node) };
     }
     case 'tool': {
@@ -116,13 +129,18 @@ function parseKind(node: FieldReader, kind: NodeKind, base: Base, scope: Referen
     case 'wait':
       return parseWait(node, base);
     case 'branch':
-      if (!node.has('edges') && !node.has('next')) node.problem(undefined, `a branch node needs edges — add [[nodes.${base.name}.edges]] tables with when = "…"`);
+      if (!node.has('edges') && !node.has('next'))
+        node.problem(undefined, `a branch node needs edges — add [[nodes.${base.name}.edges]] tables with when = "…"`);
       return { kind, ...base };
     case 'join':
       return { kind, ...base };
     case 'function': {
       const run = node.context.functions?.get(base.name);
-      if (!run) node.problem(undefined, `function nodes hold code, which only a workflow module can (export default defineWorkflow({ … }) in a .mjs/.ts file) — use a command node here`);
+      if (!run)
+        node.problem(
+          undefined,
+          `function nodes hold code, which only a workflow module can (export default defineWorkflow({ … }) in a .mjs/.ts file) — use a command node here`,
+        );
       return { kind, ...base, run: run ?? (() => undefined), timeoutMs: node.duration('timeout'), retry: parseRetry(node) };
     }
     default: {
@@ -133,7 +151,13 @@ function parseKind(node: FieldReader, kind: NodeKind, base: Base, scope: Referen
 }
 
 /** Parses one node; `node` is undefined when the kind is missing or unknown. */
-export function parseNode(context: ParseContext, name: string, value: unknown, scope: ReferenceScope, dir: string): { node?: WorkflowNode; graph: GraphNode } {
+export function parseNode(
+  context: ParseContext,
+  name: string,
+  value: unknown,
+  scope: ReferenceScope,
+  dir: string,
+): { node?: WorkflowNode; graph: GraphNode } {
   const path = ['nodes', name];
   const line = context.lines.lineOf(path);
   if (!NODE_NAME.test(name)) {
@@ -151,7 +175,8 @@ export function parseNode(context: ParseContext, name: string, value: unknown, s
     // A TOML file cannot hold a function node's code: its messages offer only the kinds it can use.
     const kinds = context.functions ? NODE_KINDS : NODE_KINDS.filter((known) => known !== 'function');
     if (rawKind === undefined) node.problem(undefined, `missing 'kind' — add kind = "…" (one of ${kinds.join(', ')})`);
-    else if (typeof rawKind !== 'string') node.problem('kind', `'kind' must be a string, not ${describeValue(rawKind)} — write kind = "…" (one of ${kinds.join(', ')})`);
+    else if (typeof rawKind !== 'string')
+      node.problem('kind', `'kind' must be a string, not ${describeValue(rawKind)} — write kind = "…" (one of ${kinds.join(', ')})`);
     else {
       const match = closest(rawKind, kinds);
       const fix = match === undefined ? `use one of ${kinds.join(', ')}` : `did you mean '${match}'? (kinds: ${kinds.join(', ')})`;

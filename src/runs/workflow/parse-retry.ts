@@ -11,14 +11,18 @@ export const DEFAULT_BACKOFF_MS = 1000;
 export const DEFAULT_BACKOFF_FACTOR = 2;
 const MAX_ATTEMPTS = 100;
 
-const validAttempts = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ATTEMPTS;
+const validAttempts = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ATTEMPTS;
 
 export function parseRetry(node: FieldReader): RetryPolicy | undefined {
   const value = node.table.retry;
   if (value === undefined) return undefined;
   if (validAttempts(value)) return { attempts: value, backoffMs: DEFAULT_BACKOFF_MS, factor: DEFAULT_BACKOFF_FACTOR };
   if (!isTable(value)) {
-    node.problem('retry', `'retry' must be a number of attempts from 1 to ${MAX_ATTEMPTS} or a table, not ${describeValue(value)} — write e.g. retry = 3 or retry = { attempts = 3, backoff = "1s" }`);
+    node.problem(
+      'retry',
+      `'retry' must be a number of attempts from 1 to ${MAX_ATTEMPTS} or a table, not ${describeValue(value)} — write e.g. retry = 3 or retry = { attempts = 3, backoff = "1s" }`,
+    );
     return undefined;
   }
   const retry = new FieldReader(node.context, value, [...node.path, 'retry'], `${node.subject} retry`);
@@ -26,13 +30,19 @@ export function parseRetry(node: FieldReader): RetryPolicy | undefined {
   const before = node.context.problems.length;
   if (value.attempts === undefined) retry.problem(undefined, `missing required field 'attempts' — add attempts = 3`);
   else if (!validAttempts(value.attempts)) {
-    retry.problem('attempts', `'attempts' must be an integer from 1 to ${MAX_ATTEMPTS}, not ${describeValue(value.attempts)} — write e.g. attempts = 3`);
+    retry.problem(
+      'attempts',
+      `'attempts' must be an integer from 1 to ${MAX_ATTEMPTS}, not ${describeValue(value.attempts)} — write e.g. attempts = 3`,
+    );
   }
   const backoffMs = retry.duration('backoff') ?? DEFAULT_BACKOFF_MS;
   const factor = retry.number('factor', 1) ?? DEFAULT_BACKOFF_FACTOR;
   const maxBackoffMs = retry.duration('max_backoff');
   if (maxBackoffMs !== undefined && maxBackoffMs < backoffMs) {
-    retry.problem('max_backoff', `'max_backoff' (${maxBackoffMs}ms) is shorter than 'backoff' (${backoffMs}ms) — raise max_backoff or lower backoff`);
+    retry.problem(
+      'max_backoff',
+      `'max_backoff' (${maxBackoffMs}ms) is shorter than 'backoff' (${backoffMs}ms) — raise max_backoff or lower backoff`,
+    );
   }
   if (node.context.problems.length > before) return undefined;
   return { attempts: value.attempts as number, backoffMs, factor, ...(maxBackoffMs === undefined ? {} : { maxBackoffMs }) };

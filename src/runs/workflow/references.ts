@@ -20,7 +20,8 @@ const NESTED = new Set(['output', 'answer']);
 function checkStage(path: readonly (string | number)[], scope: ReferenceScope): string | undefined {
   const [, node, field] = path;
   if (node === undefined) return `'stages' needs a node name — write stages.<node>.output`;
-  if (!scope.nodes.has(String(node))) return `unknown node '${node}' in stages.${node}${suggestion(String(node), scope.nodes, ' — use the name of a node declared under [nodes]')}`;
+  if (!scope.nodes.has(String(node)))
+    return `unknown node '${node}' in stages.${node}${suggestion(String(node), scope.nodes, ' — use the name of a node declared under [nodes]')}`;
   if (field === undefined || !(STAGE_FIELDS as readonly string[]).includes(String(field))) {
     const got = field === undefined ? '' : ` (got '${field}')`;
     return `stages.${node} needs one of the fields ${STAGE_FIELDS.join(', ')}${got} — write e.g. stages.${node}.output`;
@@ -34,7 +35,11 @@ function checkStage(path: readonly (string | number)[], scope: ReferenceScope): 
  * templates see inputs/env/stages/run, conditions see the last stage's outcome plus
  * inputs/stages.
  */
-export function checkReference(path: readonly (string | number)[], scope: ReferenceScope, kind: 'template' | 'condition'): string | undefined {
+export function checkReference(
+  path: readonly (string | number)[],
+  scope: ReferenceScope,
+  kind: 'template' | 'condition',
+): string | undefined {
   const forbidden = path.find((segment) => typeof segment === 'string' && FORBIDDEN_KEYS.has(segment));
   if (forbidden !== undefined) return `'${forbidden}' may not be referenced — remove it`;
   const root = String(path[0]);
@@ -46,7 +51,8 @@ export function checkReference(path: readonly (string | number)[], scope: Refere
   switch (root) {
     case 'inputs':
       if (name === undefined) return `'inputs' needs an input name — write inputs.<name>`;
-      if (!scope.inputs.has(name)) return `input '${name}' is not declared${suggestion(name, scope.inputs, ` — declare it in [inputs.${name}]`)}`;
+      if (!scope.inputs.has(name))
+        return `input '${name}' is not declared${suggestion(name, scope.inputs, ` — declare it in [inputs.${name}]`)}`;
       return undefined;
     case 'stages':
       return checkStage(path, scope);

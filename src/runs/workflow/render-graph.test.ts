@@ -161,7 +161,19 @@ describe('renderGraph', () => {
       name: 'say "hi"',
       start: 'a',
       nodes: {
-        a: { kind: 'branch', name: 'a', line: 1, edges: [{ to: 'b', weight: 0, line: 2, when: { source: 'output == "a|b" || output == "#1"', ast: { type: 'literal', value: true }, references: [] } }] },
+        a: {
+          kind: 'branch',
+          name: 'a',
+          line: 1,
+          edges: [
+            {
+              to: 'b',
+              weight: 0,
+              line: 2,
+              when: { source: 'output == "a|b" || output == "#1"', ast: { type: 'literal', value: true }, references: [] },
+            },
+          ],
+        },
         b: { kind: 'join', name: 'b', line: 3, edges: [] },
       },
     };

@@ -74,7 +74,10 @@ function renderDot(workflow: Workflow, states: Readonly<Record<string, NodeState
   ];
   for (const node of Object.values(workflow.nodes)) {
     const state = states[node.name];
-    const colour = state === undefined ? '' : `, style="rounded,filled", fillcolor="${STATE_COLOURS[state].fill}", color="${STATE_COLOURS[state].stroke}"`;
+    const colour =
+      state === undefined
+        ? ''
+        : `, style="rounded,filled", fillcolor="${STATE_COLOURS[state].fill}", color="${STATE_COLOURS[state].stroke}"`;
     lines.push(`  ${dotText(node.name)} [label=${dotText(`${node.name}\n${node.kind}`)}${dotShape(node)}${colour}];`);
   }
   const styles = { normal: '', 'fan-out': 'style=bold', 'fan-in': 'style=dashed' } as const;

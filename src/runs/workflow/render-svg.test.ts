@@ -30,7 +30,8 @@ interface DrawnNode {
   bottom: number;
 }
 
-const NODE = /<g class="weft-node" data-node="([^"]*)" data-kind="(\w+)"(?: data-state="(\w+)")? transform="translate\(([-\d.]+),([-\d.]+)\)">.*?<(rect|polygon) class="weft-shape" ([^>]*)\/>/g;
+const NODE =
+  /<g class="weft-node" data-node="([^"]*)" data-kind="(\w+)"(?: data-state="(\w+)")? transform="translate\(([-\d.]+),([-\d.]+)\)">.*?<(rect|polygon) class="weft-shape" ([^>]*)\/>/g;
 
 function drawnNodes(svg: string): DrawnNode[] {
   return [...svg.matchAll(NODE)].map(([, name, kind, state, x, y, shape, attributes]) => {
@@ -54,7 +55,9 @@ function drawnNodes(svg: string): DrawnNode[] {
 }
 
 function drawnEdgeList(svg: string): { from: string; to: string; style: string; label?: string }[] {
-  return [...svg.matchAll(/<g class="weft-edge" data-from="([^"]*)" data-to="([^"]*)" data-style="([\w-]+)">(?:<title>([^<]*)<\/title>)?/g)].map(([, from, to, style, label]) => ({
+  return [
+    ...svg.matchAll(/<g class="weft-edge" data-from="([^"]*)" data-to="([^"]*)" data-style="([\w-]+)">(?:<title>([^<]*)<\/title>)?/g),
+  ].map(([, from, to, style, label]) => ({
     from: from!,
     to: to!,
     style: style!,
@@ -80,7 +83,9 @@ describe('renderSvg', () => {
       ['done', 'command', 'rect'],
     ]);
     expect(svg.match(/class="weft-inner"/g)).toHaveLength(2);
-    expect(drawnEdgeList(svg)).toEqual(drawnEdges(workflow).map(({ from, to, style, label }) => ({ from, to, style, ...(label === undefined ? {} : { label }) })));
+    expect(drawnEdgeList(svg)).toEqual(
+      drawnEdges(workflow).map(({ from, to, style, label }) => ({ from, to, style, ...(label === undefined ? {} : { label }) })),
+    );
     expect(svg).toContain('<text x="');
     expect(svg).toContain('>exit_code == 0 (weight 10)</text>');
   });
@@ -89,7 +94,8 @@ describe('renderSvg', () => {
     const svg = renderSvg(workflow);
     const nodes = drawnNodes(svg);
     const byName = new Map(nodes.map((node) => [node.name, node]));
-    for (const edge of drawnEdges(workflow)) expect(byName.get(edge.to)!.top, `${edge.from} → ${edge.to}`).toBeGreaterThan(byName.get(edge.from)!.bottom);
+    for (const edge of drawnEdges(workflow))
+      expect(byName.get(edge.to)!.top, `${edge.from} → ${edge.to}`).toBeGreaterThan(byName.get(edge.from)!.bottom);
     for (const [index, a] of nodes.entries()) {
       for (const b of nodes.slice(index + 1)) {
         const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
@@ -97,11 +103,18 @@ describe('renderSvg', () => {
       }
     }
     const [, width, height] = /viewBox="0 0 (\d+) (\d+)"/.exec(svg)!.map(Number);
-    for (const node of nodes) expect(node.left >= 0 && node.top >= 0 && node.right <= width! && node.bottom <= height!, node.name).toBe(true);
+    for (const node of nodes)
+      expect(node.left >= 0 && node.top >= 0 && node.right <= width! && node.bottom <= height!, node.name).toBe(true);
   });
 
   it('colours nodes by state as attributes, with a CSS rule per state that a data-state change picks up', () => {
-    const svg = renderGraph(workflow, 'svg', { fetch: 'succeeded', check: 'failed', fan: 'running', write: 'skipped', summarize: 'pending' });
+    const svg = renderGraph(workflow, 'svg', {
+      fetch: 'succeeded',
+      check: 'failed',
+      fan: 'running',
+      write: 'skipped',
+      summarize: 'pending',
+    });
     const states = Object.fromEntries(drawnNodes(svg).map((node) => [node.name, [node.state, node.fill]]));
     expect(states).toEqual({
       fetch: ['succeeded', STATE_COLOURS.succeeded.fill],
@@ -116,7 +129,10 @@ describe('renderSvg', () => {
       pause: [undefined, '#ffffff'],
       done: [undefined, '#ffffff'],
     });
-    for (const state of NODE_STATES) expect(svg).toContain(`.weft-node[data-state="${state}"] .weft-shape{fill:${STATE_COLOURS[state].fill};stroke:${STATE_COLOURS[state].stroke}}`);
+    for (const state of NODE_STATES)
+      expect(svg).toContain(
+        `.weft-node[data-state="${state}"] .weft-shape{fill:${STATE_COLOURS[state].fill};stroke:${STATE_COLOURS[state].stroke}}`,
+      );
   });
 
   it('draws a loop back to an earlier node, with a path for every edge', () => {
@@ -131,7 +147,12 @@ describe('renderSvg', () => {
           name: 'check',
           line: 3,
           edges: [
-            { to: 'try', weight: 0, line: 4, when: { source: 'stages.try.exit_code != 0', ast: { type: 'literal', value: true }, references: [] } },
+            {
+              to: 'try',
+              weight: 0,
+              line: 4,
+              when: { source: 'stages.try.exit_code != 0', ast: { type: 'literal', value: true }, references: [] },
+            },
             { to: 'done', weight: 0, line: 5 },
           ],
         },
@@ -154,7 +175,12 @@ describe('renderSvg', () => {
       name: 'say <"hi">',
       start: 'a<b',
       nodes: {
-        'a<b': { kind: 'branch', name: 'a<b', line: 1, edges: [{ to: 'c&d', weight: 0, line: 2, when: { source: condition, ast: { type: 'literal', value: true }, references: [] } }] },
+        'a<b': {
+          kind: 'branch',
+          name: 'a<b',
+          line: 1,
+          edges: [{ to: 'c&d', weight: 0, line: 2, when: { source: condition, ast: { type: 'literal', value: true }, references: [] } }],
+        },
         'c&d': { kind: 'join', name: 'c&d', line: 3, edges: [] },
       },
     };
@@ -162,7 +188,9 @@ describe('renderSvg', () => {
     expect(svg).toContain('aria-label="Workflow say &lt;&quot;hi&quot;&gt;"');
     expect(drawnNodes(svg).map((node) => node.name)).toEqual(['a&lt;b', 'c&amp;d']);
     expect(svg).toContain('<text class="weft-name" y="-2">a&lt;b</text>');
-    expect(svg).toContain(`<title>${condition.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}</title>`);
+    expect(svg).toContain(
+      `<title>${condition.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}</title>`,
+    );
     expect(svg).toContain('>output == &quot;&lt;a&amp;b&gt;&quot; || output == &quot;a very…</text>');
   });
 });

@@ -92,7 +92,10 @@ export function renderSvg(workflow: Workflow, states: Readonly<Record<string, No
   for (const node of nodes) graph.setNode(node.name, nodeBox(node));
   const edges = drawnEdges(workflow);
   edges.forEach((edge, index) => {
-    const label = edge.label === undefined ? {} : { width: Math.ceil(shortLabel(edge.label).length * LABEL_CHAR_WIDTH + 10), height: 16, labelpos: 'c' };
+    const label =
+      edge.label === undefined
+        ? {}
+        : { width: Math.ceil(shortLabel(edge.label).length * LABEL_CHAR_WIDTH + 10), height: 16, labelpos: 'c' };
     graph.setEdge(edge.from, edge.to, label, `e${index}`);
   });
   dagre.layout(graph);
@@ -133,7 +136,11 @@ function drawEdge(edge: DrawnEdge, placed: PlacedEdge): string {
   return `<g ${attributes}>${tooltip}<path d="${path}" marker-end="url(#weft-arrow)"/>${label}</g>`;
 }
 
-function drawNode(node: WorkflowNode, placed: { x: number; y: number; width: number; height: number }, state: NodeState | undefined): string {
+function drawNode(
+  node: WorkflowNode,
+  placed: { x: number; y: number; width: number; height: number },
+  state: NodeState | undefined,
+): string {
   const colour = state === undefined ? NEUTRAL : STATE_COLOURS[state];
   const stateAttribute = state === undefined ? '' : ` data-state="${state}"`;
   return [

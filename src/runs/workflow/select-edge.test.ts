@@ -13,7 +13,11 @@ function when(source: string): CompiledCondition {
   return result.condition;
 }
 
-const outcome = (exit_code: number): WorkflowContext => ({ inputs: {}, stages: {}, last: { status: exit_code === 0 ? 'succeeded' : 'failed', exit_code } });
+const outcome = (exit_code: number): WorkflowContext => ({
+  inputs: {},
+  stages: {},
+  last: { status: exit_code === 0 ? 'succeeded' : 'failed', exit_code },
+});
 
 describe('selectEdge', () => {
   const edges: Edge[] = [

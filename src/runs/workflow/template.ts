@@ -52,13 +52,16 @@ function display(value: unknown): string {
 
 function valueOf(content: string, source: string, context: WorkflowContext): unknown {
   const path = parsePath(content);
-  if (!path) throw new WeftError('WORKFLOW_INVALID', `'${source}' is not a reference; write e.g. {{ inputs.name }} or {{ stages.fetch.output }}.`);
+  if (!path)
+    throw new WeftError('WORKFLOW_INVALID', `'${source}' is not a reference; write e.g. {{ inputs.name }} or {{ stages.fetch.output }}.`);
   return lookupPath(path, context);
 }
 
 /** Replaces every `{{ ref }}`; values that are not strings are written as JSON. */
 export function renderTemplate(template: string, context: WorkflowContext): string {
-  return template.replace(TOKEN, (source, content: string | undefined) => (content === undefined ? '{{' : display(valueOf(content, source, context))));
+  return template.replace(TOKEN, (source, content: string | undefined) =>
+    content === undefined ? '{{' : display(valueOf(content, source, context)),
+  );
 }
 
 /**

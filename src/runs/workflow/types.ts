@@ -15,7 +15,19 @@ export interface WorkflowProblem {
   message: string;
 }
 
-export const NODE_KINDS = ['agent', 'prompt', 'command', 'tool', 'human', 'branch', 'parallel', 'join', 'child', 'wait', 'function'] as const;
+export const NODE_KINDS = [
+  'agent',
+  'prompt',
+  'command',
+  'tool',
+  'human',
+  'branch',
+  'parallel',
+  'join',
+  'child',
+  'wait',
+  'function',
+] as const;
 /** The kinds of node a workflow can have. */
 export type NodeKind = (typeof NODE_KINDS)[number];
 
@@ -179,7 +191,8 @@ export interface FunctionNode extends NodeBase, Retrying {
 }
 
 /** A checked node, by `kind`. */
-export type WorkflowNode = AgentNode | PromptNode | CommandNode | ToolNode | HumanNode | BranchNode | ParallelNode | JoinNode | ChildNode | WaitNode | FunctionNode;
+export type WorkflowNode =
+  AgentNode | PromptNode | CommandNode | ToolNode | HumanNode | BranchNode | ParallelNode | JoinNode | ChildNode | WaitNode | FunctionNode;
 
 /** A checked input declaration. */
 export interface InputSpec {

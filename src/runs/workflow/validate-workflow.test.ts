@@ -30,7 +30,7 @@ describe('validateWorkflowText: broken fixtures', () => {
       "nodes.toml:11: node 'second' (command): unknown field 'rn' — did you mean 'run'?",
       "nodes.toml:14: node 'third' (tool): missing required field 'tool' — add tool = \"<tool name>\"",
       "nodes.toml:18: node 'fourth': missing 'kind' — add kind = \"…\" (one of agent, prompt, command, tool, human, branch, parallel, join, child, wait)",
-      "nodes.toml:25: node 'fifth' (human): type \"choice\" needs options — add options = [\"…\", \"…\"]",
+      'nodes.toml:25: node \'fifth\' (human): type "choice" needs options — add options = ["…", "…"]',
     ]);
   });
 
@@ -58,9 +58,7 @@ describe('validateWorkflowText: broken fixtures', () => {
   });
 
   it('reports a start that is not a node', () => {
-    expect(problemsOf('start.toml')).toEqual([
-      "start.toml:2: [workflow]: start 'begn' is not a node — did you mean 'begin'?",
-    ]);
+    expect(problemsOf('start.toml')).toEqual(["start.toml:2: [workflow]: start 'begn' is not a node — did you mean 'begin'?"]);
   });
 
   it('reports parallel branch and join mistakes', () => {
@@ -70,7 +68,7 @@ describe('validateWorkflowText: broken fixtures', () => {
       "parallel.toml:5: node 'fan' (parallel): a parallel node has no 'next' — it continues at its join node; put the edges on the join",
       "parallel.toml:24: node 'wrong_fan' (parallel): join 'after' is a command node, not a join node — point join at a node with kind = \"join\"",
       "parallel.toml:35: node 'lonely' is unreachable from the start node 'fan' — add an edge to it or remove it",
-      "parallel.toml:36: join node 'lonely' is not the join of any parallel node — set join = \"lonely\" on a parallel node or change its kind",
+      'parallel.toml:36: join node \'lonely\' is not the join of any parallel node — set join = "lonely" on a parallel node or change its kind',
     ]);
   });
 
@@ -79,7 +77,7 @@ describe('validateWorkflowText: broken fixtures', () => {
       "files.toml:3: node 'kid' (child): workflow file 'missing-child.toml' does not exist — fix the path (it is relative to this workflow file)",
       "files.toml:8: node 'self' (child): runs its own workflow as a child — point it at another workflow file",
       "files.toml:13: node 'write' (agent): prompt_file 'missing.md' does not exist — create it or fix the path (it is relative to this workflow file)",
-      "files.toml:16: node 'think' (prompt): needs a prompt — add prompt = \"…\" or prompt_file = \"<file>.md\" (relative to this workflow file)",
+      'files.toml:16: node \'think\' (prompt): needs a prompt — add prompt = "…" or prompt_file = "<file>.md" (relative to this workflow file)',
       "files.toml:24: node 'both' (prompt): has both 'prompt' and 'prompt_file' — keep one of them",
     ]);
   });
@@ -100,25 +98,25 @@ describe('validateWorkflowText: broken fixtures', () => {
   it('reports bad durations, retries, run defaults, inputs and wait nodes', () => {
     expect(problemsOf('values.toml')).toEqual([
       "values.toml:3: [workflow]: unknown field 'strat' — did you mean 'start'?",
-      "values.toml:6: [run]: 'auto_approve' must be true or false, not a string (\"yes\") — write auto_approve = true or auto_approve = false",
-      "values.toml:7: [run] approval[0]: 'action' must be one of allow, deny, ask, got \"permit\" — pick one of them",
+      'values.toml:6: [run]: \'auto_approve\' must be true or false, not a string ("yes") — write auto_approve = true or auto_approve = false',
+      'values.toml:7: [run] approval[0]: \'action\' must be one of allow, deny, ask, got "permit" — pick one of them',
       "values.toml:8: [run]: unknown field 'lables' — did you mean 'labels'?",
       "values.toml:12: input 'count': 'default' must be of type integer, not a string (\"three\") — change the default or the type",
-      "values.toml:17: node 'slow' (command): 'timeout' is not a duration: \"soon\" — write e.g. \"500ms\", \"30s\", \"2m\", \"1h\" or a number of milliseconds",
+      'values.toml:17: node \'slow\' (command): \'timeout\' is not a duration: "soon" — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds',
       "values.toml:18: node 'slow' (command) retry: 'attempts' must be an integer from 1 to 100, not a number (0) — write e.g. attempts = 3",
-      "values.toml:18: node 'slow' (command) retry: 'backoff' is not a duration: \"later\" — write e.g. \"500ms\", \"30s\", \"2m\", \"1h\" or a number of milliseconds",
+      'values.toml:18: node \'slow\' (command) retry: \'backoff\' is not a duration: "later" — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds',
       "values.toml:18: node 'slow' (command) retry: 'factor' must be a number ≥ 1, not a number (0.5) — write e.g. factor = 2",
       "values.toml:24: node 'again' (tool) retry: unknown field 'tries' — remove it; retry tables take: attempts, backoff, factor, max_backoff",
       "values.toml:24: node 'again' (tool) retry: missing required field 'attempts' — add attempts = 3",
       "values.toml:30: node 'nap' (wait): has both 'duration' and 'event' — a wait node sleeps or waits for an event, not both",
-      "values.toml:33: node 'idle' (wait): needs duration or event — add duration = \"30s\" or event = \"<name>\"",
+      'values.toml:33: node \'idle\' (wait): needs duration or event — add duration = "30s" or event = "<name>"',
       "values.toml:35: node 'idle' (wait): 'timeout' only applies to event waits — remove it or wait for an event",
     ]);
   });
 
   it('reports a TOML syntax error with its line', () => {
     expect(problemsOf('syntax.toml')).toEqual([
-      "syntax.toml:3: TOML syntax error at column 12: control characters are not allowed in strings — fix the syntax",
+      'syntax.toml:3: TOML syntax error at column 12: control characters are not allowed in strings — fix the syntax',
     ]);
   });
 });
@@ -264,18 +262,36 @@ describe('validateWorkflowText: inline cases', () => {
 });
 
 describe('[run.workspace]', () => {
-  const flow = (table: string) => `[workflow]\nname = "w"\nstart = "a"\n[run.workspace]\n${table}\n[nodes.a]\nkind = "command"\nrun = "true"\n`;
+  const flow = (table: string) =>
+    `[workflow]\nname = "w"\nstart = "a"\n[run.workspace]\n${table}\n[nodes.a]\nkind = "command"\nrun = "true"\n`;
 
   it('reads every field into the run defaults', () => {
-    const { workflow, problems } = validateWorkflowText('/w.toml', flow('mode = "worktree"\nbase = "main"\ninclude_uncommitted = true\nremote = "origin"\nkeep_branch = true'));
+    const { workflow, problems } = validateWorkflowText(
+      '/w.toml',
+      flow('mode = "worktree"\nbase = "main"\ninclude_uncommitted = true\nremote = "origin"\nkeep_branch = true'),
+    );
     expect(problems).toEqual([]);
-    expect(workflow?.run.workspace).toEqual({ mode: 'worktree', base: 'main', includeUncommitted: true, remote: 'origin', keepBranch: true });
+    expect(workflow?.run.workspace).toEqual({
+      mode: 'worktree',
+      base: 'main',
+      includeUncommitted: true,
+      remote: 'origin',
+      keepBranch: true,
+    });
   });
 
   it('names the line, the field and the fix for a bad mode, clone without repo, repo without clone, and run-branch fields in place', () => {
-    expect(check(flow('mode = "worktrees"'))).toEqual([`5: [run.workspace]: 'mode' must be one of worktree, in-place, clone, got "worktrees" — did you mean 'worktree'?`]);
-    expect(check(flow('mode = "clone"'))).toEqual([`4: [run.workspace]: mode = "clone" needs the repository to clone — add repo = "<git URL or path>"`]);
-    expect(check(flow('repo = "https://x/y.git"'))).toEqual([`5: [run.workspace]: 'repo' is only for mode = "clone" — set mode = "clone" or remove repo`]);
-    expect(check(flow('mode = "in-place"\nbase = "main"'))).toEqual([`6: [run.workspace]: 'base' has no effect with mode = "in-place" (there is no run branch) — remove it or use mode = "worktree"`]);
+    expect(check(flow('mode = "worktrees"'))).toEqual([
+      `5: [run.workspace]: 'mode' must be one of worktree, in-place, clone, got "worktrees" — did you mean 'worktree'?`,
+    ]);
+    expect(check(flow('mode = "clone"'))).toEqual([
+      `4: [run.workspace]: mode = "clone" needs the repository to clone — add repo = "<git URL or path>"`,
+    ]);
+    expect(check(flow('repo = "https://x/y.git"'))).toEqual([
+      `5: [run.workspace]: 'repo' is only for mode = "clone" — set mode = "clone" or remove repo`,
+    ]);
+    expect(check(flow('mode = "in-place"\nbase = "main"'))).toEqual([
+      `6: [run.workspace]: 'base' has no effect with mode = "in-place" (there is no run branch) — remove it or use mode = "worktree"`,
+    ]);
   });
 });

@@ -25,9 +25,7 @@ export interface WorkflowValidation {
 function syntaxProblem(file: string, error: unknown): WorkflowProblem {
   if (!WeftError.is(error, 'SETTINGS_INVALID') || typeof error.data.line !== 'number') throw error;
   const { line, column } = error.data as { line: number; column: number };
-  const reason = error.message
-    .replace(/^.*?: TOML syntax error: /, '')
-    .replace(/\.? Fix the file or move it aside\.$/, '');
+  const reason = error.message.replace(/^.*?: TOML syntax error: /, '').replace(/\.? Fix the file or move it aside\.$/, '');
   return { file, line, message: `TOML syntax error at column ${column}: ${reason} — fix the syntax` };
 }
 
@@ -35,7 +33,13 @@ function sortProblems(file: string, problems: WorkflowProblem[]): WorkflowProble
   const rank = (problem: WorkflowProblem) => (problem.file === file ? 0 : 1);
   return problems
     .map((problem, index) => ({ problem, index }))
-    .sort((a, b) => rank(a.problem) - rank(b.problem) || a.problem.file.localeCompare(b.problem.file) || a.problem.line - b.problem.line || a.index - b.index)
+    .sort(
+      (a, b) =>
+        rank(a.problem) - rank(b.problem) ||
+        a.problem.file.localeCompare(b.problem.file) ||
+        a.problem.line - b.problem.line ||
+        a.index - b.index,
+    )
     .map(({ problem }) => problem);
 }
 
@@ -83,7 +87,11 @@ export function validateWorkflowText(file: string, text: string, functions?: Rea
 
   let start = header.start ?? graph[0]?.name;
   if (header.start !== undefined && !scope.nodes.has(header.start)) {
-    report(context, ['workflow', 'start'], `[workflow]: start '${header.start}' is not a node${suggestion(header.start, scope.nodes, ' — set start to the name of a node declared under [nodes]')}`);
+    report(
+      context,
+      ['workflow', 'start'],
+      `[workflow]: start '${header.start}' is not a node${suggestion(header.start, scope.nodes, ' — set start to the name of a node declared under [nodes]')}`,
+    );
     start = undefined;
   }
   if (graph.length > 0) checkGraph(context, graph, start);

@@ -28,7 +28,12 @@ function resultFailure(result: WorkflowValidation): string | undefined {
   }
   if (result.problems.length === 0) return 'no workflow and no problem';
   const unclear = result.problems.find(
-    (problem) => problem.file === '' || !Number.isInteger(problem.line) || problem.line < 1 || problem.message.trim() === '' || /\[object |undefined|NaN|null/.test(problem.message),
+    (problem) =>
+      problem.file === '' ||
+      !Number.isInteger(problem.line) ||
+      problem.line < 1 ||
+      problem.message.trim() === '' ||
+      /\[object |undefined|NaN|null/.test(problem.message),
   );
   return unclear === undefined ? undefined : `unclear problem ${JSON.stringify(unclear)}`;
 }
@@ -65,7 +70,7 @@ describe('workflow parser fuzzing', () => {
   it('names nan and infinity as TOML writes them', () => {
     const text = '[nodes.a]\nkind = "command"\nrun = -inf\ntimeout = nan\n';
     expect(validateWorkflowText('/virtual/numbers.toml', text).problems.map((problem) => `${problem.line}: ${problem.message}`)).toEqual([
-      '3: node \'a\' (command): \'run\' must be a string, not a number (-inf) — write run = "…"',
+      "3: node 'a' (command): 'run' must be a string, not a number (-inf) — write run = \"…\"",
       '4: node \'a\' (command): \'timeout\' is not a duration: a number (nan) — write e.g. "500ms", "30s", "2m", "1h" or a number of milliseconds',
     ]);
   });
@@ -73,7 +78,12 @@ describe('workflow parser fuzzing', () => {
   it('reports a node kind written as an inline table at its line', () => {
     const text = '[nodes.a]\nkind = { x = 1 }\n';
     expect(validateWorkflowText('/virtual/kind.toml', text).problems).toEqual([
-      { file: '/virtual/kind.toml', line: 2, message: "node 'a': 'kind' must be a string, not a table — write kind = \"…\" (one of agent, prompt, command, tool, human, branch, parallel, join, child, wait)" },
+      {
+        file: '/virtual/kind.toml',
+        line: 2,
+        message:
+          "node 'a': 'kind' must be a string, not a table — write kind = \"…\" (one of agent, prompt, command, tool, human, branch, parallel, join, child, wait)",
+      },
     ]);
   });
 });

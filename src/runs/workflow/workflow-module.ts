@@ -20,7 +20,11 @@ async function importTypeScript(file: string): Promise<unknown> {
   try {
     ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
   } catch (error) {
-    throw new WeftError('WORKFLOW_INVALID', `Workflow module '${file}' is TypeScript, and tsx (the dependency of weft that loads it) could not be loaded: ${(error as Error).message} — reinstall weft-runtime (its dependencies were not all installed), or compile the workflow to .mjs.`, { data: { file }, cause: error });
+    throw new WeftError(
+      'WORKFLOW_INVALID',
+      `Workflow module '${file}' is TypeScript, and tsx (the dependency of weft that loads it) could not be loaded: ${(error as Error).message} — reinstall weft-runtime (its dependencies were not all installed), or compile the workflow to .mjs.`,
+      { data: { file }, cause: error },
+    );
   }
   return tsImport(pathToFileURL(file).href, import.meta.url);
 }
@@ -30,18 +34,27 @@ export async function loadWorkflowModule(file: string): Promise<Workflow> {
   let module: { default?: unknown };
   try {
     const extension = extname(file);
-    module = (await (extension === '.ts' || extension === '.mts' ? importTypeScript(file) : import(pathToFileURL(file).href))) as { default?: unknown };
+    module = (await (extension === '.ts' || extension === '.mts' ? importTypeScript(file) : import(pathToFileURL(file).href))) as {
+      default?: unknown;
+    };
   } catch (error) {
     if (error instanceof WeftError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(file)) {
       throw new WeftError('FILE_NOT_FOUND', `Workflow file '${file}' does not exist — check the path.`, { data: { file }, cause: error });
     }
-    throw new WeftError('WORKFLOW_INVALID', `Workflow module '${file}' failed to load: ${(error as Error).message}`, { data: { file }, cause: error });
+    throw new WeftError('WORKFLOW_INVALID', `Workflow module '${file}' failed to load: ${(error as Error).message}`, {
+      data: { file },
+      cause: error,
+    });
   }
   const definition = module.default;
   if (!isDefinition(definition)) {
-    throw new WeftError('WORKFLOW_INVALID', `Workflow module '${file}' must export default a workflow definition ({ workflow: { name }, nodes: { … } }) — write 'export default defineWorkflow({ … })'.`, { data: { file } });
+    throw new WeftError(
+      'WORKFLOW_INVALID',
+      `Workflow module '${file}' must export default a workflow definition ({ workflow: { name }, nodes: { … } }) — write 'export default defineWorkflow({ … })'.`,
+      { data: { file } },
+    );
   }
   return workflowFromDefinition(file, definition);
 }

@@ -13,12 +13,25 @@ const RAW_HEADER = /^:\d{6} \d{6} [0-9a-f]+ [0-9a-f]+ ([A-Z])\d*$/;
  * @example await changedFiles(repo, base, head) // [{ path: 'a.txt', status: 'M', added: 1, removed: 0, binary: false }]
  */
 export async function changedFiles(cwd: string, from: string, to: string): Promise<ChangedFile[]> {
-  const { stdout } = await git(['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv', from, to, '--'], { cwd });
+  const { stdout } = await git(
+    ['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv', from, to, '--'],
+    { cwd },
+  );
   return parseRawNumstat(stdout);
 }
 
 /** `git diff-tree` reading `<from-tree> <to-tree>` lines from stdin, so it can start before the trees are known. */
-export const DIFF_TREE_STDIN = ['diff-tree', '--stdin', '-r', '-z', '--raw', '--numstat', '--no-renames', '--no-ext-diff', '--no-textconv'] as const;
+export const DIFF_TREE_STDIN = [
+  'diff-tree',
+  '--stdin',
+  '-r',
+  '-z',
+  '--raw',
+  '--numstat',
+  '--no-renames',
+  '--no-ext-diff',
+  '--no-textconv',
+] as const;
 
 /** Parses what `DIFF_TREE_STDIN` prints for one pair of trees: the pair echoed on a line of its own, then the records. */
 export function parseDiffTreeStdin(output: string): ChangedFile[] {

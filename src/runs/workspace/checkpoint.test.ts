@@ -10,7 +10,9 @@ import type { OpenedWorkspace } from './workspace-spec.js';
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 
-async function opened(files: Record<string, string | Buffer> = { 'README.md': 'hello\n', '.gitignore': 'node_modules/\n*.log\n' }): Promise<{ repo: string; ws: OpenedWorkspace }> {
+async function opened(
+  files: Record<string, string | Buffer> = { 'README.md': 'hello\n', '.gitignore': 'node_modules/\n*.log\n' },
+): Promise<{ repo: string; ws: OpenedWorkspace }> {
   const repo = dirs.make('repo');
   initRepo(repo, files);
   const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
@@ -100,10 +102,14 @@ describe('checkpoint', () => {
     const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
     expect(made?.parent).toBe(previous);
     expect(made?.files.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
-    expect(gitSync(repo, ['rev-list', '--first-parent', `${previous}..${ws.workspace.branch}`]).trim().split('\n')).toEqual([made?.commit, stageCommit]);
+    expect(
+      gitSync(repo, ['rev-list', '--first-parent', `${previous}..${ws.workspace.branch}`])
+        .trim()
+        .split('\n'),
+    ).toEqual([made?.commit, stageCommit]);
   });
 
-  it("a stage that committed everything itself still gets a checkpoint carrying the trailers", async () => {
+  it('a stage that committed everything itself still gets a checkpoint carrying the trailers', async () => {
     const { repo, ws } = await opened();
     writeFiles(ws.topDir, { 'a.txt': 'x\n' });
     gitSync(ws.topDir, ['add', 'a.txt']);
@@ -160,7 +166,7 @@ describe('checkpoint', () => {
     expect(await checkpoint(ws, { stageId: 's', attempt: 1 })).toBeNull();
   });
 
-  it("a stage that staged its change with `git add` itself (add -A then has nothing to add) still gets a checkpoint", async () => {
+  it('a stage that staged its change with `git add` itself (add -A then has nothing to add) still gets a checkpoint', async () => {
     const { repo, ws } = await opened();
     expect(await checkpoint(ws, { stageId: 'noop', attempt: 1 })).toBeNull();
     writeFiles(ws.topDir, { 'README.md': 'staged by the stage\n' });
@@ -178,9 +184,17 @@ describe('checkpoint', () => {
     writeFiles(ws.topDir, { 'a.txt': 'a\n' });
     await checkpoint(ws, { stageId: 's', attempt: 1, identity: { name: ' Ana B. ', email: 'ana@example.com' } });
     writeFiles(ws.topDir, { 'b.txt': 'b\n' });
-    await checkpoint(ws, { stageId: 't', attempt: 1, identity: { name: 'Ana B', email: 'ana@example.com' }, date: new Date('2026-01-02T03:04:05Z') });
+    await checkpoint(ws, {
+      stageId: 't',
+      attempt: 1,
+      identity: { name: 'Ana B', email: 'ana@example.com' },
+      date: new Date('2026-01-02T03:04:05Z'),
+    });
     const log = gitSync(repo, ['log', '-2', '--format=%an <%ae> %cn %ad|%s', '--date=unix', ws.workspace.branch]).trim().split('\n');
-    expect(log).toEqual(['Ana B <ana@example.com> Ana B 1767323045|weft: t@1', expect.stringMatching(/^Ana B <ana@example.com> Ana B \d+\|weft: s@1$/)]);
+    expect(log).toEqual([
+      'Ana B <ana@example.com> Ana B 1767323045|weft: t@1',
+      expect.stringMatching(/^Ana B <ana@example.com> Ana B \d+\|weft: s@1$/),
+    ]);
     expect(gitSync(repo, ['fsck', '--no-progress', '--strict'])).not.toMatch(/error|warning/i);
   });
 

@@ -115,8 +115,11 @@ export async function checkpoint(opened: OpenedWorkspace, options: CheckpointOpt
     const [files, commit] = await Promise.all([
       started.diffTree.finish(`${previousTree} ${tree}\n`).then(({ stdout }) => parseDiffTreeStdin(stdout)),
       (async () => {
-        const made = text === undefined ? await commitTree({ cwd: topDir, ...commitOptions }) : (await started.hashObject.finish(text)).stdout.trim();
-        await started.updateRef.finish(branchTip === undefined ? `create ${branchRef} ${made}\n` : `update ${branchRef} ${made} ${branchTip}\n`);
+        const made =
+          text === undefined ? await commitTree({ cwd: topDir, ...commitOptions }) : (await started.hashObject.finish(text)).stdout.trim();
+        await started.updateRef.finish(
+          branchTip === undefined ? `create ${branchRef} ${made}\n` : `update ${branchRef} ${made} ${branchTip}\n`,
+        );
         return made;
       })(),
     ]);
@@ -135,7 +138,12 @@ export async function checkpoint(opened: OpenedWorkspace, options: CheckpointOpt
  * files in a commit under `refs/weft/rescued/<run>/<n>`, put the run branch back on the
  * checkpoint, and say what happened.
  */
-async function rescue(opened: OpenedWorkspace, options: CheckpointOptions, state: HeadState, branchTip: string | undefined): Promise<WeftError> {
+async function rescue(
+  opened: OpenedWorkspace,
+  options: CheckpointOptions,
+  state: HeadState,
+  branchTip: string | undefined,
+): Promise<WeftError> {
   const { topDir, workspace, head: expected, runId } = opened;
   const tree = await snapshotTree(topDir);
   const message = commitMessage(`weft: files of ${options.stageId}@${options.attempt}, kept when it rewrote the run branch`, [
@@ -143,14 +151,33 @@ async function rescue(opened: OpenedWorkspace, options: CheckpointOptions, state
     ['Weft-Stage', options.stageId],
     ['Weft-Attempt', String(options.attempt)],
   ]);
-  const saved = await commitTree({ cwd: topDir, tree, parents: [state.headCommit], message, identity: options.identity, date: options.date });
+  const saved = await commitTree({
+    cwd: topDir,
+    tree,
+    parents: [state.headCommit],
+    message,
+    identity: options.identity,
+    date: options.date,
+  });
   const rescuedRef = await nextNumberedRef(topDir, `refs/weft/rescued/${runId}`, saved);
   if (branchTip !== expected) {
-    await git(['update-ref', '-m', 'weft: run branch back on its last checkpoint', `refs/heads/${workspace.branch}`, expected], { cwd: topDir });
+    await git(['update-ref', '-m', 'weft: run branch back on its last checkpoint', `refs/heads/${workspace.branch}`, expected], {
+      cwd: topDir,
+    });
   }
   return new WeftError(
     'WORKSPACE_HISTORY_REWRITTEN',
     `Stage ${options.stageId}@${options.attempt} left the workspace of run ${runId} on ${state.headCommit}${state.headBranch === undefined ? '' : ` (branch ${state.headBranch})`}, which does not descend from the run's last checkpoint ${expected} on ${workspace.branch}; a stage may commit on top of the checkpoint but not move it back or elsewhere. Its files are kept in ${saved} under ${rescuedRef} ('git show --stat ${rescuedRef}'); the run branch stays on ${expected}. Change the stage so it does not run 'git checkout <other>' or 'git reset' to an older commit, then retry it.`,
-    { data: { runId, stageId: options.stageId, attempt: options.attempt, expected, found: state.headCommit, rescuedRef, rescuedCommit: saved } },
+    {
+      data: {
+        runId,
+        stageId: options.stageId,
+        attempt: options.attempt,
+        expected,
+        found: state.headCommit,
+        rescuedRef,
+        rescuedCommit: saved,
+      },
+    },
   );
 }

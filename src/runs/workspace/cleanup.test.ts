@@ -27,7 +27,10 @@ describe('removeWorkspace', () => {
     writeFiles(ws.topDir, { 'x.txt': 'x\n' });
     await checkpoint(ws, { stageId: 's', attempt: 1 });
     await rewindRunBranch(repo, 'run1', ws.workspace, start);
-    expect(await removeWorkspace({ runId: 'run1', workspace: ws.workspace, root })).toEqual({ removedDir: ws.topDir, deletedBranch: 'weft/runs/run1' });
+    expect(await removeWorkspace({ runId: 'run1', workspace: ws.workspace, root })).toEqual({
+      removedDir: ws.topDir,
+      deletedBranch: 'weft/runs/run1',
+    });
     expect(existsSync(ws.topDir)).toBe(false);
     expect(gitSync(repo, ['worktree', 'list', '--porcelain'])).not.toContain(ws.topDir);
     expect(gitSync(repo, ['for-each-ref', 'refs/heads/weft', 'refs/weft'])).toBe('');
@@ -41,7 +44,10 @@ describe('removeWorkspace', () => {
     expect(await removeWorkspace({ runId: 'run1', workspace: kept.workspace, root })).toEqual({ removedDir: kept.topDir });
     const merged = await openRun(repo, root, 'run2');
     await removeWorkspace({ runId: 'run2', workspace: merged.workspace, root, keepBranch: true });
-    expect(gitSync(repo, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/weft']).trim().split('\n')).toEqual(['weft/runs/run1', 'weft/runs/run2']);
+    expect(gitSync(repo, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/weft']).trim().split('\n')).toEqual([
+      'weft/runs/run1',
+      'weft/runs/run2',
+    ]);
   });
 });
 

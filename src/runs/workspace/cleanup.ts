@@ -90,7 +90,10 @@ export interface StaleWorkspace {
  * Working copies under `root` whose run is not known (any more).
  * @example await findStaleWorkspaces(root, async (id) => (await store.getRun(id)) !== undefined)
  */
-export async function findStaleWorkspaces(root: string, isRunKnown: (runId: string) => boolean | Promise<boolean>): Promise<StaleWorkspace[]> {
+export async function findStaleWorkspaces(
+  root: string,
+  isRunKnown: (runId: string) => boolean | Promise<boolean>,
+): Promise<StaleWorkspace[]> {
   if (!existsSync(root)) return [];
   const realRoot = await realpath(root);
   const stale: StaleWorkspace[] = [];
@@ -108,7 +111,10 @@ export async function findStaleWorkspaces(root: string, isRunKnown: (runId: stri
  * Removes what `findStaleWorkspaces` finds; branches stay.
  * @example const removed = await pruneStaleWorkspaces(root, isRunKnown)
  */
-export async function pruneStaleWorkspaces(root: string, isRunKnown: (runId: string) => boolean | Promise<boolean>): Promise<StaleWorkspace[]> {
+export async function pruneStaleWorkspaces(
+  root: string,
+  isRunKnown: (runId: string) => boolean | Promise<boolean>,
+): Promise<StaleWorkspace[]> {
   const stale = await findStaleWorkspaces(root, isRunKnown);
   for (const entry of stale) await removeWorkingCopy(entry.path);
   return stale;

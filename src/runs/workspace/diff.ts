@@ -39,7 +39,9 @@ const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
  * @example await diffWorkspace(repo, workspace, { to: checkpointCommit }) // that stage's change
  */
 export async function diffWorkspace(repoDir: string, workspace: RunWorkspace, options: DiffOptions = {}): Promise<WorkspaceDiff> {
-  const to = await gitLine(['rev-parse', '--verify', '--end-of-options', `${options.to ?? `refs/heads/${workspace.branch}`}^{commit}`], { cwd: repoDir });
+  const to = await gitLine(['rev-parse', '--verify', '--end-of-options', `${options.to ?? `refs/heads/${workspace.branch}`}^{commit}`], {
+    cwd: repoDir,
+  });
   const from =
     options.from !== undefined
       ? await gitLine(['rev-parse', '--verify', '--end-of-options', `${options.from}^{commit}`], { cwd: repoDir })
@@ -62,10 +64,21 @@ export async function diffWorkspace(repoDir: string, workspace: RunWorkspace, op
  * the stage made itself. The empty tree for a root commit.
  */
 async function previousCheckpoint(repoDir: string, commit: string, base: string): Promise<string> {
-  const { stdout } = await git(['log', '--first-parent', '-z', '--max-count=10000', '--format=%H %(trailers:key=Weft-Run,valueonly,separator=%x2C)', `${commit}^`, '--'], {
-    cwd: repoDir,
-    okCodes: [128],
-  });
+  const { stdout } = await git(
+    [
+      'log',
+      '--first-parent',
+      '-z',
+      '--max-count=10000',
+      '--format=%H %(trailers:key=Weft-Run,valueonly,separator=%x2C)',
+      `${commit}^`,
+      '--',
+    ],
+    {
+      cwd: repoDir,
+      okCodes: [128],
+    },
+  );
   const entries = stdout.split('\0').filter((entry) => entry !== '');
   if (entries.length === 0) return gitLine(['hash-object', '-t', 'tree', '/dev/null'], { cwd: repoDir });
   for (const entry of entries) {

@@ -10,14 +10,22 @@ import { redactSecrets } from '../../core/redact.js';
 
 /** Options that hold for every weft git command; `-c` so the user's repository config is never written. */
 const FIXED_CONFIG = [
-  '-c', 'core.quotepath=false',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.untrackedCache=true',
-  '-c', 'advice.detachedHead=false',
-  '-c', 'gc.auto=0',
-  '-c', 'maintenance.auto=false',
-  '-c', 'commit.gpgSign=false',
+  '-c',
+  'core.quotepath=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.untrackedCache=true',
+  '-c',
+  'advice.detachedHead=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+  '-c',
+  'commit.gpgSign=false',
 ] as const;
 
 /** 64 MiB: a diff or listing larger than this is cut (and says so), never buffered without end. */
@@ -126,10 +134,19 @@ export function startGit(args: readonly string[], options: Omit<GitOptions, 'inp
     });
     child.stdin.on('error', () => undefined);
     child.on('error', (error) => {
-      reject(new WeftError('WORKSPACE_GIT_FAILED', `Could not start git (${error.message}). Install git and make sure it is on PATH.`, { cause: error }));
+      reject(
+        new WeftError('WORKSPACE_GIT_FAILED', `Could not start git (${error.message}). Install git and make sure it is on PATH.`, {
+          cause: error,
+        }),
+      );
     });
     child.on('close', (code) => {
-      const result: GitResult = { code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), truncated };
+      const result: GitResult = {
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        truncated,
+      };
       if (truncated || result.code === 0 || (options.okCodes ?? []).includes(result.code)) {
         resolve(result);
         return;
@@ -152,7 +169,11 @@ export function startGit(args: readonly string[], options: Omit<GitOptions, 'inp
 }
 
 function gitFailure(args: readonly string[], options: GitOptions, result: GitResult): WeftError {
-  const failure = options.failure ?? { code: 'WORKSPACE_GIT_FAILED' as const, what: `git ${args[0] ?? ''} failed`, hint: 'Fix what git names, then retry.' };
+  const failure = options.failure ?? {
+    code: 'WORKSPACE_GIT_FAILED' as const,
+    what: `git ${args[0] ?? ''} failed`,
+    hint: 'Fix what git names, then retry.',
+  };
   const said = stderrTail(result.stderr) || `exit code ${result.code}`;
   return new WeftError(failure.code, `${failure.what} (in ${options.cwd}): ${said}. ${failure.hint}`, {
     data: { command: `git ${redactGitText(args.join(' '))}`, exitCode: result.code, stderr: said },
@@ -174,6 +195,9 @@ export async function isAncestor(cwd: string, ancestor: string, descendant: stri
 
 /** The commit a ref points at, or undefined when it does not exist. */
 export async function readRef(cwd: string, ref: string): Promise<string | undefined> {
-  const { code, stdout } = await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd, okCodes: [1, 128] });
+  const { code, stdout } = await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+    cwd,
+    okCodes: [1, 128],
+  });
   return code === 0 ? stdout.trim() : undefined;
 }

@@ -48,13 +48,21 @@ describe('diffWorkspace', () => {
     expect(diff.text).toContain('Binary files /dev/null and b/logo.png differ');
   });
 
-  it("one stage: its checkpoint against its parent; --stat gives no text", async () => {
+  it('one stage: its checkpoint against its parent; --stat gives no text', async () => {
     const { repo, ws, commits } = await threeStages();
     const diff = await diffWorkspace(repo, ws.workspace, { to: commits[2], stat: true });
-    expect(diff).toEqual({ from: commits[1], to: commits[2], files: [{ path: 'a.txt', status: 'M', added: 1, removed: 1, binary: false }], filesChanged: 1, linesAdded: 1, linesRemoved: 1, truncated: false });
+    expect(diff).toEqual({
+      from: commits[1],
+      to: commits[2],
+      files: [{ path: 'a.txt', status: 'M', added: 1, removed: 1, binary: false }],
+      filesChanged: 1,
+      linesAdded: 1,
+      linesRemoved: 1,
+      truncated: false,
+    });
   });
 
-  it("one stage that made commits of its own: its diff covers them too", async () => {
+  it('one stage that made commits of its own: its diff covers them too', async () => {
     const { repo, ws, commits } = await threeStages();
     writeFiles(ws.topDir, { 'own.txt': 'committed by the stage\n' });
     gitSync(ws.topDir, ['add', 'own.txt']);
@@ -89,7 +97,10 @@ describe('rewindRunBranch', () => {
     const again = await rewindRunBranch(repo, 'run1', ws.workspace, commits[0] as string);
     expect(again.abandonedRef).toBe('refs/weft/abandoned/run1/2');
     for (const commit of before) expect(reachableCommits(repo).has(commit)).toBe(true);
-    expect(gitSync(repo, ['for-each-ref', '--format=%(refname)', 'refs/weft/abandoned/run1']).trim().split('\n')).toEqual(['refs/weft/abandoned/run1/1', 'refs/weft/abandoned/run1/2']);
+    expect(gitSync(repo, ['for-each-ref', '--format=%(refname)', 'refs/weft/abandoned/run1']).trim().split('\n')).toEqual([
+      'refs/weft/abandoned/run1/1',
+      'refs/weft/abandoned/run1/2',
+    ]);
   });
 
   it('to the current tip moves nothing; to a commit not on the branch is refused', async () => {

@@ -28,9 +28,13 @@ export async function rewindRunBranch(repoDir: string, runId: string, workspace:
   if (tip === undefined) throw branchMissing(repoDir, runId, workspace);
   const target = await readRef(repoDir, to);
   if (target === undefined || !(await isAncestor(repoDir, target, tip))) {
-    throw new WeftError('WORKSPACE_INVALID', `Cannot rewind run ${runId} to '${to}': it is not a commit on its branch ${workspace.branch}. Pick a checkpoint the run made ('git log ${workspace.branch}').`, {
-      data: { runId, to },
-    });
+    throw new WeftError(
+      'WORKSPACE_INVALID',
+      `Cannot rewind run ${runId} to '${to}': it is not a commit on its branch ${workspace.branch}. Pick a checkpoint the run made ('git log ${workspace.branch}').`,
+      {
+        data: { runId, to },
+      },
+    );
   }
   if (target === tip) return { from: tip, to: target };
   const prefix = `refs/weft/abandoned/${runId}`;
@@ -38,11 +42,19 @@ export async function rewindRunBranch(repoDir: string, runId: string, workspace:
     const number = ((await numberedRefs(repoDir, prefix)).at(-1)?.number ?? 0) + 1;
     const abandonedRef = `${prefix}/${number}`;
     const transaction = `start\ncreate ${abandonedRef} ${tip}\nupdate ${branchRef} ${target} ${tip}\nprepare\ncommit\n`;
-    const { code } = await git(['update-ref', '-m', `weft: rewind to ${target}`, '--stdin'], { cwd: repoDir, input: transaction, okCodes: [1, 128] });
+    const { code } = await git(['update-ref', '-m', `weft: rewind to ${target}`, '--stdin'], {
+      cwd: repoDir,
+      input: transaction,
+      okCodes: [1, 128],
+    });
     if (code === 0) return { from: tip, to: target, abandonedRef };
     if ((await readRef(repoDir, branchRef)) !== tip) break;
   }
-  throw new WeftError('WORKSPACE_GIT_FAILED', `Could not rewind run ${runId}: its branch ${workspace.branch} moved while rewinding. Retry.`, { data: { runId } });
+  throw new WeftError(
+    'WORKSPACE_GIT_FAILED',
+    `Could not rewind run ${runId}: its branch ${workspace.branch} moved while rewinding. Retry.`,
+    { data: { runId } },
+  );
 }
 
 /**
@@ -52,19 +64,31 @@ export async function rewindRunBranch(repoDir: string, runId: string, workspace:
  */
 export async function forkRunBranch(repoDir: string, workspace: RunWorkspace, from: string, newRunId: string): Promise<RunWorkspace> {
   const commit = await readRef(repoDir, from);
-  if (commit === undefined) throw new WeftError('WORKSPACE_INVALID', `Cannot fork from '${from}': it is not a commit of ${repoDir}.`, { data: { from } });
+  if (commit === undefined)
+    throw new WeftError('WORKSPACE_INVALID', `Cannot fork from '${from}': it is not a commit of ${repoDir}.`, { data: { from } });
   const branch = runBranchName(newRunId);
-  const { code, stderr } = await git(['update-ref', '-m', `weft: fork from ${commit}`, `refs/heads/${branch}`, commit, ''], { cwd: repoDir, okCodes: [1, 128] });
+  const { code, stderr } = await git(['update-ref', '-m', `weft: fork from ${commit}`, `refs/heads/${branch}`, commit, ''], {
+    cwd: repoDir,
+    okCodes: [1, 128],
+  });
   if (code !== 0) {
-    throw new WeftError('WORKSPACE_BRANCH_EXISTS', `Cannot fork into ${branch}: ${stderr.trim()}. Delete the existing branch ('git -C ${repoDir} branch -D ${branch}') or fork into another run.`, {
-      data: { branch },
-    });
+    throw new WeftError(
+      'WORKSPACE_BRANCH_EXISTS',
+      `Cannot fork into ${branch}: ${stderr.trim()}. Delete the existing branch ('git -C ${repoDir} branch -D ${branch}') or fork into another run.`,
+      {
+        data: { branch },
+      },
+    );
   }
   return { ...workspace, branch, baseCommit: commit };
 }
 
 function branchMissing(repoDir: string, runId: string, workspace: RunWorkspace): WeftError {
-  return new WeftError('WORKSPACE_BRANCH_NOT_FOUND', `Run ${runId}'s branch ${workspace.branch} is not in ${repoDir}; it may have been deleted ('git -C ${repoDir} for-each-ref refs/weft/' lists what weft kept).`, {
-    data: { runId, branch: workspace.branch },
-  });
+  return new WeftError(
+    'WORKSPACE_BRANCH_NOT_FOUND',
+    `Run ${runId}'s branch ${workspace.branch} is not in ${repoDir}; it may have been deleted ('git -C ${repoDir} for-each-ref refs/weft/' lists what weft kept).`,
+    {
+      data: { runId, branch: workspace.branch },
+    },
+  );
 }

@@ -11,4 +11,12 @@ export { pushRunBranch, type PushOptions } from './push.js';
 export { diffWorkspace, type DiffOptions, type WorkspaceDiff } from './diff.js';
 export { rewindRunBranch, forkRunBranch, type RewindResult } from './history.js';
 export { mergeRunBranch, type MergeOptions, type MergeResult } from './merge.js';
-export { removeWorkspace, findStaleWorkspaces, pruneStaleWorkspaces, repositoryFor, type RemoveOptions, type RemoveResult, type StaleWorkspace } from './cleanup.js';
+export {
+  removeWorkspace,
+  findStaleWorkspaces,
+  pruneStaleWorkspaces,
+  repositoryFor,
+  type RemoveOptions,
+  type RemoveResult,
+  type StaleWorkspace,
+} from './cleanup.js';

@@ -59,7 +59,9 @@ describe('mergeRunBranch', () => {
     gitSync(repo, ['add', 'b.txt']);
     const status = gitSync(repo, ['status', '--porcelain']);
     const index = gitSync(repo, ['ls-files', '--stage']);
-    const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo }).catch((caught: unknown) => caught);
+    const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo }).catch(
+      (caught: unknown) => caught,
+    );
     expect(WeftError.is(error, 'WORKSPACE_MERGE_CONFLICT')).toBe(true);
     expect((error as WeftError).data.files).toEqual(['a.txt']);
     expect((error as WeftError).message).toContain('a.txt');
@@ -72,7 +74,9 @@ describe('mergeRunBranch', () => {
   it("refuses, touching nothing, when the user's uncommitted edits are in the files the merge brings", async () => {
     const { repo, ws } = await runThatEdits({ 'a.txt': 'by the run\n' });
     writeFiles(repo, { 'a.txt': 'user edit, not committed\n' });
-    const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo }).catch((caught: unknown) => caught);
+    const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo }).catch(
+      (caught: unknown) => caught,
+    );
     expect(WeftError.is(error, 'WORKSPACE_MERGE_CONFLICT')).toBe(true);
     expect((error as WeftError).data.files).toEqual(['a.txt']);
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('user edit, not committed\n');
@@ -85,7 +89,9 @@ describe('mergeRunBranch', () => {
     const result = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo, into: 'release' });
     expect(result).toEqual({ kind: 'fast-forward', into: 'release', commit: ws.head, previous: ws.workspace.baseCommit });
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('a\n');
-    const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo, into: 'nope' }).catch((caught: unknown) => caught);
+    const error: unknown = await mergeRunBranch({ runId: 'run1', workspace: ws.workspace, repoDir: repo, into: 'nope' }).catch(
+      (caught: unknown) => caught,
+    );
     expect(WeftError.is(error, 'WORKSPACE_BRANCH_NOT_FOUND')).toBe(true);
   });
 });

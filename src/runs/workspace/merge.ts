@@ -40,15 +40,26 @@ export async function mergeRunBranch(options: MergeOptions): Promise<MergeResult
   const { runId, workspace, repoDir } = options;
   const into = options.into ?? workspace.sourceBranch;
   if (into === undefined) {
-    throw new WeftError('WORKSPACE_INVALID', `Run ${runId} was created on a detached HEAD, so there is no branch to merge into by default. Name one (--into <branch>).`, { data: { runId } });
+    throw new WeftError(
+      'WORKSPACE_INVALID',
+      `Run ${runId} was created on a detached HEAD, so there is no branch to merge into by default. Name one (--into <branch>).`,
+      { data: { runId } },
+    );
   }
   const intoRef = `refs/heads/${into.replace(/^refs\/heads\//, '')}`;
   const target = await readRef(repoDir, intoRef);
   if (target === undefined) {
-    throw new WeftError('WORKSPACE_BRANCH_NOT_FOUND', `There is no branch '${into}' in ${repoDir} to merge run ${runId} into. List branches with 'git -C ${repoDir} branch'.`, { data: { into } });
+    throw new WeftError(
+      'WORKSPACE_BRANCH_NOT_FOUND',
+      `There is no branch '${into}' in ${repoDir} to merge run ${runId} into. List branches with 'git -C ${repoDir} branch'.`,
+      { data: { into } },
+    );
   }
   const runTip = await readRef(repoDir, `refs/heads/${workspace.branch}`);
-  if (runTip === undefined) throw new WeftError('WORKSPACE_BRANCH_NOT_FOUND', `Run ${runId}'s branch ${workspace.branch} is not in ${repoDir}.`, { data: { runId } });
+  if (runTip === undefined)
+    throw new WeftError('WORKSPACE_BRANCH_NOT_FOUND', `Run ${runId}'s branch ${workspace.branch} is not in ${repoDir}.`, {
+      data: { runId },
+    });
   if (await isAncestor(repoDir, runTip, target)) return { kind: 'up-to-date', into, commit: target, previous: target };
   let result: string;
   let kind: MergeResult['kind'];
@@ -78,10 +89,17 @@ export async function mergeRunBranch(options: MergeOptions): Promise<MergeResult
 }
 
 async function mergeTree(repoDir: string, runId: string, into: string, target: string, runTip: string): Promise<string> {
-  const { code, stdout, stderr } = await git(['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', target, runTip], { cwd: repoDir, okCodes: [1] });
+  const { code, stdout, stderr } = await git(['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', target, runTip], {
+    cwd: repoDir,
+    okCodes: [1],
+  });
   const [tree = '', ...rest] = stdout.split('\0');
   if (code === 0) return tree;
-  if (tree === '' || !/^[0-9a-f]{40}$/.test(tree)) throw new WeftError('WORKSPACE_GIT_FAILED', `git merge-tree failed for run ${runId}: ${stderrTail(stderr)}. Git 2.38 or later is needed to merge runs.`);
+  if (tree === '' || !/^[0-9a-f]{40}$/.test(tree))
+    throw new WeftError(
+      'WORKSPACE_GIT_FAILED',
+      `git merge-tree failed for run ${runId}: ${stderrTail(stderr)}. Git 2.38 or later is needed to merge runs.`,
+    );
   const files = [...new Set(rest.filter((name) => name !== ''))];
   throw new WeftError(
     'WORKSPACE_MERGE_CONFLICT',

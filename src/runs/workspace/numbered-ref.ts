@@ -31,5 +31,9 @@ export async function nextNumberedRef(cwd: string, prefix: string, commit: strin
     const { code } = await git(['update-ref', ref, commit, ''], { cwd, okCodes: [1, 128] });
     if (code === 0) return ref;
   }
-  throw new WeftError('WORKSPACE_GIT_FAILED', `Could not create a ref under ${prefix} to keep ${commit}: another writer kept taking the next number. Retry.`, { data: { prefix, commit } });
+  throw new WeftError(
+    'WORKSPACE_GIT_FAILED',
+    `Could not create a ref under ${prefix} to keep ${commit}: another writer kept taking the next number. Retry.`,
+    { data: { prefix, commit } },
+  );
 }

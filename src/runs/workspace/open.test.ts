@@ -13,7 +13,9 @@ afterEach(() => dirs.cleanup());
 
 /** Every file under `dir` except `.git`, path → content. */
 function treeOf(dir: string): Map<string, string> {
-  const listing = gitSync(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']).split('\0').filter((name) => name !== '');
+  const listing = gitSync(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
+    .split('\0')
+    .filter((name) => name !== '');
   return new Map(listing.filter((name) => existsSync(join(dir, name))).map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
 }
 
@@ -155,7 +157,9 @@ describe('openWorkspace', () => {
     const repo = dirs.make('repo');
     initRepo(repo);
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
-    const error = await weftFailure(openWorkspace({ runId: 'run1', workspace: { ...workspace, sourceRepo: '/nowhere/repo' }, root: dirs.make('hostB') }));
+    const error = await weftFailure(
+      openWorkspace({ runId: 'run1', workspace: { ...workspace, sourceRepo: '/nowhere/repo' }, root: dirs.make('hostB') }),
+    );
     expect(error.code).toBe('WORKSPACE_NOT_ON_HOST');
     expect(error.message).toContain('remote');
   });
@@ -210,7 +214,9 @@ describe('pushRunBranch', () => {
     initRepo(repo);
     const remote = initBare(join(dirs.make('remote'), 'strict.git'));
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { remote } });
-    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "policy: run branches need review" >&2\nexit 1\n', { mode: 0o755 });
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "policy: run branches need review" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
     const ws = await openWorkspace({ runId: 'run1', workspace, root: dirs.make('root') });
     writeFiles(ws.topDir, { 'work.txt': 'valuable\n' });
     const made = await checkpoint(ws, { stageId: 's', attempt: 1 });
@@ -261,7 +267,13 @@ describe('pushRunBranch', () => {
     const repo = dirs.make('repo');
     initRepo(repo);
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: {} });
-    const error = await weftFailure(pushRunBranch({ runId: 'run1', workspace: { ...workspace, remoteUrl: 'http://alice:s3cr3t-pass@127.0.0.1:9/repo.git' }, repoDir: repo }));
+    const error = await weftFailure(
+      pushRunBranch({
+        runId: 'run1',
+        workspace: { ...workspace, remoteUrl: 'http://alice:s3cr3t-pass@127.0.0.1:9/repo.git' },
+        repoDir: repo,
+      }),
+    );
     expect(error.code).toBe('WORKSPACE_PUSH_REFUSED');
     expect(JSON.stringify({ message: error.message, data: error.data })).not.toContain('s3cr3t-pass');
   });

@@ -27,7 +27,8 @@ export async function workspaceDir(root: string, runId: string): Promise<string>
   await mkdir(root, { recursive: true });
   const realRoot = await realpath(root);
   const dir = resolve(realRoot, checkedRunId(runId));
-  if (!dir.startsWith(realRoot + sep)) throw new WeftError('WORKSPACE_INVALID', `The workspace of run ${runId} would lie outside ${realRoot}.`);
+  if (!dir.startsWith(realRoot + sep))
+    throw new WeftError('WORKSPACE_INVALID', `The workspace of run ${runId} would lie outside ${realRoot}.`);
   return dir;
 }
 
@@ -44,7 +45,14 @@ export async function openWorkspace(options: OpenOptions): Promise<OpenedWorkspa
   else await ensureClone(topDir, workspace, runId);
   const head = await syncFromRemote(repoDir, workspace, runId);
   await resetTo(topDir, workspace.branch, head);
-  const opened: OpenedWorkspace = { runId, workspace, topDir, workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')), repoDir, head };
+  const opened: OpenedWorkspace = {
+    runId,
+    workspace,
+    topDir,
+    workDir: workspace.subdir === '' ? topDir : join(topDir, ...workspace.subdir.split('/')),
+    repoDir,
+    head,
+  };
   rememberTree(opened, head, await gitLine(['rev-parse', `${head}^{tree}`], { cwd: topDir }));
   stampIndex(opened);
   return opened;
@@ -59,7 +67,10 @@ async function holdsBranch(repo: string, workspace: RunWorkspace): Promise<boole
 
 async function isWorkingCopyOf(dir: string, commonDir: string | undefined): Promise<boolean> {
   if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true || !existsSync(join(dir, '.git'))) return false;
-  const { code, stdout } = await git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], { cwd: dir, okCodes: [128] });
+  const { code, stdout } = await git(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], {
+    cwd: dir,
+    okCodes: [128],
+  });
   if (code !== 0) return false;
   const [common = '', top = ''] = stdout.split('\n');
   if ((await realpath(top).catch(() => '')) !== (await realpath(dir))) return false;
@@ -90,12 +101,19 @@ async function ensureWorktree(repo: string, dir: string, workspace: RunWorkspace
     await removeLeftover(dir);
     await git(['worktree', 'prune'], { cwd: repo });
     for (let attempt = 1; ; attempt += 1) {
-      const { code, stderr } = await git(['worktree', 'add', '--no-checkout', '--', dir, workspace.branch], { cwd: repo, okCodes: [128, 255] });
+      const { code, stderr } = await git(['worktree', 'add', '--no-checkout', '--', dir, workspace.branch], {
+        cwd: repo,
+        okCodes: [128, 255],
+      });
       if (code === 0) return;
       if (attempt >= 5 || !CONCURRENT_ADD.test(stderr)) {
-        throw new WeftError('WORKSPACE_GIT_FAILED', `Could not add a worktree for ${workspace.branch} at ${dir} (in ${repo}): ${stderrTail(stderr)}. Check the disk and 'git -C ${repo} worktree list'.`, {
-          data: { repo, dir, branch: workspace.branch },
-        });
+        throw new WeftError(
+          'WORKSPACE_GIT_FAILED',
+          `Could not add a worktree for ${workspace.branch} at ${dir} (in ${repo}): ${stderrTail(stderr)}. Check the disk and 'git -C ${repo} worktree list'.`,
+          {
+            data: { repo, dir, branch: workspace.branch },
+          },
+        );
       }
       await removeLeftover(dir);
       // Give the other process's `worktree add` time to finish writing its entry.
@@ -117,7 +135,11 @@ async function ensureClone(dir: string, workspace: RunWorkspace, runId: string):
   await removeLeftover(dir);
   await git(['clone', '--no-checkout', '--origin', 'origin', '--', source, dir], {
     cwd: resolve(dir, '..'),
-    failure: { code: 'WORKSPACE_FETCH_FAILED', what: `Could not clone ${redactGitText(source)} for run ${runId}`, hint: 'Check the URL or path, and that this host can reach it and has credentials for it.' },
+    failure: {
+      code: 'WORKSPACE_FETCH_FAILED',
+      what: `Could not clone ${redactGitText(source)} for run ${runId}`,
+      hint: 'Check the URL or path, and that this host can reach it and has credentials for it.',
+    },
   });
   for (const [key, value] of [
     ['core.untrackedCache', 'true'],
@@ -135,7 +157,8 @@ async function removeLeftover(dir: string): Promise<void> {
   if (!entry.isDirectory()) return void (await rm(dir, { force: true }));
   const parent = await realpath(resolve(dir, '..'));
   const real = await realpath(dir);
-  if (relative(parent, real).includes(sep) || real === parent) throw new WeftError('WORKSPACE_INVALID', `Refusing to remove ${real}: it is not a folder directly under ${parent}.`);
+  if (relative(parent, real).includes(sep) || real === parent)
+    throw new WeftError('WORKSPACE_INVALID', `Refusing to remove ${real}: it is not a folder directly under ${parent}.`);
   await rm(real, { recursive: true, force: true });
 }
 
@@ -150,13 +173,20 @@ async function syncFromRemote(repoDir: string, workspace: RunWorkspace, runId: s
   let remoteTip: string | undefined;
   const fetchFrom = workspace.remoteUrl;
   if (fetchFrom !== undefined) {
-    const { code, stderr } = await git(['fetch', '--no-tags', '--quiet', '--', fetchFrom, `+${branchRef}:${trackingRef}`], { cwd: repoDir, okCodes: [1, 128] });
+    const { code, stderr } = await git(['fetch', '--no-tags', '--quiet', '--', fetchFrom, `+${branchRef}:${trackingRef}`], {
+      cwd: repoDir,
+      okCodes: [1, 128],
+    });
     if (code === 0) remoteTip = await readRef(repoDir, trackingRef);
     else if (/couldn't find remote ref/i.test(stderr)) await git(['update-ref', '-d', trackingRef], { cwd: repoDir });
     else if (!/couldn't find remote ref|not our ref|no such ref/i.test(stderr)) {
-      throw new WeftError('WORKSPACE_FETCH_FAILED', `Could not fetch ${workspace.branch} of run ${runId} from ${redactGitText(fetchFrom)}: ${redactGitText(stderr.trim())}. Check the remote is reachable from this host, then resume the run.`, {
-        data: { runId, remote: redactGitText(fetchFrom) },
-      });
+      throw new WeftError(
+        'WORKSPACE_FETCH_FAILED',
+        `Could not fetch ${workspace.branch} of run ${runId} from ${redactGitText(fetchFrom)}: ${redactGitText(stderr.trim())}. Check the remote is reachable from this host, then resume the run.`,
+        {
+          data: { runId, remote: redactGitText(fetchFrom) },
+        },
+      );
     }
   }
   const localTip = await readRef(repoDir, branchRef);
@@ -165,7 +195,13 @@ async function syncFromRemote(repoDir: string, workspace: RunWorkspace, runId: s
   return tip;
 }
 
-async function pickTip(repoDir: string, workspace: RunWorkspace, runId: string, local: string | undefined, remote: string | undefined): Promise<string> {
+async function pickTip(
+  repoDir: string,
+  workspace: RunWorkspace,
+  runId: string,
+  local: string | undefined,
+  remote: string | undefined,
+): Promise<string> {
   if (local !== undefined && remote !== undefined) {
     if (await isAncestor(repoDir, local, remote)) return remote;
     if (await isAncestor(repoDir, remote, local)) return local;
@@ -180,7 +216,11 @@ async function pickTip(repoDir: string, workspace: RunWorkspace, runId: string, 
   if ((await readRef(repoDir, workspace.baseCommit)) === undefined) {
     await git(['fetch', '--no-tags', '--quiet', 'origin', workspace.baseCommit], {
       cwd: repoDir,
-      failure: { code: 'WORKSPACE_BASE_NOT_FOUND', what: `The base ${workspace.baseCommit} of run ${runId} is not in its repository`, hint: 'The commit may have been removed; create the run again from an existing base.' },
+      failure: {
+        code: 'WORKSPACE_BASE_NOT_FOUND',
+        what: `The base ${workspace.baseCommit} of run ${runId} is not in its repository`,
+        hint: 'The commit may have been removed; create the run again from an existing base.',
+      },
     });
   }
   return workspace.baseCommit;

@@ -13,7 +13,15 @@ describe('prepareWorkspace (worktree mode)', () => {
     const repo = dirs.make('repo');
     const base = initRepo(repo, { 'app/src/main.txt': 'x\n', 'README.md': 'r\n' });
     const { workspace, head } = await prepareWorkspace({ runId: 'run1', cwd: join(repo, 'app', 'src'), spec: {} });
-    expect(workspace).toEqual({ mode: 'worktree', sourceRepo: repo, subdir: 'app/src', branch: 'weft/runs/run1', baseCommit: base, sourceBranch: 'main', keepBranch: false });
+    expect(workspace).toEqual({
+      mode: 'worktree',
+      sourceRepo: repo,
+      subdir: 'app/src',
+      branch: 'weft/runs/run1',
+      baseCommit: base,
+      sourceBranch: 'main',
+      keepBranch: false,
+    });
     expect(head).toBe(base);
     expect(gitSync(repo, ['rev-parse', 'weft/runs/run1']).trim()).toBe(base);
   });
@@ -46,7 +54,11 @@ describe('prepareWorkspace (worktree mode)', () => {
     gitSync(repo, ['rm', '--quiet', '--cached', 'gone.txt']);
     const statusBefore = gitSync(repo, ['status', '--porcelain']);
     const indexBefore = gitSync(repo, ['ls-files', '--stage']);
-    const { workspace, head, uncommittedCheckpoint } = await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { includeUncommitted: true } });
+    const { workspace, head, uncommittedCheckpoint } = await prepareWorkspace({
+      runId: 'run1',
+      cwd: repo,
+      spec: { includeUncommitted: true },
+    });
     expect(uncommittedCheckpoint).toBe(head);
     expect(gitSync(repo, ['rev-parse', `${head}^`]).trim()).toBe(base);
     expect(workspace.baseCommit).toBe(base);
@@ -58,7 +70,9 @@ describe('prepareWorkspace (worktree mode)', () => {
         ['new dir/ü new.txt', 'untracked\n'],
       ]),
     );
-    expect(gitSync(repo, ['log', '-1', '--format=%an <%ae>%n%(trailers:key=Weft-Run,valueonly)', head]).trim()).toBe('weft <weft@localhost>\nrun1');
+    expect(gitSync(repo, ['log', '-1', '--format=%an <%ae>%n%(trailers:key=Weft-Run,valueonly)', head]).trim()).toBe(
+      'weft <weft@localhost>\nrun1',
+    );
     expect(gitSync(repo, ['status', '--porcelain'])).toBe(statusBefore);
     expect(gitSync(repo, ['ls-files', '--stage'])).toBe(indexBefore);
   });
@@ -117,7 +131,9 @@ describe('prepareWorkspace (worktree mode)', () => {
     gitSync(repo, ['add', '-A']);
     gitSync(repo, ['commit', '--quiet', '-m', 'b']);
     expect((await prepareWorkspace({ runId: 'run1', cwd: repo, spec: { base: 'v1' } })).workspace.baseCommit).toBe(first);
-    expect((await weftFailure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { base: '--all' } }))).code).toBe('WORKSPACE_BASE_NOT_FOUND');
+    expect((await weftFailure(prepareWorkspace({ runId: 'run2', cwd: repo, spec: { base: '--all' } }))).code).toBe(
+      'WORKSPACE_BASE_NOT_FOUND',
+    );
   });
 
   it('a run branch that already exists fails with WORKSPACE_BRANCH_EXISTS and leaves it alone', async () => {
@@ -138,7 +154,10 @@ describe('prepareWorkspace (worktree mode)', () => {
       prepareWorkspace({ runId: '01JAAAAAAAAAAAAAAAAAAAAAA2', cwd: repo, spec: { includeUncommitted: true } }),
     ]);
     expect(first.workspace.branch).not.toBe(second.workspace.branch);
-    const outcomes = await Promise.allSettled([prepareWorkspace({ runId: 'same', cwd: repo, spec: {} }), prepareWorkspace({ runId: 'same', cwd: repo, spec: {} })]);
+    const outcomes = await Promise.allSettled([
+      prepareWorkspace({ runId: 'same', cwd: repo, spec: {} }),
+      prepareWorkspace({ runId: 'same', cwd: repo, spec: {} }),
+    ]);
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     const rejected = outcomes.find((outcome) => outcome.status === 'rejected');
     expect(WeftError.is(rejected?.reason, 'WORKSPACE_BRANCH_EXISTS')).toBe(true);
@@ -191,8 +210,18 @@ describe('prepareWorkspace (clone mode)', () => {
     const cwd = dirs.make('cwd');
     mkdirSync(join(cwd, 'x'));
     const { workspace } = await prepareWorkspace({ runId: 'run1', cwd, spec: { mode: 'clone', repo: origin } });
-    expect(workspace).toEqual({ mode: 'clone', repoUrl: origin, subdir: '', branch: 'weft/runs/run1', baseCommit: base, sourceBranch: 'main', keepBranch: false });
+    expect(workspace).toEqual({
+      mode: 'clone',
+      repoUrl: origin,
+      subdir: '',
+      branch: 'weft/runs/run1',
+      baseCommit: base,
+      sourceBranch: 'main',
+      keepBranch: false,
+    });
     expect((await weftFailure(prepareWorkspace({ runId: 'run2', cwd, spec: { mode: 'clone' } }))).code).toBe('WORKSPACE_INVALID');
-    expect((await weftFailure(prepareWorkspace({ runId: 'run3', cwd, spec: { mode: 'clone', repo: origin, base: 'nope' } }))).code).toBe('WORKSPACE_BASE_NOT_FOUND');
+    expect((await weftFailure(prepareWorkspace({ runId: 'run3', cwd, spec: { mode: 'clone', repo: origin, base: 'nope' } }))).code).toBe(
+      'WORKSPACE_BASE_NOT_FOUND',
+    );
   });
 });

@@ -46,7 +46,8 @@ export async function findRepository(cwd: string): Promise<{ top: string; subdir
  */
 export async function prepareWorkspace(options: PrepareOptions): Promise<PreparedWorkspace> {
   const mode = options.spec.mode ?? 'worktree';
-  if (mode === 'in-place') throw new WeftError('WORKSPACE_INVALID', 'prepareWorkspace was asked for mode "in-place", which has no git workspace.');
+  if (mode === 'in-place')
+    throw new WeftError('WORKSPACE_INVALID', 'prepareWorkspace was asked for mode "in-place", which has no git workspace.');
   return mode === 'clone' ? prepareClone(options) : prepareWorktree(options);
 }
 
@@ -71,15 +72,26 @@ async function prepareWorktree(options: PrepareOptions): Promise<PreparedWorkspa
   let uncommittedCheckpoint: string | undefined;
   if (spec.includeUncommitted === true) {
     if (head === undefined || base !== head) {
-      throw new WeftError('WORKSPACE_INVALID', `include_uncommitted needs the run to start from the checked-out commit, but base '${spec.base ?? ''}' is ${base} and HEAD is ${head ?? 'unborn'}. Drop base, or drop include_uncommitted.`, {
-        data: { base: spec.base, head },
-      });
+      throw new WeftError(
+        'WORKSPACE_INVALID',
+        `include_uncommitted needs the run to start from the checked-out commit, but base '${spec.base ?? ''}' is ${base} and HEAD is ${head ?? 'unborn'}. Drop base, or drop include_uncommitted.`,
+        {
+          data: { base: spec.base, head },
+        },
+      );
     }
     uncommittedCheckpoint = await commitUncommitted(top, runId, base, options.identity);
     start = uncommittedCheckpoint ?? base;
   }
   await createBranch(top, branch, start);
-  const workspace: RunWorkspace = { mode: 'worktree', sourceRepo: top, subdir: found.subdir, branch, baseCommit: base, keepBranch: spec.keepBranch ?? false };
+  const workspace: RunWorkspace = {
+    mode: 'worktree',
+    sourceRepo: top,
+    subdir: found.subdir,
+    branch,
+    baseCommit: base,
+    keepBranch: spec.keepBranch ?? false,
+  };
   if (sourceBranch !== undefined) workspace.sourceBranch = sourceBranch;
   if (remoteUrl !== undefined) {
     workspace.remoteUrl = remoteUrl;
@@ -97,9 +109,13 @@ async function prepareWorktree(options: PrepareOptions): Promise<PreparedWorkspa
 async function resolveBase(top: string, base: string | undefined, head: string | undefined): Promise<string> {
   if (base === undefined) {
     if (head !== undefined) return head;
-    throw new WeftError('WORKSPACE_BASE_NOT_FOUND', `The repository ${top} has no commit yet, so a run has nothing to start from. Commit once ('git commit --allow-empty -m start'), or set [run.workspace] base.`, {
-      data: { repo: top },
-    });
+    throw new WeftError(
+      'WORKSPACE_BASE_NOT_FOUND',
+      `The repository ${top} has no commit yet, so a run has nothing to start from. Commit once ('git commit --allow-empty -m start'), or set [run.workspace] base.`,
+      {
+        data: { repo: top },
+      },
+    );
   }
   const commit = await readRef(top, base);
   if (commit === undefined) {
@@ -132,12 +148,19 @@ function branchExists(top: string, branch: string, commit: string | undefined): 
 
 /** Creates the branch only if it does not exist: two creators racing for one name get one branch and one clear error. */
 async function createBranch(top: string, branch: string, commit: string): Promise<void> {
-  const { code, stderr } = await git(['update-ref', '-m', 'weft: run created', `refs/heads/${branch}`, commit, ''], { cwd: top, okCodes: [1, 128] });
+  const { code, stderr } = await git(['update-ref', '-m', 'weft: run created', `refs/heads/${branch}`, commit, ''], {
+    cwd: top,
+    okCodes: [1, 128],
+  });
   if (code === 0) return;
   if (/exists|unable to lock|reference already/i.test(stderr)) throw branchExists(top, branch, undefined);
-  throw new WeftError('WORKSPACE_GIT_FAILED', `Could not create the run branch ${branch} in ${top}: ${redactGitText(stderr.trim())}. Fix what git names, then create the run again.`, {
-    data: { repo: top, branch },
-  });
+  throw new WeftError(
+    'WORKSPACE_GIT_FAILED',
+    `Could not create the run branch ${branch} in ${top}: ${redactGitText(stderr.trim())}. Fix what git names, then create the run again.`,
+    {
+      data: { repo: top, branch },
+    },
+  );
 }
 
 /** A remote name of the repository becomes its URL; anything else is taken as a URL or path. */
@@ -149,9 +172,13 @@ async function resolveRemote(top: string, remote: string): Promise<string> {
   if (isUrlLike(remote)) return remote;
   const path = isAbsolute(remote) ? remote : resolve(top, remote);
   if (!existsSync(path)) {
-    throw new WeftError('WORKSPACE_INVALID', `[run.workspace] remote = '${remote}' is neither a remote of ${top} ('git -C ${top} remote -v' lists them), a URL, nor an existing path. Name one of those.`, {
-      data: { field: 'remote', remote },
-    });
+    throw new WeftError(
+      'WORKSPACE_INVALID',
+      `[run.workspace] remote = '${remote}' is neither a remote of ${top} ('git -C ${top} remote -v' lists them), a URL, nor an existing path. Name one of those.`,
+      {
+        data: { field: 'remote', remote },
+      },
+    );
   }
   return path;
 }
@@ -174,18 +201,32 @@ async function commitUncommitted(top: string, runId: string, base: string, ident
 async function prepareClone(options: PrepareOptions): Promise<PreparedWorkspace> {
   const { runId, cwd, spec } = options;
   if (spec.repo === undefined || spec.repo.trim() === '') {
-    throw new WeftError('WORKSPACE_INVALID', '[run.workspace] mode = "clone" needs repo = "<git URL or path>" naming what to clone.', { data: { field: 'repo' } });
+    throw new WeftError('WORKSPACE_INVALID', '[run.workspace] mode = "clone" needs repo = "<git URL or path>" naming what to clone.', {
+      data: { field: 'repo' },
+    });
   }
   if (spec.includeUncommitted === true) {
-    throw new WeftError('WORKSPACE_INVALID', '[run.workspace] include_uncommitted applies to mode = "worktree" only; a clone has no uncommitted changes of yours.', {
-      data: { field: 'include_uncommitted' },
-    });
+    throw new WeftError(
+      'WORKSPACE_INVALID',
+      '[run.workspace] include_uncommitted applies to mode = "worktree" only; a clone has no uncommitted changes of yours.',
+      {
+        data: { field: 'include_uncommitted' },
+      },
+    );
   }
   const repoUrl = isUrlLike(spec.repo) ? spec.repo : resolve(cwd, spec.repo);
   const base = await resolveRemoteBase(cwd, repoUrl, spec.base);
-  const workspace: RunWorkspace = { mode: 'clone', repoUrl, subdir: '', branch: runBranchName(runId), baseCommit: base.commit, keepBranch: spec.keepBranch ?? false };
+  const workspace: RunWorkspace = {
+    mode: 'clone',
+    repoUrl,
+    subdir: '',
+    branch: runBranchName(runId),
+    baseCommit: base.commit,
+    keepBranch: spec.keepBranch ?? false,
+  };
   if (base.branch !== undefined) workspace.sourceBranch = base.branch;
-  if (spec.remote !== undefined) workspace.remoteUrl = isUrlLike(spec.remote) ? spec.remote : spec.remote === 'origin' ? repoUrl : resolve(cwd, spec.remote);
+  if (spec.remote !== undefined)
+    workspace.remoteUrl = isUrlLike(spec.remote) ? spec.remote : spec.remote === 'origin' ? repoUrl : resolve(cwd, spec.remote);
   return { workspace, head: base.commit };
 }
 
@@ -193,19 +234,37 @@ async function prepareClone(options: PrepareOptions): Promise<PreparedWorkspace>
 async function resolveRemoteBase(cwd: string, url: string, base: string | undefined): Promise<{ commit: string; branch?: string }> {
   if (base !== undefined && /^[0-9a-f]{40}$/.test(base)) return { commit: base };
   const wanted = base ?? 'HEAD';
-  const { stdout } = await git(['ls-remote', '--symref', '--', url, ...(base === undefined ? ['HEAD'] : [`refs/heads/${base}`, `refs/tags/${base}`, `refs/tags/${base}^{}`, base])], {
-    cwd,
-    failure: { code: 'WORKSPACE_FETCH_FAILED', what: `Could not read ${redactGitText(url)}`, hint: 'Check the URL or path and that this host can reach it.' },
-  });
+  const { stdout } = await git(
+    [
+      'ls-remote',
+      '--symref',
+      '--',
+      url,
+      ...(base === undefined ? ['HEAD'] : [`refs/heads/${base}`, `refs/tags/${base}`, `refs/tags/${base}^{}`, base]),
+    ],
+    {
+      cwd,
+      failure: {
+        code: 'WORKSPACE_FETCH_FAILED',
+        what: `Could not read ${redactGitText(url)}`,
+        hint: 'Check the URL or path and that this host can reach it.',
+      },
+    },
+  );
   const lines = stdout.split('\n').filter((line) => line !== '');
   const symref = lines.find((line) => line.startsWith('ref: '));
   const refs = lines.filter((line) => !line.startsWith('ref: ')).map((line) => line.split('\t') as [string, string]);
   const pick = refs.find(([, ref]) => ref.endsWith('^{}')) ?? refs[0];
   if (pick === undefined) {
-    throw new WeftError('WORKSPACE_BASE_NOT_FOUND', `The base '${wanted}' is not a branch or tag of ${redactGitText(url)}. List what exists with 'git ls-remote ${redactGitText(url)}'.`, {
-      data: { repo: redactGitText(url), base: wanted },
-    });
+    throw new WeftError(
+      'WORKSPACE_BASE_NOT_FOUND',
+      `The base '${wanted}' is not a branch or tag of ${redactGitText(url)}. List what exists with 'git ls-remote ${redactGitText(url)}'.`,
+      {
+        data: { repo: redactGitText(url), base: wanted },
+      },
+    );
   }
-  const branch = base === undefined ? /^ref: refs\/heads\/(\S+)\tHEAD$/.exec(symref ?? '')?.[1] : pick[1] === `refs/heads/${base}` ? base : undefined;
+  const branch =
+    base === undefined ? /^ref: refs\/heads\/(\S+)\tHEAD$/.exec(symref ?? '')?.[1] : pick[1] === `refs/heads/${base}` ? base : undefined;
   return branch === undefined ? { commit: pick[0] } : { commit: pick[0], branch };
 }

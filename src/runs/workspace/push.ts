@@ -32,15 +32,26 @@ export async function pushRunBranch(options: PushOptions): Promise<boolean> {
   if (remote === undefined) return false;
   const branchRef = `refs/heads/${workspace.branch}`;
   const tip = await readRef(repoDir, branchRef);
-  if (tip === undefined) throw new WeftError('WORKSPACE_BRANCH_NOT_FOUND', `Run ${runId}'s branch ${workspace.branch} is not in ${repoDir}, so there is nothing to push.`, { data: { runId } });
-  const kept = [...(await numberedRefs(repoDir, `refs/weft/abandoned/${runId}`)), ...(await numberedRefs(repoDir, `refs/weft/rescued/${runId}`))];
+  if (tip === undefined)
+    throw new WeftError(
+      'WORKSPACE_BRANCH_NOT_FOUND',
+      `Run ${runId}'s branch ${workspace.branch} is not in ${repoDir}, so there is nothing to push.`,
+      { data: { runId } },
+    );
+  const kept = [
+    ...(await numberedRefs(repoDir, `refs/weft/abandoned/${runId}`)),
+    ...(await numberedRefs(repoDir, `refs/weft/rescued/${runId}`)),
+  ];
   const refspecs = [`${branchRef}:${branchRef}`, ...kept.map(({ ref }) => `${ref}:${ref}`)];
   // Forced (a rewind moves the branch back), but only over the tip this host last saw there:
   // a runner that lost the run to another host cannot overwrite that host's checkpoints.
   const trackingRef = remoteTrackingRef(runId);
   const lastSeen = (await readRef(repoDir, trackingRef)) ?? '';
   const lease = `--force-with-lease=${branchRef}:${lastSeen}`;
-  const { code, stderr } = await git(['push', '--porcelain', '--quiet', '--no-verify', lease, '--', remote, ...refspecs], { cwd: repoDir, okCodes: [1, 128] });
+  const { code, stderr } = await git(['push', '--porcelain', '--quiet', '--no-verify', lease, '--', remote, ...refspecs], {
+    cwd: repoDir,
+    okCodes: [1, 128],
+  });
   if (code === 0) {
     await git(['update-ref', trackingRef, tip], { cwd: repoDir });
     return true;

@@ -104,7 +104,9 @@ export function runBranchName(runId: string): string {
 /** The run id, if it is safe as one path segment and one ref component; else throws. */
 export function checkedRunId(runId: string): string {
   if (!RUN_ID.test(runId)) {
-    throw new WeftError('WORKSPACE_INVALID', `Run id '${runId}' cannot name a workspace: a run id has letters, digits, '-' and '_' only.`, { data: { runId } });
+    throw new WeftError('WORKSPACE_INVALID', `Run id '${runId}' cannot name a workspace: a run id has letters, digits, '-' and '_' only.`, {
+      data: { runId },
+    });
   }
   return runId;
 }

@@ -22,7 +22,13 @@ export type AppExtras = Pick<WeftAppOptions, 'terminal' | 'runners'>;
 export async function openApp(command: Command, extras: AppExtras = {}): Promise<WeftApp> {
   const options = globalOptions(command);
   const [{ createWeftApp }, { version }] = await Promise.all([import('../../app/weft-app.js'), import('../../core/package-version.js')]);
-  return createWeftApp({ cwd: options.cwd, storageDir: options.storageDir, logLevel: options.verbose ? 'debug' : undefined, version, ...extras });
+  return createWeftApp({
+    cwd: options.cwd,
+    storageDir: options.storageDir,
+    logLevel: options.verbose ? 'debug' : undefined,
+    version,
+    ...extras,
+  });
 }
 
 export async function withApp<T>(command: Command, use: (app: WeftApp) => Promise<T>, extras: AppExtras = {}): Promise<T> {

@@ -32,7 +32,12 @@ function shellQuote(text: string): string {
 }
 
 function bashScript(nodes: CommandNode[]): string {
-  const table = nodes.map((node) => `  [${shellQuote(['weft', ...node.path].join(' '))}]=${shellQuote([...node.subcommands, ...node.options, '--help'].join(' '))}`).join('\n');
+  const table = nodes
+    .map(
+      (node) =>
+        `  [${shellQuote(['weft', ...node.path].join(' '))}]=${shellQuote([...node.subcommands, ...node.options, '--help'].join(' '))}`,
+    )
+    .join('\n');
   return `# weft completion for bash: eval "$(weft completion bash)" (e.g. in ~/.bashrc)
 _weft() {
   # Keys are the command words so far ("weft mcp"); values what may follow them.
@@ -62,10 +67,13 @@ function fishScript(nodes: CommandNode[]): string {
   const lines = ['# weft completion for fish: weft completion fish > ~/.config/fish/completions/weft.fish', 'complete -c weft -f'];
   for (const node of nodes) {
     const condition = node.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${node.path[node.path.length - 1]}`;
-    for (const child of nodes.filter((other) => other.path.length === node.path.length + 1 && other.path.slice(0, -1).join(' ') === node.path.join(' '))) {
+    for (const child of nodes.filter(
+      (other) => other.path.length === node.path.length + 1 && other.path.slice(0, -1).join(' ') === node.path.join(' '),
+    )) {
       lines.push(`complete -c weft -n ${shellQuote(condition)} -a ${shellQuote(child.path.at(-1)!)} -d ${shellQuote(child.description)}`);
     }
-    for (const option of node.options.filter((flag) => flag.startsWith('--'))) lines.push(`complete -c weft -n ${shellQuote(condition)} -l ${shellQuote(option.slice(2))}`);
+    for (const option of node.options.filter((flag) => flag.startsWith('--')))
+      lines.push(`complete -c weft -n ${shellQuote(condition)} -l ${shellQuote(option.slice(2))}`);
   }
   return `${lines.join('\n')}\n`;
 }

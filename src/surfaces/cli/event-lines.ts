@@ -69,7 +69,8 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
       const took = `${typeof p.durationMs === 'number' ? ` in ${formatDuration(p.durationMs)}` : ''}${tokensNote(readTokenUsage(p.usage))}`;
       switch (p.status) {
         case 'succeeded':
-          if (options.full && p.output !== null && p.output !== undefined && p.output !== '') return [`✓ ${event.stageId} succeeded${took} →`, ...outputLines(p.output, '    ', true)].join('\n');
+          if (options.full && p.output !== null && p.output !== undefined && p.output !== '')
+            return [`✓ ${event.stageId} succeeded${took} →`, ...outputLines(p.output, '    ', true)].join('\n');
           return `✓ ${event.stageId} succeeded${took}${p.output !== null && p.output !== '' ? ` → ${clip(p.output, 80)}` : ''}`;
         case 'abandoned':
         case 'interrupted':

@@ -5,7 +5,10 @@
  */
 
 /** Runs `work` with a signal that aborts on the first of `signals`; the handlers leave with it. */
-export async function untilInterrupted<T>(work: (signal: AbortSignal) => Promise<T>, signals: readonly NodeJS.Signals[] = ['SIGINT']): Promise<T> {
+export async function untilInterrupted<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  signals: readonly NodeJS.Signals[] = ['SIGINT'],
+): Promise<T> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   for (const name of signals) process.once(name, abort);

@@ -45,7 +45,8 @@ function treeFor(argv: readonly string[]): Tree {
   const [first] = commandWords(argv);
   if (startsMcpServer(argv)) return 'mcp-server';
   if (first === 'tools') return 'tools';
-  if (first === undefined && (argv.includes('--version') || argv.includes('-V')) && !argv.includes('--help') && !argv.includes('-h')) return 'none';
+  if (first === undefined && (argv.includes('--version') || argv.includes('-V')) && !argv.includes('--help') && !argv.includes('-h'))
+    return 'none';
   return 'all';
 }
 
@@ -56,11 +57,30 @@ async function registerCommands(program: Command, tree: Tree): Promise<void> {
     return;
   }
   const mcpCommands = async (): Promise<void> => {
-    const [{ registerMcpCommands }, { registerMcpServerCommands }] = await Promise.all([import('./commands/mcp.js'), import('./commands/mcp-server.js')]);
+    const [{ registerMcpCommands }, { registerMcpServerCommands }] = await Promise.all([
+      import('./commands/mcp.js'),
+      import('./commands/mcp-server.js'),
+    ]);
     registerMcpServerCommands(registerMcpCommands(program));
   };
   if (tree === 'mcp-server') return mcpCommands();
-  const [tools, runCreate, runRead, runSteer, workspace, pair, workflow, worker, schedule, serve, store, exportCommand, doctor, prune, completion] = await Promise.all([
+  const [
+    tools,
+    runCreate,
+    runRead,
+    runSteer,
+    workspace,
+    pair,
+    workflow,
+    worker,
+    schedule,
+    serve,
+    store,
+    exportCommand,
+    doctor,
+    prune,
+    completion,
+  ] = await Promise.all([
     import('./commands/tools.js'),
     import('./commands/run-create.js'),
     import('./commands/run-read.js'),

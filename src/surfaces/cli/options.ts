@@ -53,8 +53,13 @@ export function parseBudget(values: string[]): RunBudgetPayload {
   const fields = parseKeyValues(values, '--budget', parseLoose);
   const checked = budgetArg.safeParse(fields);
   if (!checked.success) {
-    const problems = checked.error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
-    throw new WeftError('USAGE', `--budget ${problems.join('; ')}. Use max_cost_usd=5, max_tokens=2000000, max_duration=2h or on_exceeded=pause|fail.`);
+    const problems = checked.error.issues.map((issue) =>
+      issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+    );
+    throw new WeftError(
+      'USAGE',
+      `--budget ${problems.join('; ')}. Use max_cost_usd=5, max_tokens=2000000, max_duration=2h or on_exceeded=pause|fail.`,
+    );
   }
   return budgetRequest(checked.data);
 }
@@ -62,7 +67,8 @@ export function parseBudget(values: string[]): RunBudgetPayload {
 /** `--priority n`: a whole number from -100 to 100. */
 export function parsePriority(value: string): number {
   const priority = Number(value);
-  if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) throw new WeftError('USAGE', `--priority must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, not '${value}'.`);
+  if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY)
+    throw new WeftError('USAGE', `--priority must be a whole number from ${MIN_PRIORITY} to ${MAX_PRIORITY}, not '${value}'.`);
   return priority;
 }
 
@@ -71,7 +77,13 @@ export function parsePriority(value: string): number {
  * with the flag named; undefined when no flag was given.
  * @example parseSandbox({ mode: 'os', allowWrite: [], denyRead: [], network: 'registry.npmjs.org' }) // { mode: 'os', network: { allow: ['registry.npmjs.org'] } }
  */
-export function parseSandbox(flags: { mode?: string; allowWrite: string[]; denyRead: string[]; network?: string; maxProcesses?: string }): SandboxSpec | undefined {
+export function parseSandbox(flags: {
+  mode?: string;
+  allowWrite: string[];
+  denyRead: string[];
+  network?: string;
+  maxProcesses?: string;
+}): SandboxSpec | undefined {
   const problems: string[] = [];
   const read = (flag: string, table: Record<string, unknown>): SandboxSpec => {
     const checked = readSandboxSpec(table, flag);
@@ -83,8 +95,24 @@ export function parseSandbox(flags: { mode?: string; allowWrite: string[]; denyR
     ...(flags.mode === undefined ? {} : read('--sandbox', { mode: flags.mode })),
     ...(flags.allowWrite.length === 0 ? {} : read('--sandbox-allow-write', { allow_write: flags.allowWrite })),
     ...(flags.denyRead.length === 0 ? {} : read('--sandbox-deny-read', { deny_read: flags.denyRead })),
-    ...(network === undefined ? {} : read('--sandbox-network', { network: network === 'none' ? 'none' : { allow: network.split(',').map((host) => host.trim()).filter((host) => host !== '') } })),
-    ...(flags.maxProcesses === undefined ? {} : read('--sandbox-max-processes', { max_processes: /^\d+$/.test(flags.maxProcesses) ? Number(flags.maxProcesses) : flags.maxProcesses })),
+    ...(network === undefined
+      ? {}
+      : read('--sandbox-network', {
+          network:
+            network === 'none'
+              ? 'none'
+              : {
+                  allow: network
+                    .split(',')
+                    .map((host) => host.trim())
+                    .filter((host) => host !== ''),
+                },
+        })),
+    ...(flags.maxProcesses === undefined
+      ? {}
+      : read('--sandbox-max-processes', {
+          max_processes: /^\d+$/.test(flags.maxProcesses) ? Number(flags.maxProcesses) : flags.maxProcesses,
+        })),
   };
   if (problems.length > 0) throw new WeftError('USAGE', problems.join('; '));
   return Object.keys(spec).length === 0 ? undefined : spec;

@@ -53,7 +53,19 @@ function startLoop(overrides: Partial<PairLoopOptions> = {}) {
       return sent;
     },
   };
-  const done = runPairLoop({ pairing: observed, runId, by: 'test', input, output, notes: output, interactive: true, json: false, changes: () => service.changes(), pollMs: 5, ...overrides });
+  const done = runPairLoop({
+    pairing: observed,
+    runId,
+    by: 'test',
+    input,
+    output,
+    notes: output,
+    interactive: true,
+    json: false,
+    changes: () => service.changes(),
+    pollMs: 5,
+    ...overrides,
+  });
   return { input, printed, done, messages, nextSent: () => new Promise<string>((resolve) => (onSent = resolve)) };
 }
 
@@ -67,7 +79,9 @@ describe('weft pair on a terminal', () => {
     const result = await loop.done;
     expect(result).toMatchObject({ stageId: 'plan@1', reason: 'stage-finished', sent: 1 });
     const printed = loop.printed();
-    expect(printed).toContain(`Pairing with plan@1 of run ${runId} (session ${result.sessionId}). Type a message and press Enter; /end or Ctrl-D ends the session.`);
+    expect(printed).toContain(
+      `Pairing with plan@1 of run ${runId} (session ${result.sessionId}). Type a message and press Enter; /end or Ctrl-D ends the session.`,
+    );
     expect(printed).toContain('you> ');
     expect(printed).toContain('◆ turn 1: Looking around.');
     expect(printed).toContain('✉ message to plan@1: Please add tests.');
@@ -114,7 +128,10 @@ describe('weft pair on a terminal', () => {
     );
     await terminal.done;
     // Each line as the terminal leaves it: what follows the last "clear the line".
-    const lines = terminal.printed().split('\n').map((line) => line.split('\r\u001b[2K').at(-1));
+    const lines = terminal
+      .printed()
+      .split('\n')
+      .map((line) => line.split('\r\u001b[2K').at(-1));
     expect(lines).toContain('◆ Adding tests.');
     expect(terminal.printed()).not.toContain('turn 2:');
     expect(lines).toEqual(expect.arrayContaining(['◆ Half', '✉ message to plan@1: Faster please.', '◆ turn 3: Halfway']));

@@ -112,7 +112,10 @@ export function entryLine(entry: TranscriptEntry): string {
  */
 export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopResult> {
   const { pairing, runId, output } = options;
-  const { session } = await pairing.start(runId, { ...(options.stageId === undefined ? {} : { stageId: options.stageId }), by: options.by });
+  const { session } = await pairing.start(runId, {
+    ...(options.stageId === undefined ? {} : { stageId: options.stageId }),
+    by: options.by,
+  });
   let rl: Interface | undefined;
   let nextSeq = 1;
   let sent = 0;
@@ -139,7 +142,12 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
   const pump = (): Promise<boolean> => {
     reading = reading.then(async () => {
       for (;;) {
-        const page = await pairing.transcript(runId, { sinceSeq: nextSeq, limit: 1000, stageId: session.stageId, streamedText: options.interactive });
+        const page = await pairing.transcript(runId, {
+          sinceSeq: nextSeq,
+          limit: 1000,
+          stageId: session.stageId,
+          streamedText: options.interactive,
+        });
         write(page.entries);
         const more = page.nextSeq <= page.run.counts.events;
         nextSeq = page.nextSeq;
@@ -180,7 +188,9 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
           if (rl && options.interactive) output.write('\r\x1b[2K');
           rl?.close();
           if (failure !== undefined) throw failure;
-          options.notes.write(ended.reason === PAIR_END_REASON.stageFinished ? `Pair session ended: ${session.stageId} finished.\n` : 'Pair session ended.\n');
+          options.notes.write(
+            ended.reason === PAIR_END_REASON.stageFinished ? `Pair session ended: ${session.stageId} finished.\n` : 'Pair session ended.\n',
+          );
           resolve({ sessionId: session.sessionId, stageId: session.stageId, reason: ended.reason, sent });
         })
         .catch((error: unknown) => {
@@ -217,7 +227,11 @@ export async function runPairLoop(options: PairLoopOptions): Promise<PairLoopRes
         );
     };
 
-    rl = createInterface({ input: options.input, ...(options.interactive ? { output, prompt: 'you> ', terminal: true } : { terminal: false }), crlfDelay: Infinity });
+    rl = createInterface({
+      input: options.input,
+      ...(options.interactive ? { output, prompt: 'you> ', terminal: true } : { terminal: false }),
+      crlfDelay: Infinity,
+    });
     rl.on('line', (line) => {
       queue = queue.then(() => send(line));
     });

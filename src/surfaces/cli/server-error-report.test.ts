@@ -13,7 +13,9 @@ describe('boundedErrorText', () => {
 
   it('escapes control characters a terminal would obey, and redacts secrets before cutting', () => {
     registerSecret('sk-bounded-report-0123456789', 'REPORT_KEY');
-    expect(boundedErrorText('bad key "\u001b[2J\u0007" with sk-bounded-report-0123456789')).toBe('bad key "\\u001b[2J\\u0007" with [redacted:REPORT_KEY]');
+    expect(boundedErrorText('bad key "\u001b[2J\u0007" with sk-bounded-report-0123456789')).toBe(
+      'bad key "\\u001b[2J\\u0007" with [redacted:REPORT_KEY]',
+    );
   });
 });
 

@@ -41,7 +41,8 @@ export function serverErrorReporter(prefix: string, options: ErrorReportOptions 
   return (error) => {
     const now = clock();
     if (now - windowStart >= MINUTE_MS) {
-      if (suppressed > 0) write(`${prefix}: ${suppressed} more error${suppressed === 1 ? '' : 's'} not shown (at most ${perMinute} a minute)\n`);
+      if (suppressed > 0)
+        write(`${prefix}: ${suppressed} more error${suppressed === 1 ? '' : 's'} not shown (at most ${perMinute} a minute)\n`);
       windowStart = now;
       written = 0;
       suppressed = 0;

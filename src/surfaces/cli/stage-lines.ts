@@ -24,7 +24,9 @@ function textOf(value: unknown): string {
 export function outputLines(value: unknown, indent: string, full: boolean, more = 'weft logs --full'): string[] {
   const lines = textOf(value).replace(/\s+$/, '').split('\n');
   if (full) return lines.map((line) => `${indent}${line}`);
-  const shown = lines.slice(0, HEAD_LINES).map((line) => `${indent}${line.length > LINE_WIDTH ? `${line.slice(0, LINE_WIDTH - 1)}…` : line}`);
+  const shown = lines
+    .slice(0, HEAD_LINES)
+    .map((line) => `${indent}${line.length > LINE_WIDTH ? `${line.slice(0, LINE_WIDTH - 1)}…` : line}`);
   return lines.length > HEAD_LINES ? [...shown, `${indent}… ${lines.length - HEAD_LINES} more lines (${more})`] : shown;
 }
 
@@ -75,15 +77,23 @@ export function stageLines(run: RunRecord, stages: readonly StageRecord[]): stri
     const { status } = stage;
     const took = stage.durationMs !== undefined ? `  ${formatDuration(stage.durationMs)}` : '';
     const turns = stage.turns > 0 ? `  ${stage.turns} turn${stage.turns === 1 ? '' : 's'}` : '';
-    lines.push(`    ${MARK[status] ?? '▶'} ${stage.stageId.padEnd(width)}  ${stage.kind.padEnd(7)}  ${status}${took}${turns}${tokensNote(stage.usage)}`);
+    lines.push(
+      `    ${MARK[status] ?? '▶'} ${stage.stageId.padEnd(width)}  ${stage.kind.padEnd(7)}  ${status}${took}${turns}${tokensNote(stage.usage)}`,
+    );
     if (stage.error !== undefined) lines.push(`        error: ${errorText(stage.error, '               ')}`);
     const made = stage.checkpoint;
-    if (made !== undefined) lines.push(`        checkpoint ${made.commit.slice(0, 12)}: ${made.filesChanged} file${made.filesChanged === 1 ? '' : 's'} changed, +${made.linesAdded} -${made.linesRemoved}`);
-    if (stage.output !== undefined && textOf(stage.output) !== '') lines.push(...outputLines(stage.output, '        │ ', false, `weft logs ${run.id} --full`));
+    if (made !== undefined)
+      lines.push(
+        `        checkpoint ${made.commit.slice(0, 12)}: ${made.filesChanged} file${made.filesChanged === 1 ? '' : 's'} changed, +${made.linesAdded} -${made.linesRemoved}`,
+      );
+    if (stage.output !== undefined && textOf(stage.output) !== '')
+      lines.push(...outputLines(stage.output, '        │ ', false, `weft logs ${run.id} --full`));
   }
   const failed = stages.filter((stage) => stage.status === 'failed');
   if (run.status === 'succeeded' && failed.length > 0) {
-    lines.push(`  note      ${failed.map((stage) => stage.stageId).join(', ')} failed, but the run succeeded: the workflow went on past the failure.`);
+    lines.push(
+      `  note      ${failed.map((stage) => stage.stageId).join(', ')} failed, but the run succeeded: the workflow went on past the failure.`,
+    );
   }
   return lines;
 }

@@ -22,16 +22,42 @@ describe('dashboardAssets', () => {
     for (const [path, asset] of assets) {
       if (!path.endsWith('.js')) continue;
       expect(asset.contentType).toBe('text/javascript; charset=utf-8');
-      for (const [, target] of text(asset.body).matchAll(/^import .* from '\.(\/[\w-]+\.js)';$/gm)) expect(assets.has(target!), `${path} imports ${target}`).toBe(true);
+      for (const [, target] of text(asset.body).matchAll(/^import .* from '\.(\/[\w-]+\.js)';$/gm))
+        expect(assets.has(target!), `${path} imports ${target}`).toBe(true);
     }
-    expect([...assets.keys()].filter((path) => path.endsWith('.js')).sort()).toEqual(['/api.js', '/app.js', '/bulk-actions.js', '/concurrency-panel.js', '/dom.js', '/event-feed.js', '/login-page.js', '/mcp-page.js', '/new-run-form.js', '/question-form.js', '/run-actions.js', '/run-family.js', '/run-page.js', '/run-panels.js', '/run-produced.js', '/run-sandbox.js', '/run-timeline.js', '/runs-page.js', '/schedules-page.js', '/spend.js', '/workspace-panel.js']);
+    expect([...assets.keys()].filter((path) => path.endsWith('.js')).sort()).toEqual([
+      '/api.js',
+      '/app.js',
+      '/bulk-actions.js',
+      '/concurrency-panel.js',
+      '/dom.js',
+      '/event-feed.js',
+      '/login-page.js',
+      '/mcp-page.js',
+      '/new-run-form.js',
+      '/question-form.js',
+      '/run-actions.js',
+      '/run-family.js',
+      '/run-page.js',
+      '/run-panels.js',
+      '/run-produced.js',
+      '/run-sandbox.js',
+      '/run-timeline.js',
+      '/runs-page.js',
+      '/schedules-page.js',
+      '/spend.js',
+      '/workspace-panel.js',
+    ]);
     expect(assets.get('/app.css')?.contentType).toBe('text/css; charset=utf-8');
   });
 
   it('points nowhere off the machine: no URL with a host but the SVG namespace', () => {
     for (const [path, asset] of dashboardAssets()) {
       const hosts = [...text(asset.body).matchAll(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[^\s'"`)]*/gi)].map((match) => match[0]);
-      expect(hosts.filter((url) => url !== 'http://www.w3.org/2000/svg'), path).toEqual([]);
+      expect(
+        hosts.filter((url) => url !== 'http://www.w3.org/2000/svg'),
+        path,
+      ).toEqual([]);
     }
   });
 

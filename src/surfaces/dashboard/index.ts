@@ -30,7 +30,10 @@ function assetDir(): string {
     const dir = fileURLToPath(new URL(place, import.meta.url));
     if (existsSync(join(dir, 'index.html'))) return dir;
   }
-  throw new WeftError('INTERNAL', `The dashboard's files are missing (looked in ${PLACES.join(' and ')} beside ${fileURLToPath(import.meta.url)}). Run 'npm run build' again.`);
+  throw new WeftError(
+    'INTERNAL',
+    `The dashboard's files are missing (looked in ${PLACES.join(' and ')} beside ${fileURLToPath(import.meta.url)}). Run 'npm run build' again.`,
+  );
 }
 
 let assets: ReadonlyMap<string, DashboardAsset> | undefined;

@@ -55,7 +55,8 @@ export function honoPath(path: string): string {
 
 function parsed<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new HttpFailure('INVALID_ARGUMENTS', `Invalid ${where}: ${describeIssues(result.error).replaceAll('arguments', where)}.`);
+  if (!result.success)
+    throw new HttpFailure('INVALID_ARGUMENTS', `Invalid ${where}: ${describeIssues(result.error).replaceAll('arguments', where)}.`);
   return result.data;
 }
 

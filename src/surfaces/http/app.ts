@@ -73,9 +73,22 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   // No route reads a GET's body, and asking for it would make the node adapter build a whole
   // web Request (headers, AbortController, stream) for every read.
-  app.use(`${API_PREFIX}/*`, (context, next) => (context.req.method === 'GET' || context.req.method === 'HEAD' ? next() : limitBody(context, next)));
+  app.use(`${API_PREFIX}/*`, (context, next) =>
+    context.req.method === 'GET' || context.req.method === 'HEAD' ? next() : limitBody(context, next),
+  );
 
-  const routes: ApiRoute[] = [...sessionRoutes(auth), ...runRoutes(deps), ...runActionRoutes(deps), ...runEventRoutes(deps), ...runPairRoutes(deps), ...runArtifactRoutes(deps), ...mcpServerRoutes(deps), ...workflowRoutes(deps), ...usageRoutes(deps), ...scheduleRoutes(deps)];
+  const routes: ApiRoute[] = [
+    ...sessionRoutes(auth),
+    ...runRoutes(deps),
+    ...runActionRoutes(deps),
+    ...runEventRoutes(deps),
+    ...runPairRoutes(deps),
+    ...runArtifactRoutes(deps),
+    ...mcpServerRoutes(deps),
+    ...workflowRoutes(deps),
+    ...usageRoutes(deps),
+    ...scheduleRoutes(deps),
+  ];
   let document: unknown;
   routes.push(
     defineRoute({

@@ -59,7 +59,10 @@ export function apiAuth(token: string | undefined, clock: () => number = Date.no
         const header = context.req.header('authorization');
         if (!bearer(header)) {
           context.header('www-authenticate', 'Bearer realm="weft"');
-          throw new HttpFailure('UNAUTHORIZED', header ? 'Unauthorized: the bearer token is wrong.' : 'Unauthorized: send "Authorization: Bearer <token>" or log in first.');
+          throw new HttpFailure(
+            'UNAUTHORIZED',
+            header ? 'Unauthorized: the bearer token is wrong.' : 'Unauthorized: send "Authorization: Bearer <token>" or log in first.',
+          );
         }
       }
       await next();

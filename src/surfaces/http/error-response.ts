@@ -60,8 +60,14 @@ const HINTS: Partial<Record<WeftErrorCode, string>> = {
 const SURFACE_TABLE: Record<HttpSurfaceErrorCode, ErrorRow> = {
   INVALID_JSON: { status: 400, hint: 'Send a JSON object with Content-Type: application/json.' },
   INVALID_ARGUMENTS: { status: 400, hint: 'Fix the named fields; GET /api/v1/openapi.json lists every field of every route.' },
-  UNAUTHORIZED: { status: 401, hint: 'Send "Authorization: Bearer <token>" or log in with POST /api/v1/login; the token is printed by weft serve and kept in the storage dir.' },
-  FORBIDDEN_HOST: { status: 403, hint: 'Use the address weft serve listens on (127.0.0.1 or localhost), or start it with --host for another name.' },
+  UNAUTHORIZED: {
+    status: 401,
+    hint: 'Send "Authorization: Bearer <token>" or log in with POST /api/v1/login; the token is printed by weft serve and kept in the storage dir.',
+  },
+  FORBIDDEN_HOST: {
+    status: 403,
+    hint: 'Use the address weft serve listens on (127.0.0.1 or localhost), or start it with --host for another name.',
+  },
   NOT_FOUND: { status: 404, hint: 'GET /api/v1/openapi.json lists every route.' },
   TOO_LARGE: { status: 413, hint: 'Send a smaller body (at most 1 MiB).' },
 };
@@ -90,10 +96,15 @@ export interface ErrorBody {
 
 /** The status and JSON body for anything thrown; unknown errors become INTERNAL (500). */
 export function errorResponse(error: unknown): { status: HttpStatus; body: ErrorBody } {
-  const { code, message } = error instanceof HttpFailure || WeftError.is(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL' as const, message: `internal error: ${errorMessage(error)}` };
+  const { code, message } =
+    error instanceof HttpFailure || WeftError.is(error)
+      ? { code: error.code, message: error.message }
+      : { code: 'INTERNAL' as const, message: `internal error: ${errorMessage(error)}` };
   const entry = httpErrorRow(code);
   return { status: entry.status, body: { error: { code, message: redactSecrets(message), hint: entry.hint } } };
 }
 
 /** Every status a route can answer with an error, for the OpenAPI document. */
-export const ERROR_STATUSES: readonly HttpStatus[] = [...new Set([...ERROR_CODES, ...(Object.keys(SURFACE_TABLE) as HttpSurfaceErrorCode[])].map((code) => httpErrorRow(code).status))].sort();
+export const ERROR_STATUSES: readonly HttpStatus[] = [
+  ...new Set([...ERROR_CODES, ...(Object.keys(SURFACE_TABLE) as HttpSurfaceErrorCode[])].map((code) => httpErrorRow(code).status)),
+].sort();

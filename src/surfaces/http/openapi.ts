@@ -12,7 +12,13 @@ type JsonSchema = Record<string, unknown>;
 const errorSchema: JsonSchema = {
   type: 'object',
   required: ['error'],
-  properties: { error: { type: 'object', required: ['code', 'message', 'hint'], properties: { code: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' } } } },
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'hint'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' } },
+    },
+  },
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -21,7 +27,12 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 function parameters(route: ApiRoute): JsonSchema[] {
-  const path = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const path = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (!route.query) return path;
   const query = jsonSchema(route.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   const required = new Set(query.required ?? []);
@@ -46,18 +57,30 @@ function operation(route: ApiRoute): JsonSchema {
     operationId: `${route.method}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(\w)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase())}`,
     ...(route.auth === false ? { security: [] } : {}),
     parameters: parameters(route),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
-    responses: { [status]: { description: status === '204' ? 'No content' : 'OK', ...(Object.keys(content).length > 0 ? { content } : {}) }, ...errors },
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      : {}),
+    responses: {
+      [status]: { description: status === '204' ? 'No content' : 'OK', ...(Object.keys(content).length > 0 ? { content } : {}) },
+      ...errors,
+    },
   };
 }
 
 /** @example openApiDocument(routes, '0.1.0').paths['/api/v1/runs'].get.summary */
-export function openApiDocument(routes: readonly ApiRoute[], version: string): { openapi: string; paths: Record<string, Record<string, JsonSchema>> } & JsonSchema {
+export function openApiDocument(
+  routes: readonly ApiRoute[],
+  version: string,
+): { openapi: string; paths: Record<string, Record<string, JsonSchema>> } & JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) (paths[API_PREFIX + route.path] ??= {})[route.method] = operation(route);
   return {
     openapi: '3.1.0',
-    info: { title: 'weft HTTP API', version, description: 'Runs, events (Server-Sent Events), questions, approvals and the MCP server catalogue of weft serve.' },
+    info: {
+      title: 'weft HTTP API',
+      version,
+      description: 'Runs, events (Server-Sent Events), questions, approvals and the MCP server catalogue of weft serve.',
+    },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { session: [] }],
     components: {

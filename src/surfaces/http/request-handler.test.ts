@@ -9,6 +9,12 @@ describe('arrivedOnLoopback', () => {
   });
 
   it('refuses connections to any other address, and a socket that no longer knows its address', () => {
-    expect([on('10.0.0.7'), on('192.168.1.2'), on('::ffff:10.0.0.7'), on('fe80::1'), on(undefined)].map(arrivedOnLoopback)).toEqual([false, false, false, false, false]);
+    expect([on('10.0.0.7'), on('192.168.1.2'), on('::ffff:10.0.0.7'), on('fe80::1'), on(undefined)].map(arrivedOnLoopback)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -68,7 +68,13 @@ function withHostHeader(request: Request): Request {
 
 export async function createWeftRequestHandler(options: WeftRequestHandlerOptions): Promise<WeftRequestHandler> {
   const hosts = allowedHostnames(options.host, options.allowedHosts);
-  const { app } = createHttpApp({ deps: options.deps, auth: apiAuth(options.token), allowedHosts: hosts, version: options.version, assets: options.assets });
+  const { app } = createHttpApp({
+    deps: options.deps,
+    auth: apiAuth(options.token),
+    allowedHosts: hosts,
+    version: options.version,
+    assets: options.assets,
+  });
   const mcp = await createMcpHttpEndpoint({
     runs: options.deps.runs,
     cwd: options.deps.workspaceRoot,
@@ -76,8 +82,13 @@ export async function createWeftRequestHandler(options: WeftRequestHandlerOption
     onError: options.onError,
     http: { host: options.host, token: options.token, allowedHosts: options.allowedHosts },
   });
-  const api = getRequestListener(app.fetch, { errorHandler: (error) => options.onError(error instanceof Error ? error : new Error(String(error))) });
-  const refusal = new HttpFailure('FORBIDDEN_HOST', 'weft is mounted without a token: it answers only connections to a loopback address (127.0.0.1, ::1) on node:http.');
+  const api = getRequestListener(app.fetch, {
+    errorHandler: (error) => options.onError(error instanceof Error ? error : new Error(String(error))),
+  });
+  const refusal = new HttpFailure(
+    'FORBIDDEN_HOST',
+    'weft is mounted without a token: it answers only connections to a loopback address (127.0.0.1, ::1) on node:http.',
+  );
   const refuse = () => {
     const { status, body } = errorResponse(refusal);
     return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -94,7 +105,8 @@ export async function createWeftRequestHandler(options: WeftRequestHandlerOption
       if (new URL(req.url ?? '/', origin).pathname === MCP_PATH) return void mcp.handle(req, res, origin);
       void api(req, res);
     },
-    handles: (pathname) => pathname === MCP_PATH || pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`) || options.assets.has(pathname),
+    handles: (pathname) =>
+      pathname === MCP_PATH || pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`) || options.assets.has(pathname),
     close: () => mcp.close(),
   };
 }

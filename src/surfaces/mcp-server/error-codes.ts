@@ -27,7 +27,13 @@ const INVALID_PARAMS = -32602;
 const INTERNAL = -32603;
 
 /** The request cannot succeed as made (invalid params); a dependency or weft itself failed (internal error). No exceptions. */
-const JSON_RPC_OF_FAULT: Record<FaultClass, number> = { caller: INVALID_PARAMS, state: INVALID_PARAMS, missing: INVALID_PARAMS, upstream: INTERNAL, internal: INTERNAL };
+const JSON_RPC_OF_FAULT: Record<FaultClass, number> = {
+  caller: INVALID_PARAMS,
+  state: INVALID_PARAMS,
+  missing: INVALID_PARAMS,
+  upstream: INTERNAL,
+  internal: INTERNAL,
+};
 
 /** Next steps that name this surface's tools in place of the catalogue's hint. */
 const HINTS: Partial<Record<WeftErrorCode, string>> = {
@@ -47,8 +53,16 @@ const HINTS: Partial<Record<WeftErrorCode, string>> = {
 
 /** This surface's own codes, which the layers below do not have. */
 const SURFACE_TABLE: Record<McpSurfaceErrorCode, ErrorRow> = {
-  INVALID_ARGUMENTS: { jsonRpc: INVALID_PARAMS, retryable: false, next: "Fix the named arguments; the tool's inputSchema lists every parameter." },
-  RESOURCE_NOT_FOUND: { jsonRpc: INVALID_PARAMS, retryable: false, next: 'Use weft://runs, weft://runs/{run_id} or weft://runs/{run_id}/events.' },
+  INVALID_ARGUMENTS: {
+    jsonRpc: INVALID_PARAMS,
+    retryable: false,
+    next: "Fix the named arguments; the tool's inputSchema lists every parameter.",
+  },
+  RESOURCE_NOT_FOUND: {
+    jsonRpc: INVALID_PARAMS,
+    retryable: false,
+    next: 'Use weft://runs, weft://runs/{run_id} or weft://runs/{run_id}/events.',
+  },
 };
 
 /** A failure in the MCP surface's own terms. */
@@ -93,7 +107,13 @@ export function toolErrorResult(failed: McpFailure): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: describeFailure(failed) }],
-    _meta: { 'weft/error': { code: failed.code, retryable: row.retryable, data: JSON.parse(redactSecrets(JSON.stringify(failed.data))) as Record<string, unknown> } },
+    _meta: {
+      'weft/error': {
+        code: failed.code,
+        retryable: row.retryable,
+        data: JSON.parse(redactSecrets(JSON.stringify(failed.data))) as Record<string, unknown>,
+      },
+    },
   };
 }
 

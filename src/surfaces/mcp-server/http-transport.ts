@@ -12,7 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname as machineName } from 'node:os';
-import { classifyInboundRequest, createMcpHandler, localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 import { errorMessage } from '../../core/errors.js';
 import { listenRefusal, listenRequest, ListenWatches } from './listen-watches.js';
 import { isLoopbackHost } from '../shared/loopback.js';
@@ -125,11 +131,21 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
     const id = headerValue(req, 'mcp-session-id');
     if (id) {
       const session = sessions.get(id);
-      if (!session) return sendJson(res, 404, rpcError(-32001, 'Session not found: it ended or the server restarted. Initialize a new session.', { code: 'SESSION_NOT_FOUND' }));
+      if (!session)
+        return sendJson(
+          res,
+          404,
+          rpcError(-32001, 'Session not found: it ended or the server restarted. Initialize a new session.', { code: 'SESSION_NOT_FOUND' }),
+        );
       session.lastUsed = Date.now();
       return session.transport.serve(req, res, parsedBody, origin);
     }
-    if (req.method !== 'POST') return sendJson(res, 400, rpcError(-32000, 'Missing mcp-session-id header: initialize a session with a POST first.', { code: 'SESSION_REQUIRED' }));
+    if (req.method !== 'POST')
+      return sendJson(
+        res,
+        400,
+        rpcError(-32000, 'Missing mcp-session-id header: initialize a session with a POST first.', { code: 'SESSION_REQUIRED' }),
+      );
     if (sessions.size >= MAX_SESSIONS) {
       const oldest = [...sessions].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
       if (oldest) closeSession(oldest[0]);
@@ -182,12 +198,19 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
       return sendJson(
         res,
         401,
-        rpcError(-32001, missing ? 'Unauthorized: send "Authorization: Bearer <token>"; the token is in the storage dir\'s mcp-server-token file or WEFT_MCP_TOKEN.' : 'Unauthorized: the bearer token is wrong.', { code: missing ? 'TOKEN_MISSING' : 'TOKEN_INVALID' }),
+        rpcError(
+          -32001,
+          missing
+            ? 'Unauthorized: send "Authorization: Bearer <token>"; the token is in the storage dir\'s mcp-server-token file or WEFT_MCP_TOKEN.'
+            : 'Unauthorized: the bearer token is wrong.',
+          { code: missing ? 'TOKEN_MISSING' : 'TOKEN_INVALID' },
+        ),
         { 'www-authenticate': 'Bearer realm="weft"' },
       );
     }
     const body = await readBody(req);
-    if (body === undefined) return sendJson(res, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, { code: 'TOO_LARGE' }));
+    if (body === undefined)
+      return sendJson(res, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, { code: 'TOO_LARGE' }));
     // Parsed once here and handed on, instead of each layer reading the body again.
     const parsedBody = parseJson(body);
     return isSessionRequest(req, parsedBody) ? serveLegacy(req, res, origin, parsedBody) : serveModern(req, res, origin, parsedBody);
@@ -211,7 +234,6 @@ export function createMcpEndpoint(options: Omit<HttpServeOptions, 'port'>): McpE
     },
   };
 }
-
 
 export async function startHttpServer(options: HttpServeOptions): Promise<HttpServerHandle> {
   const endpoint = createMcpEndpoint(options);

@@ -48,7 +48,9 @@ export interface McpServeOptions {
  * weft's MCP tools as an endpoint for a server that serves more than `/mcp` (`weft serve`):
  * the same tools, resources, token and Host/Origin checks as `weft mcp start --http`.
  */
-export async function createMcpHttpEndpoint(options: Pick<McpServeOptions, 'runs' | 'cwd' | 'version' | 'onError'> & { http: Omit<NonNullable<McpServeOptions['http']>, 'port'> }): Promise<McpEndpoint> {
+export async function createMcpHttpEndpoint(
+  options: Pick<McpServeOptions, 'runs' | 'cwd' | 'version' | 'onError'> & { http: Omit<NonNullable<McpServeOptions['http']>, 'port'> },
+): Promise<McpEndpoint> {
   const watcher = new RunWatcher(options.runs);
   const deps: McpServerDeps = { runs: options.runs, cwd: options.cwd, version: options.version, watcher };
   const { createMcpEndpoint } = await import('./http-transport.js');
@@ -66,7 +68,10 @@ export async function createMcpHttpEndpoint(options: Pick<McpServeOptions, 'runs
  * One server instance for a transport the caller connects (the library's
  * `createWeftMcpServer`): a 2025-era connection, so resource subscriptions work.
  */
-export function createMcpServerInstance(options: Pick<McpServeOptions, 'runs' | 'cwd' | 'version'>): { server: McpServer; close(): Promise<void> } {
+export function createMcpServerInstance(options: Pick<McpServeOptions, 'runs' | 'cwd' | 'version'>): {
+  server: McpServer;
+  close(): Promise<void>;
+} {
   const watcher = new RunWatcher(options.runs);
   const instance = createWeftMcpServer({ ...options, watcher }, 'legacy');
   return {
@@ -100,7 +105,9 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
       const { startHttpServer } = await import('./http-transport.js');
       const http = await startHttpServer({ ...options.http, factory, deps, onError: options.onError });
       options.onListening?.(http.url);
-      await new Promise<void>((resolve) => (options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve(), { once: true })));
+      await new Promise<void>((resolve) =>
+        options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
       await http.close();
       return;
     }
@@ -119,7 +126,10 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
         if (era === 'modern') pinned = instance;
         return instance.server;
       },
-      { onerror: options.onError, transport: new ListenCheckingTransport(new StdioServerTransport(boundedStdin(), process.stdout), listens) },
+      {
+        onerror: options.onError,
+        transport: new ListenCheckingTransport(new StdioServerTransport(boundedStdin(), process.stdout), listens),
+      },
     );
     await ended;
     await handle.close();

@@ -57,18 +57,34 @@ describe('ListenWatches', () => {
 
   it('refuses a request with a bad URI and watches none of its URIs', async () => {
     const run = await store.createRun(params);
-    await expect(listens.open([`weft://runs/${run.id}`, 'weft://runs/..%2Fsecrets'])).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^INVALID_ID: /) });
-    await expect(listens.open(['weft://runs/01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC'])).rejects.toMatchObject({ message: expect.stringMatching(/^RUN_NOT_FOUND: /) });
-    await expect(listens.open(['https://example.com/'])).rejects.toThrow(/Unknown resource https:\/\/example.com\/: weft serves weft:\/\/runs/);
+    await expect(listens.open([`weft://runs/${run.id}`, 'weft://runs/..%2Fsecrets'])).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^INVALID_ID: /),
+    });
+    await expect(listens.open(['weft://runs/01JD3Q7Y8ZK3V4W5X6Y7Z8A9BC'])).rejects.toMatchObject({
+      message: expect.stringMatching(/^RUN_NOT_FOUND: /),
+    });
+    await expect(listens.open(['https://example.com/'])).rejects.toThrow(
+      /Unknown resource https:\/\/example.com\/: weft serves weft:\/\/runs/,
+    );
     expect({ uris: listens.size, watches: watcher.size }).toEqual({ uris: 0, watches: 0 });
   });
 
   it('reads the id and URIs of a listen request, and answers a refusal with that id', () => {
-    const listen = { jsonrpc: '2.0', id: 'listen:1', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: ['weft://runs'] } } };
+    const listen = {
+      jsonrpc: '2.0',
+      id: 'listen:1',
+      method: 'subscriptions/listen',
+      params: { notifications: { resourceSubscriptions: ['weft://runs'] } },
+    };
     expect(listenRequest(listen)).toEqual({ id: 'listen:1', uris: ['weft://runs'] });
     expect(listenRequest({ ...listen, params: { notifications: { toolsListChanged: true } } })).toEqual({ id: 'listen:1', uris: [] });
     expect(listenRequest({ ...listen, params: { notifications: { resourceSubscriptions: [7] } } })).toBeUndefined();
     expect(listenRequest({ ...listen, method: 'tools/list' })).toBeUndefined();
-    expect(listenRefusal(3, new Error('boom'))).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32603, data: { code: 'INTERNAL' } } });
+    expect(listenRefusal(3, new Error('boom'))).toMatchObject({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32603, data: { code: 'INTERNAL' } },
+    });
   });
 });

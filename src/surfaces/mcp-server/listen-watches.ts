@@ -43,7 +43,11 @@ export function listenRequest(message: unknown): ListenRequest | undefined {
 /** The in-band JSON-RPC error refusing a listen request before it is acknowledged. */
 export function listenRefusal(id: string | number, error: unknown): JSONRPCErrorResponse {
   const refused = error instanceof ProtocolError ? error : toProtocolError(error);
-  return { jsonrpc: '2.0', id, error: { code: refused.code, message: refused.message, ...(refused.data === undefined ? {} : { data: refused.data }) } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: refused.code, message: refused.message, ...(refused.data === undefined ? {} : { data: refused.data }) },
+  };
 }
 
 interface Watched {

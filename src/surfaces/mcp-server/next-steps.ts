@@ -22,15 +22,24 @@ export function runNextSteps(run: RunRecord, questions: readonly QuestionRecord[
       return [`Approve run ${run.id} with weft_run_interact {"run_id":"${run.id}","action":"approve"} (or "deny" with a reason).`];
     case 'question': {
       const asked = questions.filter((question) => question.status === 'pending');
-      if (asked.length === 0) return [`Read the questions of run ${run.id} with weft_run_interact action "get_questions", then answer them with action "answer".`];
-      return asked.map((question) => `Answer question ${question.id} of run ${run.id} ("${question.prompt.slice(0, 80)}") with weft_run_interact {"run_id":"${run.id}","action":"answer","question_id":"${question.id}","answer":…}${question.options ? ` — one of ${question.options.map((option) => JSON.stringify(option)).join(', ')}` : ''}.`);
+      if (asked.length === 0)
+        return [
+          `Read the questions of run ${run.id} with weft_run_interact action "get_questions", then answer them with action "answer".`,
+        ];
+      return asked.map(
+        (question) =>
+          `Answer question ${question.id} of run ${run.id} ("${question.prompt.slice(0, 80)}") with weft_run_interact {"run_id":"${run.id}","action":"answer","question_id":"${question.id}","answer":…}${question.options ? ` — one of ${question.options.map((option) => JSON.stringify(option)).join(', ')}` : ''}.`,
+      );
     }
     case 'start':
       return [`Start run ${run.id} with weft_run_interact {"run_id":"${run.id}","action":"start"}.`];
     default:
       break;
   }
-  if (run.status === 'failed') return [`See why run ${run.id} failed with weft_run_events {"run_id":"${run.id}","types":${JSON.stringify([RUN_EVENT.stageFinished, RUN_EVENT.runStatusChanged])}}; run it again from where it stopped with weft_run_interact action "retry".`];
+  if (run.status === 'failed')
+    return [
+      `See why run ${run.id} failed with weft_run_events {"run_id":"${run.id}","types":${JSON.stringify([RUN_EVENT.stageFinished, RUN_EVENT.runStatusChanged])}}; run it again from where it stopped with weft_run_interact action "retry".`,
+    ];
   if (!isTerminal(run.status)) return [`Wait for run ${run.id} with weft_run_gather {"run_ids":["${run.id}"]}.`];
   return [];
 }

@@ -17,9 +17,13 @@ async function workflowFiles(cwd: string, prefix: string): Promise<string[]> {
   const found: string[] = [];
   for (const dir of ['.', 'workflows']) {
     const entries = await readdir(join(cwd, dir), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) if (entry.isFile() && entry.name.endsWith('.toml')) found.push(dir === '.' ? entry.name : `${dir}/${entry.name}`);
+    for (const entry of entries)
+      if (entry.isFile() && entry.name.endsWith('.toml')) found.push(dir === '.' ? entry.name : `${dir}/${entry.name}`);
   }
-  return found.filter((file) => file.startsWith(prefix)).sort().slice(0, 50);
+  return found
+    .filter((file) => file.startsWith(prefix))
+    .sort()
+    .slice(0, 50);
 }
 
 function userText(text: string): GetPromptResult {
@@ -33,7 +37,9 @@ export function registerPrompts(server: McpServer, deps: McpServerDeps): void {
       title: 'Start a weft workflow',
       description: 'Create a run of a workflow file with a goal, approve it, follow it to the end and report the outcome',
       argsSchema: z.object({
-        workflow: completable(z.string().describe('Workflow file (TOML), relative to the server directory'), (value) => workflowFiles(deps.cwd, value)),
+        workflow: completable(z.string().describe('Workflow file (TOML), relative to the server directory'), (value) =>
+          workflowFiles(deps.cwd, value),
+        ),
         goal: z.string().optional().describe("What the run is for (default: the workflow's own goal)"),
       }),
     },

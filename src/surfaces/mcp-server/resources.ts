@@ -5,7 +5,13 @@
  * `notifications/resources/updated` when it changes: 2025-era connections with
  * `resources/subscribe`, 2026-era ones with `subscriptions/listen` (listen-watches.ts).
  */
-import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type McpServer,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/server';
 import { EVENT_LIMITS } from '../../runs/store/run-store.js';
 import { completeRunId } from './complete-run-id.js';
 import { toProtocolError } from './error-codes.js';
@@ -25,7 +31,11 @@ function parse(uri: string): RunResource {
   } catch (error) {
     throw toProtocolError(error);
   }
-  if (!resource) throw new ResourceNotFoundError(uri, `Unknown resource ${uri.slice(0, 120)}: weft serves ${RUNS_URI}, ${RUN_URI_TEMPLATE} and ${RUN_EVENTS_URI_TEMPLATE}.`);
+  if (!resource)
+    throw new ResourceNotFoundError(
+      uri,
+      `Unknown resource ${uri.slice(0, 120)}: weft serves ${RUNS_URI}, ${RUN_URI_TEMPLATE} and ${RUN_EVENTS_URI_TEMPLATE}.`,
+    );
   return resource;
 }
 
@@ -49,7 +59,15 @@ async function read(deps: McpServerDeps, uri: string): Promise<ReadResourceResul
       case 'events': {
         const run = await runs.get(resource.runId);
         const latest = await runs.events(run.id, { direction: 'desc', limit: Math.min(RESOURCE_EVENTS, EVENT_LIMITS.max) });
-        body = { run_id: run.id, total_events: run.counts.events, events: latest.reverse().map((event) => eventView(event, 2000)), note: run.counts.events > RESOURCE_EVENTS ? `The latest ${RESOURCE_EVENTS} events; page through all of them with weft_run_events.` : null };
+        body = {
+          run_id: run.id,
+          total_events: run.counts.events,
+          events: latest.reverse().map((event) => eventView(event, 2000)),
+          note:
+            run.counts.events > RESOURCE_EVENTS
+              ? `The latest ${RESOURCE_EVENTS} events; page through all of them with weft_run_events.`
+              : null,
+        };
         break;
       }
       default: {
@@ -64,13 +82,30 @@ async function read(deps: McpServerDeps, uri: string): Promise<ReadResourceResul
 }
 
 export function registerResources(server: McpServer, deps: McpServerDeps): void {
-  server.registerResource('weft-runs', RUNS_URI, { title: 'Recent weft runs', description: `The ${RECENT_RUNS} most recent runs (archived ones hidden), newest first`, mimeType: JSON_MIME }, (uri) => read(deps, uri.href));
+  server.registerResource(
+    'weft-runs',
+    RUNS_URI,
+    {
+      title: 'Recent weft runs',
+      description: `The ${RECENT_RUNS} most recent runs (archived ones hidden), newest first`,
+      mimeType: JSON_MIME,
+    },
+    (uri) => read(deps, uri.href),
+  );
   server.registerResource(
     'weft-run',
     new ResourceTemplate(RUN_URI_TEMPLATE, {
       list: async () => {
         const page = await (await deps.runs()).search({ limit: RECENT_RUNS });
-        return { resources: page.runs.map((run) => ({ uri: runUri(run.id), name: `run ${run.id}`, title: `${run.workflow} · ${run.status}`, description: runPreview(run).goal_preview, mimeType: JSON_MIME })) };
+        return {
+          resources: page.runs.map((run) => ({
+            uri: runUri(run.id),
+            name: `run ${run.id}`,
+            title: `${run.workflow} · ${run.status}`,
+            description: runPreview(run).goal_preview,
+            mimeType: JSON_MIME,
+          })),
+        };
       },
       complete: { run_id: (value) => completeRunId(deps, value) },
     }),
@@ -112,7 +147,11 @@ export function registerSubscriptions(server: McpServer, deps: McpServerDeps): (
     const uri = request.params.uri;
     const resource = await subscribable(deps, uri);
     if (!subscriptions.has(uri)) {
-      const stop = deps.watcher.watch(uri, resource, (changed) => void server.server.sendResourceUpdated({ uri: changed }).catch(() => undefined));
+      const stop = deps.watcher.watch(
+        uri,
+        resource,
+        (changed) => void server.server.sendResourceUpdated({ uri: changed }).catch(() => undefined),
+      );
       subscriptions.set(uri, stop);
       await stop.catch((error: unknown) => {
         subscriptions.delete(uri);

@@ -16,7 +16,9 @@ export const stageResultSchema = z.object({
   status: z.string().describe('running, or how it ended: succeeded, failed, cancelled, …'),
   duration_ms: z.number().nullable(),
   output_head: z.string().nullable().describe('The start of its output (text, or JSON for other values); null when it had none'),
-  output_truncated: z.boolean().describe('True when output_head is cut: read the whole output with weft_run_events action "details" and seq finished_seq'),
+  output_truncated: z
+    .boolean()
+    .describe('True when output_head is cut: read the whole output with weft_run_events action "details" and seq finished_seq'),
   error: z.string().nullable().describe('Why it failed, in full'),
   finished_seq: z.number().int().nullable().describe('Seq of its stage-finished event, which holds the whole output'),
   tokens: tokenUsageSchema.nullable().describe('Model tokens of its turns; null for stages that ran no model'),
@@ -24,7 +26,10 @@ export const stageResultSchema = z.object({
 });
 
 export const runResultsSchema = z.object({
-  final_output_head: z.string().nullable().describe('The start of the output of the stage that succeeded last (the run\'s answer); null when none did'),
+  final_output_head: z
+    .string()
+    .nullable()
+    .describe("The start of the output of the stage that succeeded last (the run's answer); null when none did"),
   final_output_truncated: z.boolean(),
   final_stage_id: z.string().nullable(),
   stages: z.array(stageResultSchema).describe('The latest stages, in start order'),
@@ -83,5 +88,8 @@ export function runResultsView(results: RunResults, bounds: ResultBounds): RunRe
 export function readWholeOutputSteps(runId: string, view: RunResultsView): string[] {
   return view.stages
     .filter((stage) => stage.output_truncated && stage.finished_seq !== null)
-    .map((stage) => `Read the whole output of ${stage.stage_id} with weft_run_events ${JSON.stringify({ run_id: runId, action: 'details', seq: stage.finished_seq })}.`);
+    .map(
+      (stage) =>
+        `Read the whole output of ${stage.stage_id} with weft_run_events ${JSON.stringify({ run_id: runId, action: 'details', seq: stage.finished_seq })}.`,
+    );
 }

@@ -16,7 +16,15 @@ import { runInteractTool } from './tools/run-interact.js';
 import { runPairTool } from './tools/run-pair.js';
 import { runSearchTool } from './tools/run-search.js';
 
-export const WEFT_TOOLS: readonly WeftTool[] = [runCreateTool, runSearchTool, runGetTool, runInteractTool, runGatherTool, runPairTool, runEventsTool];
+export const WEFT_TOOLS: readonly WeftTool[] = [
+  runCreateTool,
+  runSearchTool,
+  runGetTool,
+  runInteractTool,
+  runGatherTool,
+  runPairTool,
+  runEventsTool,
+];
 
 const INSTRUCTIONS = [
   'weft runs agent workflows (TOML files of stages) as durable runs executed by background runners; closing this connection never stops a run.',

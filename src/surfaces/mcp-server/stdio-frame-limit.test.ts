@@ -30,7 +30,17 @@ describe('StdioFrameLimit', () => {
     expect(lines[0]).toBe('{"id":1}');
     expect(lines[1]!.length).toBeLessThanOrEqual(150);
     expect(lines.slice(2)).toEqual(['{"id":2}', '']);
-    expect(answers).toEqual([{ jsonrpc: '2.0', id: 'abc', error: { code: -32600, message: expect.stringMatching(/^Request larger than 100 bytes/), data: { code: 'TOO_LARGE', limit_bytes: 100 } } }]);
+    expect(answers).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'abc',
+        error: {
+          code: -32600,
+          message: expect.stringMatching(/^Request larger than 100 bytes/),
+          data: { code: 'TOO_LARGE', limit_bytes: 100 },
+        },
+      },
+    ]);
   });
 
   it('reads the id from the head or the tail of a line, never from inside its params', () => {

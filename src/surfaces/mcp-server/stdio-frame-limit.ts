@@ -83,7 +83,11 @@ export class StdioFrameLimit extends Transform {
         this.answer({
           jsonrpc: '2.0',
           id,
-          error: { code: -32600, message: `Request larger than ${this.limitBytes} bytes: send less per message (e.g. long texts as files).`, data: { code: 'TOO_LARGE', limit_bytes: this.limitBytes } },
+          error: {
+            code: -32600,
+            message: `Request larger than ${this.limitBytes} bytes: send less per message (e.g. long texts as files).`,
+            data: { code: 'TOO_LARGE', limit_bytes: this.limitBytes },
+          },
         });
       }
     } else this.push(piece);

@@ -69,7 +69,9 @@ export class ListenCheckingTransport implements Transport {
       try {
         this.#open.set(listen.id, await this.#listens.open(listen.uris));
       } catch (error) {
-        await this.#inner.send(listenRefusal(listen.id, error)).catch((failed: unknown) => this.onerror?.(failed instanceof Error ? failed : new Error(String(failed))));
+        await this.#inner
+          .send(listenRefusal(listen.id, error))
+          .catch((failed: unknown) => this.onerror?.(failed instanceof Error ? failed : new Error(String(failed))));
         return;
       }
     }

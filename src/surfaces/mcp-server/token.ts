@@ -31,7 +31,11 @@ async function readStored(file: string): Promise<string | undefined> {
     return token.length >= MIN_TOKEN_LENGTH ? token : '';
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new WeftError('CONFIG_INVALID', `Cannot read the MCP server token ${file}: ${(error as Error).message}. Fix its permissions or delete it to get a new one.`, { cause: error });
+    throw new WeftError(
+      'CONFIG_INVALID',
+      `Cannot read the MCP server token ${file}: ${(error as Error).message}. Fix its permissions or delete it to get a new one.`,
+      { cause: error },
+    );
   }
 }
 
@@ -40,7 +44,11 @@ export async function loadServerToken(storageDir: string, env: Record<string, st
   const file = join(storageDir, TOKEN_FILE_NAME);
   const fromEnv = env[TOKEN_ENV]?.trim();
   if (fromEnv) {
-    if (fromEnv.length < MIN_TOKEN_LENGTH) throw new WeftError('CONFIG_INVALID', `${TOKEN_ENV} is too short (${fromEnv.length} characters); use at least ${MIN_TOKEN_LENGTH}, e.g. the output of 'openssl rand -hex 32'.`);
+    if (fromEnv.length < MIN_TOKEN_LENGTH)
+      throw new WeftError(
+        'CONFIG_INVALID',
+        `${TOKEN_ENV} is too short (${fromEnv.length} characters); use at least ${MIN_TOKEN_LENGTH}, e.g. the output of 'openssl rand -hex 32'.`,
+      );
     registerSecret(fromEnv, TOKEN_ENV);
     return { token: fromEnv, source: 'env', file };
   }
@@ -65,4 +73,3 @@ export async function loadServerToken(storageDir: string, env: Record<string, st
   registerSecret(token, TOKEN_ENV);
   return { token, source: 'created', file };
 }
-

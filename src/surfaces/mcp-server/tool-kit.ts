@@ -42,7 +42,9 @@ export interface ToolOutput<T> {
   nextSteps?: readonly string[];
 }
 
-const nextStepsSchema = z.array(z.string()).describe('What to do next, each naming the tool and the arguments to pass; empty when nothing is left to do');
+const nextStepsSchema = z
+  .array(z.string())
+  .describe('What to do next, each naming the tool and the arguments to pass; empty when nothing is left to do');
 
 /** Thrown by a tool to fail with one of the surface's own codes. */
 export class ToolFailure extends Error {
@@ -85,7 +87,9 @@ function progressOf(ctx: ServerContext): ToolContext['progress'] {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return async () => {};
   return async (progress, total, message) => {
-    await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+    await ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } })
+      .catch(() => undefined);
   };
 }
 
@@ -119,8 +123,16 @@ export function defineTool<I extends z.ZodType, O extends z.ZodObject>(definitio
         },
         async (args, ctx) => {
           const parsed = definition.input.safeParse(args ?? {});
-          if (!parsed.success) return toolErrorResult(failure('INVALID_ARGUMENTS', `Invalid arguments for ${definition.name}: ${describeIssues(parsed.error)}.`));
-          const context: ToolContext = { deps, signal: ctx.mcpReq.signal, wantsProgress: ctx.mcpReq._meta?.progressToken !== undefined, progress: progressOf(ctx) };
+          if (!parsed.success)
+            return toolErrorResult(
+              failure('INVALID_ARGUMENTS', `Invalid arguments for ${definition.name}: ${describeIssues(parsed.error)}.`),
+            );
+          const context: ToolContext = {
+            deps,
+            signal: ctx.mcpReq.signal,
+            wantsProgress: ctx.mcpReq._meta?.progressToken !== undefined,
+            progress: progressOf(ctx),
+          };
           try {
             return toolResult(await definition.run(parsed.data, context));
           } catch (error) {

@@ -20,8 +20,11 @@ export function describeIssues(error: z.ZodError): string {
     if (issue.code === 'invalid_union') {
       const inside = issue.errors.find((branch) => branch.length > 0 && branch.every((nested) => nested.path.length > 0));
       if (inside) return inside.forEach((nested) => visit(nested, path));
-      const expected = issue.errors.flatMap((branch) => branch.flatMap((nested) => (nested.code === 'invalid_type' ? [nested.expected] : [])));
-      if (expected.length > 0) return void lines.push(`${describePath(path)}: Invalid input: expected ${[...new Set(expected)].join(' or ')}`);
+      const expected = issue.errors.flatMap((branch) =>
+        branch.flatMap((nested) => (nested.code === 'invalid_type' ? [nested.expected] : [])),
+      );
+      if (expected.length > 0)
+        return void lines.push(`${describePath(path)}: Invalid input: expected ${[...new Set(expected)].join(' or ')}`);
     }
     lines.push(`${describePath(path)}: ${issue.message}`);
   };
@@ -32,4 +35,3 @@ export function describeIssues(error: z.ZodError): string {
 function describePath(path: readonly PropertyKey[]): string {
   return path.length === 0 ? 'arguments' : path.map(String).join('.');
 }
-

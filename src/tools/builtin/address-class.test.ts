@@ -4,12 +4,43 @@ import { classifyAddress, parseIPv4, parseIPv6 } from './address-class.js';
 
 describe('classifyAddress', () => {
   it('classifies every spelling of a loopback address as loopback', () => {
-    const spellings = ['127.0.0.1', '127.1', '127.0.0.1.', '2130706433', '0x7f000001', '0x7F.1', '0177.0.0.1', '0177.0.0.01', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '[::ffff:7f00:1]', '::127.0.0.1', '64:ff9b::127.0.0.1', '2002:7f00:1::'];
-    expect(Object.fromEntries(spellings.map((text) => [text, classifyAddress(text)]))).toEqual(Object.fromEntries(spellings.map((text) => [text, 'loopback'])));
+    const spellings = [
+      '127.0.0.1',
+      '127.1',
+      '127.0.0.1.',
+      '2130706433',
+      '0x7f000001',
+      '0x7F.1',
+      '0177.0.0.1',
+      '0177.0.0.01',
+      '127.255.255.254',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      '[::ffff:7f00:1]',
+      '::127.0.0.1',
+      '64:ff9b::127.0.0.1',
+      '2002:7f00:1::',
+    ];
+    expect(Object.fromEntries(spellings.map((text) => [text, classifyAddress(text)]))).toEqual(
+      Object.fromEntries(spellings.map((text) => [text, 'loopback'])),
+    );
   });
 
   it('names the metadata endpoints in any spelling, before the network they sit in', () => {
-    for (const text of ['169.254.169.254', '2852039166', '0xa9fea9fe', '0251.0376.0251.0376', '169.254.43518', '::ffff:169.254.169.254', '[::ffff:a9fe:a9fe]', 'fd00:ec2::254', '100.100.100.200', '168.63.129.16']) {
+    for (const text of [
+      '169.254.169.254',
+      '2852039166',
+      '0xa9fea9fe',
+      '0251.0376.0251.0376',
+      '169.254.43518',
+      '::ffff:169.254.169.254',
+      '[::ffff:a9fe:a9fe]',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      '168.63.129.16',
+    ]) {
       expect(classifyAddress(text), text).toBe('metadata');
     }
   });
@@ -48,13 +79,38 @@ describe('classifyAddress', () => {
   });
 
   it('leaves public addresses public, including the neighbours of blocked ranges', () => {
-    for (const text of ['8.8.8.8', '1.1.1.1', '172.15.255.255', '172.32.0.0', '100.63.255.255', '100.128.0.0', '169.253.255.255', '223.255.255.255', '11.0.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '2002:808:808::']) {
+    for (const text of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.15.255.255',
+      '172.32.0.0',
+      '100.63.255.255',
+      '100.128.0.0',
+      '169.253.255.255',
+      '223.255.255.255',
+      '11.0.0.1',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+      '2002:808:808::',
+    ]) {
       expect(classifyAddress(text), text).toBe('public');
     }
   });
 
   it('returns undefined for host names and malformed literals', () => {
-    for (const text of ['localhost', 'example.com', '1.2.3.4.5', '256.0.0.1', '1.2.3.0x100', '08.0.0.1', '4294967296', '::ffff:1.2.3', '[::1', 'fe80:::1', '']) {
+    for (const text of [
+      'localhost',
+      'example.com',
+      '1.2.3.4.5',
+      '256.0.0.1',
+      '1.2.3.0x100',
+      '08.0.0.1',
+      '4294967296',
+      '::ffff:1.2.3',
+      '[::1',
+      'fe80:::1',
+      '',
+    ]) {
       expect(classifyAddress(text), text).toBeUndefined();
     }
   });

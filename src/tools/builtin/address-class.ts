@@ -8,15 +8,7 @@ import { isIPv6 } from 'node:net';
 
 /** `public` is the only class web_fetch reaches without an `allow_hosts` entry. */
 export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'metadata'
-  | 'shared'
-  | 'multicast'
-  | 'unspecified'
-  | 'reserved';
+  'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'shared' | 'multicast' | 'unspecified' | 'reserved';
 
 interface Range {
   /** The network's bytes (4 or 16), zero beyond the prefix. */

@@ -37,7 +37,14 @@ describe('workspace confinement of the file tools', () => {
     it(`${tool.name} refuses ${key} (${kind}) via '..', an absolute path outside and an escaping symlink`, async () => {
       const escapes =
         kind === 'file'
-          ? ['../outside/secret.txt', 'sub/../../outside/secret.txt', path.join(ws.outside, 'secret.txt'), '/etc/passwd', 'escape.txt', 'escape-dir/secret.txt']
+          ? [
+              '../outside/secret.txt',
+              'sub/../../outside/secret.txt',
+              path.join(ws.outside, 'secret.txt'),
+              '/etc/passwd',
+              'escape.txt',
+              'escape-dir/secret.txt',
+            ]
           : ['..', '../outside', ws.outside, '/etc', 'escape-dir'];
       for (const escape of escapes) {
         await expect(tool.execute({ ...extra, [key]: escape }, ws.context), `${tool.name} ${escape}`).rejects.toMatchObject({

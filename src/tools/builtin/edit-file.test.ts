@@ -40,7 +40,8 @@ describe('edit_file', () => {
     await ws.put('a.txt', 'foo\nbar\nfoo\nfoo\n');
     await expect(editFileTool.execute({ file_path: 'a.txt', old_string: 'foo', new_string: 'baz' }, ws.context)).rejects.toMatchObject({
       code: 'EDIT_AMBIGUOUS',
-      message: "old_string occurs 3 times in 'a.txt'. Include more surrounding context to make it unique, or set replace_all: true to replace every occurrence.",
+      message:
+        "old_string occurs 3 times in 'a.txt'. Include more surrounding context to make it unique, or set replace_all: true to replace every occurrence.",
       data: { occurrences: 3 },
     });
     expect(await read('a.txt')).toBe('foo\nbar\nfoo\nfoo\n');

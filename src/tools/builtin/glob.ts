@@ -42,7 +42,11 @@ export const globTool: Tool = {
     type: 'object',
     properties: {
       pattern: { type: 'string', minLength: 1, description: 'Glob pattern, relative to path, e.g. "**/*.md".' },
-      path: { type: 'string', minLength: 1, description: 'Directory to search from, relative to the workspace root or absolute inside it. Defaults to the workspace root.' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'Directory to search from, relative to the workspace root or absolute inside it. Defaults to the workspace root.',
+      },
     },
     required: ['pattern'],
     additionalProperties: false,

@@ -102,10 +102,22 @@ export const grepTool: Tool = {
     type: 'object',
     properties: {
       pattern: { type: 'string', minLength: 1, description: 'JavaScript regular expression to search for, e.g. function\\s+main' },
-      path: { type: 'string', minLength: 1, description: 'File or directory to search, relative to the workspace root or absolute inside it. Defaults to the workspace root.' },
-      glob: { type: 'string', minLength: 1, description: 'Only search files matching this glob, e.g. "*.ts" (any depth) or "src/**/*.test.ts" (relative to path).' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'File or directory to search, relative to the workspace root or absolute inside it. Defaults to the workspace root.',
+      },
+      glob: {
+        type: 'string',
+        minLength: 1,
+        description: 'Only search files matching this glob, e.g. "*.ts" (any depth) or "src/**/*.test.ts" (relative to path).',
+      },
       case_insensitive: { type: 'boolean', description: 'Match regardless of letter case. Defaults to false.' },
-      max_results: { type: 'integer', minimum: 1, description: `Maximum number of matching lines to return. Defaults to ${DEFAULT_MAX_RESULTS}.` },
+      max_results: {
+        type: 'integer',
+        minimum: 1,
+        description: `Maximum number of matching lines to return. Defaults to ${DEFAULT_MAX_RESULTS}.`,
+      },
     },
     required: ['pattern'],
     additionalProperties: false,

@@ -88,7 +88,11 @@ export const listDirTool: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, description: 'Directory to list, relative to the workspace root or absolute inside it. Defaults to the workspace root.' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'Directory to list, relative to the workspace root or absolute inside it. Defaults to the workspace root.',
+      },
     },
     required: [],
     additionalProperties: false,

@@ -37,7 +37,9 @@ describe('read_file', () => {
     expect(await ws.run(readFileTool, { file_path: 'big.txt', offset: 10, limit: 2 })).toBe(
       '    10\tline 10\n    11\tline 11\n... showing lines 10-11 of 2500; use offset=12 to read the next page.',
     );
-    expect(await ws.run(readFileTool, { file_path: 'big.txt', offset: 3000 })).toBe("File 'big.txt' has 2500 lines; offset=3000 is past the end.");
+    expect(await ws.run(readFileTool, { file_path: 'big.txt', offset: 3000 })).toBe(
+      "File 'big.txt' has 2500 lines; offset=3000 is past the end.",
+    );
   });
 
   it('truncates overlong lines with a marker', async () => {

@@ -73,7 +73,8 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const stats = await statOrUndefined(absolute);
   if (!stats) {
     const similar = await nearMisses(absolute, context.workspaceRoot);
-    const hint = similar.length > 0 ? `Did you mean ${similar.map((s) => `'${s}'`).join(', ')}?` : 'Use list_dir or glob to find the right path.';
+    const hint =
+      similar.length > 0 ? `Did you mean ${similar.map((s) => `'${s}'`).join(', ')}?` : 'Use list_dir or glob to find the right path.';
     throw fileNotFound(shown, hint);
   }
   if (stats.isDirectory()) {

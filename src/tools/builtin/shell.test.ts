@@ -177,10 +177,7 @@ describe('shell tool', () => {
 
   it('on abort kills the process group and throws TOOL_CANCELLED', async () => {
     const ready = whenFileAppears('ready');
-    const running = shellTool.execute(
-      { command: 'echo $$ > leader.pid; sleep 300 & echo $! > bg.pid; touch ready; wait' },
-      context(),
-    );
+    const running = shellTool.execute({ command: 'echo $$ > leader.pid; sleep 300 & echo $! > bg.pid; touch ready; wait' }, context());
     const outcome = running.then(
       () => undefined,
       (error: unknown) => error,
@@ -231,7 +228,14 @@ describe('shell tool', () => {
 });
 
 describe('runCommand with a record of the group', () => {
-  const options = (watchdog: GroupWatchdog) => ({ cwd: workspace, timeoutMs: 10_000, signal: controller.signal, maxCaptureBytes: 1024, killGraceMs: 100, watchdog });
+  const options = (watchdog: GroupWatchdog) => ({
+    cwd: workspace,
+    timeoutMs: 10_000,
+    signal: controller.signal,
+    maxCaptureBytes: 1024,
+    killGraceMs: 100,
+    watchdog,
+  });
 
   it('hands the group to the watchdog while it runs and learns its leader before the command runs', async () => {
     const watchdog = recordingWatchdog();

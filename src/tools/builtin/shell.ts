@@ -146,7 +146,12 @@ const GATE = 'IFS= read -r go <&3 && [ "$go" = go ] || exit 125; exec 3<&-; exec
 export async function runCommand(command: string, options: RunOptions): Promise<ShellOutcome> {
   let child: ChildProcess;
   try {
-    const direct = { command: '/bin/bash', args: options.beforeStart ? ['-c', GATE, 'weft-command', command] : ['-c', command], cwd: options.cwd, env: withoutWeftSecrets({ ...process.env, ...options.env }) };
+    const direct = {
+      command: '/bin/bash',
+      args: options.beforeStart ? ['-c', GATE, 'weft-command', command] : ['-c', command],
+      cwd: options.cwd,
+      env: withoutWeftSecrets({ ...process.env, ...options.env }),
+    };
     const started = options.sandbox?.wrap(direct) ?? direct;
     child = spawn(started.command, started.args, {
       cwd: started.cwd,
@@ -189,7 +194,11 @@ export async function openGate(child: ChildProcess, pgid: number, beforeStart: (
   gate.end('go\n');
 }
 
-async function superviseCommand(child: ChildProcess, options: RunOptions, openGate: (() => Promise<void>) | undefined): Promise<ShellOutcome> {
+async function superviseCommand(
+  child: ChildProcess,
+  options: RunOptions,
+  openGate: (() => Promise<void>) | undefined,
+): Promise<ShellOutcome> {
   const stdout = new StreamCapture(options.maxCaptureBytes);
   const stderr = new StreamCapture(options.maxCaptureBytes);
   const { onOutput } = options;
@@ -288,11 +297,8 @@ async function stopCommandGroup(
 function formatOutcome(outcome: ShellOutcome, timeoutMs: number, maxTimeoutMs: number): string {
   const parts: string[] = [];
   if (outcome.timedOut) {
-    const hint =
-      timeoutMs < maxTimeoutMs ? ` Pass a larger timeout_ms (up to ${maxTimeoutMs}) if the command needs more time.` : '';
-    parts.push(
-      `Command timed out after ${seconds(timeoutMs)}s; its whole process group was killed.${hint} Output captured so far:`,
-    );
+    const hint = timeoutMs < maxTimeoutMs ? ` Pass a larger timeout_ms (up to ${maxTimeoutMs}) if the command needs more time.` : '';
+    parts.push(`Command timed out after ${seconds(timeoutMs)}s; its whole process group was killed.${hint} Output captured so far:`);
   } else if (outcome.exitCode !== null) {
     parts.push(`Exit code: ${outcome.exitCode}`);
   } else {

@@ -48,7 +48,9 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
     case '/compressed': {
       const encoding = String(request.headers['accept-encoding'] ?? '').includes('gzip') ? 'gzip' : 'identity';
       const body = Buffer.from('squeezed text\n'.repeat(1000));
-      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding }).end(encoding === 'gzip' ? gzipSync(body) : body);
+      response
+        .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding })
+        .end(encoding === 'gzip' ? gzipSync(body) : body);
       return;
     }
     case '/to-localhost':
@@ -327,7 +329,9 @@ describe('web_fetch address policy', () => {
     for (const host of ['127.0.0.1', 'localhost', '2130706433', '0x7f000001', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[::1]']) {
       const error = await failure(webFetchTool.execute({ url: `http://${host}:${port}/page` }, context()));
       expect(error.code, host).toBe('FETCH_FAILED');
-      expect(error.message, host).toMatch(/^Refusing to fetch from \S+: .*a loopback address\. web_fetch reaches public addresses only; to allow this host, add "\S+" to allow_hosts under \[tools\.web_fetch\]/);
+      expect(error.message, host).toMatch(
+        /^Refusing to fetch from \S+: .*a loopback address\. web_fetch reaches public addresses only; to allow this host, add "\S+" to allow_hosts under \[tools\.web_fetch\]/,
+      );
     }
     expect(received).toEqual([]);
   });
@@ -355,7 +359,9 @@ describe('web_fetch address policy', () => {
       lookups.push(hostname);
       return [{ address: '127.0.0.1', family: 4 }];
     };
-    const refused = await failure(createWebFetchTool({ allowHosts: ['127.0.0.1'], resolveHost }).execute({ url: `http://rebound.test:${port}/page` }, context()));
+    const refused = await failure(
+      createWebFetchTool({ allowHosts: ['127.0.0.1'], resolveHost }).execute({ url: `http://rebound.test:${port}/page` }, context()),
+    );
     expect(refused.message).toMatch(/^Refusing to fetch from rebound\.test: rebound\.test resolves to 127\.0\.0\.1, a loopback address\./);
     expect(received).toEqual([]);
     const allowed = createWebFetchTool({ allowHosts: ['*.test'], resolveHost });

@@ -66,7 +66,8 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool {
         url: { type: 'string', description: 'The absolute http:// or https:// URL to fetch.' },
         prompt: {
           type: 'string',
-          description: 'Optional question or instruction about the page; a summariser model answers it instead of returning the whole page.',
+          description:
+            'Optional question or instruction about the page; a summariser model answers it instead of returning the whole page.',
         },
         timeout_ms: {
           type: 'integer',
@@ -134,7 +135,10 @@ interface FetchedPage {
   body: FetchedBody | undefined;
 }
 
-async function fetchPage(url: URL, params: { policy: WebAddressPolicy; timeoutMs: number; maxBodyBytes: number; signal: AbortSignal }): Promise<FetchedPage> {
+async function fetchPage(
+  url: URL,
+  params: { policy: WebAddressPolicy; timeoutMs: number; maxBodyBytes: number; signal: AbortSignal },
+): Promise<FetchedPage> {
   const { timeoutMs, signal } = params;
   const controller = new AbortController();
   let timedOut = false;

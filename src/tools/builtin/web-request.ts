@@ -28,7 +28,13 @@ export const ACCEPT_ENCODING = 'gzip, deflate, br';
 export function decodedBody(message: IncomingMessage): AsyncIterable<Buffer> {
   const encoding = (message.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
   if (!decoder) return message;
   // pipeline: an aborted request ends the decoder with the error, and a reader that stops early hangs up.
   return pipeline(message, decoder, () => {});
@@ -64,7 +70,10 @@ function getOnce(url: URL, policy: WebAddressPolicy, headers: OutgoingHttpHeader
  *
  * @example const { url, message } = await getFollowingRedirects(new URL('https://example.com'), { policy, headers: {}, signal });
  */
-export async function getFollowingRedirects(start: URL, params: { policy: WebAddressPolicy; headers: OutgoingHttpHeaders; signal: AbortSignal }): Promise<WebResponse> {
+export async function getFollowingRedirects(
+  start: URL,
+  params: { policy: WebAddressPolicy; headers: OutgoingHttpHeaders; signal: AbortSignal },
+): Promise<WebResponse> {
   let url = start;
   for (let hops = 0; ; hops += 1) {
     const message = await getOnce(url, params.policy, params.headers, params.signal);
@@ -72,7 +81,11 @@ export async function getFollowingRedirects(start: URL, params: { policy: WebAdd
     if (!REDIRECT_STATUSES.has(message.statusCode ?? 0) || location === undefined) return { url, message };
     message.destroy();
     if (hops === MAX_REDIRECTS) {
-      throw new WeftError('FETCH_FAILED', `Too many redirects: ${start.href} still redirects after ${MAX_REDIRECTS} hops (last to ${location}).`, { data: { url: start.href } });
+      throw new WeftError(
+        'FETCH_FAILED',
+        `Too many redirects: ${start.href} still redirects after ${MAX_REDIRECTS} hops (last to ${location}).`,
+        { data: { url: start.href } },
+      );
     }
     url = parseHttpUrl(new URL(location, url).href);
   }

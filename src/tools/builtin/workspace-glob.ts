@@ -31,7 +31,10 @@ export function scopePattern(realRoot: string, baseDir: string, pattern: string)
     base = realRoot;
   }
   if (relativePattern.split('/').some((segment) => segment === '..' || segment.includes('..,') || segment.includes(',..'))) {
-    throw new WeftError('PATH_OUTSIDE_WORKSPACE', `Glob pattern '${pattern}' climbs out of its folder with '..'; use the path parameter instead.`);
+    throw new WeftError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `Glob pattern '${pattern}' climbs out of its folder with '..'; use the path parameter instead.`,
+    );
   }
   const baseRel = path.relative(realRoot, base).split(path.sep).join('/');
   return baseRel === '' ? relativePattern : `${convertPathToPattern(baseRel)}/${relativePattern}`;

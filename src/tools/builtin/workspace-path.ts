@@ -67,7 +67,12 @@ export async function workspaceRealRoot(workspaceRoot: string, roots?: RealRoots
  * Canonical absolute path of `inputPath` (relative to the root, or absolute), refused
  * with PATH_OUTSIDE_WORKSPACE when it or a symlink on the way leads outside the root.
  */
-export async function resolveInWorkspace(workspaceRoot: string, inputPath: string, roots?: RealRoots, denyRead?: readonly string[]): Promise<string> {
+export async function resolveInWorkspace(
+  workspaceRoot: string,
+  inputPath: string,
+  roots?: RealRoots,
+  denyRead?: readonly string[],
+): Promise<string> {
   const givenRoot = path.resolve(workspaceRoot);
   const realRoot = await workspaceRealRoot(workspaceRoot, roots);
   const lexical = path.resolve(givenRoot, inputPath);
@@ -80,9 +85,13 @@ export async function resolveInWorkspace(workspaceRoot: string, inputPath: strin
   const canonical = await canonicalize(path.join(realRoot, relative));
   if (!isInside(realRoot, canonical)) throw outside(inputPath);
   if (denyRead !== undefined && denyRead.some((hidden) => isInside(hidden, canonical) || isInside(hidden, lexical))) {
-    throw new WeftError('TOOL_DENIED', `Path '${inputPath}' is hidden by [run.sandbox] deny_read (credential folders and weft's storage are always hidden); remove it from deny_read to allow it.`, {
-      data: { path: inputPath, setting: 'deny_read' },
-    });
+    throw new WeftError(
+      'TOOL_DENIED',
+      `Path '${inputPath}' is hidden by [run.sandbox] deny_read (credential folders and weft's storage are always hidden); remove it from deny_read to allow it.`,
+      {
+        data: { path: inputPath, setting: 'deny_read' },
+      },
+    );
   }
   return canonical;
 }

@@ -30,9 +30,9 @@ describe('write_file', () => {
       message: "Cannot write to 'src/main.ts': file exists but has not been read. Use read_file to read the file before writing to it.",
     });
     // An absolute spelling is reported workspace-relative too.
-    await expect(
-      writeFileTool.execute({ file_path: path.join(ws.root, 'src/main.ts'), content: 'new' }, ws.context),
-    ).rejects.toThrow("Cannot write to 'src/main.ts': file exists but has not been read. Use read_file to read the file before writing to it.");
+    await expect(writeFileTool.execute({ file_path: path.join(ws.root, 'src/main.ts'), content: 'new' }, ws.context)).rejects.toThrow(
+      "Cannot write to 'src/main.ts': file exists but has not been read. Use read_file to read the file before writing to it.",
+    );
     expect(await fs.readFile(path.join(ws.root, 'src/main.ts'), 'utf8')).toBe('original\n');
   });
 
@@ -55,7 +55,9 @@ describe('write_file', () => {
     await ws.put('src/other.ts', 'nothing here\n');
     await ws.run(grepTool, { pattern: 'needle' });
     await ws.run(writeFileTool, { file_path: 'src/main.ts', content: 'x' });
-    await expect(writeFileTool.execute({ file_path: 'src/other.ts', content: 'x' }, ws.context)).rejects.toMatchObject({ code: 'FILE_NOT_READ' });
+    await expect(writeFileTool.execute({ file_path: 'src/other.ts', content: 'x' }, ws.context)).rejects.toMatchObject({
+      code: 'FILE_NOT_READ',
+    });
   });
 
   it('writes atomically, leaving no temp files and keeping the file mode', async () => {

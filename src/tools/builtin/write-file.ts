@@ -37,9 +37,7 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   context.readFiles.markRead(absolute);
   const lines = countLines(content);
   const size = formatBytes(Buffer.byteLength(content, 'utf8'));
-  return textResult(
-    `${existing ? 'Updated' : 'Created'} '${shown}' (${lines} line${lines === 1 ? '' : 's'}, ${size}).`,
-  );
+  return textResult(`${existing ? 'Updated' : 'Created'} '${shown}' (${lines} line${lines === 1 ? '' : 's'}, ${size}).`);
 }
 
 export const writeFileTool: Tool = {

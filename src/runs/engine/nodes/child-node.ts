@@ -57,7 +57,9 @@ async function createChild(stage: StageRun & { node: ChildNode }): Promise<strin
     ...(stage.services.sandbox() === undefined ? {} : { sandbox: { ...stage.run.sandbox, mode: 'os' as const } }),
     initialStatus: 'queued',
   });
-  await stage.emit([{ type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } satisfies ChildRunCreatedPayload }]);
+  await stage.emit([
+    { type: ENGINE_EVENT.childRunCreated, payload: { childId: child.id, workflow: workflow.name } satisfies ChildRunCreatedPayload },
+  ]);
   return child.id;
 }
 
@@ -70,7 +72,9 @@ export const executeChildNode: NodeExecutor<ChildNode> = async (stage) => {
     if (!child) return { status: 'failed', error: `Child run ${childId} no longer exists` };
     if (isTerminal(child.status)) {
       const output = { runId: child.id, status: child.status, ...(child.reason ? { reason: child.reason } : {}) };
-      return child.status === 'succeeded' ? { status: 'succeeded', output } : { status: 'failed', output, error: `Child run ${child.id} ${child.status}${child.reason ? `: ${child.reason}` : ''}` };
+      return child.status === 'succeeded'
+        ? { status: 'succeeded', output }
+        : { status: 'failed', output, error: `Child run ${child.id} ${child.status}${child.reason ? `: ${child.reason}` : ''}` };
     }
     if (!(await abortableDelay(stage.services.pollMs, stage.signal))) {
       await runs.cancelChild(childId, `parent run ${stage.run.id} was cancelled`).catch(() => undefined);

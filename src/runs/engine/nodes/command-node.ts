@@ -17,7 +17,9 @@ const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
 const MAX_OUTPUT_CHARS = 64 * 1024;
 
 function cap(text: string): string {
-  return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[… ${text.length - MAX_OUTPUT_CHARS} more characters]` : text;
+  return text.length > MAX_OUTPUT_CHARS
+    ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[… ${text.length - MAX_OUTPUT_CHARS} more characters]`
+    : text;
 }
 
 export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
@@ -46,9 +48,13 @@ export const executeCommandNode: NodeExecutor<CommandNode> = async (stage) => {
   // Refusals are recorded even when the command went on and succeeded.
   const refused = sandbox?.noticeViolations(outcome.stderr, cwd) ?? [];
   if (outcome.cancelled) return { status: 'cancelled', output: stdout, exitCode: outcome.exitCode, error: 'Cancelled' };
-  if (outcome.timedOut) return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: `Command timed out after ${formatDuration(timeoutMs)}` };
+  if (outcome.timedOut)
+    return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error: `Command timed out after ${formatDuration(timeoutMs)}` };
   if (outcome.exitCode === 0) return { status: 'succeeded', output: stdout, exitCode: 0 };
   const stderr = cap(outcome.stderr.trim());
-  const error = [stderr || `exit code ${outcome.exitCode ?? outcome.signal}`, ...refused.map((violation) => `weft: ${describeViolation(violation)}`)].join('\n');
+  const error = [
+    stderr || `exit code ${outcome.exitCode ?? outcome.signal}`,
+    ...refused.map((violation) => `weft: ${describeViolation(violation)}`),
+  ].join('\n');
   return { status: 'failed', output: stdout, exitCode: outcome.exitCode, error };
 };

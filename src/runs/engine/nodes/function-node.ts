@@ -27,7 +27,15 @@ export const executeFunctionNode: NodeExecutor<FunctionNode> = async (stage) => 
   try {
     // A function that ignores its signal cannot hold the stage past a cancel or the timeout.
     const value = await Promise.race([
-      Promise.resolve(node.run({ inputs: context.inputs, stages: context.stages, run: { id: run.id, ...(run.goal ? { goal: run.goal } : {}) }, attempt: stage.attempt, signal })),
+      Promise.resolve(
+        node.run({
+          inputs: context.inputs,
+          stages: context.stages,
+          run: { id: run.id, ...(run.goal ? { goal: run.goal } : {}) },
+          attempt: stage.attempt,
+          signal,
+        }),
+      ),
       stopped,
     ]);
     if (stage.signal.aborted) return { status: 'cancelled', error: 'Cancelled' };

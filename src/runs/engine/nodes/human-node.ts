@@ -15,7 +15,12 @@ export const executeHumanNode: NodeExecutor<HumanNode> = async (stage) => {
     await stage.emit([
       {
         type: RUN_EVENT.questionAsked,
-        payload: { questionId, kind: node.type, prompt: renderTemplate(node.question, context), ...(node.options ? { options: node.options } : {}) },
+        payload: {
+          questionId,
+          kind: node.type,
+          prompt: renderTemplate(node.question, context),
+          ...(node.options ? { options: node.options } : {}),
+        },
       },
     ]);
   }

@@ -19,7 +19,13 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   else await stage.emit(started);
   const outcome = await toolbox.executor.execute(
     { id: stage.stageId, name: node.tool, arguments: args },
-    { workspaceRoot: stage.workDir, readFiles: createFileReadTracker(), signal: stage.signal, traceContext: stage.traceContext, origin: callOriginOf(stage) },
+    {
+      workspaceRoot: stage.workDir,
+      readFiles: createFileReadTracker(),
+      signal: stage.signal,
+      traceContext: stage.traceContext,
+      origin: callOriginOf(stage),
+    },
   );
   const text = resultText(outcome.result);
   const output: JsonValue = (outcome.result.structuredContent as JsonObject | undefined) ?? text;
@@ -27,11 +33,19 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const finalEvents = [
     {
       type: RUN_EVENT.toolCallFinished,
-      payload: { tool: node.tool, isError: outcome.result.isError, durationMs: Math.round(outcome.durationMs), text: text.slice(0, 64 * 1024), artifactPath: outcome.result.artifactPath ?? null } satisfies ToolCallFinishedPayload,
+      payload: {
+        tool: node.tool,
+        isError: outcome.result.isError,
+        durationMs: Math.round(outcome.durationMs),
+        text: text.slice(0, 64 * 1024),
+        artifactPath: outcome.result.artifactPath ?? null,
+      } satisfies ToolCallFinishedPayload,
     },
   ];
   if (stage.signal.aborted) return { status: 'cancelled', output, error: 'Cancelled', finalEvents };
-  return outcome.result.isError ? { status: 'failed', output, error: text.slice(0, 4000), finalEvents } : { status: 'succeeded', output, finalEvents };
+  return outcome.result.isError
+    ? { status: 'failed', output, error: text.slice(0, 4000), finalEvents }
+    : { status: 'succeeded', output, finalEvents };
 };
 
 /** weft's own read-only tools that stay on this machine (read_file, grep, glob, list_dir; not web_fetch). */

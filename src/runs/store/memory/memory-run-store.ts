@@ -13,9 +13,39 @@ import type { QuestionRecord } from '../../model/question.js';
 import { type NewRunEvent, type RunEvent } from '../../model/run-event.js';
 import { claimTime, type RunLease, type RunRecord, type RunSpec, type RunState } from '../../model/run-record.js';
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import type {
+  AppendOptions,
+  ClaimFilter,
+  Clock,
+  CreateRunParams,
+  ListEventsOptions,
+  McpServerEntry,
+  RunFilter,
+  RunPage,
+  RunStore,
+  RunStoreOptions,
+  UpdatedCursor,
+  UpdatedRunsPage,
+} from '../run-store.js';
 import { becameClaimable, ChangeCollector, ChangeListeners, type StoreChangeListener } from '../store-change.js';
-import { checkFence, checkLease, checkParentLink, claimFingerprint, concurrencyKeys, createRunEvents, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, runMatchesFilter, statusChangeEndsLease, updatedPage } from '../store-input.js';
+import {
+  checkFence,
+  checkLease,
+  checkParentLink,
+  claimFingerprint,
+  concurrencyKeys,
+  createRunEvents,
+  encodeCursor,
+  mcpServerName,
+  normalizeEventQuery,
+  normalizeFilter,
+  normalizeUpdatedQuery,
+  runId,
+  runNotFound,
+  runMatchesFilter,
+  statusChangeEndsLease,
+  updatedPage,
+} from '../store-input.js';
 
 interface StoredRun {
   spec: RunSpec;
@@ -85,7 +115,12 @@ export class MemoryRunStore implements RunStore {
       .filter(([id, stored]) => stored.state.updatedAt > after.updatedAt || (stored.state.updatedAt === after.updatedAt && id > after.id))
       .sort(([a, x], [b, y]) => x.state.updatedAt - y.state.updatedAt || (a < b ? -1 : 1))
       .slice(0, pageSize + 1);
-    return updatedPage(later, pageSize, ([id]) => this.record(id), ([id, stored]) => ({ updatedAt: stored.state.updatedAt, id }));
+    return updatedPage(
+      later,
+      pageSize,
+      ([id]) => this.record(id),
+      ([id, stored]) => ({ updatedAt: stored.state.updatedAt, id }),
+    );
   }
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
@@ -99,7 +134,10 @@ export class MemoryRunStore implements RunStore {
     this.open();
     const query = normalizeEventQuery(options);
     const stored = this.require(runId(id));
-    const selected = stored.events.filter((event) => event.seq > query.afterSeq && event.seq < query.beforeSeq && (query.types === undefined || query.types.includes(event.type)));
+    const selected = stored.events.filter(
+      (event) =>
+        event.seq > query.afterSeq && event.seq < query.beforeSeq && (query.types === undefined || query.types.includes(event.type)),
+    );
     if (query.direction === 'desc') selected.reverse();
     return structuredClone(selected.slice(0, query.limit));
   }
@@ -108,7 +146,8 @@ export class MemoryRunStore implements RunStore {
     this.open();
     const stored = this.require(runId(id));
     if (typeof archived !== 'boolean') throw new WeftError('RUN_INVALID_PARAMS', 'archived must be true or false.');
-    if (stored.state.archived !== archived) this.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
+    if (stored.state.archived !== archived)
+      this.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
     return this.record(id);
   }
 
@@ -117,7 +156,9 @@ export class MemoryRunStore implements RunStore {
     const stored = this.require(runId(id));
     if (parentId !== null) {
       runId(parentId);
-      checkParentLink(id, parentId, (ancestor) => (this.runs.has(ancestor) ? (this.runs.get(ancestor)?.state.parentId ?? null) : undefined));
+      checkParentLink(id, parentId, (ancestor) =>
+        this.runs.has(ancestor) ? (this.runs.get(ancestor)?.state.parentId ?? null) : undefined,
+      );
     }
     if ((stored.state.parentId ?? null) !== parentId) this.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
     return this.record(id);
@@ -126,7 +167,9 @@ export class MemoryRunStore implements RunStore {
   async listQuestions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
     this.open();
     this.require(runId(id));
-    const all = [...this.questions.values()].filter((question) => question.runId === id && (options.pending !== true || question.status === 'pending'));
+    const all = [...this.questions.values()].filter(
+      (question) => question.runId === id && (options.pending !== true || question.status === 'pending'),
+    );
     return structuredClone(all.sort((a, b) => a.askedAt - b.askedAt || (a.id < b.id ? -1 : 1)));
   }
 
@@ -165,7 +208,13 @@ export class MemoryRunStore implements RunStore {
   #held(key: string, now: number): number {
     let count = 0;
     for (const stored of this.runs.values()) {
-      if (HOLDING.has(stored.state.status) && stored.lease !== undefined && stored.lease.expiresAt > now && stored.spec.concurrency?.some((slot) => slot.key === key) === true) count += 1;
+      if (
+        HOLDING.has(stored.state.status) &&
+        stored.lease !== undefined &&
+        stored.lease.expiresAt > now &&
+        stored.spec.concurrency?.some((slot) => slot.key === key) === true
+      )
+        count += 1;
     }
     return count;
   }
@@ -192,7 +241,11 @@ export class MemoryRunStore implements RunStore {
 
   async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
     this.open();
-    const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`).value, updatedAt: this.clock() };
+    const entry = {
+      name: mcpServerName(name),
+      config: normalizeJsonObject(config, `config of MCP server '${name}'`).value,
+      updatedAt: this.clock(),
+    };
     this.servers.set(name, entry);
     this.changed(undefined);
     return structuredClone(entry);
@@ -214,10 +267,15 @@ export class MemoryRunStore implements RunStore {
     this.open();
     const stored = this.require(runId(id));
     if (!isTerminal(stored.state.status)) {
-      throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${stored.state.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: stored.state.status } });
+      throw new WeftError(
+        'RUN_NOT_TERMINAL',
+        `Run ${id} is ${stored.state.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`,
+        { data: { runId: id, status: stored.state.status } },
+      );
     }
     for (const child of this.runs.values()) {
-      if (child.state.parentId === id) this.append(child.spec.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
+      if (child.state.parentId === id)
+        this.append(child.spec.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
     }
     for (const question of this.questions.values()) if (question.runId === id) this.questions.delete(question.id);
     this.runs.delete(id);
@@ -269,7 +327,12 @@ export class MemoryRunStore implements RunStore {
   }
 
   private context(id: string, allowReserved: boolean) {
-    return { runId: id, now: Math.trunc(this.clock()), allowReserved, lookupQuestion: (questionId: string) => this.questions.get(questionId) };
+    return {
+      runId: id,
+      now: Math.trunc(this.clock()),
+      allowReserved,
+      lookupQuestion: (questionId: string) => this.questions.get(questionId),
+    };
   }
 
   private require(id: string): StoredRun {

@@ -176,21 +176,38 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
 
 /** Applies the migrations the database lacks, once across every process; returns the versions applied. */
-export async function migratePostgres(client: pg.ClientBase, database: string, now: number, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number[]> {
+export async function migratePostgres(
+  client: pg.ClientBase,
+  database: string,
+  now: number,
+  migrations: readonly PgMigration[] = PG_MIGRATIONS,
+): Promise<number[]> {
   const latest = migrations[migrations.length - 1]?.version ?? 0;
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS weft_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
-    const current = Number((await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM weft_schema_version')).rows[0]?.version ?? 0);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS weft_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+    );
+    const current = Number(
+      (await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM weft_schema_version')).rows[0]?.version ?? 0,
+    );
     if (current > latest) {
-      throw pgStoreFailed(database, 'other', `The database ${database} has weft schema version ${current}, written by a newer weft; this weft knows up to version ${latest}. Upgrade weft on this host (every host must run the same or a newer weft).`);
+      throw pgStoreFailed(
+        database,
+        'other',
+        `The database ${database} has weft schema version ${current}, written by a newer weft; this weft knows up to version ${latest}. Upgrade weft on this host (every host must run the same or a newer weft).`,
+      );
     }
     const applied: number[] = [];
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       await client.query(migration.sql);
-      await client.query('INSERT INTO weft_schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now]);
+      await client.query('INSERT INTO weft_schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        now,
+      ]);
       applied.push(migration.version);
     }
     await client.query('COMMIT');

@@ -20,7 +20,14 @@ describe('PostgreSQL notice payloads', () => {
   });
 
   it('reads an empty payload (an older weft) or a malformed one as unknown', () => {
-    for (const payload of ['', undefined, `${source} runs 1 not-an-id:3:`, `${source} runs 0 ${a}:x:`, `${source} runs 0 ${a}:1:sleeping`, `${source} runs 2 ${a}`]) {
+    for (const payload of [
+      '',
+      undefined,
+      `${source} runs 1 not-an-id:3:`,
+      `${source} runs 0 ${a}:x:`,
+      `${source} runs 0 ${a}:1:sleeping`,
+      `${source} runs 2 ${a}`,
+    ]) {
       expect(decodeNotice(payload).change).toEqual({ kind: 'unknown' });
     }
   });

@@ -38,7 +38,13 @@ export function decodeNotice(payload: string | undefined): Notice {
     const [id = '', seq = '', status = '', extra] = item.split(':');
     const headSeq = seq === '' ? undefined : Number(seq);
     const known = status === '' ? undefined : RUN_STATUSES.find((each) => each === status);
-    if (!isUlid(id) || extra !== undefined || (headSeq !== undefined && !Number.isSafeInteger(headSeq)) || (status !== '' && known === undefined)) return { source, change: UNKNOWN_CHANGE };
+    if (
+      !isUlid(id) ||
+      extra !== undefined ||
+      (headSeq !== undefined && !Number.isSafeInteger(headSeq)) ||
+      (status !== '' && known === undefined)
+    )
+      return { source, change: UNKNOWN_CHANGE };
     runs.push({ id, ...(headSeq === undefined ? {} : { headSeq }), ...(known === undefined ? {} : { status: known }) });
   }
   return { source, change: { kind: 'runs', runs, claimable: claimable === '1' } };

@@ -31,7 +31,14 @@ export class DatabaseClock {
   private constructor(offset: number, query: Query) {
     this.#offset = offset;
     // A failed measure keeps the last offset: the store's own calls report an unreachable database.
-    this.#timer = setInterval(() => void measureOffset(query).then((offset) => (this.#offset = offset), () => undefined), CLOCK_REMEASURE_MS);
+    this.#timer = setInterval(
+      () =>
+        void measureOffset(query).then(
+          (offset) => (this.#offset = offset),
+          () => undefined,
+        ),
+      CLOCK_REMEASURE_MS,
+    );
     this.#timer.unref();
   }
 

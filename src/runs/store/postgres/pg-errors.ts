@@ -8,7 +8,17 @@ import { WeftError } from '../../../core/errors.js';
 export type PgFailureReason = 'unavailable' | 'closed' | 'conflict' | 'other';
 
 /** SQLSTATE classes and socket errors that mean "the server is not there right now". */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 
 function pgCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -39,9 +49,19 @@ export function toPgStoreError(error: unknown, database: string, action: string)
   if (error instanceof WeftError) return error;
   const head = `Could not ${action}:`;
   if (isUnavailable(error)) {
-    return pgStoreFailed(database, 'unavailable', `${head} the PostgreSQL server at ${database} cannot be reached (${pgCode(error) ?? 'connection lost'}). Check that it is running and reachable from this host; weft reconnects on its own.`, error);
+    return pgStoreFailed(
+      database,
+      'unavailable',
+      `${head} the PostgreSQL server at ${database} cannot be reached (${pgCode(error) ?? 'connection lost'}). Check that it is running and reachable from this host; weft reconnects on its own.`,
+      error,
+    );
   }
   const code = pgCode(error);
   if (code === undefined && !(error instanceof Error && 'severity' in error)) return error;
-  return pgStoreFailed(database, 'other', `${head} PostgreSQL at ${database} reported ${code ?? 'an error'}: ${error instanceof Error ? error.message : String(error)}.`, error);
+  return pgStoreFailed(
+    database,
+    'other',
+    `${head} PostgreSQL at ${database} reported ${code ?? 'an error'}: ${error instanceof Error ? error.message : String(error)}.`,
+    error,
+  );
 }

@@ -43,12 +43,20 @@ async function eventStatements(): Promise<number> {
  * Starts `append` (its events say `hold`) with the hold lock taken, and resolves once its
  * statement waits on the lock; `release` lets it finish.
  */
-async function heldInFlight<T>(append: () => Promise<T>): Promise<{ written: Promise<T>; settled: () => boolean; release: () => Promise<T> }> {
+async function heldInFlight<T>(
+  append: () => Promise<T>,
+): Promise<{ written: Promise<T>; settled: () => boolean; release: () => Promise<T> }> {
   await admin.query('SELECT pg_advisory_lock($1)', [HOLD_LOCK]);
   let done = false;
   const written = append().finally(() => (done = true));
   written.catch(() => undefined);
-  const waiting = async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted", [HOLD_LOCK])).rows[0]?.n ?? 0;
+  const waiting = async () =>
+    (
+      await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
+        [HOLD_LOCK],
+      )
+    ).rows[0]?.n ?? 0;
   while ((await waiting()) === 0) await new Promise((resolve) => setImmediate(resolve));
   return {
     written,
@@ -74,7 +82,12 @@ describe('PostgreSQL group commit', () => {
       // Warm: each run's head known to the store, so the turn needs nothing but the write.
       await Promise.all([store.appendEvents(a.id, [log('a0')]), store.appendEvents(b.id, [log('b0')])]);
       const before = await eventStatements();
-      const results = await Promise.all([store.appendEvents(a.id, [log('a1')]), store.appendEvents(b.id, [log('b1')]), store.appendEvents(a.id, [log('a2'), log('a3')]), store.appendEvents(a.id, [log('a4')])]);
+      const results = await Promise.all([
+        store.appendEvents(a.id, [log('a1')]),
+        store.appendEvents(b.id, [log('b1')]),
+        store.appendEvents(a.id, [log('a2'), log('a3')]),
+        store.appendEvents(a.id, [log('a4')]),
+      ]);
       expect(await eventStatements()).toBe(before + 1);
       const head = a.counts.events + 1;
       expect(results.map((events) => events.map((event) => event.seq))).toEqual([[head + 1], [head + 1], [head + 2, head + 3], [head + 4]]);
@@ -90,7 +103,12 @@ describe('PostgreSQL group commit', () => {
     const store = await PostgresRunStore.open({ url });
     try {
       const [a, b] = [await store.createRun(params), await store.createRun(params)];
-      const outcomes = await Promise.allSettled([store.appendEvents(a.id, [log('a1')]), store.appendEvents(b.id, [log('poison')]), store.appendEvents(b.id, [log('b2')]), store.appendEvents(a.id, [log('a2')])]);
+      const outcomes = await Promise.allSettled([
+        store.appendEvents(a.id, [log('a1')]),
+        store.appendEvents(b.id, [log('poison')]),
+        store.appendEvents(b.id, [log('b2')]),
+        store.appendEvents(a.id, [log('a2')]),
+      ]);
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       const refused = (outcomes[1] as PromiseRejectedResult).reason as unknown;
       expect(WeftError.is(refused, 'STORE_FAILED') && (refused as Error).message).toContain('poisoned payload');
@@ -113,7 +131,10 @@ describe('PostgreSQL group commit', () => {
       expect((await other.claimRun('runner-b', 5_000))?.id).toBe(fenced.id);
       await other.appendEvents(fenced.id, [log('taken over')], { leaseOwner: 'runner-b' });
 
-      const outcomes = await Promise.allSettled([runner.appendEvents(fenced.id, [log('late')], { leaseOwner: 'runner-a' }), runner.appendEvents(free.id, [log('free')])]);
+      const outcomes = await Promise.allSettled([
+        runner.appendEvents(fenced.id, [log('late')], { leaseOwner: 'runner-a' }),
+        runner.appendEvents(free.id, [log('free')]),
+      ]);
       expect(outcomes[0].status === 'rejected' && WeftError.is(outcomes[0].reason, 'RUN_LEASE_LOST')).toBe(true);
       expect(outcomes[1].status).toBe('fulfilled');
       expect(await texts(other, fenced.id)).toEqual(['mine', 'taken over']);
@@ -150,7 +171,11 @@ describe('PostgreSQL group commit', () => {
       try {
         const [a, b, c] = [await store.createRun(params), await store.createRun(params), await store.createRun(params)];
         const held = await heldInFlight(() => store.appendEvents(a.id, [log('hold')]));
-        const outcomes = await Promise.allSettled([store.appendEvents(b.id, [log('poison')]), store.appendEvents(c.id, [log('c1')]), store.appendEvents(b.id, [log('b2')])]);
+        const outcomes = await Promise.allSettled([
+          store.appendEvents(b.id, [log('poison')]),
+          store.appendEvents(c.id, [log('c1')]),
+          store.appendEvents(b.id, [log('b2')]),
+        ]);
         expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
         expect(held.settled()).toBe(false);
         expect((await held.release()).map((event) => event.seq)).toEqual([a.counts.events + 1]);

@@ -174,7 +174,10 @@ export class PgGroupAppend {
     const sent = new Set(rows);
     let written: Set<string>;
     try {
-      written = rows.length === 0 ? new Set() : new Set((await this.#sql.rows<{ id: string }>('append events', APPEND_BATCH, batchParams(rows))).map((row) => row.id));
+      written =
+        rows.length === 0
+          ? new Set()
+          : new Set((await this.#sql.rows<{ id: string }>('append events', APPEND_BATCH, batchParams(rows))).map((row) => row.id));
     } catch (error) {
       const inBatch = writes.flatMap((write) => write.planned.map(({ request }) => request));
       if (!shared || inBatch.length === 1 || isUnreachable(error)) {
@@ -182,14 +185,17 @@ export class PgGroupAppend {
       } else {
         // Every request on its own, in order: the one at fault fails alone.
         for (const request of inBatch) {
-          for (let alone = [request]; alone.length > 0; ) alone = await this.#round(alone, false);
+          for (let alone = [request]; alone.length > 0;) alone = await this.#round(alone, false);
         }
       }
       return again;
     }
     if (written.size > 0) {
       const done = rows.filter((write) => written.has(write.id));
-      this.#sql.notifyChanges(done.map(({ id, state }) => ({ id, headSeq: state.counts.events, status: state.status })), done.some((write) => write.state.status === 'queued'));
+      this.#sql.notifyChanges(
+        done.map(({ id, state }) => ({ id, headSeq: state.counts.events, status: state.status })),
+        done.some((write) => write.state.status === 'queued'),
+      );
     }
     const retry: AppendRequest[] = [];
     for (const write of writes) {
@@ -204,7 +210,14 @@ export class PgGroupAppend {
       for (const { request } of write.planned) {
         request.attempts += 1;
         if (request.attempts < APPEND_ATTEMPTS) retry.push(request);
-        else request.reject(pgStoreFailed(this.#database, 'conflict', `Could not append events to run ${request.id}: other writers kept appending first through ${APPEND_ATTEMPTS} attempts. Retry.`));
+        else
+          request.reject(
+            pgStoreFailed(
+              this.#database,
+              'conflict',
+              `Could not append events to run ${request.id}: other writers kept appending first through ${APPEND_ATTEMPTS} attempts. Retry.`,
+            ),
+          );
       }
     }
     // A run's retried requests come before its deferred ones, as they were made.
@@ -241,7 +254,12 @@ export class PgGroupAppend {
         }
         try {
           if (cached === undefined) checkFence(id, head.leaseOwner, head.state.status, request.leaseOwner);
-          const plan = planAppend(write.state, request.events, { runId: id, now: Math.trunc(this.#clock()), allowReserved: request.allowReserved, lookupQuestion: (questionId) => questions.get(questionId) });
+          const plan = planAppend(write.state, request.events, {
+            runId: id,
+            now: Math.trunc(this.#clock()),
+            allowReserved: request.allowReserved,
+            lookupQuestion: (questionId) => questions.get(questionId),
+          });
           write.endsLease = statusChangeEndsLease(write.state.status, plan.state.status);
           write.state = plan.state;
           for (const question of plan.questions) questions.set(question.id, question);
@@ -264,7 +282,11 @@ export class PgGroupAppend {
 
   async #readHeads(ids: string[]): Promise<Map<string, { state: RunState; leaseOwner: string | null }>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.#sql.rows<{ id: string; state: string; lease_owner: string | null }>('read a run', 'SELECT id, state, lease_owner FROM runs WHERE id = ANY($1::text[])', [ids]);
+    const rows = await this.#sql.rows<{ id: string; state: string; lease_owner: string | null }>(
+      'read a run',
+      'SELECT id, state, lease_owner FROM runs WHERE id = ANY($1::text[])',
+      [ids],
+    );
     return new Map(rows.map((row) => [row.id, { state: JSON.parse(row.state) as RunState, leaseOwner: row.lease_owner }]));
   }
 
@@ -272,7 +294,9 @@ export class PgGroupAppend {
   async #lookupQuestions(requests: AppendRequest[], pending: readonly string[]): Promise<Map<string, QuestionRecord>> {
     const ids = [...new Set([...requests.flatMap((request) => referencedQuestions(request.events)), ...pending])];
     if (ids.length === 0) return new Map();
-    const rows = await this.#sql.rows<{ record: string }>('append events', 'SELECT record FROM questions WHERE id = ANY($1::text[])', [ids]);
+    const rows = await this.#sql.rows<{ record: string }>('append events', 'SELECT record FROM questions WHERE id = ANY($1::text[])', [
+      ids,
+    ]);
     return new Map(rows.map((row) => questionFromRow(row)).map((question) => [question.id, question]));
   }
 }
@@ -295,17 +319,44 @@ function batchParams(writes: readonly RunWrite[]): string[] {
   // only the statement, whose requests then run one by one).
   for (const write of [...writes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const columns = stateColumns(write.state);
-    push(runs, [write.id, write.head, columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, write.state.counts.events, write.endsLease, write.fence ?? null]);
+    push(runs, [
+      write.id,
+      write.head,
+      columns.status,
+      columns.archived,
+      columns.parentId,
+      columns.updatedAt,
+      columns.state,
+      write.state.counts.events,
+      write.endsLease,
+      write.fence ?? null,
+    ]);
     for (const { plan } of write.planned) {
-      plan.events.forEach((event, index) => push(events, [write.id, event.seq, event.at, event.type, event.stageId ?? null, plan.payloadTexts[index] ?? JSON.stringify(event.payload)]));
-      for (const question of plan.questions) questions.set(question.id, [question.id, write.id, question.status, question.askedAt, JSON.stringify(question)]);
+      plan.events.forEach((event, index) =>
+        push(events, [
+          write.id,
+          event.seq,
+          event.at,
+          event.type,
+          event.stageId ?? null,
+          plan.payloadTexts[index] ?? JSON.stringify(event.payload),
+        ]),
+      );
+      for (const question of plan.questions)
+        questions.set(question.id, [question.id, write.id, question.status, question.askedAt, JSON.stringify(question)]);
     }
   }
   const questionColumns: unknown[][] = Array.from({ length: 5 }, () => []);
   for (const values of questions.values()) push(questionColumns, values);
   const literals = (columns: unknown[][], text: number[]) =>
-    columns.map((values, index) => (text.includes(index) ? textArray(values as (string | null)[]) : scalarArray(values as (number | boolean | null)[])));
-  return [...literals(runs, TEXT_COLUMNS.runs), ...literals(events, TEXT_COLUMNS.events), ...literals(questionColumns, TEXT_COLUMNS.questions)];
+    columns.map((values, index) =>
+      text.includes(index) ? textArray(values as (string | null)[]) : scalarArray(values as (number | boolean | null)[]),
+    );
+  return [
+    ...literals(runs, TEXT_COLUMNS.runs),
+    ...literals(events, TEXT_COLUMNS.events),
+    ...literals(questionColumns, TEXT_COLUMNS.questions),
+  ];
 }
 
 /** The question ids a batch asks or answers. */

@@ -64,7 +64,13 @@ interface ClaimRow extends Partial<RunRow> {
 }
 
 /** `at`: the injected clock's time (tests), or null for the database's time. */
-export async function claimRun(sql: PgStatements, workerId: string, leaseMs: number, at: number | null, filter?: ClaimFilter): Promise<RunRecord | undefined> {
+export async function claimRun(
+  sql: PgStatements,
+  workerId: string,
+  leaseMs: number,
+  at: number | null,
+  filter?: ClaimFilter,
+): Promise<RunRecord | undefined> {
   checkLease(workerId, leaseMs);
   const fingerprint = claimFingerprint(filter);
   const query = fingerprint === undefined ? CLAIM_ANY : CLAIM_SAME_ENVIRONMENT;
@@ -120,7 +126,14 @@ export async function releaseLease(sql: PgStatements, id: string, workerId: stri
  * the run exists (a lease the run's end already let go is no error). `frees`: the update
  * lets the run be claimed again (when its status allows).
  */
-async function leaseUpdate(sql: PgStatements, id: string, action: string, set: string, params: unknown[], frees: boolean): Promise<boolean> {
+async function leaseUpdate(
+  sql: PgStatements,
+  id: string,
+  action: string,
+  set: string,
+  params: unknown[],
+  frees: boolean,
+): Promise<boolean> {
   const query = `WITH updated AS (UPDATE runs SET ${set} WHERE id = $1 AND lease_owner = $2 RETURNING id) SELECT EXISTS (SELECT 1 FROM updated) AS held, EXISTS (SELECT 1 FROM runs WHERE id = $1) AS found`;
   const [row] = await sql.rows<{ held: boolean; found: boolean }>(action, query, params);
   if (row?.held === true) {

@@ -44,7 +44,20 @@ export class PgNewRuns {
     const { spec, state } = plan as Required<AppendPlan>;
     const columns = stateColumns(state);
     const specText = JSON.stringify(spec);
-    const params = [id, spec.workflow, spec.createdAt, JSON.stringify(spec.labels), specText, columns.status, columns.archived, columns.parentId, columns.updatedAt, columns.state, ...writeParams(plan), state.counts.events];
+    const params = [
+      id,
+      spec.workflow,
+      spec.createdAt,
+      JSON.stringify(spec.labels),
+      specText,
+      columns.status,
+      columns.archived,
+      columns.parentId,
+      columns.updatedAt,
+      columns.state,
+      ...writeParams(plan),
+      state.counts.events,
+    ];
     try {
       await this.#sql.rows('create a run', CREATE, params);
       this.#sql.notifyChanges([{ id, headSeq: state.counts.events, status: state.status }], state.status === 'queued');
@@ -91,7 +104,12 @@ export class PgNewRuns {
   }
 
   #planNew(id: string, events: readonly NewRunEvent[]): AppendPlan {
-    const plan = planAppend(undefined, events, { runId: id, now: Math.trunc(this.#clock()), allowReserved: true, lookupQuestion: () => undefined });
+    const plan = planAppend(undefined, events, {
+      runId: id,
+      now: Math.trunc(this.#clock()),
+      allowReserved: true,
+      lookupQuestion: () => undefined,
+    });
     if (plan.spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     return plan;
   }
@@ -101,7 +119,8 @@ export class PgNewRuns {
 function importedEvents(item: ImportedRun): NewRunEvent[] {
   const created = createRunEvents(item.run);
   const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
-  if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
+  if (reserved !== undefined)
+    throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
   if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
   return [...created, ...(item.events ?? [])];
 }

@@ -35,7 +35,8 @@ export function pgSearchSql(filter: NormalizedFilter): { sql: string; params: un
   const order = `ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
   // An empty status list matches no run.
   if (filter.status?.length === 0) where.push('FALSE');
-  if (filter.status === undefined || filter.status.length === 0) return { sql: `SELECT ${RUN_COLUMNS} FROM runs ${whereClause(where)} ${order}`, params };
+  if (filter.status === undefined || filter.status.length === 0)
+    return { sql: `SELECT ${RUN_COLUMNS} FROM runs ${whereClause(where)} ${order}`, params };
   // One branch per status, each walking the status index newest first and stopping at the page's end; the merge never sorts more than a page per status.
   const branches = filter.status.map((status) => {
     params.push(status);

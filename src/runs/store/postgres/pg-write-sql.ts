@@ -63,15 +63,33 @@ export const BULK_EVENTS = `INSERT INTO events (run_id, seq, at, type, stage_id,
 export const BULK_QUESTIONS = `INSERT INTO questions (id, run_id, status, asked_at, record) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])`;
 
 /** The parameters of BULK_RUNS, BULK_EVENTS and BULK_QUESTIONS for planned new runs. */
-export function bulkParams(plans: readonly { id: string; plan: AppendPlan }[]): { runs: unknown[][]; events: unknown[][]; questions: unknown[][] } {
+export function bulkParams(plans: readonly { id: string; plan: AppendPlan }[]): {
+  runs: unknown[][];
+  events: unknown[][];
+  questions: unknown[][];
+} {
   const runs: unknown[][] = Array.from({ length: 11 }, () => []);
   const events: unknown[][] = Array.from({ length: 6 }, () => []);
   const questions: unknown[][] = Array.from({ length: 5 }, () => []);
   const push = (columns: unknown[][], values: unknown[]) => values.forEach((value, index) => columns[index]?.push(value));
   for (const { id, plan } of plans) {
     const { spec, state } = plan;
-    push(runs, [id, spec?.workflow, spec?.createdAt, JSON.stringify(spec?.labels ?? {}), JSON.stringify(spec), state.status, state.archived ? 1 : 0, state.parentId ?? null, state.updatedAt, JSON.stringify(state), state.counts.events]);
-    plan.events.forEach((event, index) => push(events, [id, event.seq, event.at, event.type, event.stageId ?? null, plan.payloadTexts[index] ?? JSON.stringify(event.payload)]));
+    push(runs, [
+      id,
+      spec?.workflow,
+      spec?.createdAt,
+      JSON.stringify(spec?.labels ?? {}),
+      JSON.stringify(spec),
+      state.status,
+      state.archived ? 1 : 0,
+      state.parentId ?? null,
+      state.updatedAt,
+      JSON.stringify(state),
+      state.counts.events,
+    ]);
+    plan.events.forEach((event, index) =>
+      push(events, [id, event.seq, event.at, event.type, event.stageId ?? null, plan.payloadTexts[index] ?? JSON.stringify(event.payload)]),
+    );
     for (const question of plan.questions) push(questions, [question.id, id, question.status, question.askedAt, JSON.stringify(question)]);
   }
   return { runs, events, questions };

@@ -84,9 +84,16 @@ describe('PostgresRunStore', () => {
       now += 1001;
       expect((await second.claimRun('runner-b', 1000, now))?.id).toBe(run.id);
       await second.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'b was here' } }], { leaseOwner: 'runner-b' });
-      const refused = await first.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'late' } }], { leaseOwner: 'runner-a' }).catch((error: unknown) => error);
+      const refused = await first
+        .appendEvents(run.id, [{ type: 'log-written', payload: { line: 'late' } }], { leaseOwner: 'runner-a' })
+        .catch((error: unknown) => error);
       expect(WeftError.is(refused, 'RUN_LEASE_LOST')).toBe(true);
-      expect((await second.listEvents(run.id)).map((event) => event.type)).toEqual(['run-created', 'run-status-changed', 'run-status-changed', 'log-written']);
+      expect((await second.listEvents(run.id)).map((event) => event.type)).toEqual([
+        'run-created',
+        'run-status-changed',
+        'run-status-changed',
+        'log-written',
+      ]);
       // Appends without a lease (answers, cancels from a person) are not fenced.
       await first.appendEvents(run.id, [{ type: 'log-written', payload: { line: 'from a person' } }]);
     } finally {
@@ -100,14 +107,25 @@ describe('PostgresRunStore', () => {
     const skewed = await PostgresRunStore.open({ url });
     try {
       const run = await holder.createRun({ ...params, initialStatus: 'queued' });
-      const [{ db }] = (await sql<{ db: string }>('SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS db')) as [{ db: string }];
+      const [{ db }] = (await sql<{ db: string }>('SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS db')) as [
+        { db: string },
+      ];
       const claimed = await holder.claimRun('runner-a', 60_000, 0);
       expect(claimed?.lease?.expiresAt).toBeGreaterThanOrEqual(Number(db) + 60_000);
-      await holder.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }, { type: 'run-status-changed', payload: { to: 'running' } }], { leaseOwner: 'runner-a' });
+      await holder.appendEvents(
+        run.id,
+        [
+          { type: 'run-status-changed', payload: { to: 'starting' } },
+          { type: 'run-status-changed', payload: { to: 'running' } },
+        ],
+        { leaseOwner: 'runner-a' },
+      );
       expect(await skewed.claimRun('runner-b', 60_000, Number(db) + 30 * 60_000)).toBeUndefined();
       expect(await holder.renewLease(run.id, 'runner-a', 60_000)).toBe(true);
       // Expired in database time, it is taken over whatever the claimer's clock says.
-      await sql("UPDATE runs SET lease_expires_at = (extract(epoch FROM statement_timestamp()) * 1000)::bigint - 1 WHERE id = $1", [run.id]);
+      await sql('UPDATE runs SET lease_expires_at = (extract(epoch FROM statement_timestamp()) * 1000)::bigint - 1 WHERE id = $1', [
+        run.id,
+      ]);
       expect((await skewed.claimRun('runner-b', 60_000, 0))?.lease?.workerId).toBe('runner-b');
     } finally {
       await Promise.all([holder.close(), skewed.close()]);
@@ -117,11 +135,22 @@ describe('PostgresRunStore', () => {
   it('bulk-imports runs in multi-row batches to exactly what the SQLite store imports', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weft-pg-import-'));
     const items = (): ImportedRun[] => [
-      { run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA1', labels: { team: 'core' } }, createdAt: 5000, events: [{ type: 'run-status-changed', payload: { to: 'queued' }, at: 6000 }] },
+      {
+        run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA1', labels: { team: 'core' } },
+        createdAt: 5000,
+        events: [{ type: 'run-status-changed', payload: { to: 'queued' }, at: 6000 }],
+      },
       {
         run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA2', parentId: '01JAAAAAAAAAAAAAAAAAAAAAA1' },
         createdAt: 7000,
-        events: [{ type: 'question-asked', stageId: 'ask@1', payload: { questionId: '01JAAAAAAAAAAAAAAAAAAAAAQ1', kind: 'yes_no', prompt: 'ok?' }, at: 8000 }],
+        events: [
+          {
+            type: 'question-asked',
+            stageId: 'ask@1',
+            payload: { questionId: '01JAAAAAAAAAAAAAAAAAAAAAQ1', kind: 'yes_no', prompt: 'ok?' },
+            at: 8000,
+          },
+        ],
       },
       { run: { ...params, id: '01JAAAAAAAAAAAAAAAAAAAAAA3' }, createdAt: 9000 },
     ];
@@ -168,16 +197,25 @@ describe('PostgresRunStore', () => {
     }
   });
 
-  it('deletes a run\'s events with it (events have no foreign key since schema 3) and only that run\'s', async () => {
+  it("deletes a run's events with it (events have no foreign key since schema 3) and only that run's", async () => {
     const store = await PostgresRunStore.open({ url });
     try {
       const [gone, kept] = [await store.createRun(params), await store.createRun(params)];
-      for (const run of [gone, kept]) await store.appendEvents(run.id, [{ type: 'log-written', payload: { text: 'hello' } }, { type: 'run-status-changed', payload: { to: 'cancelled', reason: 'user' } }]);
+      for (const run of [gone, kept])
+        await store.appendEvents(run.id, [
+          { type: 'log-written', payload: { text: 'hello' } },
+          { type: 'run-status-changed', payload: { to: 'cancelled', reason: 'user' } },
+        ]);
       await store.deleteRun(gone.id);
-      const counts = await sql<{ run_id: string; n: number }>('SELECT run_id, count(*)::int AS n FROM events WHERE run_id = ANY($1::text[]) GROUP BY run_id', [[gone.id, kept.id]]);
+      const counts = await sql<{ run_id: string; n: number }>(
+        'SELECT run_id, count(*)::int AS n FROM events WHERE run_id = ANY($1::text[]) GROUP BY run_id',
+        [[gone.id, kept.id]],
+      );
       expect(counts).toEqual([{ run_id: kept.id, n: 3 }]);
       // The id is free again: a run copied in under it starts a fresh log.
-      await store.copyRun(gone.id, [{ type: 'run-created', payload: { ...params, goal: '', inputs: {}, labels: {}, autoApprove: false, dryRun: false } }]);
+      await store.copyRun(gone.id, [
+        { type: 'run-created', payload: { ...params, goal: '', inputs: {}, labels: {}, autoApprove: false, dryRun: false } },
+      ]);
       expect((await store.listEvents(gone.id)).map((event) => event.seq)).toEqual([1]);
     } finally {
       await store.close();
@@ -190,9 +228,25 @@ describe('PostgresRunStore', () => {
     await client.connect();
     try {
       await migratePostgres(client, fresh, 1000, PG_MIGRATIONS.slice(0, 2));
-      const run = (id: string, updatedAt: number) => [id, 'build', 'succeeded', 1000, updatedAt, 1, JSON.stringify({ id }), JSON.stringify({ status: 'succeeded', updatedAt })];
-      for (const values of [run('01J0000000000000000000000A', 5000), run('01J0000000000000000000000B', 3000), run('01J0000000000000000000000C', 1000)]) {
-        await client.query('INSERT INTO runs (id, workflow, status, created_at, updated_at, head_seq, spec, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', values);
+      const run = (id: string, updatedAt: number) => [
+        id,
+        'build',
+        'succeeded',
+        1000,
+        updatedAt,
+        1,
+        JSON.stringify({ id }),
+        JSON.stringify({ status: 'succeeded', updatedAt }),
+      ];
+      for (const values of [
+        run('01J0000000000000000000000A', 5000),
+        run('01J0000000000000000000000B', 3000),
+        run('01J0000000000000000000000C', 1000),
+      ]) {
+        await client.query(
+          'INSERT INTO runs (id, workflow, status, created_at, updated_at, head_seq, spec, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+          values,
+        );
       }
     } finally {
       await client.end();
@@ -209,7 +263,7 @@ describe('PostgresRunStore', () => {
     }
   });
 
-  it("tells its own listeners of its writes once, at commit, not again when the server echoes the NOTIFY", async () => {
+  it('tells its own listeners of its writes once, at commit, not again when the server echoes the NOTIFY', async () => {
     const store = await PostgresRunStore.open({ url, safetyTickMs: 10 * 60_000 });
     const other = await PostgresRunStore.open({ url, safetyTickMs: 10 * 60_000 });
     try {
@@ -231,7 +285,9 @@ describe('PostgresRunStore', () => {
 
   it('masks the password in every failure that names the server', async () => {
     const port = new URL(url).port;
-    const error = await PostgresRunStore.open({ url: `postgres://postgres:hunter2-secret@127.0.0.1:${port}/no_such_db_here` }).catch((failure: unknown) => failure);
+    const error = await PostgresRunStore.open({ url: `postgres://postgres:hunter2-secret@127.0.0.1:${port}/no_such_db_here` }).catch(
+      (failure: unknown) => failure,
+    );
     expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
     const text = `${(error as Error).message} ${JSON.stringify((error as WeftError).data)}`;
     expect(text).toContain('postgres://postgres:***@127.0.0.1');

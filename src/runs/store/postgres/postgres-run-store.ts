@@ -18,10 +18,33 @@ import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
+import type {
+  AppendOptions,
+  ClaimFilter,
+  Clock,
+  CreateRunParams,
+  ListEventsOptions,
+  McpServerEntry,
+  RunFilter,
+  RunPage,
+  RunStore,
+  RunStoreOptions,
+  UpdatedCursor,
+  UpdatedRunsPage,
+} from '../run-store.js';
 import { eventFromRow, mcpServerFromRow, questionFromRow, type EventRow, type McpServerRow } from '../sqlite/run-rows.js';
 import type { ImportedRun } from '../sqlite/sqlite-run-store.js';
-import { checkParentLink, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
+import {
+  checkParentLink,
+  encodeCursor,
+  mcpServerName,
+  normalizeEventQuery,
+  normalizeFilter,
+  normalizeUpdatedQuery,
+  runId,
+  runNotFound,
+  updatedPage,
+} from '../store-input.js';
 import type { StoreChangeListener } from '../store-change.js';
 import { PgChangeListener } from './change-listener.js';
 import { maskDatabaseUrl } from './database-url.js';
@@ -49,7 +72,9 @@ export interface PostgresRunStoreOptions extends RunStoreOptions {
 
 const INT8_OID = 20;
 /** BIGINT columns hold epoch milliseconds, well inside a double's exact range. */
-const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) } as pg.CustomTypesConfig;
+const TYPES = {
+  getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')),
+} as pg.CustomTypesConfig;
 
 const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`;
 const GET_HEAD_SEQ = 'SELECT head_seq FROM runs WHERE id = $1';
@@ -72,7 +97,14 @@ export class PostgresRunStore implements RunStore {
   readonly #appends: PgGroupAppend;
   readonly #newRuns: PgNewRuns;
 
-  private constructor(sql: PgStatements, changes: PgChangeListener, database: string, clock: Clock | DatabaseClock, newId: IdGenerator, appendBatches: GroupAppendLimits) {
+  private constructor(
+    sql: PgStatements,
+    changes: PgChangeListener,
+    database: string,
+    clock: Clock | DatabaseClock,
+    newId: IdGenerator,
+    appendBatches: GroupAppendLimits,
+  ) {
     this.#sql = sql;
     this.#changes = changes;
     this.database = database;
@@ -90,7 +122,14 @@ export class PostgresRunStore implements RunStore {
     const logger = options.logger ?? silentLogger;
     const clock = options.clock ?? Date.now;
     // A server whose host vanished answers no SYN: a connect fails after 10 s, not the kernel's two minutes.
-    const config: pg.PoolConfig = { connectionString: options.url, types: TYPES, max: options.poolSize ?? 10, application_name: 'weft', connectionTimeoutMillis: 10_000, keepAlive: true };
+    const config: pg.PoolConfig = {
+      connectionString: options.url,
+      types: TYPES,
+      max: options.poolSize ?? 10,
+      application_name: 'weft',
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    };
     const pool = new pg.Pool(config);
     // An idle connection dropped by a restarting server must not crash the process; the next query reconnects.
     pool.on('error', (error) => logger.warn(`PostgreSQL connection at ${database} lost: ${error.message}`));
@@ -103,8 +142,16 @@ export class PostgresRunStore implements RunStore {
       }
       // Without an injected clock (tests), everything this store stamps is on the database's clock.
       const stamps = options.clock ?? (await DatabaseClock.open(pool));
-      const changes = await PgChangeListener.open({ connectionString: options.url, application_name: 'weft-notices' }, logger, defaultNewId(), options.safetyTickMs);
-      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, stamps, options.newId ?? defaultNewId, { ...DEFAULT_GROUP_APPEND_LIMITS, ...options.appendBatches });
+      const changes = await PgChangeListener.open(
+        { connectionString: options.url, application_name: 'weft-notices' },
+        logger,
+        defaultNewId(),
+        options.safetyTickMs,
+      );
+      return new PostgresRunStore(new PgStatements(pool, database, changes), changes, database, stamps, options.newId ?? defaultNewId, {
+        ...DEFAULT_GROUP_APPEND_LIMITS,
+        ...options.appendBatches,
+      });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw toPgStoreError(error, database, 'open the run store');
@@ -143,11 +190,11 @@ export class PostgresRunStore implements RunStore {
 
   async listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage> {
     const pageSize = normalizeUpdatedQuery(after, limit);
-    const rows = await this.#sql.rows<RunRow & { updated_at: string | number; id: string }>(
-      'list changed runs',
-      UPDATED_AFTER,
-      [after.updatedAt, after.id, pageSize + 1],
-    );
+    const rows = await this.#sql.rows<RunRow & { updated_at: string | number; id: string }>('list changed runs', UPDATED_AFTER, [
+      after.updatedAt,
+      after.id,
+      pageSize + 1,
+    ]);
     return updatedPage(rows, pageSize, recordOf, (row) => ({ updatedAt: Number(row.updated_at), id: row.id }));
   }
 
@@ -161,7 +208,13 @@ export class PostgresRunStore implements RunStore {
     const query = normalizeEventQuery(options);
     const types = query.types === undefined ? '' : 'AND type = ANY($5::text[])';
     const sql = `SELECT seq, at, type, stage_id, payload FROM events WHERE run_id = $1 AND seq > $2::bigint AND seq < $3::bigint ${types} ORDER BY seq ${query.direction === 'asc' ? 'ASC' : 'DESC'} LIMIT $4`;
-    const rows = await this.#sql.rows<EventRow>('list events', sql, [id, query.afterSeq, query.beforeSeq, query.limit, ...(query.types === undefined ? [] : [query.types])]);
+    const rows = await this.#sql.rows<EventRow>('list events', sql, [
+      id,
+      query.afterSeq,
+      query.beforeSeq,
+      query.limit,
+      ...(query.types === undefined ? [] : [query.types]),
+    ]);
     if (rows.length === 0) await requireHead(this.#sql, id);
     return rows.map((row) => eventFromRow(id, row));
   }
@@ -188,14 +241,19 @@ export class PostgresRunStore implements RunStore {
       const parents = new Map(chain.map((row) => [row.id, row.parent_id]));
       checkParentLink(id, parentId, (ancestor) => parents.get(ancestor));
     }
-    if ((run.parentId ?? null) !== parentId) await this.#appends.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
+    if ((run.parentId ?? null) !== parentId)
+      await this.#appends.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
     return this.#requireRun(id);
   }
 
   async listQuestions(id: string, options: { pending?: boolean } = {}): Promise<QuestionRecord[]> {
     runId(id);
     const pending = options.pending === true ? "AND status = 'pending'" : '';
-    const rows = await this.#sql.rows<{ record: string }>('list questions', `SELECT record FROM questions WHERE run_id = $1 ${pending} ORDER BY asked_at, id`, [id]);
+    const rows = await this.#sql.rows<{ record: string }>(
+      'list questions',
+      `SELECT record FROM questions WHERE run_id = $1 ${pending} ORDER BY asked_at, id`,
+      [id],
+    );
     if (rows.length === 0) await requireHead(this.#sql, id);
     return rows.map(questionFromRow);
   }
@@ -224,7 +282,11 @@ export class PostgresRunStore implements RunStore {
   }
 
   async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
-    const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`), updatedAt: this.#clock() };
+    const entry = {
+      name: mcpServerName(name),
+      config: normalizeJsonObject(config, `config of MCP server '${name}'`),
+      updatedAt: this.#clock(),
+    };
     await this.#sql.rows(
       'save an MCP server',
       'INSERT INTO mcp_servers (name, config, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at',
@@ -242,14 +304,20 @@ export class PostgresRunStore implements RunStore {
   }
 
   async listMcpServers(): Promise<McpServerEntry[]> {
-    return (await this.#sql.rows<McpServerRow>('list MCP servers', 'SELECT name, config, updated_at FROM mcp_servers ORDER BY name', [])).map(mcpServerFromRow);
+    return (
+      await this.#sql.rows<McpServerRow>('list MCP servers', 'SELECT name, config, updated_at FROM mcp_servers ORDER BY name', [])
+    ).map(mcpServerFromRow);
   }
 
   async deleteRun(id: string): Promise<void> {
     runId(id);
     const run = await this.#requireRun(id);
     if (!isTerminal(run.status)) {
-      throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: run.status } });
+      throw new WeftError(
+        'RUN_NOT_TERMINAL',
+        `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`,
+        { data: { runId: id, status: run.status } },
+      );
     }
     for (const child of await this.#sql.rows<{ id: string }>('delete a run', 'SELECT id FROM runs WHERE parent_id = $1', [id])) {
       await this.#appends.append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);
@@ -257,7 +325,9 @@ export class PostgresRunStore implements RunStore {
     // Events have no foreign key (schema 3): they go in a second statement, which sees every append that committed
     // before the run's row went; none can follow, as an append writes only to a run whose row it updates.
     await this.#sql.transaction('delete a run', async (query) => {
-      const deleted = (await query("DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id])) as { rowCount: number | null };
+      const deleted = (await query("DELETE FROM runs WHERE id = $1 AND status IN ('succeeded', 'failed', 'cancelled')", [id])) as {
+        rowCount: number | null;
+      };
       if (deleted.rowCount === 1) await query('DELETE FROM events WHERE run_id = $1', [id]);
     });
     this.#sql.notifyChanges([{ id }]);
@@ -272,14 +342,26 @@ export class PostgresRunStore implements RunStore {
   /** Keeps a full tool output in the database, so a runner on any host can read it; returns its id. */
   async saveArtifact(runId: string | undefined, label: string, content: string): Promise<string> {
     const id = this.#newId();
-    await this.#sql.rows('save an artifact', 'INSERT INTO artifacts (id, run_id, label, created_at, content) VALUES ($1, $2, $3, $4, $5)', [id, runId ?? null, label, this.#clock(), content]);
+    await this.#sql.rows('save an artifact', 'INSERT INTO artifacts (id, run_id, label, created_at, content) VALUES ($1, $2, $3, $4, $5)', [
+      id,
+      runId ?? null,
+      label,
+      this.#clock(),
+      content,
+    ]);
     return id;
   }
 
   async readArtifact(id: string): Promise<{ label: string; runId?: string; content: string } | undefined> {
     assertUlid(id, 'artifact id');
-    const [row] = await this.#sql.rows<{ label: string; run_id: string | null; content: string }>('read an artifact', 'SELECT label, run_id, content FROM artifacts WHERE id = $1', [id]);
-    return row === undefined ? undefined : { label: row.label, ...(row.run_id === null ? {} : { runId: row.run_id }), content: row.content };
+    const [row] = await this.#sql.rows<{ label: string; run_id: string | null; content: string }>(
+      'read an artifact',
+      'SELECT label, run_id, content FROM artifacts WHERE id = $1',
+      [id],
+    );
+    return row === undefined
+      ? undefined
+      : { label: row.label, ...(row.run_id === null ? {} : { runId: row.run_id }), content: row.content };
   }
 
   watchChanges(listener: StoreChangeListener): () => void {

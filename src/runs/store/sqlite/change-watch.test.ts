@@ -95,7 +95,10 @@ describe('SQLite change notices', () => {
     const stop = watch.add(() => (notices += 1));
     // One transaction writing many pages: many WAL writes, one new version.
     const first = nextWatchNotice(watch);
-    await store.importRuns(Array.from({ length: 200 }, () => ({ run: { ...params, goal: 'x'.repeat(2000) } })), 200);
+    await store.importRuns(
+      Array.from({ length: 200 }, () => ({ run: { ...params, goal: 'x'.repeat(2000) } })),
+      200,
+    );
     await first;
     const second = nextWatchNotice(watch);
     await store.createRun(params);

@@ -31,7 +31,9 @@ export const HELD_QUERY = `${HOLDERS}?`;
  *
  * With `sameEnvironment`, a second parameter is the fingerprint the run's spec must carry; see `claimParams`. */
 export function claimQueries(sameEnvironment: boolean): [orphan: string, queued: string] {
-  const match = sameEnvironment ? " AND (SELECT json_extract(spec, '$.envFingerprint') FROM run_specs WHERE run_specs.id = runs.id) = ?" : '';
+  const match = sameEnvironment
+    ? " AND (SELECT json_extract(spec, '$.envFingerprint') FROM run_specs WHERE run_specs.id = runs.id) = ?"
+    : '';
   return [
     `SELECT id FROM runs INDEXED BY runs_by_lease WHERE status IN ('starting', 'running', 'blocked') AND lease_expires_at <= ?${match} AND ${ROOM} ORDER BY lease_expires_at, created_at, id LIMIT 1`,
     `SELECT id FROM runs INDEXED BY runs_by_claim WHERE status = 'queued' AND lease_expires_at <= ?${match} AND ${ROOM} ORDER BY created_at - priority * ${PRIORITY_STEP_MS}, id LIMIT 1`,

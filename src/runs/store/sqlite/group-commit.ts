@@ -83,7 +83,8 @@ export class GroupCommit {
     try {
       await this.commit(requests);
     } finally {
-      this.flushing = this.queue.length > 0 ? new Promise((resolveFlush) => setImmediate(resolveFlush)).then(() => this.flush()) : undefined;
+      this.flushing =
+        this.queue.length > 0 ? new Promise((resolveFlush) => setImmediate(resolveFlush)).then(() => this.flush()) : undefined;
     }
   }
 
@@ -107,7 +108,8 @@ export class GroupCommit {
 
   private async commit(requests: Request[]): Promise<void> {
     const { attempts, retryDelayMs, logger } = this.options;
-    const onRetry = (next: number) => logger.warn(`database ${this.file} is locked by another process; retrying (attempt ${next} of ${attempts})`);
+    const onRetry = (next: number) =>
+      logger.warn(`database ${this.file} is locked by another process; retrying (attempt ${next} of ${attempts})`);
     try {
       await retryWhileLocked({ attempts, delayMs: retryDelayMs, onRetry }, () => {
         if (!this.db.open) throw storeFailed(this.file, 'closed', 'The run store is closed; open a new one.');

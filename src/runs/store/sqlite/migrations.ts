@@ -159,11 +159,17 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 export function migrate(db: Database, file: string, now: number, migrations: readonly Migration[] = MIGRATIONS): number[] {
   const latest = migrations[migrations.length - 1]?.version ?? 0;
   const apply = db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     const row = db.prepare<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_version').get();
     const current = row?.version ?? 0;
     if (current > latest) {
-      throw storeFailed(file, 'other', `The database ${file} has schema version ${current}, written by a newer weft; this weft knows up to version ${latest}. Upgrade weft, or use another storage dir.`);
+      throw storeFailed(
+        file,
+        'other',
+        `The database ${file} has schema version ${current}, written by a newer weft; this weft knows up to version ${latest}. Upgrade weft, or use another storage dir.`,
+      );
     }
     const applied: number[] = [];
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');

@@ -26,14 +26,24 @@ export function openDatabase(storageDir: string, now: number, busyTimeoutMs = BU
   try {
     mkdirSync(resolve(storageDir), { recursive: true });
   } catch (error) {
-    throw storeFailed(file, 'cannot-open', `Cannot create the storage dir ${resolve(storageDir)} (${(error as Error).message}). Point WEFT_HOME / --storage-dir at a writable directory.`, error);
+    throw storeFailed(
+      file,
+      'cannot-open',
+      `Cannot create the storage dir ${resolve(storageDir)} (${(error as Error).message}). Point WEFT_HOME / --storage-dir at a writable directory.`,
+      error,
+    );
   }
   checkHeader(file);
   let db: Database | undefined;
   try {
     db = new Database(file, { timeout: busyTimeoutMs });
     const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (mode !== 'wal') throw storeFailed(file, 'other', `The database ${file} could not switch to WAL mode (got '${String(mode)}'); keep the storage dir on a local disk.`);
+    if (mode !== 'wal')
+      throw storeFailed(
+        file,
+        'other',
+        `The database ${file} could not switch to WAL mode (got '${String(mode)}'); keep the storage dir on a local disk.`,
+      );
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('cache_size = -16384');

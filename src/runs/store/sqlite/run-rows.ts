@@ -73,6 +73,18 @@ export function mcpServerFromRow(row: McpServerRow): McpServerEntry {
 }
 
 /** The `runs` columns a state change writes. */
-export function stateColumns(state: RunState): { status: string; archived: number; parentId: string | null; updatedAt: number; state: string } {
-  return { status: state.status, archived: state.archived ? 1 : 0, parentId: state.parentId ?? null, updatedAt: state.updatedAt, state: JSON.stringify(state) };
+export function stateColumns(state: RunState): {
+  status: string;
+  archived: number;
+  parentId: string | null;
+  updatedAt: number;
+  state: string;
+} {
+  return {
+    status: state.status,
+    archived: state.archived ? 1 : 0,
+    parentId: state.parentId ?? null,
+    updatedAt: state.updatedAt,
+    state: JSON.stringify(state),
+  };
 }

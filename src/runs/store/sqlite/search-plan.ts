@@ -63,7 +63,10 @@ export function planSearch(query: NormalizedFilter, count: (estimate: Sql) => nu
 export function estimateSql(driver: SearchDriver, filter: NormalizedFilter): Sql {
   const access = driverAccess(driver, filter, undefined);
   const where = [...access.where, ...rangeConditions(filter, access)];
-  return { sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${access.from} WHERE ${where.join(' AND ')} LIMIT ${ESTIMATE_CAP})`, params: [...access.params, ...rangeParams(filter)] };
+  return {
+    sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${access.from} WHERE ${where.join(' AND ')} LIMIT ${ESTIMATE_CAP})`,
+    params: [...access.params, ...rangeParams(filter)],
+  };
 }
 
 export function searchSql(filter: NormalizedFilter, driver: SearchDriver): Sql {
@@ -71,7 +74,8 @@ export function searchSql(filter: NormalizedFilter, driver: SearchDriver): Sql {
     driver === 'status' ? (filter.status ?? []) : driver === 'created' && filter.archived === 'any' ? [0, 1] : [undefined];
   const branches = branchValues.map((value) => branchSql(filter, driver, value));
   const columns = `s.spec AS spec, r.state AS state, r.lease_owner AS lease_owner, r.lease_expires_at AS lease_expires_at, ${EVENT_HEAD_COLUMNS}`;
-  const union = branches.length === 1 ? (branches[0] as Sql).sql : branches.map((branch) => `SELECT * FROM (${branch.sql})`).join(' UNION ALL ');
+  const union =
+    branches.length === 1 ? (branches[0] as Sql).sql : branches.map((branch) => `SELECT * FROM (${branch.sql})`).join(' UNION ALL ');
   return {
     sql: `SELECT ${columns} FROM (${union}) m CROSS JOIN runs r ON r.id = m.id CROSS JOIN run_specs s ON s.id = m.id ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
     params: [...branches.flatMap((branch) => branch.params), filter.limit + 1],
@@ -92,15 +96,33 @@ function branchSql(filter: NormalizedFilter, driver: SearchDriver, value: string
 }
 
 function driverAccess(driver: SearchDriver, filter: NormalizedFilter, value: string | number | undefined): Access {
-  const runs = (index: string, where: string, params: unknown[]): Access => ({ from: `runs r INDEXED BY ${index}`, where: [where], params, created: 'r.created_at', id: 'r.id' });
+  const runs = (index: string, where: string, params: unknown[]): Access => ({
+    from: `runs r INDEXED BY ${index}`,
+    where: [where],
+    params,
+    created: 'r.created_at',
+    id: 'r.id',
+  });
   switch (driver) {
     case 'ids':
-      return { from: 'runs r', where: ['r.id IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(filter.ids ?? [])], created: 'r.created_at', id: 'r.id' };
+      return {
+        from: 'runs r',
+        where: ['r.id IN (SELECT value FROM json_each(?))'],
+        params: [JSON.stringify(filter.ids ?? [])],
+        created: 'r.created_at',
+        id: 'r.id',
+      };
     case 'parent':
       return runs('runs_by_parent', 'r.parent_id = ?', [filter.parentId]);
     case 'label': {
       const [key, labelValue] = filter.labels[0] ?? ['', ''];
-      return { from: 'run_labels l CROSS JOIN runs r ON r.id = l.run_id', where: ['l.key = ? AND l.value = ?'], params: [key, labelValue], created: 'l.created_at', id: 'l.run_id' };
+      return {
+        from: 'run_labels l CROSS JOIN runs r ON r.id = l.run_id',
+        where: ['l.key = ? AND l.value = ?'],
+        params: [key, labelValue],
+        created: 'l.created_at',
+        id: 'l.run_id',
+      };
     }
     case 'status':
       return value === undefined

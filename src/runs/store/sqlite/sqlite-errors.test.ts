@@ -36,6 +36,10 @@ describe('toStoreError', () => {
   });
 
   it('treats BUSY and LOCKED variants as retryable, nothing else', () => {
-    expect([sqlite('SQLITE_BUSY'), sqlite('SQLITE_BUSY_SNAPSHOT'), sqlite('SQLITE_LOCKED'), sqlite('SQLITE_FULL'), new Error('SQLITE_BUSY')].map(isBusy)).toEqual([true, true, true, false, false]);
+    expect(
+      [sqlite('SQLITE_BUSY'), sqlite('SQLITE_BUSY_SNAPSHOT'), sqlite('SQLITE_LOCKED'), sqlite('SQLITE_FULL'), new Error('SQLITE_BUSY')].map(
+        isBusy,
+      ),
+    ).toEqual([true, true, true, false, false]);
   });
 });

@@ -32,7 +32,10 @@ describe('SqliteRunStore', () => {
     const other = await SqliteRunStore.open({ storageDir: dir });
     try {
       const run = await store.createRun({ ...params, initialStatus: 'queued' });
-      const own = noticesUntil(store, (change) => change.kind === 'runs' && change.runs.some((each) => each.id === run.id && each.headSeq === 3));
+      const own = noticesUntil(
+        store,
+        (change) => change.kind === 'runs' && change.runs.some((each) => each.id === run.id && each.headSeq === 3),
+      );
       await store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: 'starting' } }]);
       // The file watch sees that commit too, but the store's own connection shows no other writer: no unknown notice for it.
       expect(await own).toEqual([{ kind: 'runs', runs: [{ id: run.id, headSeq: 3, status: 'starting' }], claimable: false }]);
@@ -107,7 +110,9 @@ describe('SqliteRunStore', () => {
     other.close();
     expect(warnings).toHaveLength(3);
     expect(error).toMatchObject({ code: 'STORE_FAILED', data: { reason: 'locked', file: join(dir, 'weft.db') } });
-    expect((error as Error).message).toMatch(/^Could not append events: the database .* stayed locked by another process through 3 attempt\(s\)/);
+    expect((error as Error).message).toMatch(
+      /^Could not append events: the database .* stayed locked by another process through 3 attempt\(s\)/,
+    );
     expect((await store.getRun(run.id))?.counts.events).toBe(2);
     await store.close();
   });
@@ -121,9 +126,13 @@ describe('SqliteRunStore', () => {
         store.appendEvents(run.id, [{ type: 'run-status-changed', payload: { to: index % 2 === 0 ? 'starting' : 'succeeded' } }]),
       ]),
     );
-    expect(results.map((result) => result.status)).toEqual(runs.flatMap((_, index) => ['fulfilled', index % 2 === 0 ? 'fulfilled' : 'rejected']));
+    expect(results.map((result) => result.status)).toEqual(
+      runs.flatMap((_, index) => ['fulfilled', index % 2 === 0 ? 'fulfilled' : 'rejected']),
+    );
     const after = await store.searchRuns({ limit: 100 });
-    expect(after.runs.map((run) => [run.status, run.counts.events])).toEqual(runs.map((_, index) => [index % 2 === 0 ? 'starting' : 'queued', index % 2 === 0 ? 4 : 3]).reverse());
+    expect(after.runs.map((run) => [run.status, run.counts.events])).toEqual(
+      runs.map((_, index) => [index % 2 === 0 ? 'starting' : 'queued', index % 2 === 0 ? 4 : 3]).reverse(),
+    );
     await store.close();
   });
 
@@ -133,8 +142,16 @@ describe('SqliteRunStore', () => {
     const store = await SqliteRunStore.open({ storageDir: dir, clock: () => now });
     const run = await store.createRun({ ...params, initialStatus: 'queued' });
     const raw = new Database(join(dir, 'weft.db'), { readonly: true });
-    const storedEvents = () => (JSON.parse((raw.prepare('SELECT state FROM runs WHERE id = ?').get(run.id) as { state: string }).state) as { counts: { events: number } }).counts.events;
-    const turn = (at?: number) => store.appendEvents(run.id, [{ type: 'model-turn-finished', stageId: 'a@1', payload: { turn: 1 }, ...(at === undefined ? {} : { at }) }]);
+    const storedEvents = () =>
+      (
+        JSON.parse((raw.prepare('SELECT state FROM runs WHERE id = ?').get(run.id) as { state: string }).state) as {
+          counts: { events: number };
+        }
+      ).counts.events;
+    const turn = (at?: number) =>
+      store.appendEvents(run.id, [
+        { type: 'model-turn-finished', stageId: 'a@1', payload: { turn: 1 }, ...(at === undefined ? {} : { at }) },
+      ]);
 
     now = 6000;
     await turn();
@@ -196,7 +213,9 @@ describe('SqliteRunStore', () => {
       ['3', 1003, 2001, 'a@1', 3],
       ['2', 1002, 2001, 'a@1', 3],
     ]);
-    await expect(store.importRuns([{ run: params, events: [{ type: 'run-archived', payload: {} }] }])).rejects.toMatchObject({ code: 'RUN_INVALID_PARAMS' });
+    await expect(store.importRuns([{ run: params, events: [{ type: 'run-archived', payload: {} }] }])).rejects.toMatchObject({
+      code: 'RUN_INVALID_PARAMS',
+    });
     expect((await store.searchRuns({ archived: 'any', limit: 100 })).runs).toHaveLength(5);
     await store.close();
   });

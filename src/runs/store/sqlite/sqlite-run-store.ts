@@ -18,11 +18,50 @@ import { RUN_EVENT } from '../../model/event-types.js';
 import type { NewRunEvent, RunEvent } from '../../model/run-event.js';
 import type { RunRecord } from '../../model/run-record.js';
 import { isTerminal, type RunStatus } from '../../model/run-status.js';
-import type { AppendOptions, ClaimFilter, Clock, CreateRunParams, ListEventsOptions, McpServerEntry, RunFilter, RunPage, RunStore, RunStoreOptions, StoreChangeListener, UpdatedCursor, UpdatedRunsPage } from '../run-store.js';
-import { checkFence, checkLease, concurrencyKeys, checkParentLink, claimFingerprint, encodeCursor, mcpServerName, normalizeEventQuery, normalizeFilter, normalizeUpdatedQuery, runId, runNotFound, updatedPage } from '../store-input.js';
+import type {
+  AppendOptions,
+  ClaimFilter,
+  Clock,
+  CreateRunParams,
+  ListEventsOptions,
+  McpServerEntry,
+  RunFilter,
+  RunPage,
+  RunStore,
+  RunStoreOptions,
+  StoreChangeListener,
+  UpdatedCursor,
+  UpdatedRunsPage,
+} from '../run-store.js';
+import {
+  checkFence,
+  checkLease,
+  concurrencyKeys,
+  checkParentLink,
+  claimFingerprint,
+  encodeCursor,
+  mcpServerName,
+  normalizeEventQuery,
+  normalizeFilter,
+  normalizeUpdatedQuery,
+  runId,
+  runNotFound,
+  updatedPage,
+} from '../store-input.js';
 import { claimParams, claimQueries, HELD_QUERY } from './claim-queries.js';
 import { openDatabase } from './open-database.js';
-import { EVENT_HEAD_COLUMNS, GET_HEAD, eventFromRow, mcpServerFromRow, questionFromRow, runFromRow, type EventHead, type EventRow, type McpServerRow, type RunRow } from './run-rows.js';
+import {
+  EVENT_HEAD_COLUMNS,
+  GET_HEAD,
+  eventFromRow,
+  mcpServerFromRow,
+  questionFromRow,
+  runFromRow,
+  type EventHead,
+  type EventRow,
+  type McpServerRow,
+  type RunRow,
+} from './run-rows.js';
 import { ESTIMATE_CAP, planSearch, searchSql } from './search-plan.js';
 import { retryWhileLocked } from './lock-retry.js';
 import { RETRY_DELAY_MS, SqliteAccess, WRITE_ATTEMPTS } from './sqlite-access.js';
@@ -65,8 +104,17 @@ export class SqliteRunStore implements RunStore {
   static async open(options: SqliteRunStoreOptions): Promise<SqliteRunStore> {
     const clock = options.clock ?? Date.now;
     return retryWhileLocked(
-      { attempts: WRITE_ATTEMPTS, delayMs: RETRY_DELAY_MS, locked: (error) => WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked' },
-      () => new SqliteRunStore(new SqliteAccess(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), options.logger ?? silentLogger), clock, options.newId ?? defaultNewId),
+      {
+        attempts: WRITE_ATTEMPTS,
+        delayMs: RETRY_DELAY_MS,
+        locked: (error) => WeftError.is(error, 'STORE_FAILED') && error.data.reason === 'locked',
+      },
+      () =>
+        new SqliteRunStore(
+          new SqliteAccess(openDatabase(options.storageDir, clock(), options.busyTimeoutMs), options.logger ?? silentLogger),
+          clock,
+          options.newId ?? defaultNewId,
+        ),
     );
   }
 
@@ -76,7 +124,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {
-    return this.db.execute('create a run', 'write', () => runFromRow({ ...this.runWrites.importRun({ run: params }), lease_owner: null, lease_expires_at: 0, head_seq: null, head_at: null }));
+    return this.db.execute('create a run', 'write', () =>
+      runFromRow({ ...this.runWrites.importRun({ run: params }), lease_owner: null, lease_expires_at: 0, head_seq: null, head_at: null }),
+    );
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -107,14 +157,19 @@ export class SqliteRunStore implements RunStore {
 
   async listRunsUpdatedAfter(after: UpdatedCursor, limit?: number): Promise<UpdatedRunsPage> {
     const pageSize = normalizeUpdatedQuery(after, limit);
-    const rows = await this.db.execute('list changed runs', 'read', () => this.db.stmt<RunRow & { updated_at: number; id: string }>(UPDATED_AFTER).all(after.updatedAt, after.id, pageSize + 1));
+    const rows = await this.db.execute('list changed runs', 'read', () =>
+      this.db.stmt<RunRow & { updated_at: number; id: string }>(UPDATED_AFTER).all(after.updatedAt, after.id, pageSize + 1),
+    );
     return updatedPage(rows, pageSize, runFromRow, (row) => ({ updatedAt: row.updated_at, id: row.id }));
   }
 
   async appendEvents(id: string, events: NewRunEvent[], options?: AppendOptions): Promise<RunEvent[]> {
     runId(id);
     return this.db.execute('append events', 'write', () => {
-      const lease = options?.leaseOwner === undefined ? undefined : this.db.stmt<{ lease_owner: string | null; status: RunStatus }>('SELECT lease_owner, status FROM runs WHERE id = ?').get(id);
+      const lease =
+        options?.leaseOwner === undefined
+          ? undefined
+          : this.db.stmt<{ lease_owner: string | null; status: RunStatus }>('SELECT lease_owner, status FROM runs WHERE id = ?').get(id);
       if (lease !== undefined) checkFence(id, lease.lease_owner, lease.status, options?.leaseOwner);
       return this.runWrites.append(id, events, false);
     });
@@ -128,7 +183,10 @@ export class SqliteRunStore implements RunStore {
     const params = [id, query.afterSeq, query.beforeSeq, ...(query.types === undefined ? [] : [JSON.stringify(query.types)]), query.limit];
     return this.db.execute('list events', 'snapshot', () => {
       this.requireExists(id);
-      return this.db.stmt<EventRow>(sql).all(...params).map((row) => eventFromRow(id, row));
+      return this.db
+        .stmt<EventRow>(sql)
+        .all(...params)
+        .map((row) => eventFromRow(id, row));
     });
   }
 
@@ -136,7 +194,8 @@ export class SqliteRunStore implements RunStore {
     runId(id);
     if (typeof archived !== 'boolean') throw new WeftError('RUN_INVALID_PARAMS', 'archived must be true or false.');
     return this.db.execute('archive a run', 'write', () => {
-      if (this.requireRun(id).archived !== archived) this.runWrites.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
+      if (this.requireRun(id).archived !== archived)
+        this.runWrites.append(id, [{ type: archived ? RUN_EVENT.runArchived : RUN_EVENT.runUnarchived, payload: {} }], true);
       return this.requireRun(id);
     });
   }
@@ -153,7 +212,8 @@ export class SqliteRunStore implements RunStore {
           return row === undefined ? undefined : row.parent_id;
         });
       }
-      if ((run.parentId ?? null) !== parentId) this.runWrites.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
+      if ((run.parentId ?? null) !== parentId)
+        this.runWrites.append(id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId } }], true);
       return this.requireRun(id);
     });
   }
@@ -163,7 +223,10 @@ export class SqliteRunStore implements RunStore {
     const pending = options.pending === true ? "AND status = 'pending'" : '';
     return this.db.execute('list questions', 'snapshot', () => {
       this.requireExists(id);
-      return this.db.stmt<{ record: string }>(`SELECT record FROM questions WHERE run_id = ? ${pending} ORDER BY asked_at, id`).all(id).map(questionFromRow);
+      return this.db
+        .stmt<{ record: string }>(`SELECT record FROM questions WHERE run_id = ? ${pending} ORDER BY asked_at, id`)
+        .all(id)
+        .map(questionFromRow);
     });
   }
 
@@ -193,7 +256,9 @@ export class SqliteRunStore implements RunStore {
   async concurrencyHeld(keys: readonly string[], now: number = this.clock()): Promise<Record<string, number>> {
     const wanted = concurrencyKeys(keys);
     if (wanted.length === 0) return {};
-    return this.db.execute('count concurrency key holders', 'snapshot', () => Object.fromEntries(wanted.map((key) => [key, this.db.stmt<{ n: number }>(`SELECT (${HELD_QUERY}) AS n`).get(now, key)?.n ?? 0])));
+    return this.db.execute('count concurrency key holders', 'snapshot', () =>
+      Object.fromEntries(wanted.map((key) => [key, this.db.stmt<{ n: number }>(`SELECT (${HELD_QUERY}) AS n`).get(now, key)?.n ?? 0])),
+    );
   }
 
   async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
@@ -202,7 +267,10 @@ export class SqliteRunStore implements RunStore {
     return this.db.execute('renew a lease', 'write', () => {
       this.requireExists(id);
       this.db.written.run({ id });
-      return this.db.stmt('UPDATE runs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ?').run(this.clock() + leaseMs, id, workerId).changes === 1;
+      return (
+        this.db.stmt('UPDATE runs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ?').run(this.clock() + leaseMs, id, workerId)
+          .changes === 1
+      );
     });
   }
 
@@ -212,15 +280,26 @@ export class SqliteRunStore implements RunStore {
     return this.db.execute('release a lease', 'write', () => {
       this.requireExists(id);
       this.db.written.run({ id }, true);
-      return this.db.stmt('UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = ? AND lease_owner = ?').run(id, workerId).changes === 1;
+      return (
+        this.db.stmt('UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE id = ? AND lease_owner = ?').run(id, workerId)
+          .changes === 1
+      );
     });
   }
 
   async putMcpServer(name: string, config: JsonObject): Promise<McpServerEntry> {
-    const entry = { name: mcpServerName(name), config: normalizeJsonObject(config, `config of MCP server '${name}'`), updatedAt: this.clock() };
+    const entry = {
+      name: mcpServerName(name),
+      config: normalizeJsonObject(config, `config of MCP server '${name}'`),
+      updatedAt: this.clock(),
+    };
     await this.db.execute('save an MCP server', 'write', () => {
       this.db.written.unknown();
-      this.db.stmt('INSERT INTO mcp_servers (name, config, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at').run(entry.name, entry.config.text, entry.updatedAt);
+      this.db
+        .stmt(
+          'INSERT INTO mcp_servers (name, config, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at',
+        )
+        .run(entry.name, entry.config.text, entry.updatedAt);
     });
     return { name: entry.name, config: entry.config.value, updatedAt: entry.updatedAt };
   }
@@ -234,7 +313,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listMcpServers(): Promise<McpServerEntry[]> {
-    return this.db.execute('list MCP servers', 'read', () => this.db.stmt<McpServerRow>('SELECT name, config, updated_at FROM mcp_servers ORDER BY name').all().map(mcpServerFromRow));
+    return this.db.execute('list MCP servers', 'read', () =>
+      this.db.stmt<McpServerRow>('SELECT name, config, updated_at FROM mcp_servers ORDER BY name').all().map(mcpServerFromRow),
+    );
   }
 
   async deleteRun(id: string): Promise<void> {
@@ -242,7 +323,11 @@ export class SqliteRunStore implements RunStore {
     await this.db.execute('delete a run', 'write', () => {
       const run = this.requireRun(id);
       if (!isTerminal(run.status)) {
-        throw new WeftError('RUN_NOT_TERMINAL', `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`, { data: { runId: id, status: run.status } });
+        throw new WeftError(
+          'RUN_NOT_TERMINAL',
+          `Run ${id} is ${run.status}; only a succeeded, failed or cancelled run can be deleted. Cancel it first.`,
+          { data: { runId: id, status: run.status } },
+        );
       }
       for (const child of this.db.stmt<{ id: string }>('SELECT id FROM runs WHERE parent_id = ?').all(id)) {
         this.runWrites.append(child.id, [{ type: RUN_EVENT.runParentChanged, payload: { parentId: null } }], true);

@@ -32,7 +32,13 @@ export class SqliteRunWrites {
   /** What this store wrote, for its change notices (told once the transaction commits). */
   readonly #written: ChangeCollector;
 
-  constructor(stmt: <Row = unknown>(sql: string) => Database.Statement<Row>, states: RunStateCache, clock: Clock, newId: IdGenerator, written: ChangeCollector) {
+  constructor(
+    stmt: <Row = unknown>(sql: string) => Database.Statement<Row>,
+    states: RunStateCache,
+    clock: Clock,
+    newId: IdGenerator,
+    written: ChangeCollector,
+  ) {
     this.#stmt = stmt;
     this.#states = states;
     this.#clock = clock;
@@ -54,15 +60,22 @@ export class SqliteRunWrites {
     const id = runId(item.run?.id ?? this.#newId());
     const created = createRunEvents(item.run);
     const reserved = item.events?.find((event) => RESERVED_EVENT_TYPES.has(event?.type));
-    if (reserved !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
+    if (reserved !== undefined)
+      throw new WeftError('RUN_INVALID_PARAMS', `Imported events cannot include '${reserved.type}'; it is written by the store itself.`);
     if (item.createdAt !== undefined) created.forEach((event) => (event.at = item.createdAt));
     if (this.#stmt(GET_STATE).get(id) !== undefined) throw new WeftError('RUN_INVALID_PARAMS', `A run with id ${id} already exists.`);
     if (item.run.parentId !== undefined && this.#stmt(GET_STATE).get(item.run.parentId) === undefined) throw runNotFound(item.run.parentId);
-    const { spec, state, events, payloadTexts, questions } = planAppend(undefined, [...created, ...(item.events ?? [])], this.#context(id, true));
+    const { spec, state, events, payloadTexts, questions } = planAppend(
+      undefined,
+      [...created, ...(item.events ?? [])],
+      this.#context(id, true),
+    );
     if (spec === undefined) throw new WeftError('INTERNAL', `Creating run ${id} produced no spec.`);
     const columns = stateColumns(state);
     const specText = JSON.stringify(spec);
-    this.#stmt('INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state, priority, concurrency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    this.#stmt(
+      'INSERT INTO runs (id, workflow, status, archived, parent_id, created_at, updated_at, state, priority, concurrency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
       id,
       spec.workflow,
       columns.status,
@@ -112,8 +125,20 @@ export class SqliteRunWrites {
 
   #writeEvents(events: RunEvent[], payloadTexts: string[], questions: QuestionRecord[]): void {
     const insertEvent = this.#stmt('INSERT INTO events (run_id, seq, at, type, stage_id, payload) VALUES (?, ?, ?, ?, ?, ?)');
-    events.forEach((event, index) => insertEvent.run(event.runId, event.seq, event.at, event.type, event.stageId ?? null, payloadTexts[index] ?? JSON.stringify(event.payload)));
-    const saveQuestion = this.#stmt('INSERT INTO questions (id, run_id, status, asked_at, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record');
-    for (const question of questions) saveQuestion.run(question.id, question.runId, question.status, question.askedAt, JSON.stringify(question));
+    events.forEach((event, index) =>
+      insertEvent.run(
+        event.runId,
+        event.seq,
+        event.at,
+        event.type,
+        event.stageId ?? null,
+        payloadTexts[index] ?? JSON.stringify(event.payload),
+      ),
+    );
+    const saveQuestion = this.#stmt(
+      'INSERT INTO questions (id, run_id, status, asked_at, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record',
+    );
+    for (const question of questions)
+      saveQuestion.run(question.id, question.runId, question.status, question.askedAt, JSON.stringify(question));
   }
 }

@@ -2,11 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { RunState } from '../../model/run-record.js';
 import { onlyCountAndTimeChanged, RunStateCache } from './state-cache.js';
 
-const state: RunState = { status: 'running', archived: false, attempt: 1, updatedAt: 10, counts: { events: 4, stages: 1, toolCalls: 0, questionsPending: 1 }, pendingQuestionIds: ['q1'] };
+const state: RunState = {
+  status: 'running',
+  archived: false,
+  attempt: 1,
+  updatedAt: 10,
+  counts: { events: 4, stages: 1, toolCalls: 0, questionsPending: 1 },
+  pendingQuestionIds: ['q1'],
+};
 
 describe('onlyCountAndTimeChanged', () => {
   it('is true when the event count, the time and copies of the same pending ids are all that differ', () => {
-    expect(onlyCountAndTimeChanged(state, { ...state, updatedAt: 11, counts: { ...state.counts, events: 5 }, pendingQuestionIds: ['q1'] })).toBe(true);
+    expect(
+      onlyCountAndTimeChanged(state, { ...state, updatedAt: 11, counts: { ...state.counts, events: 5 }, pendingQuestionIds: ['q1'] }),
+    ).toBe(true);
   });
 
   it('is false for any other change, a field added or removed included', () => {

@@ -11,7 +11,8 @@ export function registerCompletionCommand(program: Command): void {
     .description('print the completion script of a shell: eval "$(weft completion bash)"')
     .argument('<shell>', COMPLETION_SHELLS.join(', '))
     .action((shell: string) => {
-      if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) throw new WeftError('USAGE', `No completion for '${shell}': use one of ${COMPLETION_SHELLS.join(', ')}.`);
+      if (!(COMPLETION_SHELLS as readonly string[]).includes(shell))
+        throw new WeftError('USAGE', `No completion for '${shell}': use one of ${COMPLETION_SHELLS.join(', ')}.`);
       process.stdout.write(completionScript(program, shell as CompletionShell));
     });
 }

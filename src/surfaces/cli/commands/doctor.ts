@@ -18,7 +18,8 @@ export function registerDoctorCommand(program: Command): void {
         const checks = await runDoctor(app, process.env);
         if (checks.some((check) => check.level === 'fail')) process.exitCode = EXIT_FAILURE;
         if (options.json) return printJson(checks);
-        for (const check of checks) process.stdout.write(`${MARK[check.level]} ${check.name}: ${check.detail}${check.fix ? `\n    fix: ${check.fix}` : ''}\n`);
+        for (const check of checks)
+          process.stdout.write(`${MARK[check.level]} ${check.name}: ${check.detail}${check.fix ? `\n    fix: ${check.fix}` : ''}\n`);
       });
     });
 }

@@ -12,12 +12,15 @@ import { EXIT_FAILURE } from '../exit-codes.js';
 import { collect } from '../options.js';
 import { untilInterrupted } from '../interrupt.js';
 
-
 function parsePairs(values: string[], separator: '=' | ':', flag: string, example: string): Record<string, string> {
   const pairs: Record<string, string> = {};
   for (const value of values) {
     const index = value.indexOf(separator);
-    if (index <= 0) throw new WeftError('USAGE', `${flag} '${value}' is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}; e.g. ${flag} ${example}.`);
+    if (index <= 0)
+      throw new WeftError(
+        'USAGE',
+        `${flag} '${value}' is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}; e.g. ${flag} ${example}.`,
+      );
     pairs[value.slice(0, index).trim()] = value.slice(index + 1).trim();
   }
   return pairs;
@@ -25,7 +28,10 @@ function parsePairs(values: string[], separator: '=' | ':', flag: string, exampl
 
 function parseScope(value: string | undefined): McpScope | undefined {
   if (value === undefined || value === 'local' || value === 'project' || value === 'user') return value;
-  throw new WeftError('USAGE', `--scope must be 'project' (writes .mcp.json), 'local' (this project, this user only) or 'user' (writes the user settings.toml), not '${value}'.`);
+  throw new WeftError(
+    'USAGE',
+    `--scope must be 'project' (writes .mcp.json), 'local' (this project, this user only) or 'user' (writes the user settings.toml), not '${value}'.`,
+  );
 }
 
 const SCOPE_HELP = "'project' (.mcp.json), 'local' (this project, only you) or 'user' (user settings.toml)";
@@ -34,22 +40,35 @@ const SCOPE_HELP = "'project' (.mcp.json), 'local' (this project, only you) or '
  * Where `mcp add` points: a command after `--`, or a URL — by `--url` or, in Claude Code's
  * form (`add --transport http NAME URL`), as the one positional word.
  */
-function addTarget(name: string, words: string[], options: { url?: string; transport?: string }): { command?: string[]; url?: string; transport?: 'http' | 'sse' } {
+function addTarget(
+  name: string,
+  words: string[],
+  options: { url?: string; transport?: string },
+): { command?: string[]; url?: string; transport?: 'http' | 'sse' } {
   const transport = options.transport;
   if (transport !== undefined && transport !== 'stdio' && transport !== 'http' && transport !== 'sse') {
     throw new WeftError('USAGE', `--transport must be 'stdio', 'http' or 'sse', not '${transport}'.`);
   }
   const positionalUrl = options.url === undefined && words.length === 1 && /^https?:\/\//i.test(words[0]!) ? words[0] : undefined;
   if (transport === 'stdio') {
-    if (options.url !== undefined || positionalUrl !== undefined) throw new WeftError('USAGE', `--transport stdio takes a command, not a URL: weft mcp add ${name} -- npx -y some-server`);
+    if (options.url !== undefined || positionalUrl !== undefined)
+      throw new WeftError('USAGE', `--transport stdio takes a command, not a URL: weft mcp add ${name} -- npx -y some-server`);
     return { command: words };
   }
   const url = options.url ?? positionalUrl;
   if (url === undefined) {
-    if (transport !== undefined) throw new WeftError('USAGE', `--transport ${transport} needs the server's URL: weft mcp add --transport ${transport} ${name} https://example.com/mcp`);
+    if (transport !== undefined)
+      throw new WeftError(
+        'USAGE',
+        `--transport ${transport} needs the server's URL: weft mcp add --transport ${transport} ${name} https://example.com/mcp`,
+      );
     return { command: words };
   }
-  if (options.url !== undefined && words.length > 0) throw new WeftError('USAGE', `Give either a command after '--' or a URL, not both (got --url ${options.url} and '${words.join(' ')}').`);
+  if (options.url !== undefined && words.length > 0)
+    throw new WeftError(
+      'USAGE',
+      `Give either a command after '--' or a URL, not both (got --url ${options.url} and '${words.join(' ')}').`,
+    );
   return { url, transport: transport ?? 'http' };
 }
 
@@ -59,7 +78,14 @@ function printWarnings(warnings: readonly { message: string }[]): void {
 
 /** What `mcp add` and `mcp add-json` print: `--json` gives the fields of docs/cli-json.md, else one line (warnings on stderr). */
 function printAdded(name: string, scope: McpScope, result: McpAddResult, json: boolean | undefined): void {
-  if (json) return printJson({ name, scope, file: result.file, replaced: result.replaced, warnings: result.warnings.map((warning) => warning.message) });
+  if (json)
+    return printJson({
+      name,
+      scope,
+      file: result.file,
+      replaced: result.replaced,
+      warnings: result.warnings.map((warning) => warning.message),
+    });
   printWarnings(result.warnings);
   process.stdout.write(`${result.replaced ? 'Replaced' : 'Added'} MCP server '${name}' in ${result.file}\n`);
 }
@@ -81,7 +107,8 @@ export function registerMcpCommands(program: Command): Command {
           const error = row.error ? ` — ${row.error.split('\n', 1)[0]}` : '';
           process.stdout.write(`${row.name}  ${row.type}  ${row.status}  ${row.tools} tools  (${row.source})${error}\n`);
         });
-        if (rows.length === 0) process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
+        if (rows.length === 0)
+          process.stdout.write("No MCP servers configured. Add one with 'weft mcp add <name> -- <command…>' or in .mcp.json.\n");
       });
     });
 
@@ -103,7 +130,9 @@ export function registerMcpCommands(program: Command): Command {
         if (config.script) process.stdout.write(`  script: ${config.script}\n`);
         if (config.url) process.stdout.write(`  url: ${config.url}\n`);
         process.stdout.write(`  enabled: ${config.enabled}  required: ${config.required}\n`);
-        process.stdout.write(`  status: ${status?.state ?? 'disabled'}  tools: ${status?.tools ?? 0}${status?.error ? `\n  error: ${status.error}` : ''}\n`);
+        process.stdout.write(
+          `  status: ${status?.state ?? 'disabled'}  tools: ${status?.tools ?? 0}${status?.error ? `\n  error: ${status.error}` : ''}\n`,
+        );
       });
     });
 
@@ -119,25 +148,34 @@ export function registerMcpCommands(program: Command): Command {
     .option('-H, --header <"Name: value">', 'HTTP header (repeatable)', collect, [])
     .option('--replace', 'replace an entry of the same name')
     .option('--json', 'print {name, scope, file, replaced, warnings} (see docs/cli-json.md)')
-    .action(async (name: string, words: string[], options: { scope: string; env: string[]; url?: string; transport?: string; header: string[]; replace?: boolean; json?: boolean }, command: Command) => {
-      const target = addTarget(name, words, options);
-      const scope = parseScope(options.scope) ?? 'project';
-      await withApp(command, async (app) => {
-        const result = await (await app.mcpConfig()).add({
-          name,
-          scope,
-          ...target,
-          env: parsePairs(options.env, '=', '-e', 'API_URL=https://example.com'),
-          headers: parsePairs(options.header, ':', '-H', '"X-Team: infra"'),
-          replace: options.replace,
+    .action(
+      async (
+        name: string,
+        words: string[],
+        options: { scope: string; env: string[]; url?: string; transport?: string; header: string[]; replace?: boolean; json?: boolean },
+        command: Command,
+      ) => {
+        const target = addTarget(name, words, options);
+        const scope = parseScope(options.scope) ?? 'project';
+        await withApp(command, async (app) => {
+          const result = await (
+            await app.mcpConfig()
+          ).add({
+            name,
+            scope,
+            ...target,
+            env: parsePairs(options.env, '=', '-e', 'API_URL=https://example.com'),
+            headers: parsePairs(options.header, ':', '-H', '"X-Team: infra"'),
+            replace: options.replace,
+          });
+          printAdded(name, scope, result, options.json);
         });
-        printAdded(name, scope, result, options.json);
-      });
-    });
+      },
+    );
 
   mcp
     .command('add-json')
-    .description("add a server from a JSON entry, e.g. '{\"command\":\"npx\",\"args\":[\"-y\",\"pkg\"]}'")
+    .description('add a server from a JSON entry, e.g. \'{"command":"npx","args":["-y","pkg"]}\'')
     .argument('<name>', 'server name')
     .argument('<json>', 'the entry, in the .mcp.json shape')
     .option('-s, --scope <scope>', SCOPE_HELP, 'project')
@@ -152,7 +190,9 @@ export function registerMcpCommands(program: Command): Command {
 
   mcp
     .command('import')
-    .description("copy the servers another client configured for you: codex (~/.codex/config.toml), claude (~/.claude.json), cursor (~/.cursor/mcp.json)")
+    .description(
+      'copy the servers another client configured for you: codex (~/.codex/config.toml), claude (~/.claude.json), cursor (~/.cursor/mcp.json)',
+    )
     .argument('<source>', "'codex', 'claude' or 'cursor'")
     .option('-s, --scope <scope>', SCOPE_HELP, 'user')
     .option('--replace', 'replace entries of the same name')
@@ -165,7 +205,9 @@ export function registerMcpCommands(program: Command): Command {
         if (options.json) return printJson(result);
         if (result.servers.length === 0) process.stdout.write(`No MCP servers in ${result.from}.\n`);
         for (const row of result.servers) {
-          process.stdout.write(row.outcome === 'skipped' ? `skipped ${row.name}: ${row.reason}\n` : `${row.outcome} ${row.name} → ${row.file}\n`);
+          process.stdout.write(
+            row.outcome === 'skipped' ? `skipped ${row.name}: ${row.reason}\n` : `${row.outcome} ${row.name} → ${row.file}\n`,
+          );
         }
       });
     });
@@ -196,10 +238,14 @@ export function registerMcpCommands(program: Command): Command {
           const report = await (await app.mcp()).test(name);
           if (options.json) return printJson({ ok: true, ...report });
           const info = report.serverInfo ? ` ${report.serverInfo.name} ${report.serverInfo.version}` : '';
-          process.stdout.write(`✓ ${name}: connected in ${formatDuration(report.connectMs)} (${report.type}${info}, protocol ${report.protocolVersion ?? '?'})\n`);
+          process.stdout.write(
+            `✓ ${name}: connected in ${formatDuration(report.connectMs)} (${report.type}${info}, protocol ${report.protocolVersion ?? '?'})\n`,
+          );
           process.stdout.write(`  tools (${report.tools.length}): ${report.tools.map((tool) => tool.name).join(', ')}\n`);
           process.stdout.write(`  resources (${report.resources.count}, ${formatDuration(report.resources.ms)})\n`);
-          process.stdout.write(`  prompts (${report.prompts.count}, ${formatDuration(report.prompts.ms)}): ${report.prompts.items.join(', ')}\n`);
+          process.stdout.write(
+            `  prompts (${report.prompts.count}, ${formatDuration(report.prompts.ms)}): ${report.prompts.items.join(', ')}\n`,
+          );
         } catch (error) {
           if (!WeftError.is(error, 'MCP_SERVER_FAILED')) throw error;
           if (options.json) printJson({ ok: false, name, error: error.message });
@@ -213,11 +259,16 @@ export function registerMcpCommands(program: Command): Command {
     .command('login')
     .description('sign in to a remote (http/sse) server with OAuth; prints the URL to open and waits for the redirect')
     .argument('<name>', 'server name')
-    .option('--scope <scopes>', "scopes to ask for on top of what the server names (space-separated), e.g. after a tool call said it needs more")
+    .option(
+      '--scope <scopes>',
+      'scopes to ask for on top of what the server names (space-separated), e.g. after a tool call said it needs more',
+    )
     .action(async (name: string, options: { scope?: string }, command: Command) => {
       await withApp(command, async (app) => {
         const mcp = await app.mcp();
-        const result = await untilInterrupted((signal) => mcp.login(name, (url) => openInBrowser(url), { signal, ...(options.scope ? { scope: options.scope } : {}) }));
+        const result = await untilInterrupted((signal) =>
+          mcp.login(name, (url) => openInBrowser(url), { signal, ...(options.scope ? { scope: options.scope } : {}) }),
+        );
         const expiry = result.expiresAt ? `, token valid until ${new Date(result.expiresAt).toISOString()}` : '';
         process.stdout.write(`Logged in to '${name}'${expiry}. Tokens are stored in ${result.file}\n`);
       });

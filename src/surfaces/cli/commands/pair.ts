@@ -38,8 +38,15 @@ function statusLines(status: PairStatus): string[] {
   const { run, stages, session } = status;
   return [
     `run ${run.id}  ${run.status}`,
-    ...(stages.length === 0 ? ['  no agent stage is running'] : stages.map((stage) => `  ${stage.kind} stage ${stage.stageId} running for ${formatDuration(Date.now() - stage.startedAt)}, ${stage.turns} turn${stage.turns === 1 ? '' : 's'}`)),
-    session ? `  pair session ${session.sessionId} on ${session.stageId}, started by ${session.by} ${formatDuration(Date.now() - session.startedAt)} ago` : '  no pair session is open',
+    ...(stages.length === 0
+      ? ['  no agent stage is running']
+      : stages.map(
+          (stage) =>
+            `  ${stage.kind} stage ${stage.stageId} running for ${formatDuration(Date.now() - stage.startedAt)}, ${stage.turns} turn${stage.turns === 1 ? '' : 's'}`,
+        )),
+    session
+      ? `  pair session ${session.sessionId} on ${session.stageId}, started by ${session.by} ${formatDuration(Date.now() - session.startedAt)} ago`
+      : '  no pair session is open',
   ];
 }
 
@@ -60,7 +67,8 @@ export function registerPairCommand(program: Command): void {
         const pairing = runs.pairing;
         if (options.status) {
           const status = await pairing.status(id);
-          if (options.json) return printJson({ run: { id: status.run.id, status: status.run.status }, stages: status.stages, session: status.session });
+          if (options.json)
+            return printJson({ run: { id: status.run.id, status: status.run.status }, stages: status.stages, session: status.session });
           return void process.stdout.write(`${statusLines(status).join('\n')}\n`);
         }
         if (options.end) {

@@ -18,12 +18,19 @@ export function registerPruneCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { olderThan: string; status: string[]; dryRun?: boolean; json?: boolean }, command: Command) => {
       const olderThanMs = parseDuration(options.olderThan);
-      if (olderThanMs === undefined) throw new WeftError('USAGE', `--older-than '${options.olderThan}' is not an age; use a number with a unit, e.g. --older-than 30d or 12h.`);
+      if (olderThanMs === undefined)
+        throw new WeftError(
+          'USAGE',
+          `--older-than '${options.olderThan}' is not an age; use a number with a unit, e.g. --older-than 30d or 12h.`,
+        );
       await withApp(command, async (app) => {
         const result = await pruneRuns(await app.runs(), app.storageDir, { olderThanMs, statuses: options.status, dryRun: options.dryRun });
         if (options.json) return printJson(result);
-        for (const run of result.runs) process.stdout.write(`${run.id}  ${run.workflow}  ${run.status}  ${new Date(run.createdAt).toISOString()}\n`);
-        process.stdout.write(`${result.dryRun ? 'Would delete' : 'Deleted'} ${result.runs.length} run${result.runs.length === 1 ? '' : 's'} older than ${options.olderThan}.\n`);
+        for (const run of result.runs)
+          process.stdout.write(`${run.id}  ${run.workflow}  ${run.status}  ${new Date(run.createdAt).toISOString()}\n`);
+        process.stdout.write(
+          `${result.dryRun ? 'Would delete' : 'Deleted'} ${result.runs.length} run${result.runs.length === 1 ? '' : 's'} older than ${options.olderThan}.\n`,
+        );
       });
     });
 }

@@ -45,24 +45,52 @@ function addCreateOptions(command: Command): Command {
     .argument('<workflow>', 'workflow file (TOML)')
     .addOption(new Option('--goal <text>', 'what the run is for').conflicts('goalFile'))
     .option('--goal-file <file>', 'read the goal from a file (inside the working directory)')
-    .option('--input <key=value>', 'workflow input (repeatable; numbers, booleans and JSON are converted to the declared type)', collect, [])
+    .option(
+      '--input <key=value>',
+      'workflow input (repeatable; numbers, booleans and JSON are converted to the declared type)',
+      collect,
+      [],
+    )
     .option('--label <key=value>', 'label (repeatable)', collect, [])
     .option('--auto-approve', 'skip approval (pending) and let MCP tools run without asking')
     .option('--dry-run', 'walk the graph and check every stage without side effects')
     .option('--parent <run-id>', 'make this a child of another run')
     .option('--model <model>', 'model for agent stages')
-    .option('--budget <key=value>', "the run's budget, over the workflow's [run.budget] (repeatable): max_cost_usd=5, max_tokens=2000000, max_duration=2h, on_exceeded=fail", collect, [])
+    .option(
+      '--budget <key=value>',
+      "the run's budget, over the workflow's [run.budget] (repeatable): max_cost_usd=5, max_tokens=2000000, max_duration=2h, on_exceeded=fail",
+      collect,
+      [],
+    )
     .option('--priority <n>', 'claim order, higher first (-100 to 100, default 0; a minute earlier in the queue per step)')
-    .addOption(new Option('--workspace <mode>', 'where the run works: its own git worktree (default inside a git repository), the directory itself, or a fresh clone').choices(['worktree', 'in-place', 'clone']))
+    .addOption(
+      new Option(
+        '--workspace <mode>',
+        'where the run works: its own git worktree (default inside a git repository), the directory itself, or a fresh clone',
+      ).choices(['worktree', 'in-place', 'clone']),
+    )
     .option('--workspace-base <ref>', 'commit, branch or tag the run branch starts from (default: the checked-out commit)')
     .option('--workspace-remote <remote>', 'git remote (name or URL) every checkpoint is pushed to, for runners on other hosts')
     .option('--workspace-repo <url>', 'the repository to clone (--workspace clone)')
     .option('--include-uncommitted', "carry this tree's uncommitted changes into the run as its first checkpoint")
     .option('--keep-branch', "keep the run's branch when the run is removed")
-    .addOption(new Option('--sandbox <mode>', 'os: run everything the run executes inside the OS sandbox; none: without it (over [run.sandbox] mode)').choices(['os', 'none']))
-    .option('--sandbox-allow-write <path>', 'a folder the sandbox may write besides the workspace (repeatable; relative to the workspace)', collect, [])
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        'os: run everything the run executes inside the OS sandbox; none: without it (over [run.sandbox] mode)',
+      ).choices(['os', 'none']),
+    )
+    .option(
+      '--sandbox-allow-write <path>',
+      'a folder the sandbox may write besides the workspace (repeatable; relative to the workspace)',
+      collect,
+      [],
+    )
     .option('--sandbox-deny-read <path>', 'a path the sandbox hides besides the credential folders (repeatable)', collect, [])
-    .option('--sandbox-network <hosts>', 'none, or the hosts the sandbox may reach, comma-separated (registry.npmjs.org,*.example.com,localhost:8080)')
+    .option(
+      '--sandbox-network <hosts>',
+      'none, or the hosts the sandbox may reach, comma-separated (registry.npmjs.org,*.example.com,localhost:8080)',
+    )
     .option('--sandbox-max-processes <n>', 'processes and threads the sandbox may hold at once (at least 300)')
     .option('--json', 'print JSON');
 }
@@ -115,7 +143,10 @@ function sandboxOf(options: CreateOptions): Pick<CreateRunRequest, 'sandbox'> {
 function whereItWorks(run: RunRecord, workspaceRoot: string | undefined): string {
   const workspace = run.workspace;
   if (workspace === undefined) return `working in place in ${run.cwd}`;
-  const dir = workspaceRoot === undefined ? `its ${workspace.mode}` : join(workspaceRoot, run.id, ...(workspace.subdir === '' ? [] : workspace.subdir.split('/')));
+  const dir =
+    workspaceRoot === undefined
+      ? `its ${workspace.mode}`
+      : join(workspaceRoot, run.id, ...(workspace.subdir === '' ? [] : workspace.subdir.split('/')));
   return `working in ${dir} on branch ${workspace.branch}`;
 }
 
@@ -147,25 +178,37 @@ export function registerRunCreateCommands(program: Command): void {
         // Stages that failed on a configuration mistake (no model, no key): the exit code says so.
         const configErrors: string[] = [];
         const onEvent = (event: RunEvent) => {
-          const code = event.type === ENGINE_EVENT.stageFinished && event.payload.status === 'failed' && !event.payload.retrying ? event.payload.errorCode : undefined;
+          const code =
+            event.type === ENGINE_EVENT.stageFinished && event.payload.status === 'failed' && !event.payload.retrying
+              ? event.payload.errorCode
+              : undefined;
           // A code this version does not know maps to 1 (exitCodeFor's default), so the cast is safe.
-          if (typeof code === 'string' && exitCodeFor(code as WeftErrorCode) === EXIT_USAGE) configErrors.push(`${event.stageId ?? '?'}: ${String(event.payload.error)}`);
+          if (typeof code === 'string' && exitCodeFor(code as WeftErrorCode) === EXIT_USAGE)
+            configErrors.push(`${event.stageId ?? '?'}: ${String(event.payload.error)}`);
         };
         const sandbox = options.json ? undefined : await runs.sandbox(run);
         // The header is written once Ctrl-C is handled, so whoever sees it can interrupt cleanly.
         const { finished, stopped } = await untilInterrupted(async (signal) => {
-          if (!options.json) process.stderr.write(`run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''} · ${whereItWorks(run, app.workspaceHost.root)}\nsandbox: ${sandbox?.summary ?? ''}\n`);
+          if (!options.json)
+            process.stderr.write(
+              `run ${run.id} · ${run.workflow}${run.dryRun ? ' (dry run)' : ''} · ${whereItWorks(run, app.workspaceHost.root)}\nsandbox: ${sandbox?.summary ?? ''}\n`,
+            );
           return { finished: await followRun(runs, run.id, { json: options.json === true, signal, onEvent }), stopped: signal.aborted };
         });
         if (stopped) {
-          process.stderr.write(`Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`);
+          process.stderr.write(
+            `Stopped following; run ${run.id} goes on (${finished.status}). Follow it again with: weft logs ${run.id} --follow\n`,
+          );
           process.exitCode = EXIT_INTERRUPTED;
           return;
         }
         if (!options.json) process.stderr.write(`run ${finished.id} ${finished.status}${finished.reason ? ` — ${finished.reason}` : ''}\n`);
         // A dry run is a check: a configuration error fails it even when the workflow routes past the stage.
         if (configErrors.length > 0 && (finished.status !== 'succeeded' || finished.dryRun)) {
-          if (!options.json) process.stderr.write(`configuration error (exit 2) — fix and run again:\n${configErrors.map((line) => `  ${line}`).join('\n')}\n`);
+          if (!options.json)
+            process.stderr.write(
+              `configuration error (exit 2) — fix and run again:\n${configErrors.map((line) => `  ${line}`).join('\n')}\n`,
+            );
           process.exitCode = EXIT_USAGE;
           return;
         }

@@ -21,7 +21,6 @@ import { parseSince, summarizeUsage, USAGE_GROUPS, type UsageGroupBy, type Usage
 import { usageSummaryView } from '../../../app/views/usage-view.js';
 import { waitText } from '../../../app/services/concurrency-waits.js';
 
-
 function age(run: RunRecord): string {
   return `${formatDuration(Date.now() - run.createdAt)} ago`;
 }
@@ -30,7 +29,8 @@ function parseStatuses(values: string[]): RunStatus[] | undefined {
   if (values.length === 0) return undefined;
   const statuses = values.flatMap((value) => value.split(','));
   for (const status of statuses) {
-    if (!isRunStatus(status)) throw new WeftError('USAGE', `--status '${status}' is not a run status; use one of ${RUN_STATUSES.join(', ')}.`);
+    if (!isRunStatus(status))
+      throw new WeftError('USAGE', `--status '${status}' is not a run status; use one of ${RUN_STATUSES.join(', ')}.`);
   }
   return statuses as RunStatus[];
 }
@@ -74,7 +74,8 @@ interface PsOptions {
 function parseGroupBy(value: string | undefined, since: number | undefined): UsageGroupBy | undefined {
   if (value === undefined) return undefined;
   if (since === undefined) throw new WeftError('USAGE', '--group-by sums spend over a time window: add --since, e.g. --since 7d.');
-  if (!(USAGE_GROUPS as readonly string[]).includes(value)) throw new WeftError('USAGE', `--group-by must be one of ${USAGE_GROUPS.join(', ')}, not '${value}'.`);
+  if (!(USAGE_GROUPS as readonly string[]).includes(value))
+    throw new WeftError('USAGE', `--group-by must be one of ${USAGE_GROUPS.join(', ')}, not '${value}'.`);
   return value as UsageGroupBy;
 }
 
@@ -82,7 +83,13 @@ function parseGroupBy(value: string | undefined, since: number | undefined): Usa
 function usageLines(usage: UsageSummary): string[] {
   const cost = costText(usage.usage);
   const total = `${usage.runs} run${usage.runs === 1 ? '' : 's'} since ${new Date(usage.since).toISOString()}: ${usage.usage.totalTokens} tokens${cost === '' ? '' : ` · ${cost}`}`;
-  return [total, ...(usage.groups ?? []).map((group) => `  ${group.key.padEnd(24)}  ${String(group.runs).padStart(5)} runs  ${String(group.usage.totalTokens).padStart(10)} tokens  ${costCell(group.usage)}`)];
+  return [
+    total,
+    ...(usage.groups ?? []).map(
+      (group) =>
+        `  ${group.key.padEnd(24)}  ${String(group.runs).padStart(5)} runs  ${String(group.usage.totalTokens).padStart(10)} tokens  ${costCell(group.usage)}`,
+    ),
+  ];
 }
 
 /** The filters given to `ps`, as typed, for "no runs match …". */
@@ -110,7 +117,10 @@ export function registerRunReadCommands(program: Command): void {
     .option('--workflow <name>', 'only runs of this workflow')
     .option('--all', 'include archived runs')
     .option('--limit <n>', 'at most this many', '50')
-    .option('--since <age>', 'only runs created since: an age (7d, 12h) or an ISO time; adds the tokens and cost summed over all of them (archived too)')
+    .option(
+      '--since <age>',
+      'only runs created since: an age (7d, 12h) or an ISO time; adds the tokens and cost summed over all of them (archived too)',
+    )
     .option('--group-by <what>', `with --since: the sums by ${USAGE_GROUPS.join(', ')}`)
     .option('--json', 'print JSON (with --since: {runs, usage})')
     .action(async (options: PsOptions, command: Command) => {
@@ -127,20 +137,33 @@ export function registerRunReadCommands(program: Command): void {
           archived: options.all ? 'any' : false,
           limit: Number(options.limit) || 50,
         });
-        const usage = since === undefined ? undefined : await summarizeUsage(runs, { since, ...(groupBy ? { groupBy } : {}), ...(options.workflow ? { workflow: options.workflow } : {}), labels: parseLabels(options.label) });
+        const usage =
+          since === undefined
+            ? undefined
+            : await summarizeUsage(runs, {
+                since,
+                ...(groupBy ? { groupBy } : {}),
+                ...(options.workflow ? { workflow: options.workflow } : {}),
+                labels: parseLabels(options.label),
+              });
         if (options.json) return printJson(usage === undefined ? page.runs : { runs: page.runs, usage: usageSummaryView(usage) });
         if (usage !== undefined) process.stdout.write(`${usageLines(usage).join('\n')}\n\n`);
         if (page.runs.length === 0) {
           const filters = describeFilters(options);
-          if (filters.length > 0) return void process.stdout.write(`No runs match ${filters.join(' ')}${options.all ? '' : ' (archived runs need --all)'}.\n`);
-          return void process.stdout.write(`No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`);
+          if (filters.length > 0)
+            return void process.stdout.write(`No runs match ${filters.join(' ')}${options.all ? '' : ' (archived runs need --all)'}.\n`);
+          return void process.stdout.write(
+            `No runs${options.all ? '' : ' (archived runs need --all)'}. Start one with: weft run <workflow.toml>\n`,
+          );
         }
         process.stdout.write(`${psRow(...PS_COLUMNS)}\n`);
         const waits = await runs.concurrencyWaits(page.runs);
         for (const run of page.runs) {
           const wait = waits.get(run.id);
           const goal = run.goal ? run.goal.replace(/\s+/g, ' ').slice(0, 50) : '';
-          process.stdout.write(`${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), `${madeBy(run.labels, true)}${wait === undefined ? goal : `(waits: ${waitText(wait)}) ${goal}`}`)}\n`);
+          process.stdout.write(
+            `${psRow(run.id, run.status, run.workflow, age(run), costCell(run.usage), `${madeBy(run.labels, true)}${wait === undefined ? goal : `(waits: ${waitText(wait)}) ${goal}`}`)}\n`,
+          );
         }
       });
     });
@@ -155,20 +178,42 @@ export function registerRunReadCommands(program: Command): void {
       await withApp(command, async (app) => {
         const runs = await app.runs();
         if (options.graph !== undefined) {
-          const [{ drawRunGraph }, { parseGraphFormat }] = await Promise.all([import('../../../app/views/run-graph.js'), import('../../../runs/workflow/render-graph.js')]);
-          return void process.stdout.write(await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')));
+          const [{ drawRunGraph }, { parseGraphFormat }] = await Promise.all([
+            import('../../../app/views/run-graph.js'),
+            import('../../../runs/workflow/render-graph.js'),
+          ]);
+          return void process.stdout.write(
+            await drawRunGraph(runs, id, parseGraphFormat(options.graph === true ? 'svg' : options.graph, '--graph')),
+          );
         }
         const run = await runs.get(id);
-        const [questions, stages, sandbox, waits] = await Promise.all([runs.questions(run.id, true), runs.stages(run.id), runs.sandbox(run), runs.concurrencyWaits([run])]);
+        const [questions, stages, sandbox, waits] = await Promise.all([
+          runs.questions(run.id, true),
+          runs.stages(run.id),
+          runs.sandbox(run),
+          runs.concurrencyWaits([run]),
+        ]);
         const waitingFor = waits.get(run.id) ?? [];
         const usage = stages.reduce((sum, stage) => (stage.usage === undefined ? sum : addTokenUsage(sum, stage.usage)), NO_TOKENS);
-        if (options.json) return printJson({ ...run, pendingQuestions: questions, stages: stages.map(stageJson), usage, sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules }, waitingFor });
+        if (options.json)
+          return printJson({
+            ...run,
+            pendingQuestions: questions,
+            stages: stages.map(stageJson),
+            usage,
+            sandbox: { sandboxed: sandbox.sandboxed, rules: sandbox.rules },
+            waitingFor,
+          });
         const lines = [
           `run ${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.archived ? ' (archived)' : ''}`,
           `  workflow  ${run.workflow} (${run.workflowPath})`,
           ...(run.goal ? [`  goal      ${run.goal}`] : []),
           `  cwd       ${run.cwd}`,
-          ...(run.workspace === undefined ? [] : [`  workspace ${run.workspace.mode} on branch ${run.workspace.branch} (from ${run.workspace.baseCommit.slice(0, 12)}${run.workspace.remoteUrl === undefined ? '' : `, pushed to ${redactGitText(run.workspace.remoteUrl)}`}); see it with: weft diff ${run.id}`]),
+          ...(run.workspace === undefined
+            ? []
+            : [
+                `  workspace ${run.workspace.mode} on branch ${run.workspace.branch} (from ${run.workspace.baseCommit.slice(0, 12)}${run.workspace.remoteUrl === undefined ? '' : `, pushed to ${redactGitText(run.workspace.remoteUrl)}`}); see it with: weft diff ${run.id}`,
+              ]),
           ...(run.origin === undefined ? [] : [`  forked    from ${run.origin.stageId} of run ${run.origin.runId}`]),
           ...(madeBy(run.labels, false) === '' ? [] : [`  made by   ${madeBy(run.labels, false)}`]),
           `  sandbox   ${sandbox.summary}`,
@@ -176,16 +221,25 @@ export function registerRunReadCommands(program: Command): void {
           `  attempt   ${run.attempt}  stages ${run.counts.stages}  tool calls ${run.counts.toolCalls}  events ${run.counts.events}`,
           ...(run.currentStageId ? [`  stage     ${run.currentStageId}`] : []),
           ...(run.priority ? [`  priority  ${run.priority}`] : []),
-          ...(run.concurrency === undefined ? [] : [`  keys      ${run.concurrency.map((slot) => `${slot.key} (limit ${slot.limit})`).join(', ')}`]),
-          ...(waitingFor.length === 0 ? [] : [`  waiting   ${waitText(waitingFor)}; it starts when a run holding the key ends or its lease runs out`]),
+          ...(run.concurrency === undefined
+            ? []
+            : [`  keys      ${run.concurrency.map((slot) => `${slot.key} (limit ${slot.limit})`).join(', ')}`]),
+          ...(waitingFor.length === 0
+            ? []
+            : [`  waiting   ${waitText(waitingFor)}; it starts when a run holding the key ends or its lease runs out`]),
           ...(run.budget ? [`  budget    ${JSON.stringify(run.budget)} (over the workflow's [run.budget])`] : []),
           ...(usage.totalTokens > 0 ? [tokensLine(usage)] : []),
           ...(usage.totalTokens > 0 ? [costLine(usage)].filter((line) => line !== undefined) : []),
-          ...(run.pairSession ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`] : []),
+          ...(run.pairSession
+            ? [`  pair      session ${run.pairSession.sessionId} on ${run.pairSession.stageId} (by ${run.pairSession.by})`]
+            : []),
           ...(run.parentId ? [`  parent    ${run.parentId}`] : []),
           ...Object.entries(run.labels).map(([key, value]) => `  label     ${key}=${value}`),
           ...stageLines(run, stages),
-          ...questions.map((question) => `  ? ${question.id} ${question.prompt} [${question.kind}${question.options ? `: ${question.options.join(' | ')}` : ''}]`),
+          ...questions.map(
+            (question) =>
+              `  ? ${question.id} ${question.prompt} [${question.kind}${question.options ? `: ${question.options.join(' | ')}` : ''}]`,
+          ),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
       });
@@ -203,7 +257,7 @@ export function registerRunReadCommands(program: Command): void {
         const runs = await app.runs();
         const { id } = await runs.get(ref);
         if (options.follow) return followToEnd(runs, id, { json: true, types: options.type });
-        for (let afterSeq = 0; ; ) {
+        for (let afterSeq = 0; ;) {
           const events = await runs.events(id, { afterSeq, limit: 1000, ...(options.type.length > 0 ? { types: options.type } : {}) });
           for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
           afterSeq = events.at(-1)?.seq ?? afterSeq;
@@ -246,7 +300,11 @@ export function registerRunReadCommands(program: Command): void {
     .action(async (ids: string[], options: { timeout: string; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
         const result = await (await app.runs()).wait(ids, parseSeconds(options.timeout, '--timeout') * 1000);
-        if (options.json) printJson({ timedOut: result.timedOut, runs: result.runs.map((run) => ({ id: run.id, status: run.status, reason: run.reason ?? null })) });
+        if (options.json)
+          printJson({
+            timedOut: result.timedOut,
+            runs: result.runs.map((run) => ({ id: run.id, status: run.status, reason: run.reason ?? null })),
+          });
         else for (const run of result.runs) process.stdout.write(`${run.id}  ${run.status}${run.reason ? ` — ${run.reason}` : ''}\n`);
         if (result.timedOut && !options.json) process.stderr.write(`Timed out after ${options.timeout}s; the runs go on.\n`);
         process.exitCode = !result.timedOut && result.runs.every((run) => run.status === 'succeeded') ? EXIT_OK : EXIT_FAILURE;

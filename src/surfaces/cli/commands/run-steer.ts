@@ -11,7 +11,14 @@ import { printJson, withApp } from '../command-context.js';
 
 type Steer = (runs: RunService, id: string, ...rest: string[]) => Promise<RunRecord | void>;
 
-function steer(program: Command, name: string, description: string, action: Steer, done: (id: string, run: RunRecord | void) => string, extraArgs: string[] = []): Command {
+function steer(
+  program: Command,
+  name: string,
+  description: string,
+  action: Steer,
+  done: (id: string, run: RunRecord | void) => string,
+  extraArgs: string[] = [],
+): Command {
   const command = program.command(name).description(description).argument('<run-id>');
   for (const arg of extraArgs) command.argument(arg);
   return command.option('--json', 'print JSON').action(async (...args: unknown[]) => {
@@ -33,15 +40,30 @@ function parseData(text: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
-    throw new WeftError('USAGE', `--data is not JSON (${errorMessage(error)}); pass a JSON value, e.g. --data '{"ok":true}' or --data '"text"'.`);
+    throw new WeftError(
+      'USAGE',
+      `--data is not JSON (${errorMessage(error)}); pass a JSON value, e.g. --data '{"ok":true}' or --data '"text"'.`,
+    );
   }
 }
 
 const status = (run: RunRecord | void) => (run ? ` (${run.status})` : '');
 
 export function registerRunSteerCommands(program: Command): void {
-  steer(program, 'approve', 'approve a pending run', (runs, id) => runs.approve(id), (id, run) => `Approved run ${id}${status(run)}`);
-  steer(program, 'deny', 'deny a pending run (it ends cancelled)', (runs, id, reason) => runs.deny(id, reason), (id) => `Denied run ${id}`).option('--reason <text>', 'why');
+  steer(
+    program,
+    'approve',
+    'approve a pending run',
+    (runs, id) => runs.approve(id),
+    (id, run) => `Approved run ${id}${status(run)}`,
+  );
+  steer(
+    program,
+    'deny',
+    'deny a pending run (it ends cancelled)',
+    (runs, id, reason) => runs.deny(id, reason),
+    (id) => `Denied run ${id}`,
+  ).option('--reason <text>', 'why');
   program
     .command('answer')
     .description("answer a run's question (yes/no, a choice, a,b for multi-select, or text)")
@@ -56,7 +78,14 @@ export function registerRunSteerCommands(program: Command): void {
         else process.stdout.write(`Answered ${questionId}: ${JSON.stringify(question.answer)}\n`);
       });
     });
-  steer(program, 'message', 'send a message to the run (agents see it on their next turn)', (runs, id, text) => runs.message(id, text!), (id) => `Sent to run ${id}`, ['<text>']);
+  steer(
+    program,
+    'message',
+    'send a message to the run (agents see it on their next turn)',
+    (runs, id, text) => runs.message(id, text!),
+    (id) => `Sent to run ${id}`,
+    ['<text>'],
+  );
   program
     .command('signal')
     .description('send an event to a run; its `wait` stage with that `event` goes on (the event must be one the workflow awaits)')
@@ -71,10 +100,46 @@ export function registerRunSteerCommands(program: Command): void {
         else process.stdout.write(`Sent '${event}' to run ${id} (${run.status})\n`);
       });
     });
-  steer(program, 'interrupt', 'stop the current stages and pause the run (resume with `weft start`)', (runs, id) => runs.interrupt(id), (id) => `Interrupt requested for run ${id}`);
-  steer(program, 'cancel', 'cancel a run (kills its commands and tool calls)', (runs, id, reason) => runs.cancel(id, reason), (id, run) => `Cancel requested for run ${id}${status(run)}`).option('--reason <text>', 'why');
-  steer(program, 'retry', 'run a failed or cancelled run again from where it stopped', (runs, id) => runs.retry(id), (id, run) => `Retrying run ${id}${status(run)}`);
-  steer(program, 'archive', 'hide a finished run from listings', (runs, id) => runs.archive(id, true), (id) => `Archived run ${id}`);
-  steer(program, 'unarchive', 'show an archived run again', (runs, id) => runs.archive(id, false), (id) => `Unarchived run ${id}`);
-  steer(program, 'rm', 'delete a finished run and its events', (runs, id) => runs.remove(id), (id) => `Removed run ${id}`);
+  steer(
+    program,
+    'interrupt',
+    'stop the current stages and pause the run (resume with `weft start`)',
+    (runs, id) => runs.interrupt(id),
+    (id) => `Interrupt requested for run ${id}`,
+  );
+  steer(
+    program,
+    'cancel',
+    'cancel a run (kills its commands and tool calls)',
+    (runs, id, reason) => runs.cancel(id, reason),
+    (id, run) => `Cancel requested for run ${id}${status(run)}`,
+  ).option('--reason <text>', 'why');
+  steer(
+    program,
+    'retry',
+    'run a failed or cancelled run again from where it stopped',
+    (runs, id) => runs.retry(id),
+    (id, run) => `Retrying run ${id}${status(run)}`,
+  );
+  steer(
+    program,
+    'archive',
+    'hide a finished run from listings',
+    (runs, id) => runs.archive(id, true),
+    (id) => `Archived run ${id}`,
+  );
+  steer(
+    program,
+    'unarchive',
+    'show an archived run again',
+    (runs, id) => runs.archive(id, false),
+    (id) => `Unarchived run ${id}`,
+  );
+  steer(
+    program,
+    'rm',
+    'delete a finished run and its events',
+    (runs, id) => runs.remove(id),
+    (id) => `Removed run ${id}`,
+  );
 }

@@ -20,7 +20,14 @@ function iso(time: number | null): string {
 
 function scheduleLine(schedule: ScheduleRecord): string {
   const spec = schedule.spec;
-  return [schedule.name, spec.workflow, `${spec.cron}${spec.timezone ? ` (${spec.timezone})` : ''}`, schedule.paused ? 'paused' : iso(schedule.nextDue), `catch_up=${spec.catchUp} overlap=${spec.overlap}`, spec.source].join('\t');
+  return [
+    schedule.name,
+    spec.workflow,
+    `${spec.cron}${spec.timezone ? ` (${spec.timezone})` : ''}`,
+    schedule.paused ? 'paused' : iso(schedule.nextDue),
+    `catch_up=${spec.catchUp} overlap=${spec.overlap}`,
+    spec.source,
+  ].join('\t');
 }
 
 export function registerScheduleCommands(program: Command): void {
@@ -36,25 +43,43 @@ export function registerScheduleCommands(program: Command): void {
     .option('--auto-approve', 'start the runs without approval (default: as the workflow says)')
     .option('--replace', 'replace a schedule of that name')
     .option('--json', 'print the schedule as JSON')
-    .action(async (name: string, workflow: string, options: { cron: string; timezone?: string; input: string[]; catchUp: string; overlap: string; autoApprove?: boolean; replace?: boolean; json?: boolean }, command: Command) => {
-      await withApp(command, async (app) => {
-        const added = await (await app.schedules()).add({
-          name,
-          workflow,
-          cwd: app.workspaceRoot,
-          cron: options.cron,
-          ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
-          inputs: parseInputs(options.input),
-          catchUp: options.catchUp,
-          overlap: options.overlap,
-          ...(options.autoApprove ? { autoApprove: true } : {}),
-          replace: options.replace === true,
+    .action(
+      async (
+        name: string,
+        workflow: string,
+        options: {
+          cron: string;
+          timezone?: string;
+          input: string[];
+          catchUp: string;
+          overlap: string;
+          autoApprove?: boolean;
+          replace?: boolean;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        await withApp(command, async (app) => {
+          const added = await (
+            await app.schedules()
+          ).add({
+            name,
+            workflow,
+            cwd: app.workspaceRoot,
+            cron: options.cron,
+            ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
+            inputs: parseInputs(options.input),
+            catchUp: options.catchUp,
+            overlap: options.overlap,
+            ...(options.autoApprove ? { autoApprove: true } : {}),
+            replace: options.replace === true,
+          });
+          if (options.json) return printJson(added);
+          process.stdout.write(`Schedule ${added.name}: ${added.spec.workflow} at "${added.spec.cron}", next due ${iso(added.nextDue)}.\n`);
+          process.stderr.write(`${NO_WORKER}\n`);
         });
-        if (options.json) return printJson(added);
-        process.stdout.write(`Schedule ${added.name}: ${added.spec.workflow} at "${added.spec.cron}", next due ${iso(added.nextDue)}.\n`);
-        process.stderr.write(`${NO_WORKER}\n`);
-      });
-    });
+      },
+    );
   schedule
     .command('list')
     .description('the schedules with their next due time')
@@ -63,10 +88,14 @@ export function registerScheduleCommands(program: Command): void {
       await withApp(command, async (app) => {
         const schedules = await (await app.schedules()).list();
         if (options.json) return printJson(schedules);
-        if (schedules.length === 0) return void process.stdout.write('No schedules. Add one with: weft schedule add <name> <workflow> --cron "0 3 * * *"\n');
+        if (schedules.length === 0)
+          return void process.stdout.write('No schedules. Add one with: weft schedule add <name> <workflow> --cron "0 3 * * *"\n');
         process.stdout.write(['NAME\tWORKFLOW\tCRON\tNEXT DUE\tPOLICIES\tSOURCE', ...schedules.map(scheduleLine)].join('\n') + '\n');
         const overdue = schedules.filter((item) => !item.paused && item.nextDue !== null && item.nextDue < Date.now() - OVERDUE_MS);
-        if (overdue.length > 0) process.stderr.write(`Warning: ${overdue.map((item) => `${item.name} (due ${iso(item.nextDue)})`).join(', ')} not fired yet: no worker is ticking. ${NO_WORKER}\n`);
+        if (overdue.length > 0)
+          process.stderr.write(
+            `Warning: ${overdue.map((item) => `${item.name} (due ${iso(item.nextDue)})`).join(', ')} not fired yet: no worker is ticking. ${NO_WORKER}\n`,
+          );
       });
     });
   schedule
@@ -77,7 +106,9 @@ export function registerScheduleCommands(program: Command): void {
       await withApp(command, async (app) => {
         const view = await (await app.schedules()).get(name);
         if (options.json) return printJson(view);
-        process.stdout.write(`${scheduleLine(view)}\n${view.recent.map((fire) => `  ${iso(fire.dueAt)}  ${fire.state.padEnd(8)} ${fire.state === 'skipped' ? '' : fire.runId}`).join('\n')}\n`);
+        process.stdout.write(
+          `${scheduleLine(view)}\n${view.recent.map((fire) => `  ${iso(fire.dueAt)}  ${fire.state.padEnd(8)} ${fire.state === 'skipped' ? '' : fire.runId}`).join('\n')}\n`,
+        );
       });
     });
   for (const [verb, text] of [
@@ -110,25 +141,41 @@ export function registerScheduleCommands(program: Command): void {
     .command('add <name> <workflow>')
     .description('add a trigger; deliveries must be signed with HMAC-SHA256 (X-Hub-Signature-256) using the secret in the env var')
     .requiredOption('--secret-env <var>', "the environment variable of 'weft serve' holding the secret (the secret itself is never stored)")
-    .option('--input-map <input=$.path>', 'a workflow input from the JSON body, e.g. number=$.pull_request.number (repeatable; a value without $ is a literal)', collect, [])
+    .option(
+      '--input-map <input=$.path>',
+      'a workflow input from the JSON body, e.g. number=$.pull_request.number (repeatable; a value without $ is a literal)',
+      collect,
+      [],
+    )
     .option('--auto-approve', 'start the runs without approval (default: as the workflow says)')
     .option('--replace', 'replace a trigger of that name')
     .option('--json', 'print the trigger as JSON')
-    .action(async (name: string, workflow: string, options: { secretEnv: string; inputMap: string[]; autoApprove?: boolean; replace?: boolean; json?: boolean }, command: Command) => {
-      await withApp(command, async (app) => {
-        const added = await (await app.triggers()).add({
-          name,
-          workflow,
-          cwd: app.workspaceRoot,
-          secretEnv: options.secretEnv,
-          inputMap: parseInputMap(options.inputMap),
-          ...(options.autoApprove ? { autoApprove: true } : {}),
-          replace: options.replace === true,
+    .action(
+      async (
+        name: string,
+        workflow: string,
+        options: { secretEnv: string; inputMap: string[]; autoApprove?: boolean; replace?: boolean; json?: boolean },
+        command: Command,
+      ) => {
+        await withApp(command, async (app) => {
+          const added = await (
+            await app.triggers()
+          ).add({
+            name,
+            workflow,
+            cwd: app.workspaceRoot,
+            secretEnv: options.secretEnv,
+            inputMap: parseInputMap(options.inputMap),
+            ...(options.autoApprove ? { autoApprove: true } : {}),
+            replace: options.replace === true,
+          });
+          if (options.json) return printJson(added);
+          process.stdout.write(
+            `Trigger ${added.name}: POST /api/v1/triggers/${added.name} on weft serve makes a run of ${added.spec.workflow} (secret from $${added.spec.secretEnv}).\n`,
+          );
         });
-        if (options.json) return printJson(added);
-        process.stdout.write(`Trigger ${added.name}: POST /api/v1/triggers/${added.name} on weft serve makes a run of ${added.spec.workflow} (secret from $${added.spec.secretEnv}).\n`);
-      });
-    });
+      },
+    );
   trigger
     .command('list')
     .description('the triggers')
@@ -137,8 +184,23 @@ export function registerScheduleCommands(program: Command): void {
       await withApp(command, async (app) => {
         const triggers = await (await app.triggers()).list();
         if (options.json) return printJson(triggers);
-        if (triggers.length === 0) return void process.stdout.write('No triggers. Add one with: weft trigger add <name> <workflow> --secret-env VAR\n');
-        process.stdout.write(['NAME\tWORKFLOW\tSECRET ENV\tINPUT MAP', ...triggers.map((item) => [item.name, item.spec.workflow, item.spec.secretEnv, Object.entries(item.spec.inputMap).map(([key, path]) => `${key}=${path}`).join(' ') || '—'].join('\t'))].join('\n') + '\n');
+        if (triggers.length === 0)
+          return void process.stdout.write('No triggers. Add one with: weft trigger add <name> <workflow> --secret-env VAR\n');
+        process.stdout.write(
+          [
+            'NAME\tWORKFLOW\tSECRET ENV\tINPUT MAP',
+            ...triggers.map((item) =>
+              [
+                item.name,
+                item.spec.workflow,
+                item.spec.secretEnv,
+                Object.entries(item.spec.inputMap)
+                  .map(([key, path]) => `${key}=${path}`)
+                  .join(' ') || '—',
+              ].join('\t'),
+            ),
+          ].join('\n') + '\n',
+        );
       });
     });
   trigger

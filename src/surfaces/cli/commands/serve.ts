@@ -31,7 +31,11 @@ async function serverToken(options: ServeOptions, storageDir: string): Promise<{
   if (!options.auth) return undefined;
   if (options.tokenEnv !== undefined) {
     const token = process.env[options.tokenEnv]?.trim();
-    if (!token || token.length < 16) throw new WeftError('USAGE', `--token-env ${options.tokenEnv}: the variable is ${token ? 'shorter than 16 characters' : 'not set'}; set it to a long random token, e.g. the output of 'openssl rand -hex 32'.`);
+    if (!token || token.length < 16)
+      throw new WeftError(
+        'USAGE',
+        `--token-env ${options.tokenEnv}: the variable is ${token ? 'shorter than 16 characters' : 'not set'}; set it to a long random token, e.g. the output of 'openssl rand -hex 32'.`,
+      );
     registerSecret(token, options.tokenEnv);
     return { token, note: `bearer token from $${options.tokenEnv}` };
   }
@@ -47,10 +51,18 @@ async function serverToken(options: ServeOptions, storageDir: string): Promise<{
 async function serve(options: ServeOptions, command: Command): Promise<void> {
   const port = parsePort(options.port);
   const maxParallel = Number(options.maxParallel);
-  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
-  const [{ isLoopbackHost }, http, { version }] = await Promise.all([import('../../shared/loopback.js'), import('../../http/index.js'), import('../../../core/package-version.js')]);
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
+  const [{ isLoopbackHost }, http, { version }] = await Promise.all([
+    import('../../shared/loopback.js'),
+    import('../../http/index.js'),
+    import('../../../core/package-version.js'),
+  ]);
   if (!options.auth && !isLoopbackHost(options.host)) {
-    throw new WeftError('USAGE', `--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${options.host}': anyone who can reach it could run commands.`);
+    throw new WeftError(
+      'USAGE',
+      `--no-auth is only allowed on a loopback host (127.0.0.1, localhost, ::1), not '${options.host}': anyone who can reach it could run commands.`,
+    );
   }
   await withApp(
     command,
@@ -62,18 +74,35 @@ async function serve(options: ServeOptions, command: Command): Promise<void> {
         port,
         token: token?.token,
         allowedHosts: options.allowedHost,
-        deps: { runs: app.runs, schedules: app.schedules, triggers: app.triggers, mcp: app.mcpRegistry, workspaceRoot: app.workspaceRoot, storageDir: app.storageDir, readArtifact: app.readArtifact },
+        deps: {
+          runs: app.runs,
+          schedules: app.schedules,
+          triggers: app.triggers,
+          mcp: app.mcpRegistry,
+          workspaceRoot: app.workspaceRoot,
+          storageDir: app.storageDir,
+          readArtifact: app.readArtifact,
+        },
         version,
         onError: serverErrorReporter('weft: serve'),
       });
-      process.stderr.write(`weft serve listening on ${server.url} — dashboard ${server.url}/, API ${server.url}/api/v1, MCP ${server.url}/mcp (${token?.note ?? 'no authentication'}${worker ? '' : '; no worker'})\n`);
+      process.stderr.write(
+        `weft serve listening on ${server.url} — dashboard ${server.url}/, API ${server.url}/api/v1, MCP ${server.url}/mcp (${token?.note ?? 'no authentication'}${worker ? '' : '; no worker'})\n`,
+      );
       try {
-        await untilInterrupted(async (signal) => {
-          // The server's worker ticks the schedules; with --no-worker, a weft worker elsewhere does.
-          const ticks = worker ? runScheduleTicks(await app.schedules(), signal, app.logger, { settings: app.settings, workspaceRoot: app.workspaceRoot }) : undefined;
-          await (worker ? worker.run(signal) : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
-          await ticks;
-        }, ['SIGINT', 'SIGTERM']);
+        await untilInterrupted(
+          async (signal) => {
+            // The server's worker ticks the schedules; with --no-worker, a weft worker elsewhere does.
+            const ticks = worker
+              ? runScheduleTicks(await app.schedules(), signal, app.logger, { settings: app.settings, workspaceRoot: app.workspaceRoot })
+              : undefined;
+            await (worker
+              ? worker.run(signal)
+              : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })));
+            await ticks;
+          },
+          ['SIGINT', 'SIGTERM'],
+        );
       } finally {
         await server.close();
       }
@@ -94,6 +123,9 @@ export function registerServeCommand(program: Command): void {
     .option('--no-worker', 'do not execute queued runs here (leave them to weft worker)')
     .option('--max-parallel <n>', 'runs executed at once by the worker', '8')
     .option('--allowed-host <name>', 'another hostname clients may use in Host/Origin headers (repeatable)', collect, [])
-    .addHelpText('after', '\nClients send "Authorization: Bearer <token>"; the dashboard logs in with the token once (an HttpOnly cookie).\nWithout --token-env the token is $WEFT_MCP_TOKEN, else <storage dir>/mcp-server-token (created and printed on first use, mode 0600).')
+    .addHelpText(
+      'after',
+      '\nClients send "Authorization: Bearer <token>"; the dashboard logs in with the token once (an HttpOnly cookie).\nWithout --token-env the token is $WEFT_MCP_TOKEN, else <storage dir>/mcp-server-token (created and printed on first use, mode 0600).',
+    )
     .action(async (options: ServeOptions, command: Command) => serve(options, command));
 }

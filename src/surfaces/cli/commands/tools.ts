@@ -13,7 +13,10 @@ function parseArgsJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new WeftError('USAGE', `--args is not valid JSON (${(error as Error).message}). Pass an object, e.g. --args '{"command":"echo hi"}'.`);
+    throw new WeftError(
+      'USAGE',
+      `--args is not valid JSON (${(error as Error).message}). Pass an object, e.g. --args '{"command":"echo hi"}'.`,
+    );
   }
 }
 
@@ -34,11 +37,14 @@ export function registerToolCommands(program: Command): void {
       await withApp(command, async (app) => {
         const { tools: list, stillConnecting, patienceMs } = await (await app.tools()).list({ server: options.server });
         for (const server of stillConnecting) {
-          process.stderr.write(`weft: MCP server '${server}' has not answered within ${patienceMs / 1000}s and is left out; 'weft tools list --server ${server}' waits for it, 'weft mcp test ${server}' shows why it is slow\n`);
+          process.stderr.write(
+            `weft: MCP server '${server}' has not answered within ${patienceMs / 1000}s and is left out; 'weft tools list --server ${server}' waits for it, 'weft mcp test ${server}' shows why it is slow\n`,
+          );
         }
         if (options.json) return printJson(list);
         const width = Math.max(4, ...list.map((tool) => tool.name.length));
-        for (const tool of list) process.stdout.write(`${tool.name.padEnd(width)}  ${tool.source.padEnd(7)}  ${firstLine(tool.description)}\n`);
+        for (const tool of list)
+          process.stdout.write(`${tool.name.padEnd(width)}  ${tool.source.padEnd(7)}  ${firstLine(tool.description)}\n`);
       });
     });
 
@@ -52,19 +58,23 @@ export function registerToolCommands(program: Command): void {
       const args = parseArgsJson(options.args);
       // Servers may ask for input mid-call (elicitation): the person at this terminal answers.
       const terminal = processTerminal();
-      await withApp(command, async (app) => {
-        try {
-          const tools = await app.tools();
-          const result = await untilInterrupted((signal) => tools.call(name, args, signal));
-          if (options.json) printJson(result);
-          else {
-            const text = resultText(result);
-            (result.isError ? process.stderr : process.stdout).write(text.endsWith('\n') ? text : `${text}\n`);
+      await withApp(
+        command,
+        async (app) => {
+          try {
+            const tools = await app.tools();
+            const result = await untilInterrupted((signal) => tools.call(name, args, signal));
+            if (options.json) printJson(result);
+            else {
+              const text = resultText(result);
+              (result.isError ? process.stderr : process.stdout).write(text.endsWith('\n') ? text : `${text}\n`);
+            }
+            process.exitCode = result.isError ? EXIT_FAILURE : EXIT_OK;
+          } finally {
+            terminal.close();
           }
-          process.exitCode = result.isError ? EXIT_FAILURE : EXIT_OK;
-        } finally {
-          terminal.close();
-        }
-      }, { terminal });
+        },
+        { terminal },
+      );
     });
 }

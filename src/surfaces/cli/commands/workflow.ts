@@ -26,10 +26,20 @@ interface WorkflowValidation {
 }
 
 /** An invalid workflow is a result here, not an error: `--json` prints its problems as data. */
-async function validationResult(load: () => Promise<{ file: string; name: string; nodes: object; start: string }>, file: string): Promise<WorkflowValidation> {
+async function validationResult(
+  load: () => Promise<{ file: string; name: string; nodes: object; start: string }>,
+  file: string,
+): Promise<WorkflowValidation> {
   try {
     const loaded = await load();
-    return { file: loaded.file, valid: true, workflow: loaded.name, nodes: Object.keys(loaded.nodes).length, start: loaded.start, problems: [] };
+    return {
+      file: loaded.file,
+      valid: true,
+      workflow: loaded.name,
+      nodes: Object.keys(loaded.nodes).length,
+      start: loaded.start,
+      problems: [],
+    };
   } catch (error) {
     if (!WeftError.is(error, 'WORKFLOW_INVALID')) throw error;
     const problems = (error.data.problems ?? []) as WorkflowValidation['problems'];
@@ -101,7 +111,10 @@ export function registerWorkflowCommands(program: Command): void {
     .description('check a workflow file; every problem is listed with file and line (exit 2 when there are any)')
     .argument('<file>')
     .option('--json', 'print {file, valid, problems, …} (see docs/cli-json.md); exit 2 when invalid')
-    .option('--check-models', 'also check that every agent and prompt stage has a usable model: one named, a known provider, its key variable set (exit 2 when not)')
+    .option(
+      '--check-models',
+      'also check that every agent and prompt stage has a usable model: one named, a known provider, its key variable set (exit 2 when not)',
+    )
     .option('--model <model>', 'with --check-models: the model `weft run --model` would give the run')
     .action(async (file: string, options: { json?: boolean; checkModels?: boolean; model?: string }, command: Command) => {
       const { loadWorkflow } = await workflows();
@@ -126,7 +139,11 @@ export function registerWorkflowCommands(program: Command): void {
         if (models.length === 0) process.stdout.write('  no agent or prompt stages: no model needed\n');
         for (const check of models) {
           const key = check.keyEnv === null ? '' : ` (key from ${check.keyEnv})`;
-          process.stdout.write(check.ok ? `  ✓ ${check.node} (${check.kind}): ${check.model}${key}\n` : `  ✗ ${check.node} (${check.kind}): ${check.problem}\n`);
+          process.stdout.write(
+            check.ok
+              ? `  ✓ ${check.node} (${check.kind}): ${check.model}${key}\n`
+              : `  ✗ ${check.node} (${check.kind}): ${check.problem}\n`,
+          );
         }
         if (models.some((check) => !check.ok)) process.exitCode = EXIT_USAGE;
       });

@@ -24,7 +24,9 @@ export function registerWorkspaceCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (id: string, options: { stage?: string; stat?: boolean; json?: boolean }, command: Command) => {
       await withApp(command, async (app) => {
-        const diff = await (await app.workspaces()).diff(id, { ...(options.stage === undefined ? {} : { stage: options.stage }), stat: options.stat === true });
+        const diff = await (
+          await app.workspaces()
+        ).diff(id, { ...(options.stage === undefined ? {} : { stage: options.stage }), stat: options.stat === true });
         if (options.json) return printJson(diff);
         if (diff.unchanged) process.stderr.write(`${diff.stageId ?? 'The stage'} changed no file.\n`);
         if (options.stat === true) process.stdout.write(statLines(diff));
@@ -43,7 +45,10 @@ export function registerWorkspaceCommands(program: Command): void {
       await withApp(command, async (app) => {
         const run = await (await app.workspaces()).rewind(id, options.to);
         if (options.json) printJson(run);
-        else process.stdout.write(`Rewound run ${run.id} to ${options.to}; it runs on from there (${run.status}). Follow it with: weft logs ${run.id} --follow\n`);
+        else
+          process.stdout.write(
+            `Rewound run ${run.id} to ${options.to}; it runs on from there (${run.status}). Follow it with: weft logs ${run.id} --follow\n`,
+          );
       });
     });
 
@@ -58,7 +63,10 @@ export function registerWorkspaceCommands(program: Command): void {
       await withApp(command, async (app) => {
         const run = await (await app.workspaces()).fork(id, { fromStage: options.from, inputs: parseInputs(options.input) });
         if (options.json) printJson(run);
-        else process.stdout.write(`Forked run ${run.id} from ${options.from} of run ${id} (${run.status}${run.status === 'pending' ? `: weft approve ${run.id}` : ''})\n`);
+        else
+          process.stdout.write(
+            `Forked run ${run.id} from ${options.from} of run ${id} (${run.status}${run.status === 'pending' ? `: weft approve ${run.id}` : ''})\n`,
+          );
       });
     });
 
@@ -72,8 +80,15 @@ export function registerWorkspaceCommands(program: Command): void {
       await withApp(command, async (app) => {
         const result = await (await app.workspaces()).merge(id, options.into);
         if (options.json) return printJson(result);
-        const how = result.kind === 'up-to-date' ? 'already up to date' : result.kind === 'fast-forward' ? `fast-forwarded to ${result.commit.slice(0, 12)}` : `merge commit ${result.commit.slice(0, 12)}`;
-        process.stdout.write(`Merged run ${result.runId} into ${result.into}: ${how}${result.updatedWorktree === undefined ? '' : ` (updated ${result.updatedWorktree})`}\n`);
+        const how =
+          result.kind === 'up-to-date'
+            ? 'already up to date'
+            : result.kind === 'fast-forward'
+              ? `fast-forwarded to ${result.commit.slice(0, 12)}`
+              : `merge commit ${result.commit.slice(0, 12)}`;
+        process.stdout.write(
+          `Merged run ${result.runId} into ${result.into}: ${how}${result.updatedWorktree === undefined ? '' : ` (updated ${result.updatedWorktree})`}\n`,
+        );
       });
     });
 }

@@ -24,7 +24,12 @@ export function setUnauthorizedHandler(handler) {
 export async function api(method, path, body) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const response = await fetch(`/api/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
   if (!response.ok) {
     const error = (await response.json().catch(() => ({}))).error ?? {};
     if (response.status === 401 && path !== '/login') onUnauthorized();
@@ -73,9 +78,14 @@ const RECONNECT_MS = 1000;
  * message; returns when the stream ends, throws ApiError when it is refused.
  */
 async function readSse(path, headers, signal, onOpen, onMessage) {
-  const response = await fetch(`/api/v1${path}`, { headers: { accept: 'text/event-stream', ...headers }, signal, credentials: 'same-origin' });
+  const response = await fetch(`/api/v1${path}`, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal,
+    credentials: 'same-origin',
+  });
   if (response.status === 401) onUnauthorized();
-  if (!response.ok || !response.body) throw new ApiError(response.status, `HTTP_${response.status}`, `event stream refused (${response.status})`);
+  if (!response.ok || !response.body)
+    throw new ApiError(response.status, `HTTP_${response.status}`, `event stream refused (${response.status})`);
   onOpen();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
@@ -108,13 +118,24 @@ async function reconnecting(connect, onDrop, onGone, signal) {
 export function followEvents(runId, { afterSeq = 0, onEvent, onState = () => {}, signal }) {
   let lastSeq = afterSeq;
   const connect = () =>
-    readSse(`/runs/${encodeURIComponent(runId)}/events?after_seq=${lastSeq}`, lastSeq > 0 ? { 'last-event-id': String(lastSeq) } : {}, signal, () => onState('live'), (message) => {
-      const event = JSON.parse(message.data.join('\n'));
-      if (typeof event.seq !== 'number' || event.seq <= lastSeq) return;
-      lastSeq = event.seq;
-      onEvent(event);
-    });
-  return reconnecting(connect, () => onState('reconnecting'), () => onState('gone'), signal);
+    readSse(
+      `/runs/${encodeURIComponent(runId)}/events?after_seq=${lastSeq}`,
+      lastSeq > 0 ? { 'last-event-id': String(lastSeq) } : {},
+      signal,
+      () => onState('live'),
+      (message) => {
+        const event = JSON.parse(message.data.join('\n'));
+        if (typeof event.seq !== 'number' || event.seq <= lastSeq) return;
+        lastSeq = event.seq;
+        onEvent(event);
+      },
+    );
+  return reconnecting(
+    connect,
+    () => onState('reconnecting'),
+    () => onState('gone'),
+    signal,
+  );
 }
 
 /**

@@ -4,7 +4,12 @@ import { api, errorText } from './api.js';
 import { h, notice } from './dom.js';
 
 const ACTIONS = [
-  { name: 'cancel', label: 'Cancel', done: 'cancelled', call: (id) => api('POST', `/runs/${id}/cancel`, { reason: 'cancelled in the dashboard' }) },
+  {
+    name: 'cancel',
+    label: 'Cancel',
+    done: 'cancelled',
+    call: (id) => api('POST', `/runs/${id}/cancel`, { reason: 'cancelled in the dashboard' }),
+  },
   { name: 'archive', label: 'Archive', done: 'archived', call: (id) => api('POST', `/runs/${id}/archive`, { archived: true }) },
   { name: 'delete', label: 'Delete', done: 'deleted', confirm: true, call: (id) => api('DELETE', `/runs/${id}`) },
 ];
@@ -13,7 +18,9 @@ const ACTIONS = [
 export function bulkBar(selected, changed) {
   const count = h('span', { class: 'muted' });
   const message = h('p', { role: 'status', hidden: true });
-  const buttons = ACTIONS.map((action) => h('button', { type: 'button', 'data-bulk': action.name, onclick: () => run(action) }, `${action.label} selected`));
+  const buttons = ACTIONS.map((action) =>
+    h('button', { type: 'button', 'data-bulk': action.name, onclick: () => run(action) }, `${action.label} selected`),
+  );
   const clear = h('button', { type: 'button', class: 'link', onclick: () => (selected.clear(), update(), changed()) }, 'Clear selection');
   const bar = h('div', { class: 'bulk', role: 'toolbar', 'aria-label': 'Selected runs', hidden: true }, count, buttons, clear);
   const element = h('div', {}, bar, message);
@@ -25,7 +32,8 @@ export function bulkBar(selected, changed) {
 
   async function run(action) {
     const ids = [...selected];
-    if (action.confirm && !window.confirm(`${action.label} ${ids.length} run${ids.length === 1 ? '' : 's'}? This cannot be undone.`)) return;
+    if (action.confirm && !window.confirm(`${action.label} ${ids.length} run${ids.length === 1 ? '' : 's'}? This cannot be undone.`))
+      return;
     for (const button of buttons) button.disabled = true;
     const refused = [];
     let done = 0;
@@ -39,7 +47,11 @@ export function bulkBar(selected, changed) {
       }
     }
     for (const button of buttons) button.disabled = false;
-    notice(message, `${done} ${action.done}.${refused.length > 0 ? ` Not ${action.done}: ${refused.join(' ')}` : ''}`, refused.length > 0 ? 'error' : 'ok');
+    notice(
+      message,
+      `${done} ${action.done}.${refused.length > 0 ? ` Not ${action.done}: ${refused.join(' ')}` : ''}`,
+      refused.length > 0 ? 'error' : 'ok',
+    );
     update();
     await changed();
   }

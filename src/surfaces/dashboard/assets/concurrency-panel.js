@@ -12,13 +12,25 @@ function render(detail) {
     'section',
     { class: 'card concurrency', 'aria-label': 'Concurrency keys' },
     h('h2', {}, 'Concurrency keys'),
-    waits.size > 0 ? h('p', { class: 'waiting', 'data-waiting': 'true' }, 'Queued: waits for a free slot under the keys marked full. It starts when a run holding the key ends or its runner stops.') : null,
+    waits.size > 0
+      ? h(
+          'p',
+          { class: 'waiting', 'data-waiting': 'true' },
+          'Queued: waits for a free slot under the keys marked full. It starts when a run holding the key ends or its runner stops.',
+        )
+      : null,
     h(
       'ul',
       {},
       keys.map((slot) => {
         const wait = waits.get(slot.key);
-        return h('li', { 'data-key': slot.key }, h('span', { class: 'mono' }, slot.key), ` limit ${slot.limit}`, wait ? h('strong', {}, ` — full (${wait.held} of ${wait.limit} held)`) : null);
+        return h(
+          'li',
+          { 'data-key': slot.key },
+          h('span', { class: 'mono' }, slot.key),
+          ` limit ${slot.limit}`,
+          wait ? h('strong', {}, ` — full (${wait.held} of ${wait.limit} held)`) : null,
+        );
       }),
     ),
   );

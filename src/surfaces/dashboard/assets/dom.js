@@ -33,7 +33,7 @@ export function fill(element, ...children) {
 
 /** The first line of `value` (text or JSON), at most `max` characters. */
 export function clip(value, max = 120) {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
@@ -51,7 +51,13 @@ export function when(time) {
 
 function relative(at) {
   const seconds = Math.round((Date.now() - at.getTime()) / 1000);
-  return seconds < 45 ? 'just now' : seconds < 3600 ? `${Math.round(seconds / 60)} min ago` : seconds < 86400 ? `${Math.round(seconds / 3600)} h ago` : DAY.format(at);
+  return seconds < 45
+    ? 'just now'
+    : seconds < 3600
+      ? `${Math.round(seconds / 60)} min ago`
+      : seconds < 86400
+        ? `${Math.round(seconds / 3600)} h ago`
+        : DAY.format(at);
 }
 
 /** Brings every relative time under `root` up to date (text written only where it changed). */
@@ -123,7 +129,15 @@ export function badge(status, failedOptionalStages = 0) {
 export function failedOptional(count) {
   if (!(count > 0)) return null;
   const text = `with ${count} failed optional stage${count === 1 ? '' : 's'}`;
-  return h('span', { class: 'partial', 'data-failed-optional': count, title: 'Stages that failed while the workflow went on past them (an edge taken on failure)' }, text);
+  return h(
+    'span',
+    {
+      class: 'partial',
+      'data-failed-optional': count,
+      title: 'Stages that failed while the workflow went on past them (an edge taken on failure)',
+    },
+    text,
+  );
 }
 
 /** A message line under a form or at the top of a page; empty text hides it. */

@@ -19,7 +19,14 @@ function eventLine(event) {
       return `▶ ${event.stage_id} (${p.kind})`;
     case 'stage-finished': {
       const mark = p.status === 'succeeded' ? '✓' : p.status === 'abandoned' || p.status === 'interrupted' ? '↺' : '✗';
-      const detail = p.status === 'succeeded' ? (p.output !== null && p.output !== '' ? ` → ${clip(p.output, 80)}` : '') : p.error ? `: ${clip(p.error)}` : '';
+      const detail =
+        p.status === 'succeeded'
+          ? p.output !== null && p.output !== ''
+            ? ` → ${clip(p.output, 80)}`
+            : ''
+          : p.error
+            ? `: ${clip(p.error)}`
+            : '';
       return `${mark} ${event.stage_id} ${p.status} in ${duration(p.durationMs)}${detail}${p.retrying ? ' (retrying)' : ''}`;
     }
     case 'question-asked':
@@ -85,12 +92,22 @@ export function createEventFeed() {
       if (call === undefined) return void list.append(h('li', { class: 'event tool', 'data-seq': event.seq }, outcome));
       call.item.dataset.state = event.payload.isError ? 'failed' : 'succeeded';
       call.summary.replaceChildren(outcome);
-      call.details.append(h('pre', { class: event.payload.isError ? 'error' : '' }, text(event.payload.text ?? event.payload.structuredContent)));
+      call.details.append(
+        h('pre', { class: event.payload.isError ? 'error' : '' }, text(event.payload.text ?? event.payload.structuredContent)),
+      );
       return;
     }
     const line = eventLine(event);
     if (line === undefined) return;
-    list.append(h('li', { class: 'event', 'data-seq': event.seq, 'data-type': event.type }, h('time', { datetime: event.at, class: 'muted' }, new Date(event.at).toLocaleTimeString()), ' ', line));
+    list.append(
+      h(
+        'li',
+        { class: 'event', 'data-seq': event.seq, 'data-type': event.type },
+        h('time', { datetime: event.at, class: 'muted' }, new Date(event.at).toLocaleTimeString()),
+        ' ',
+        line,
+      ),
+    );
   }
   return { element: list, add };
 }
@@ -104,7 +121,8 @@ function liveOutput(own) {
   let turn;
   for (const event of own) {
     const p = event.payload ?? {};
-    if (event.type === 'stage-output' && typeof p.text === 'string') pieces.push(p.stream === 'stderr' ? h('span', { class: 'stderr' }, p.text) : p.text);
+    if (event.type === 'stage-output' && typeof p.text === 'string')
+      pieces.push(p.stream === 'stderr' ? h('span', { class: 'stderr' }, p.text) : p.text);
     else if (event.type === 'stage-output' && typeof p.progress === 'string') pieces.push(`${p.progress}\n`);
     else if (event.type === 'model-text-streamed' && typeof p.text === 'string') {
       if (turn !== undefined && turn !== p.turn) pieces.push('\n');
@@ -123,9 +141,27 @@ export function stageDetail(stage, events) {
   const live = finished ? [] : liveOutput(own);
   const transcript = own.flatMap((event) => {
     const p = event.payload ?? {};
-    if (event.type === 'model-turn-finished') return [h('li', { class: 'turn' }, h('strong', {}, `Turn ${p.turn}`), h('p', {}, p.text || '(no text)'), (p.toolCalls ?? []).map((call) => h('div', { class: 'mono muted' }, `⚙ ${call.tool} ${clip(call.arguments, 160)}`)))];
-    if (event.type === 'tool-call-finished') return [h('li', { class: 'tool-result' }, h('div', { class: 'mono' }, `${p.isError ? '✗' : '✓'} ${p.tool}`), h('pre', {}, clip(p.text ?? '', 2000)))];
-    if (event.type === 'message-delivered' || event.type === 'message-sent') return [h('li', { class: 'message' }, h('strong', {}, 'You: '), p.text)];
+    if (event.type === 'model-turn-finished')
+      return [
+        h(
+          'li',
+          { class: 'turn' },
+          h('strong', {}, `Turn ${p.turn}`),
+          h('p', {}, p.text || '(no text)'),
+          (p.toolCalls ?? []).map((call) => h('div', { class: 'mono muted' }, `⚙ ${call.tool} ${clip(call.arguments, 160)}`)),
+        ),
+      ];
+    if (event.type === 'tool-call-finished')
+      return [
+        h(
+          'li',
+          { class: 'tool-result' },
+          h('div', { class: 'mono' }, `${p.isError ? '✗' : '✓'} ${p.tool}`),
+          h('pre', {}, clip(p.text ?? '', 2000)),
+        ),
+      ];
+    if (event.type === 'message-delivered' || event.type === 'message-sent')
+      return [h('li', { class: 'message' }, h('strong', {}, 'You: '), p.text)];
     return [];
   });
   return h(
@@ -134,7 +170,11 @@ export function stageDetail(stage, events) {
     h('h2', {}, `${stage.stage_id} `, h('span', { class: 'muted' }, `(${stage.kind})`)),
     stage.error ? h('p', { class: 'error' }, stage.error) : null,
     h('h3', {}, 'Output'),
-    output ? h('pre', { class: 'output' }, output) : live.length > 0 ? h('pre', { class: 'output live-output', 'aria-live': 'off' }, live) : h('p', { class: 'muted' }, stage.status === 'running' ? 'Still running…' : 'No output.'),
+    output
+      ? h('pre', { class: 'output' }, output)
+      : live.length > 0
+        ? h('pre', { class: 'output live-output', 'aria-live': 'off' }, live)
+        : h('p', { class: 'muted' }, stage.status === 'running' ? 'Still running…' : 'No output.'),
     transcript.length > 0 ? [h('h3', {}, 'Transcript'), h('ol', { class: 'transcript' }, transcript)] : null,
   );
 }

@@ -5,7 +5,14 @@ import { h, notice } from './dom.js';
 
 export async function renderLogin(root) {
   const message = h('p', { role: 'alert', hidden: true });
-  const token = h('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'current-password', required: true, spellcheck: 'false' });
+  const token = h('input', {
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    spellcheck: 'false',
+  });
   const form = h(
     'form',
     { class: 'card login', method: 'post', action: '#/login', onsubmit: submit },

@@ -12,7 +12,24 @@ export async function renderMcp(root, signal) {
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'MCP servers')),
     message,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'servers' }, h('thead', {}, h('tr', {}, ['Server', 'Status', 'Transport', 'Tools', ''].map((name) => h('th', { scope: 'col' }, name)))), rows)),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'servers' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Server', 'Status', 'Transport', 'Tools', ''].map((name) => h('th', { scope: 'col' }, name)),
+          ),
+        ),
+        rows,
+      ),
+    ),
     empty,
     addForm(() => load()),
   );
@@ -26,7 +43,11 @@ export async function renderMcp(root, signal) {
       if (signal.aborted) return;
       // Redrawn only when something changed, so focus and opened tool lists stay put.
       const drawn = JSON.stringify(servers);
-      if (drawn !== lastDrawn) fill(rows, servers.map((server) => serverRow(server, remove, openTools)));
+      if (drawn !== lastDrawn)
+        fill(
+          rows,
+          servers.map((server) => serverRow(server, remove, openTools)),
+        );
       lastDrawn = drawn;
       empty.hidden = servers.length > 0;
     } catch (error) {
@@ -55,12 +76,42 @@ function serverRow(server, remove, openTools) {
   return h(
     'tr',
     { 'data-server': server.name },
-    h('td', { 'data-label': 'Server' }, h('strong', {}, server.name), h('div', { class: 'muted' }, server.source ?? ''), server.error ? h('div', { class: 'error' }, server.error) : null),
+    h(
+      'td',
+      { 'data-label': 'Server' },
+      h('strong', {}, server.name),
+      h('div', { class: 'muted' }, server.source ?? ''),
+      server.error ? h('div', { class: 'error' }, server.error) : null,
+    ),
     h('td', { 'data-label': 'Status' }, badge(server.status)),
     h('td', { 'data-label': 'Transport' }, server.transport),
-    h('td', { 'data-label': 'Tools' }, tools.length === 0 ? String(server.tools ?? 0) : h('details', { open: openTools.has(server.name), ontoggle: (event) => (event.currentTarget.open ? openTools.add(server.name) : openTools.delete(server.name)) }, h('summary', {}, `${tools.length} tools`), h('ul', { class: 'mono' }, tools.map((tool) => h('li', {}, tool))))),
+    h(
+      'td',
+      { 'data-label': 'Tools' },
+      tools.length === 0
+        ? String(server.tools ?? 0)
+        : h(
+            'details',
+            {
+              open: openTools.has(server.name),
+              ontoggle: (event) => (event.currentTarget.open ? openTools.add(server.name) : openTools.delete(server.name)),
+            },
+            h('summary', {}, `${tools.length} tools`),
+            h(
+              'ul',
+              { class: 'mono' },
+              tools.map((tool) => h('li', {}, tool)),
+            ),
+          ),
+    ),
     // Only servers added here can be removed here; the others live in a config file.
-    h('td', {}, /runtime/.test(server.source ?? '') ? h('button', { type: 'button', 'aria-label': `Remove ${server.name}`, onclick: () => remove(server.name) }, 'Remove') : h('span', { class: 'muted' }, `Edit ${server.source} to remove`)),
+    h(
+      'td',
+      {},
+      /runtime/.test(server.source ?? '')
+        ? h('button', { type: 'button', 'aria-label': `Remove ${server.name}`, onclick: () => remove(server.name) }, 'Remove')
+        : h('span', { class: 'muted' }, `Edit ${server.source} to remove`),
+    ),
   );
 }
 
@@ -78,17 +129,40 @@ function pairs(textValue, separator) {
 
 function addForm(added) {
   const message = h('p', { role: 'alert', hidden: true });
-  const field = (id, label, control, hint) => h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { class: 'muted' }, hint) : null);
-  const name = h('input', { id: 'mcp-name', required: true, pattern: '[A-Za-z0-9_\\-]+', title: "Letters, digits, '_' and '-'", autocomplete: 'off' });
-  const kind = h('select', { id: 'mcp-kind', onchange: () => show() }, h('option', { value: 'command' }, 'command (stdio)'), h('option', { value: 'url' }, 'URL (HTTP)'));
+  const field = (id, label, control, hint) =>
+    h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { class: 'muted' }, hint) : null);
+  const name = h('input', {
+    id: 'mcp-name',
+    required: true,
+    pattern: '[A-Za-z0-9_\\-]+',
+    title: "Letters, digits, '_' and '-'",
+    autocomplete: 'off',
+  });
+  const kind = h(
+    'select',
+    { id: 'mcp-kind', onchange: () => show() },
+    h('option', { value: 'command' }, 'command (stdio)'),
+    h('option', { value: 'url' }, 'URL (HTTP)'),
+  );
   const command = h('input', { id: 'mcp-command', autocomplete: 'off' });
   const args = h('textarea', { id: 'mcp-args', rows: 2 });
   const env = h('textarea', { id: 'mcp-env', rows: 2 });
   const url = h('input', { id: 'mcp-url', type: 'url' });
   const headers = h('textarea', { id: 'mcp-headers', rows: 2 });
   const persist = h('input', { id: 'mcp-persist', type: 'checkbox' });
-  const stdioFields = h('div', {}, field('mcp-command', 'Command', command), field('mcp-args', 'Arguments', args, 'one per line'), field('mcp-env', 'Environment', env, 'KEY=value, one per line'));
-  const httpFields = h('div', { hidden: true }, field('mcp-url', 'URL', url), field('mcp-headers', 'Headers', headers, 'Name: value, one per line'));
+  const stdioFields = h(
+    'div',
+    {},
+    field('mcp-command', 'Command', command),
+    field('mcp-args', 'Arguments', args, 'one per line'),
+    field('mcp-env', 'Environment', env, 'KEY=value, one per line'),
+  );
+  const httpFields = h(
+    'div',
+    { hidden: true },
+    field('mcp-url', 'URL', url),
+    field('mcp-headers', 'Headers', headers, 'Name: value, one per line'),
+  );
   const show = () => {
     stdioFields.hidden = kind.value !== 'command';
     httpFields.hidden = kind.value !== 'url';
@@ -104,12 +178,24 @@ function addForm(added) {
     try {
       const body =
         kind.value === 'command'
-          ? { name: name.value.trim(), command: command.value.trim(), args: args.value.split('\n').map((line) => line.trim()).filter(Boolean), env: pairs(env.value, '=') }
+          ? {
+              name: name.value.trim(),
+              command: command.value.trim(),
+              args: args.value
+                .split('\n')
+                .map((line) => line.trim())
+                .filter(Boolean),
+              env: pairs(env.value, '='),
+            }
           : { name: name.value.trim(), url: url.value.trim(), headers: pairs(headers.value, ':') };
       if (persist.checked) body.persist = true;
       const { server } = await api('POST', '/mcp/servers', body);
       // Added but not started: say why, and keep the fields so the mistake can be fixed.
-      if (server.status === 'failed' || server.error) notice(message, `${body.name} was added but did not start: ${server.error ?? server.status}. Fix the command or URL, remove it, and add it again.`);
+      if (server.status === 'failed' || server.error)
+        notice(
+          message,
+          `${body.name} was added but did not start: ${server.error ?? server.status}. Fix the command or URL, remove it, and add it again.`,
+        );
       else {
         notice(message, `Added ${body.name} (${server.status}, ${server.tools} tools).`, 'ok');
         for (const input of [name, command, args, env, url, headers]) input.value = '';

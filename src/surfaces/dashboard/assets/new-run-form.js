@@ -18,7 +18,12 @@ export function newRunForm(from) {
   let listed;
   const details = h(
     'details',
-    { class: 'card new-run', open: Boolean(from), 'data-rerun': from?.id, ontoggle: () => details.open && void (listed ??= listWorkflows()) },
+    {
+      class: 'card new-run',
+      open: Boolean(from),
+      'data-rerun': from?.id,
+      ontoggle: () => details.open && void (listed ??= listWorkflows()),
+    },
     h('summary', {}, from ? 'Run again with changes' : 'Start a run'),
     h(
       'form',
@@ -43,7 +48,10 @@ export function newRunForm(from) {
   async function listWorkflows() {
     try {
       ({ workflows } = await api('GET', '/workflows'));
-      fill(workflow, workflows.map((item) => h('option', { value: item.path, disabled: !item.valid }, `${item.path}${item.valid ? '' : ' (invalid)'}`)));
+      fill(
+        workflow,
+        workflows.map((item) => h('option', { value: item.path, disabled: !item.valid }, `${item.path}${item.valid ? '' : ' (invalid)'}`)),
+      );
       const firstValid = workflows.find((item) => item.valid);
       if (firstValid) workflow.value = firstValid.path;
       if (from) chooseRunWorkflow();
@@ -58,7 +66,9 @@ export function newRunForm(from) {
   /** The listed workflow the run was made from (paths are listed relative to the served folder; the run has it absolute). */
   function chooseRunWorkflow() {
     const path = from.workflow_path;
-    const match = workflows.filter((item) => path === item.path || path.endsWith(`/${item.path}`)).sort((a, b) => b.path.length - a.path.length)[0];
+    const match = workflows
+      .filter((item) => path === item.path || path.endsWith(`/${item.path}`))
+      .sort((a, b) => b.path.length - a.path.length)[0];
     if (match) workflow.value = match.path;
     else {
       workflow.append(h('option', { value: path }, path));
@@ -74,7 +84,9 @@ export function newRunForm(from) {
       else control.value = typeof value === 'string' ? value : JSON.stringify(value);
     }
     goal.value = from.goal ?? '';
-    labels.value = Object.entries(from.labels ?? {}).map(([key, value]) => `${key}=${value}`).join(', ');
+    labels.value = Object.entries(from.labels ?? {})
+      .map(([key, value]) => `${key}=${value}`)
+      .join(', ');
     model.value = from.model ?? '';
     autoApprove.checked = from.auto_approve === true;
   }
@@ -102,7 +114,12 @@ export function newRunForm(from) {
                 type: input.type === 'number' || input.type === 'integer' ? 'number' : 'text',
                 step: input.type === 'integer' ? '1' : input.type === 'number' ? 'any' : undefined,
                 required: input.required,
-                value: input.default === null || input.default === undefined ? '' : typeof input.default === 'string' ? input.default : JSON.stringify(input.default),
+                value:
+                  input.default === null || input.default === undefined
+                    ? ''
+                    : typeof input.default === 'string'
+                      ? input.default
+                      : JSON.stringify(input.default),
                 autocomplete: 'off',
               });
         return h(
@@ -133,13 +150,17 @@ export function newRunForm(from) {
       }
       if (type === 'number' || type === 'integer') {
         const number = Number(text);
-        if (!Number.isFinite(number) || (type === 'integer' && !Number.isInteger(number))) throw fieldError(control, `The input "${name}" must be ${type === 'integer' ? 'a whole number' : 'a number'}.`);
+        if (!Number.isFinite(number) || (type === 'integer' && !Number.isInteger(number)))
+          throw fieldError(control, `The input "${name}" must be ${type === 'integer' ? 'a whole number' : 'a number'}.`);
         values[name] = number;
       } else if (type === 'array' || type === 'object') {
         try {
           values[name] = JSON.parse(text);
         } catch {
-          throw fieldError(control, `The input "${name}" must be JSON (an ${type}), e.g. ${type === 'array' ? '["a", "b"]' : '{"key": "value"}'}.`);
+          throw fieldError(
+            control,
+            `The input "${name}" must be JSON (an ${type}), e.g. ${type === 'array' ? '["a", "b"]' : '{"key": "value"}'}.`,
+          );
         }
       } else values[name] = text;
     }
@@ -148,7 +169,10 @@ export function newRunForm(from) {
 
   function readLabels() {
     const result = {};
-    for (const pair of labels.value.split(',').map((item) => item.trim()).filter(Boolean)) {
+    for (const pair of labels.value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)) {
       const at = pair.indexOf('=');
       if (at < 1) throw fieldError(labels, `The label "${pair}" must be key=value, e.g. team=web.`);
       result[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();

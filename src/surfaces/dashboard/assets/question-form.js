@@ -20,10 +20,16 @@ export function questionForm(runId, question, onAnswered) {
   let controls;
   switch (question.kind) {
     case 'yes_no':
-      controls = [h('button', { type: 'button', class: 'primary', onclick: () => send(true) }, 'Yes'), h('button', { type: 'button', onclick: () => send(false) }, 'No')];
+      controls = [
+        h('button', { type: 'button', class: 'primary', onclick: () => send(true) }, 'Yes'),
+        h('button', { type: 'button', onclick: () => send(false) }, 'No'),
+      ];
       break;
     case 'confirmation':
-      controls = [h('button', { type: 'button', class: 'primary', onclick: () => send(true) }, 'Confirm'), h('button', { type: 'button', onclick: () => send(false) }, 'Decline')];
+      controls = [
+        h('button', { type: 'button', class: 'primary', onclick: () => send(true) }, 'Confirm'),
+        h('button', { type: 'button', onclick: () => send(false) }, 'Decline'),
+      ];
       break;
     case 'choice':
       controls = optionForm(question, 'radio', (data) => data.get(name), send);
@@ -54,7 +60,12 @@ export function questionForm(runId, question, onAnswered) {
 function optionForm(question, type, read, send) {
   const name = `q-${question.id}`;
   const inputs = (question.options ?? []).map((option, index) =>
-    h('label', { class: 'inline' }, h('input', { type, name, value: option, required: type === 'radio', checked: type === 'radio' && index === 0 }), ` ${option}`),
+    h(
+      'label',
+      { class: 'inline' },
+      h('input', { type, name, value: option, required: type === 'radio', checked: type === 'radio' && index === 0 }),
+      ` ${option}`,
+    ),
   );
   const form = h(
     'form',

@@ -23,7 +23,12 @@ async function post(runId, path, body, message, changed) {
 /** What decides the buttons offered: the bar is rebuilt only when this changes. */
 export function actionKey(detail) {
   const { run, stages } = detail;
-  return JSON.stringify([run.status, run.archived, run.pair_session?.session_id ?? null, stages.some((stage) => stage.status === 'running' && stage.kind === 'agent')]);
+  return JSON.stringify([
+    run.status,
+    run.archived,
+    run.pair_session?.session_id ?? null,
+    stages.some((stage) => stage.status === 'running' && stage.kind === 'agent'),
+  ]);
 }
 
 /** The buttons `detail` ({run, stages}) offers now; `changed` reloads the page's data, `edit` opens the run-again form. */
@@ -31,7 +36,16 @@ export function actionBar(detail, changed, edit) {
   const { run, stages } = detail;
   const message = h('p', { role: 'alert', hidden: true });
   const act = (label, path, body = {}, primary = false) =>
-    h('button', { type: 'button', class: primary ? 'primary' : '', 'data-action': path === 'start' && run.status === 'paused' ? 'resume' : path, onclick: () => post(run.id, path, body, message, changed) }, label);
+    h(
+      'button',
+      {
+        type: 'button',
+        class: primary ? 'primary' : '',
+        'data-action': path === 'start' && run.status === 'paused' ? 'resume' : path,
+        onclick: () => post(run.id, path, body, message, changed),
+      },
+      label,
+    );
   const agentRunning = stages.some((stage) => stage.status === 'running' && stage.kind === 'agent');
   const session = run.pair_session;
   const buttons = [
@@ -42,10 +56,13 @@ export function actionBar(detail, changed, edit) {
     (run.status === 'running' || run.status === 'blocked') && act('Interrupt', 'interrupt'),
     agentRunning && !session && act('Pair', 'pair', { action: 'start' }),
     session && act('End pairing', 'pair', { action: 'end', session_id: session.session_id }),
-    (ACTIVE.has(run.status) || run.status === 'pending' || run.status === 'submitted') && act('Cancel', 'cancel', { reason: 'cancelled in the dashboard' }),
+    (ACTIVE.has(run.status) || run.status === 'pending' || run.status === 'submitted') &&
+      act('Cancel', 'cancel', { reason: 'cancelled in the dashboard' }),
     (run.status === 'failed' || run.status === 'cancelled') && act('Retry', 'retry', {}, true),
     TERMINAL.has(run.status) && h('button', { type: 'button', 'data-action': 'rerun', onclick: () => runAgain(run, message) }, 'Run again'),
-    TERMINAL.has(run.status) && edit && h('button', { type: 'button', 'data-action': 'rerun-edit', onclick: () => edit(run) }, 'Edit and run again'),
+    TERMINAL.has(run.status) &&
+      edit &&
+      h('button', { type: 'button', 'data-action': 'rerun-edit', onclick: () => edit(run) }, 'Edit and run again'),
     TERMINAL.has(run.status) && act(run.archived ? 'Unarchive' : 'Archive', 'archive', { archived: !run.archived }),
   ];
   return h('div', { class: 'actions' }, h('div', { class: 'buttons', role: 'toolbar', 'aria-label': 'Run actions' }, buttons), message);
@@ -55,7 +72,15 @@ export function actionBar(detail, changed, edit) {
 async function runAgain(run, message) {
   notice(message, '');
   try {
-    const body = { workflow: run.workflow_path, cwd: run.cwd, goal: run.goal, inputs: run.inputs, labels: run.labels, auto_approve: run.auto_approve, ...(run.model ? { model: run.model } : {}) };
+    const body = {
+      workflow: run.workflow_path,
+      cwd: run.cwd,
+      goal: run.goal,
+      inputs: run.inputs,
+      labels: run.labels,
+      auto_approve: run.auto_approve,
+      ...(run.model ? { model: run.model } : {}),
+    };
     const { run: next } = await api('POST', '/runs', body);
     location.hash = `#/runs/${next.id}`;
   } catch (error) {
@@ -79,15 +104,25 @@ export function messageBox(current, changed, hasAgent) {
     const { run } = current();
     if (!value) return;
     const session = run.pair_session;
-    const [path, body] = session ? ['pair', { action: 'message', session_id: session.session_id, text: value }] : ['message', { text: value }];
+    const [path, body] = session
+      ? ['pair', { action: 'message', session_id: session.session_id, text: value }]
+      : ['message', { text: value }];
     if (await post(run.id, path, body, message, changed)) text.value = '';
   };
-  const form = h('form', { class: 'message-form', onsubmit: send }, h('label', { for: 'run-message', class: 'sr-only' }, 'Message'), text, h('button', { type: 'submit' }, 'Send'));
+  const form = h(
+    'form',
+    { class: 'message-form', onsubmit: send },
+    h('label', { for: 'run-message', class: 'sr-only' }, 'Message'),
+    text,
+    h('button', { type: 'submit' }, 'Send'),
+  );
   const element = h('div', { hidden: true }, form, message);
   const update = () => {
     const { run } = current();
     element.hidden = TERMINAL.has(run.status) || (!run.pair_session && !hasAgent());
-    text.placeholder = run.pair_session ? `Message to ${run.pair_session.stage_id} (pairing)` : 'A message the agent reads on its next turn';
+    text.placeholder = run.pair_session
+      ? `Message to ${run.pair_session.stage_id} (pairing)`
+      : 'A message the agent reads on its next turn';
   };
   return { element, update };
 }

@@ -17,7 +17,13 @@ function render(detail, { events, signal }) {
   const created = events.filter((event) => event.type === 'child-run-created').length;
   let state = shown.get(signal);
   if (state === undefined) {
-    state = { element: h('section', { class: 'card family', 'aria-label': 'Parent and children' }), read: -1, asked: 0, children: [], key: '' };
+    state = {
+      element: h('section', { class: 'card family', 'aria-label': 'Parent and children' }),
+      read: -1,
+      asked: 0,
+      children: [],
+      key: '',
+    };
     shown.set(signal, state);
   }
   const key = `${created}/${run.status}/${run.updated_at}`;
@@ -32,7 +38,8 @@ function render(detail, { events, signal }) {
         state.children = children;
         draw(state, run);
       },
-      (error) => asked === state.asked && fill(state.element, h('p', { class: 'error' }, `Its child runs could not be read: ${errorText(error)}`)),
+      (error) =>
+        asked === state.asked && fill(state.element, h('p', { class: 'error' }, `Its child runs could not be read: ${errorText(error)}`)),
     );
   }
   draw(state, run);
@@ -43,7 +50,9 @@ function render(detail, { events, signal }) {
 async function readTree(id, depth) {
   const page = await api('GET', `/runs?parent_id=${encodeURIComponent(id)}&archived=any&limit=${MAX_CHILDREN}`);
   const runs = [...page.runs].reverse();
-  const children = await Promise.all(runs.map(async (run) => ({ run, children: depth < MAX_DEPTH ? await readTree(run.id, depth + 1) : [] })));
+  const children = await Promise.all(
+    runs.map(async (run) => ({ run, children: depth < MAX_DEPTH ? await readTree(run.id, depth + 1) : [] })),
+  );
   return page.next_cursor ? [...children, { more: true }] : children;
 }
 
@@ -55,7 +64,9 @@ function draw(state, run) {
   fill(
     state.element,
     h('h2', {}, 'Parent and children'),
-    run.parent_id ? h('p', {}, 'Started by ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono', 'data-parent': run.parent_id }, run.parent_id)) : null,
+    run.parent_id
+      ? h('p', {}, 'Started by ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono', 'data-parent': run.parent_id }, run.parent_id))
+      : null,
     state.children.length > 0 ? tree(state.children, 1) : null,
   );
 }

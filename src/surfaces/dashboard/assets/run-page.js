@@ -13,7 +13,18 @@ import { costText, costTitle } from './spend.js';
 import { workspacePanel } from './workspace-panel.js';
 
 /** Events after which the summary, stages, questions and graph are read again. */
-const CHANGES = new Set(['run-status-changed', 'stage-started', 'stage-finished', 'question-asked', 'question-answered', 'question-withdrawn', 'pair-started', 'pair-ended', 'run-archived', 'run-unarchived']);
+const CHANGES = new Set([
+  'run-status-changed',
+  'stage-started',
+  'stage-finished',
+  'question-asked',
+  'question-answered',
+  'question-withdrawn',
+  'pair-started',
+  'pair-ended',
+  'run-archived',
+  'run-unarchived',
+]);
 
 /** The graph's states, as the legend names them (the colours are the server's, see render-svg.ts). */
 const GRAPH_STATES = ['pending', 'running', 'blocked', 'succeeded', 'failed', 'skipped'];
@@ -29,10 +40,18 @@ export async function renderRun(root, signal, runId) {
     fill(rerun, newRunForm(run));
     rerun.querySelector('summary')?.focus();
   };
-  const messages = messageBox(() => current, () => refresh(), () => graph.querySelector('[data-kind="agent"]') !== null);
+  const messages = messageBox(
+    () => current,
+    () => refresh(),
+    () => graph.querySelector('[data-kind="agent"]') !== null,
+  );
   const panels = h('div', { class: 'run-panels' });
   const questions = h('div', { class: 'questions', 'aria-live': 'polite' });
-  const graph = h('div', { class: 'graph', id: 'run-graph', onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node) });
+  const graph = h('div', {
+    class: 'graph',
+    id: 'run-graph',
+    onclick: (event) => selectNode(event.target.closest?.('[data-node]')?.dataset.node),
+  });
   const stageRows = h('tbody');
   // Never redrawn: where focus goes when what held it (an answered question) is gone.
   const stagesHeading = h('h2', { tabindex: '-1' }, 'Stages');
@@ -57,7 +76,29 @@ export async function renderRun(root, signal, runId) {
         rerun,
         messages.element,
         questions,
-        h('section', { class: 'card', 'aria-label': 'Stages' }, stagesHeading, h('div', { class: 'table-wrap' }, h('table', { class: 'stages' }, h('thead', {}, h('tr', {}, ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)))), stageRows))),
+        h(
+          'section',
+          { class: 'card', 'aria-label': 'Stages' },
+          stagesHeading,
+          h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'stages' },
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Stage', 'Status', 'Took', 'Output'].map((name) => h('th', { scope: 'col' }, name)),
+                ),
+              ),
+              stageRows,
+            ),
+          ),
+        ),
         detail,
         panels,
         files.element,
@@ -99,7 +140,17 @@ export async function renderRun(root, signal, runId) {
     document.title = `${run.workflow} · ${run.status} · weft`;
     fill(
       head,
-      h('h1', {}, run.workflow, ' ', badge(run.status, run.counts.failed_optional_stages), ' ', failedOptional(run.counts.failed_optional_stages), ' ', h('span', { class: 'mono muted run-id' }, run.id)),
+      h(
+        'h1',
+        {},
+        run.workflow,
+        ' ',
+        badge(run.status, run.counts.failed_optional_stages),
+        ' ',
+        failedOptional(run.counts.failed_optional_stages),
+        ' ',
+        h('span', { class: 'mono muted run-id' }, run.id),
+      ),
       run.reason ? h('p', { class: 'reason' }, run.reason) : null,
       run.goal ? h('p', { class: 'goal' }, run.goal) : null,
       h(
@@ -120,7 +171,8 @@ export async function renderRun(root, signal, runId) {
       // A button pressed by keyboard that changed the run must not drop focus to the page's body.
       const pressed = actions.contains(document.activeElement) ? document.activeElement.dataset.action : undefined;
       fill(actions, actionBar(current, refresh, editAgain));
-      if (pressed !== undefined) focusFirst(actions.querySelector(`[data-action="${pressed}"]`), actions.querySelector('button'), stagesHeading);
+      if (pressed !== undefined)
+        focusFirst(actions.querySelector(`[data-action="${pressed}"]`), actions.querySelector('button'), stagesHeading);
     }
     shownActions = key;
     messages.update();
@@ -131,24 +183,33 @@ export async function renderRun(root, signal, runId) {
       // Answering by keyboard removes the form in focus: focus goes on to the next question, else to the run's buttons.
       const answering = questions.contains(document.activeElement);
       fill(questions, forms);
-      if (answering && !questions.contains(document.activeElement)) focusFirst(questions.querySelector('button, input, textarea'), stagesHeading);
+      if (answering && !questions.contains(document.activeElement))
+        focusFirst(questions.querySelector('button, input, textarea'), stagesHeading);
     }
     const waiting = new Set(pending.map((question) => question.stage_id));
     const selected = shownStage()?.stage_id;
-    syncRows(stageRows, stages.map((stage) => ({ ...stage, waiting: waiting.has(stage.stage_id), selected: stage.stage_id === selected })), (stage) => stage.stage_id, stageRow);
+    syncRows(
+      stageRows,
+      stages.map((stage) => ({ ...stage, waiting: waiting.has(stage.stage_id), selected: stage.stage_id === selected })),
+      (stage) => stage.stage_id,
+      stageRow,
+    );
     markBlocked();
     renderDetail();
     renderPanels();
   }
 
   function renderPanels() {
-    fill(panels, runPanels().map((panel) => {
-      try {
-        return panel.render(current, { events, signal });
-      } catch (error) {
-        return h('p', { class: 'error' }, `The ${panel.id} panel failed: ${errorText(error)}`);
-      }
-    }));
+    fill(
+      panels,
+      runPanels().map((panel) => {
+        try {
+          return panel.render(current, { events, signal });
+        } catch (error) {
+          return h('p', { class: 'error' }, `The ${panel.id} panel failed: ${errorText(error)}`);
+        }
+      }),
+    );
   }
 
   /** A stage waiting for an answer is drawn as blocked, as the run is, not as running. */
@@ -164,9 +225,29 @@ export async function renderRun(root, signal, runId) {
     return h(
       'tr',
       { 'data-stage': stage.stage_id, 'aria-selected': String(stage.selected) },
-      h('td', { 'data-label': 'Stage' }, h('button', { type: 'button', class: 'link mono', onclick: () => ((chosenStage = stage.stage_id), renderSummary()) }, stage.stage_id)),
-      h('td', { 'data-label': 'Status' }, badge(status), stage.exit_code === null || stage.exit_code === undefined ? null : h('span', { class: 'exit mono', title: 'Exit code' }, ` exit ${stage.exit_code}`)),
-      h('td', { 'data-label': 'Took' }, duration(stage.duration_ms), stage.cost ? h('span', { class: 'muted', title: costTitle(stage.cost) }, ` · ${costText(stage.cost)}`) : null),
+      h(
+        'td',
+        { 'data-label': 'Stage' },
+        h(
+          'button',
+          { type: 'button', class: 'link mono', onclick: () => ((chosenStage = stage.stage_id), renderSummary()) },
+          stage.stage_id,
+        ),
+      ),
+      h(
+        'td',
+        { 'data-label': 'Status' },
+        badge(status),
+        stage.exit_code === null || stage.exit_code === undefined
+          ? null
+          : h('span', { class: 'exit mono', title: 'Exit code' }, ` exit ${stage.exit_code}`),
+      ),
+      h(
+        'td',
+        { 'data-label': 'Took' },
+        duration(stage.duration_ms),
+        stage.cost ? h('span', { class: 'muted', title: costTitle(stage.cost) }, ` · ${costText(stage.cost)}`) : null,
+      ),
       h('td', { 'data-label': 'Output' }, clip(stage.output_preview ?? stage.error ?? '', 60)),
     );
   }
@@ -213,7 +294,11 @@ function focusFirst(...candidates) {
 }
 
 function legend() {
-  return h('ul', { class: 'legend', 'aria-label': 'Graph legend' }, GRAPH_STATES.map((state) => h('li', { 'data-state': state }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), state)));
+  return h(
+    'ul',
+    { class: 'legend', 'aria-label': 'Graph legend' },
+    GRAPH_STATES.map((state) => h('li', { 'data-state': state }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), state)),
+  );
 }
 
 function meta(name, value) {

@@ -14,7 +14,11 @@ function render(detail, { events, signal }) {
   const kept = events.filter((event) => event.type === 'tool-call-finished' && event.payload?.artifactPath).length;
   let state = shown.get(signal);
   if (state === undefined) {
-    state = { element: h('section', { class: 'card produced', id: 'run-produced', 'aria-label': 'What it produced' }), read: -1, artifacts: [] };
+    state = {
+      element: h('section', { class: 'card produced', id: 'run-produced', 'aria-label': 'What it produced' }),
+      read: -1,
+      artifacts: [],
+    };
     shown.set(signal, state);
   }
   if (state.read !== kept) {
@@ -24,7 +28,12 @@ function render(detail, { events, signal }) {
         state.artifacts = answer.artifacts;
         draw(state, run);
       },
-      (error) => fill(state.element, h('h2', {}, 'What it produced'), h('p', { class: 'error' }, `Its artifacts could not be read: ${errorText(error)}`)),
+      (error) =>
+        fill(
+          state.element,
+          h('h2', {}, 'What it produced'),
+          h('p', { class: 'error' }, `Its artifacts could not be read: ${errorText(error)}`),
+        ),
     );
   }
   draw(state, run);
@@ -46,14 +55,33 @@ function draw(state, run) {
               { 'data-artifact': artifact.seq },
               h('a', { href: `${base}/${artifact.seq}`, target: '_blank', rel: 'noopener', class: 'mono' }, artifact.name),
               ' ',
-              h('span', { class: 'muted' }, `${artifact.tool}${artifact.stage_id ? ` in ${artifact.stage_id}` : ''}${artifact.bytes === null ? '' : ` · ${size(artifact.bytes)}`}`),
+              h(
+                'span',
+                { class: 'muted' },
+                `${artifact.tool}${artifact.stage_id ? ` in ${artifact.stage_id}` : ''}${artifact.bytes === null ? '' : ` · ${size(artifact.bytes)}`}`,
+              ),
               ' ',
               h('a', { href: `${base}/${artifact.seq}?download=true`, download: artifact.name, 'data-download': artifact.seq }, 'Download'),
             ),
           ),
         )
       : h('p', { class: 'muted' }, 'No artifacts: no tool output was cut short.'),
-    run.workspace ? h('p', {}, 'The files its stages wrote: ', h('a', { href: '#run-files', 'data-files-link': true, onclick: (event) => (event.preventDefault(), document.getElementById('run-files')?.scrollIntoView()) }, 'Files')) : null,
+    run.workspace
+      ? h(
+          'p',
+          {},
+          'The files its stages wrote: ',
+          h(
+            'a',
+            {
+              href: '#run-files',
+              'data-files-link': true,
+              onclick: (event) => (event.preventDefault(), document.getElementById('run-files')?.scrollIntoView()),
+            },
+            'Files',
+          ),
+        )
+      : null,
   );
 }
 

@@ -5,7 +5,20 @@ import { h } from './dom.js';
 import { addRunPanel } from './run-panels.js';
 
 function list(label, items, key) {
-  return [h('dt', {}, label), h('dd', { [`data-sandbox-${key}`]: '' }, items.length === 0 ? h('span', { class: 'muted' }, 'none') : h('ul', {}, items.map((item) => h('li', { class: 'mono' }, item))))];
+  return [
+    h('dt', {}, label),
+    h(
+      'dd',
+      { [`data-sandbox-${key}`]: '' },
+      items.length === 0
+        ? h('span', { class: 'muted' }, 'none')
+        : h(
+            'ul',
+            {},
+            items.map((item) => h('li', { class: 'mono' }, item)),
+          ),
+    ),
+  ];
 }
 
 function render(detail) {
@@ -13,7 +26,12 @@ function render(detail) {
   if (sandbox === undefined) return null;
   const rules = sandbox.rules;
   if (!sandbox.sandboxed || rules === null) {
-    return h('section', { class: 'card sandbox', 'aria-label': 'Sandbox', 'data-sandboxed': 'false' }, h('h2', {}, 'Sandbox'), h('p', { class: 'muted' }, `Not sandboxed: ${sandbox.summary}`));
+    return h(
+      'section',
+      { class: 'card sandbox', 'aria-label': 'Sandbox', 'data-sandboxed': 'false' },
+      h('h2', {}, 'Sandbox'),
+      h('p', { class: 'muted' }, `Not sandboxed: ${sandbox.summary}`),
+    );
   }
   const network = rules.network === 'none' ? [] : rules.network.allow;
   return h(

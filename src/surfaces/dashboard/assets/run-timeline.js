@@ -8,7 +8,10 @@ function render(detail) {
   const { run, stages, pending_questions: pending } = detail;
   if (stages.length === 0) return null;
   const created = Date.parse(run.created_at);
-  const end = Math.max(...stages.map((stage) => (stage.finished_at ? Date.parse(stage.finished_at) : Date.now())), run.finished_at ? Date.parse(run.finished_at) : 0);
+  const end = Math.max(
+    ...stages.map((stage) => (stage.finished_at ? Date.parse(stage.finished_at) : Date.now())),
+    run.finished_at ? Date.parse(run.finished_at) : 0,
+  );
   const span = Math.max(1, end - created);
   const waiting = new Set(pending.map((question) => question.stage_id));
   const bar = (label, from, to, state, title) =>
@@ -16,7 +19,15 @@ function render(detail) {
       'li',
       { 'data-stage': label, 'data-state': state },
       h('span', { class: 'mono timeline-label' }, label),
-      h('span', { class: 'timeline-track' }, h('span', { class: 'timeline-bar', title, style: `left:${((100 * (from - created)) / span).toFixed(2)}%;width:${Math.max(0.5, (100 * (to - from)) / span).toFixed(2)}%` })),
+      h(
+        'span',
+        { class: 'timeline-track' },
+        h('span', {
+          class: 'timeline-bar',
+          title,
+          style: `left:${((100 * (from - created)) / span).toFixed(2)}%;width:${Math.max(0.5, (100 * (to - from)) / span).toFixed(2)}%`,
+        }),
+      ),
       h('span', { class: 'muted timeline-took' }, duration(to - from)),
     );
   const started = run.started_at ? Date.parse(run.started_at) : Date.parse(stages[0].started_at);
@@ -27,7 +38,12 @@ function render(detail) {
     const state = stage.status === 'running' && waiting.has(stage.stage_id) ? 'blocked' : stage.status;
     rows.push(bar(stage.stage_id, from, to, state, `${stage.stage_id} ${state} for ${duration(to - from)}`));
   }
-  return h('section', { class: 'card timeline', 'aria-label': 'Timeline' }, h('h2', {}, 'Timeline ', h('span', { class: 'muted' }, duration(span))), h('ol', { class: 'timeline-rows' }, rows));
+  return h(
+    'section',
+    { class: 'card timeline', 'aria-label': 'Timeline' },
+    h('h2', {}, 'Timeline ', h('span', { class: 'muted' }, duration(span))),
+    h('ol', { class: 'timeline-rows' }, rows),
+  );
 }
 
 addRunPanel({ id: 'timeline', render });

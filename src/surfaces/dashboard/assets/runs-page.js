@@ -32,7 +32,8 @@ export async function renderRuns(root, signal) {
   const rows = h('tbody');
   const more = h('button', { type: 'button', hidden: true, onclick: () => void loadMore() }, 'Show more');
   const empty = h('p', { class: 'muted', hidden: true }, 'No runs match. Start one below, or change the filters.');
-  const input = (id, label, value, attributes = {}) => h('input', { id, value, 'aria-label': label, autocomplete: 'off', oninput: debounce(refilter, 250), ...attributes });
+  const input = (id, label, value, attributes = {}) =>
+    h('input', { id, value, 'aria-label': label, autocomplete: 'off', oninput: debounce(refilter, 250), ...attributes });
   const search = input('run-search', 'Search runs', filter.text, { type: 'search', placeholder: 'Search id, workflow, goal, labels' });
   const workflow = input('run-workflow', 'Workflow name', filter.workflow, { placeholder: 'Workflow' });
   const label = input('run-label', 'Label (key=value)', filter.label, { placeholder: 'label key=value' });
@@ -44,16 +45,52 @@ export async function renderRuns(root, signal) {
     return load();
   });
   const chips = STATUSES.map((status) =>
-    h('button', { type: 'button', class: 'chip', 'data-status': status, 'aria-pressed': String(filter.statuses.has(status)), onclick: (event) => toggle(event.currentTarget, status) }, status),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'chip',
+        'data-status': status,
+        'aria-pressed': String(filter.statuses.has(status)),
+        onclick: (event) => toggle(event.currentTarget, status),
+      },
+      status,
+    ),
   );
 
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Runs'), liveState),
     h('div', { class: 'filters', role: 'group', 'aria-label': 'Filter by status' }, chips),
-    h('div', { class: 'filters', role: 'group', 'aria-label': 'Filter runs' }, search, workflow, label, after, h('label', { class: 'inline' }, archived, ' Show archived')),
+    h(
+      'div',
+      { class: 'filters', role: 'group', 'aria-label': 'Filter runs' },
+      search,
+      workflow,
+      label,
+      after,
+      h('label', { class: 'inline' }, archived, ' Show archived'),
+    ),
     message,
     bulk.element,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'runs' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Select')), ['Run', 'Status', 'Stage', 'Goal', 'Took', 'Created'].map((name) => h('th', { scope: 'col' }, name)))), rows)),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'runs' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Select')),
+            ['Run', 'Status', 'Stage', 'Goal', 'Took', 'Created'].map((name) => h('th', { scope: 'col' }, name)),
+          ),
+        ),
+        rows,
+      ),
+    ),
     empty,
     more,
     newRunForm(),
@@ -159,7 +196,13 @@ export async function renderRuns(root, signal) {
     cancelAnimationFrame(frame);
     frame = undefined;
     // Only rows whose run changed are rebuilt, so focus stays and 200 rows cost no more than the change.
-    syncRows(rows, shownRuns, (run) => run.id, (run) => runRow(run, selected, bulk.update), updateRow);
+    syncRows(
+      rows,
+      shownRuns,
+      (run) => run.id,
+      (run) => runRow(run, selected, bulk.update),
+      updateRow,
+    );
     empty.hidden = shownRuns.length > 0;
     more.hidden = !cursor;
   }
@@ -226,14 +269,48 @@ export async function renderRuns(root, signal) {
  */
 const CELLS = [
   { label: null, key: () => '', draw: (run, selected, changed) => selectBox(run, selected, changed) },
-  { label: 'Run', key: (run) => `${run.workflow}|${run.parent_id}`, draw: (run) => [h('a', { href: `#/runs/${run.id}` }, run.workflow), h('div', { class: 'muted mono' }, run.id), run.parent_id ? h('div', { class: 'muted' }, 'child of ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono' }, run.parent_id.slice(-8))) : null] },
+  {
+    label: 'Run',
+    key: (run) => `${run.workflow}|${run.parent_id}`,
+    draw: (run) => [
+      h('a', { href: `#/runs/${run.id}` }, run.workflow),
+      h('div', { class: 'muted mono' }, run.id),
+      run.parent_id
+        ? h('div', { class: 'muted' }, 'child of ', h('a', { href: `#/runs/${run.parent_id}`, class: 'mono' }, run.parent_id.slice(-8)))
+        : null,
+    ],
+  },
   {
     label: 'Status',
     key: (run) => `${run.status}|${run.archived}|${run.questions_pending}|${run.failed_optional_stages}`,
-    draw: (run) => [badge(run.status, run.failed_optional_stages), ' ', failedOptional(run.failed_optional_stages), run.archived ? h('span', { class: 'muted' }, ' archived') : null, run.questions_pending > 0 ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`) : null],
+    draw: (run) => [
+      badge(run.status, run.failed_optional_stages),
+      ' ',
+      failedOptional(run.failed_optional_stages),
+      run.archived ? h('span', { class: 'muted' }, ' archived') : null,
+      run.questions_pending > 0
+        ? h('span', { class: 'ask' }, ` ${run.questions_pending} question${run.questions_pending === 1 ? '' : 's'}`)
+        : null,
+    ],
   },
   { label: 'Stage', className: 'mono', key: (run) => run.current_stage_id ?? '', draw: (run) => run.current_stage_id ?? '–' },
-  { label: 'Goal', key: (run) => `${run.goal_preview}|${JSON.stringify(run.labels)}`, draw: (run) => { const labels = Object.entries(run.labels ?? {}); return [clip(run.goal_preview ?? '', 80), labels.length > 0 ? h('div', { class: 'labels' }, labels.map(([key, value]) => h('span', { class: 'label mono' }, `${key}=${value}`))) : null]; } },
+  {
+    label: 'Goal',
+    key: (run) => `${run.goal_preview}|${JSON.stringify(run.labels)}`,
+    draw: (run) => {
+      const labels = Object.entries(run.labels ?? {});
+      return [
+        clip(run.goal_preview ?? '', 80),
+        labels.length > 0
+          ? h(
+              'div',
+              { class: 'labels' },
+              labels.map(([key, value]) => h('span', { class: 'label mono' }, `${key}=${value}`)),
+            )
+          : null,
+      ];
+    },
+  },
   { label: 'Took', key: (run) => `${run.started_at}|${run.finished_at}|${run.terminal}`, draw: (run) => took(run) },
   { label: 'Created', key: (run) => run.created_at, draw: (run) => when(run.created_at) },
 ];
@@ -245,9 +322,14 @@ function runRow(run, selected, changed) {
   const row = h(
     'tr',
     { 'data-run': run.id },
-    CELLS.map((cell) => h('td', { 'data-label': cell.label, class: cell.label === null ? 'select' : cell.className }, cell.draw(run, selected, changed))),
+    CELLS.map((cell) =>
+      h('td', { 'data-label': cell.label, class: cell.label === null ? 'select' : cell.className }, cell.draw(run, selected, changed)),
+    ),
   );
-  cellKeys.set(row, CELLS.map((cell) => cell.key(run)));
+  cellKeys.set(
+    row,
+    CELLS.map((cell) => cell.key(run)),
+  );
   return row;
 }
 
@@ -268,15 +350,26 @@ function selectBox(run, selected, changed) {
     else selected.delete(run.id);
     changed();
   };
-  return h('input', { type: 'checkbox', 'data-select': run.id, 'aria-label': `Select ${run.workflow} ${run.id}`, checked: selected.has(run.id), onchange: toggle });
+  return h('input', {
+    type: 'checkbox',
+    'data-select': run.id,
+    'aria-label': `Select ${run.workflow} ${run.id}`,
+    checked: selected.has(run.id),
+    onchange: toggle,
+  });
 }
 
 /** How long it ran (and, while it waits to start, that it waits). */
 function took(run) {
   if (!run.started_at) return h('span', { class: 'muted' }, run.terminal ? '–' : 'waiting');
   const end = run.finished_at ? Date.parse(run.finished_at) : undefined;
-  if (end === undefined) return h('span', { class: 'muted', title: `queued ${duration(Date.parse(run.started_at) - Date.parse(run.created_at))}` }, 'running');
-  return h('span', { title: `queued ${duration(Date.parse(run.started_at) - Date.parse(run.created_at))}` }, duration(end - Date.parse(run.started_at)));
+  if (end === undefined)
+    return h('span', { class: 'muted', title: `queued ${duration(Date.parse(run.started_at) - Date.parse(run.created_at))}` }, 'running');
+  return h(
+    'span',
+    { title: `queued ${duration(Date.parse(run.started_at) - Date.parse(run.created_at))}` },
+    duration(end - Date.parse(run.started_at)),
+  );
 }
 
 function debounce(action, ms) {

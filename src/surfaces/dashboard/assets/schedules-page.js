@@ -9,12 +9,33 @@ const REFRESH_MS = 5000;
 export async function renderSchedules(root, signal) {
   const message = h('p', { role: 'alert', hidden: true });
   const rows = h('tbody');
-  const empty = h('p', { class: 'muted', hidden: true }, 'No schedules. Add one with weft schedule add <name> <workflow> --cron "0 3 * * *".');
+  const empty = h(
+    'p',
+    { class: 'muted', hidden: true },
+    'No schedules. Add one with weft schedule add <name> <workflow> --cron "0 3 * * *".',
+  );
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Schedules')),
     h('p', { class: 'muted' }, 'Schedules fire only while a weft worker or weft serve with its worker runs.'),
     message,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'schedules' }, h('thead', {}, h('tr', {}, ['Schedule', 'Cron', 'Next due', 'Policies', ''].map((name) => h('th', { scope: 'col' }, name)))), rows)),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'schedules' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Schedule', 'Cron', 'Next due', 'Policies', ''].map((name) => h('th', { scope: 'col' }, name)),
+          ),
+        ),
+        rows,
+      ),
+    ),
     empty,
   );
 
@@ -25,7 +46,11 @@ export async function renderSchedules(root, signal) {
       const { schedules } = await api('GET', '/schedules');
       if (signal.aborted) return;
       const drawn = JSON.stringify(schedules);
-      if (drawn !== lastDrawn) fill(rows, schedules.map((schedule) => scheduleRow(schedule, toggle)));
+      if (drawn !== lastDrawn)
+        fill(
+          rows,
+          schedules.map((schedule) => scheduleRow(schedule, toggle)),
+        );
       lastDrawn = drawn;
       empty.hidden = schedules.length > 0;
     } catch (error) {
@@ -55,8 +80,19 @@ function scheduleRow(schedule, toggle) {
   return h(
     'tr',
     { 'data-schedule': schedule.name },
-    h('td', { 'data-label': 'Schedule' }, h('strong', {}, schedule.name), h('div', { class: 'muted' }, schedule.workflow), h('a', { href: runs }, 'its runs')),
-    h('td', { 'data-label': 'Cron' }, h('code', {}, schedule.cron), schedule.timezone ? h('div', { class: 'muted' }, schedule.timezone) : null),
+    h(
+      'td',
+      { 'data-label': 'Schedule' },
+      h('strong', {}, schedule.name),
+      h('div', { class: 'muted' }, schedule.workflow),
+      h('a', { href: runs }, 'its runs'),
+    ),
+    h(
+      'td',
+      { 'data-label': 'Cron' },
+      h('code', {}, schedule.cron),
+      schedule.timezone ? h('div', { class: 'muted' }, schedule.timezone) : null,
+    ),
     h('td', { 'data-label': 'Next due' }, schedule.paused ? badge('paused') : schedule.next_due ? dueTime(schedule.next_due) : '—'),
     h('td', { 'data-label': 'Policies' }, `catch up: ${schedule.catch_up}`, h('div', { class: 'muted' }, `overlap: ${schedule.overlap}`)),
     h('td', {}, h('button', { type: 'button', onclick: () => void toggle(schedule) }, schedule.paused ? 'Resume' : 'Pause')),

@@ -8,7 +8,13 @@ import { fill, h, notice } from './dom.js';
 export function workspacePanel(runId, changed) {
   const message = h('p', { role: 'alert', hidden: true });
   const body = h('div');
-  const element = h('section', { class: 'card', id: 'run-files', 'aria-label': 'Files', hidden: true }, h('h2', {}, 'Files'), message, body);
+  const element = h(
+    'section',
+    { class: 'card', id: 'run-files', 'aria-label': 'Files', hidden: true },
+    h('h2', {}, 'Files'),
+    message,
+    body,
+  );
   let shownKey;
   let latestRequest = 0;
 
@@ -32,13 +38,35 @@ export function workspacePanel(runId, changed) {
 
   function render(run, diff, stage) {
     const title = stage ? `${stage.stage_id}: ` : `The whole run on ${diff.branch}: `;
-    const summary = diff.unchanged ? `${title}no file changed` : `${title}${diff.files_changed} file${diff.files_changed === 1 ? '' : 's'} changed, +${diff.lines_added} −${diff.lines_removed}`;
-    const files = h('ul', { class: 'files mono' }, diff.files.map((file) => h('li', {}, `${file.status} ${file.path} `, h('span', { class: 'muted' }, file.binary ? 'binary' : `+${file.added} −${file.removed}`))));
+    const summary = diff.unchanged
+      ? `${title}no file changed`
+      : `${title}${diff.files_changed} file${diff.files_changed === 1 ? '' : 's'} changed, +${diff.lines_added} −${diff.lines_removed}`;
+    const files = h(
+      'ul',
+      { class: 'files mono' },
+      diff.files.map((file) =>
+        h(
+          'li',
+          {},
+          `${file.status} ${file.path} `,
+          h('span', { class: 'muted' }, file.binary ? 'binary' : `+${file.added} −${file.removed}`),
+        ),
+      ),
+    );
     const text = diff.text ? h('pre', { class: 'diff mono' }, diff.text) : null;
     const buttons = stage
       ? [
-          (run.status === 'failed' || run.status === 'cancelled') && h('button', { type: 'button', 'data-action': 'rewind', onclick: () => act('rewind', { to: stage.stage_id }) }, `Rewind to ${stage.stage_id}`),
-          h('button', { type: 'button', 'data-action': 'fork', onclick: () => act('fork', { from: stage.stage_id }) }, `Fork from ${stage.stage_id}`),
+          (run.status === 'failed' || run.status === 'cancelled') &&
+            h(
+              'button',
+              { type: 'button', 'data-action': 'rewind', onclick: () => act('rewind', { to: stage.stage_id }) },
+              `Rewind to ${stage.stage_id}`,
+            ),
+          h(
+            'button',
+            { type: 'button', 'data-action': 'fork', onclick: () => act('fork', { from: stage.stage_id }) },
+            `Fork from ${stage.stage_id}`,
+          ),
         ].filter(Boolean)
       : [];
     return [h('p', { class: 'files-summary' }, summary), files, text, buttons.length > 0 ? h('div', { class: 'actions' }, buttons) : null];
@@ -62,7 +90,10 @@ export function workspacePanel(runId, changed) {
       const run = detail.run;
       element.hidden = run.workspace === null || run.workspace === undefined;
       if (element.hidden) return;
-      void show(run, detail.stages.find((stage) => stage.stage_id === stageId));
+      void show(
+        run,
+        detail.stages.find((stage) => stage.stage_id === stageId),
+      );
     },
   };
 }

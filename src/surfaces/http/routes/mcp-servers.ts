@@ -49,7 +49,8 @@ export function mcpServerRoutes(deps: HttpDeps): ApiRoute[] {
     defineRoute({
       method: 'post',
       path: '/mcp/servers',
-      summary: 'Add an MCP server at runtime ({name, command, args, env} or {name, url, headers}); it starts at once and running agent stages get its tools on their next turn',
+      summary:
+        'Add an MCP server at runtime ({name, command, args, env} or {name, url, headers}); it starts at once and running agent stages get its tools on their next turn',
       body: addBody,
       response: z.object({ server: serverSchema }),
       status: 201,

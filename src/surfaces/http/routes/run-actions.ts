@@ -28,11 +28,26 @@ const action = <B extends z.ZodType>(spec: Action<B>) => spec as unknown as Acti
 const ACTIONS = [
   action({ name: 'start', summary: 'Start a submitted run, or resume a paused one', body: empty, act: (runs, id) => runs.start(id) }),
   action({ name: 'approve', summary: 'Approve a pending run (it is queued)', body: empty, act: (runs, id) => runs.approve(id) }),
-  action({ name: 'deny', summary: 'Deny a pending run (it is cancelled)', body: withReason, act: (runs, id, body) => runs.deny(id, body.reason) }),
-  action({ name: 'message', summary: "Send text the run's agents see on their next turn", body: z.object({ text: messageTextArg }).strict(), act: (runs, id, body) => runs.message(id, body.text) }),
+  action({
+    name: 'deny',
+    summary: 'Deny a pending run (it is cancelled)',
+    body: withReason,
+    act: (runs, id, body) => runs.deny(id, body.reason),
+  }),
+  action({
+    name: 'message',
+    summary: "Send text the run's agents see on their next turn",
+    body: z.object({ text: messageTextArg }).strict(),
+    act: (runs, id, body) => runs.message(id, body.text),
+  }),
   action({ name: 'interrupt', summary: 'Stop the current stages and pause the run', body: empty, act: (runs, id) => runs.interrupt(id) }),
   action({ name: 'cancel', summary: 'End the run', body: withReason, act: (runs, id, body) => runs.cancel(id, body.reason) }),
-  action({ name: 'retry', summary: 'Run a failed or cancelled run again from where it stopped', body: empty, act: (runs, id) => runs.retry(id) }),
+  action({
+    name: 'retry',
+    summary: 'Run a failed or cancelled run again from where it stopped',
+    body: empty,
+    act: (runs, id) => runs.retry(id),
+  }),
   action({
     name: 'rewind',
     summary: "Take a failed or cancelled run back to a stage's checkpoint; it runs on from there as a new attempt (nothing is deleted)",
@@ -41,9 +56,16 @@ const ACTIONS = [
   }),
   action({
     name: 'fork',
-    summary: "A new run from a stage of this one: its files start at that stage's checkpoint, the stages up to it count as done (the answer is the new run)",
-    body: z.object({ from: z.string().min(1).max(200).describe('The stage, e.g. plan or plan@2'), inputs: z.record(z.string(), z.unknown()).optional().describe('Inputs that differ from the original run') }).strict(),
-    act: (runs, id, body) => runs.workspaces.fork(id, { fromStage: body.from, ...(body.inputs === undefined ? {} : { inputs: body.inputs }) }),
+    summary:
+      "A new run from a stage of this one: its files start at that stage's checkpoint, the stages up to it count as done (the answer is the new run)",
+    body: z
+      .object({
+        from: z.string().min(1).max(200).describe('The stage, e.g. plan or plan@2'),
+        inputs: z.record(z.string(), z.unknown()).optional().describe('Inputs that differ from the original run'),
+      })
+      .strict(),
+    act: (runs, id, body) =>
+      runs.workspaces.fork(id, { fromStage: body.from, ...(body.inputs === undefined ? {} : { inputs: body.inputs }) }),
   }),
   action({
     name: 'archive',
@@ -83,8 +105,15 @@ export function runActionRoutes(deps: HttpDeps): ApiRoute[] {
       async handle({ params, body }) {
         const runs = await deps.runs();
         const answer = body.answer;
-        if (answer === undefined) throw new HttpFailure('INVALID_ARGUMENTS', 'Invalid body: answer is required (true/false, an option, a list of options, or text).');
-        const question = typeof answer === 'string' ? await runs.answerText(params.id!, body.question_id, answer) : await runs.answer(params.id!, body.question_id, answer as JsonValue);
+        if (answer === undefined)
+          throw new HttpFailure(
+            'INVALID_ARGUMENTS',
+            'Invalid body: answer is required (true/false, an option, a list of options, or text).',
+          );
+        const question =
+          typeof answer === 'string'
+            ? await runs.answerText(params.id!, body.question_id, answer)
+            : await runs.answer(params.id!, body.question_id, answer as JsonValue);
         return { json: { question: questionView(question) } };
       },
     }),

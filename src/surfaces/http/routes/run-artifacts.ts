@@ -19,16 +19,31 @@ const artifactSchema = z.object({
 });
 
 export function runArtifactRoutes(deps: HttpDeps): ApiRoute[] {
-  const artifacts = async (): Promise<RunArtifactDeps> => ({ runs: await deps.runs(), storageDir: deps.storageDir, ...(deps.readArtifact ? { readStored: deps.readArtifact } : {}) });
+  const artifacts = async (): Promise<RunArtifactDeps> => ({
+    runs: await deps.runs(),
+    storageDir: deps.storageDir,
+    ...(deps.readArtifact ? { readStored: deps.readArtifact } : {}),
+  });
   return [
     defineRoute({
       method: 'get',
       path: '/runs/{id}/artifacts',
-      summary: "The full tool outputs the run kept when they were cut for the model, oldest first",
+      summary: 'The full tool outputs the run kept when they were cut for the model, oldest first',
       response: z.object({ artifacts: z.array(artifactSchema) }),
       async handle({ params }) {
         const list = await listRunArtifacts(await artifacts(), params.id!);
-        return { json: { artifacts: list.map((item) => ({ seq: item.seq, stage_id: item.stageId, tool: item.tool, name: item.name, bytes: item.bytes, at: new Date(item.at).toISOString() })) } };
+        return {
+          json: {
+            artifacts: list.map((item) => ({
+              seq: item.seq,
+              stage_id: item.stageId,
+              tool: item.tool,
+              name: item.name,
+              bytes: item.bytes,
+              at: new Date(item.at).toISOString(),
+            })),
+          },
+        };
       },
     }),
     defineRoute({
@@ -39,10 +54,16 @@ export function runArtifactRoutes(deps: HttpDeps): ApiRoute[] {
       produces: { 'text/plain': 'The whole tool output, secrets redacted as when it was saved' },
       async handle({ params, query }) {
         const seq = Number(params.seq);
-        if (!Number.isSafeInteger(seq) || seq < 1) throw new HttpFailure('INVALID_ARGUMENTS', `Invalid path: seq '${params.seq}' must be a positive whole number, as the run's artifact list gives it.`);
+        if (!Number.isSafeInteger(seq) || seq < 1)
+          throw new HttpFailure(
+            'INVALID_ARGUMENTS',
+            `Invalid path: seq '${params.seq}' must be a positive whole number, as the run's artifact list gives it.`,
+          );
         const { name, body } = await readRunArtifact(await artifacts(), params.id!, seq);
         const disposition = `${query.download === 'true' ? 'attachment' : 'inline'}; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`;
-        return new Response(body, { headers: { 'content-type': 'text/plain; charset=utf-8', 'content-disposition': disposition, 'x-content-type-options': 'nosniff' } });
+        return new Response(body, {
+          headers: { 'content-type': 'text/plain; charset=utf-8', 'content-disposition': disposition, 'x-content-type-options': 'nosniff' },
+        });
       },
     }),
   ];

@@ -49,13 +49,17 @@ export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
     defineRoute({
       method: 'get',
       path: '/runs/{id}/events',
-      summary: "A run's events: JSON pages after after_seq, or with Accept: text/event-stream a live SSE stream resuming after Last-Event-ID",
+      summary:
+        "A run's events: JSON pages after after_seq, or with Accept: text/event-stream a live SSE stream resuming after Last-Event-ID",
       query,
       response: page,
       produces: { 'text/event-stream': 'Live events: event: <type>, id: <seq>, data: <event JSON>' },
       async handle({ params, query: args, context }) {
         const runs = await deps.runs();
-        const types = args.types?.split(',').map((type) => type.trim()).filter((type) => type !== '');
+        const types = args.types
+          ?.split(',')
+          .map((type) => type.trim())
+          .filter((type) => type !== '');
         if (wantsEventStream(context)) {
           const runId = (await runs.get(params.id!)).id;
           const from = lastEventId(context, 'the seq of the last event received') ?? args.after_seq;
@@ -63,7 +67,12 @@ export function runEventRoutes(deps: HttpDeps): ApiRoute[] {
         }
         const events = await runs.events(params.id!, { afterSeq: args.after_seq, limit: args.limit, ...(types ? { types } : {}) });
         const more = events.length === args.limit;
-        return { json: { events: events.map((event) => eventView(event, MAX_CONTENT_LENGTH)), next_after_seq: more ? (events.at(-1)?.seq ?? null) : null } };
+        return {
+          json: {
+            events: events.map((event) => eventView(event, MAX_CONTENT_LENGTH)),
+            next_after_seq: more ? (events.at(-1)?.seq ?? null) : null,
+          },
+        };
       },
     }),
   ];

@@ -13,7 +13,11 @@ import type { HttpDeps } from '../http-deps.js';
 const body = z
   .object({
     action: z.enum(['start', 'message', 'end']),
-    stage_id: z.string().regex(STAGE_ID).optional().describe('start: the agent stage, e.g. implement@1 (may be omitted when exactly one runs)'),
+    stage_id: z
+      .string()
+      .regex(STAGE_ID)
+      .optional()
+      .describe('start: the agent stage, e.g. implement@1 (may be omitted when exactly one runs)'),
     session_id: z.string().min(1).max(64).optional().describe('message, end: the open session'),
     text: z.string().min(1).max(MAX_PAIR_MESSAGE_LENGTH).optional().describe('message: the text (required)'),
   })
@@ -32,7 +36,10 @@ export function runPairRoutes(deps: HttpDeps): ApiRoute[] {
         const id = params.id!;
         switch (args.action) {
           case 'start': {
-            const { run, session } = await pairing.start(id, { ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }), by: 'dashboard' });
+            const { run, session } = await pairing.start(id, {
+              ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }),
+              by: 'dashboard',
+            });
             return { json: { run: runSummary(run), session: pairSessionView(session) } };
           }
           case 'message': {

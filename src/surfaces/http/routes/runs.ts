@@ -9,7 +9,15 @@ import { newRunFields, createRunRequest, labelsArg } from '../../../app/views/ru
 import { RunDetails, runDetailSchema } from '../../../app/views/run-detail.js';
 import { runSearchQuery } from '../../../app/views/run-search-query.js';
 import { searchRunsByText } from '../../../app/services/run-text-search.js';
-import { questionSchema, questionView, runPreview, runPreviewSchema, runSummary, runSummarySchema, runStatusSchema } from '../../../app/views/run-view.js';
+import {
+  questionSchema,
+  questionView,
+  runPreview,
+  runPreviewSchema,
+  runSummary,
+  runSummarySchema,
+  runStatusSchema,
+} from '../../../app/views/run-view.js';
 import { saveInlineWorkflow } from '../../../app/services/inline-workflow.js';
 import { SEARCH_LIMITS } from '../../../runs/store/run-store.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
@@ -24,15 +32,23 @@ const MAX_INLINE_WORKFLOW = 256 * 1024;
 const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .string()
-    .transform((value) => value.split(',').map((part) => part.trim()).filter((part) => part !== ''))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== ''),
+    )
     .pipe(z.array(item).min(1));
 
 const listQuery = z
   .object({
     status: commaList(runStatusSchema).optional().describe('Comma-separated states, e.g. running,blocked'),
-    label: z.union([z.string(), z.array(z.string())]).optional().describe('key=value; repeat for several (all must match)'),
+    label: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('key=value; repeat for several (all must match)'),
     workflow: z.string().min(1).optional().describe('Workflow name'),
-    parent_id: z.string().min(1).optional().describe("Only the children of this run (its id or a unique prefix)"),
+    parent_id: z.string().min(1).optional().describe('Only the children of this run (its id or a unique prefix)'),
     created_after: z.string().min(1).optional().describe('ISO 8601 time'),
     created_before: z.string().min(1).optional().describe('ISO 8601 time'),
     text: z.string().max(200).optional().describe('Text in the id, workflow, goal or labels (case-insensitive)'),
@@ -73,13 +89,20 @@ export function runRoutes(deps: HttpDeps): ApiRoute[] {
     defineRoute({
       method: 'get',
       path: '/runs',
-      summary: 'List runs, newest first, by status, labels, workflow, creation time and text; one page at a time — or with Accept: text/event-stream the changes of that list, live, resuming after Last-Event-ID',
+      summary:
+        'List runs, newest first, by status, labels, workflow, creation time and text; one page at a time — or with Accept: text/event-stream the changes of that list, live, resuming after Last-Event-ID',
       query: listQuery,
       response: listAnswer,
-      produces: { 'text/event-stream': 'Changed runs: event: run (in the list) or run-left (no longer matches), id: <updated_at in epoch ms>, data: <the run as in runs[]>' },
+      produces: {
+        'text/event-stream':
+          'Changed runs: event: run (in the list) or run-left (no longer matches), id: <updated_at in epoch ms>, data: <the run as in runs[]>',
+      },
       async handle({ query, context }) {
         const labels = labelFilter(query.label);
-        const filter = runSearchQuery({ ...query, labels, archived: query.archived === 'any' ? 'any' : query.archived === 'true' }, (message) => new HttpFailure('INVALID_ARGUMENTS', `Invalid query: ${message}`));
+        const filter = runSearchQuery(
+          { ...query, labels, archived: query.archived === 'any' ? 'any' : query.archived === 'true' },
+          (message) => new HttpFailure('INVALID_ARGUMENTS', `Invalid query: ${message}`),
+        );
         if (wantsEventStream(context)) return streamList(context, filter, query.text);
         const runs = await deps.runs();
         const page = query.text ? await searchRunsByText(runs, filter, query.text) : await runs.search(filter);
@@ -95,8 +118,13 @@ export function runRoutes(deps: HttpDeps): ApiRoute[] {
       status: 201,
       async handle({ body }) {
         const { workflow_toml: toml, workflow, ...rest } = body;
-        if ((toml === undefined) === (workflow === undefined)) throw new HttpFailure('INVALID_ARGUMENTS', 'Invalid body: give either workflow (a file path) or workflow_toml (the workflow as text), not both or neither.');
-        if (rest.goal !== undefined && rest.goal_file !== undefined) throw new HttpFailure('INVALID_ARGUMENTS', 'Invalid body: give either goal or goal_file, not both.');
+        if ((toml === undefined) === (workflow === undefined))
+          throw new HttpFailure(
+            'INVALID_ARGUMENTS',
+            'Invalid body: give either workflow (a file path) or workflow_toml (the workflow as text), not both or neither.',
+          );
+        if (rest.goal !== undefined && rest.goal_file !== undefined)
+          throw new HttpFailure('INVALID_ARGUMENTS', 'Invalid body: give either goal or goal_file, not both.');
         const path = toml !== undefined ? await saveInlineWorkflow(deps.storageDir, toml) : workflow!;
         // An inline workflow is saved in the storage dir, outside every run's directory, by weft itself.
         const request = { ...createRunRequest({ ...rest, workflow: path }, deps.workspaceRoot), workflowInsideCwd: toml === undefined };
@@ -130,7 +158,9 @@ export function runRoutes(deps: HttpDeps): ApiRoute[] {
       query: z.object({ stage: z.string().min(1).max(200).optional(), stat: z.enum(['true', 'false']).default('false') }).strict(),
       response: runDiffSchema,
       async handle({ params, query }) {
-        const diff = await (await deps.runs()).workspaces.diff(params.id!, { ...(query.stage === undefined ? {} : { stage: query.stage }), stat: query.stat === 'true' });
+        const diff = await (
+          await deps.runs()
+        ).workspaces.diff(params.id!, { ...(query.stage === undefined ? {} : { stage: query.stage }), stat: query.stat === 'true' });
         return { json: runDiffView(diff) };
       },
     }),

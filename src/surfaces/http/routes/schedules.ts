@@ -26,7 +26,10 @@ const addBody = z
   })
   .strict();
 
-const deliveryAnswer = z.object({ run_id: z.string(), created: z.boolean().describe('false: this delivery id was seen before; run_id is the first delivery’s run') });
+const deliveryAnswer = z.object({
+  run_id: z.string(),
+  created: z.boolean().describe('false: this delivery id was seen before; run_id is the first delivery’s run'),
+});
 
 function schedulesOf(deps: HttpDeps): () => Promise<ScheduleService> {
   return async () => {
@@ -96,11 +99,16 @@ export function scheduleRoutes(deps: HttpDeps): ApiRoute[] {
       defineRoute({
         method: 'post',
         path: `/schedules/{name}/${verb}`,
-        summary: verb === 'pause' ? 'Pause a schedule (no runs until resumed)' : 'Resume a schedule from the next due time after now (times passed while paused are not caught up)',
+        summary:
+          verb === 'pause'
+            ? 'Pause a schedule (no runs until resumed)'
+            : 'Resume a schedule from the next due time after now (times passed while paused are not caught up)',
         response: z.object({ schedule: scheduleSchema }),
         async handle({ params }) {
           const service = await schedules();
-          return { json: { schedule: scheduleView(verb === 'pause' ? await service.pause(params.name!) : await service.resume(params.name!)) } };
+          return {
+            json: { schedule: scheduleView(verb === 'pause' ? await service.pause(params.name!) : await service.resume(params.name!)) },
+          };
         },
       }),
     ),
@@ -134,7 +142,11 @@ export function scheduleRoutes(deps: HttpDeps): ApiRoute[] {
       async handle({ params, context }) {
         const body = new Uint8Array(await context.req.arrayBuffer());
         const result = await (await triggers()).deliver({ name: params.name!, body, header: (name) => context.req.header(name) });
-        if (!result.ok) return context.json({ error: { code: result.code, message: result.message, hint: 'See docs/schedules.md: webhook triggers.' } }, result.status);
+        if (!result.ok)
+          return context.json(
+            { error: { code: result.code, message: result.message, hint: 'See docs/schedules.md: webhook triggers.' } },
+            result.status,
+          );
         return { status: result.created ? 201 : 200, json: { run_id: result.runId, created: result.created } };
       },
     }),

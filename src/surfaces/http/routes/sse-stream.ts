@@ -24,7 +24,8 @@ export function lastEventId(context: Context, what: string): number | undefined 
   const header = context.req.header('last-event-id');
   if (header === undefined || header.trim() === '') return undefined;
   const value = Number(header);
-  if (!Number.isSafeInteger(value) || value < 0) throw new HttpFailure('INVALID_ARGUMENTS', `Invalid Last-Event-ID '${header.slice(0, 40)}': it must be ${what}.`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new HttpFailure('INVALID_ARGUMENTS', `Invalid Last-Event-ID '${header.slice(0, 40)}': it must be ${what}.`);
   return value;
 }
 

@@ -23,7 +23,8 @@ export function usageRoutes(deps: HttpDeps): ApiRoute[] {
     defineRoute({
       method: 'get',
       path: '/usage',
-      summary: 'Tokens and cost summed over the runs created since a time, in total and by workflow, label or model; reported and estimated cost kept apart',
+      summary:
+        'Tokens and cost summed over the runs created since a time, in total and by workflow, label or model; reported and estimated cost kept apart',
       query: usageQuery,
       response: usageSummarySchema,
       async handle({ query }) {
@@ -34,7 +35,11 @@ export function usageRoutes(deps: HttpDeps): ApiRoute[] {
           if (WeftError.is(error)) throw new HttpFailure('INVALID_ARGUMENTS', `Invalid query: ${error.message}`);
           throw error;
         }
-        const summary = await summarizeUsage(await deps.runs(), { since, ...(query.group_by ? { groupBy: query.group_by } : {}), ...(query.workflow ? { workflow: query.workflow } : {}) });
+        const summary = await summarizeUsage(await deps.runs(), {
+          since,
+          ...(query.group_by ? { groupBy: query.group_by } : {}),
+          ...(query.workflow ? { workflow: query.workflow } : {}),
+        });
         return { json: usageSummaryView(summary) };
       },
     }),

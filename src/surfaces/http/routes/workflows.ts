@@ -11,7 +11,13 @@ import { HttpFailure } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
 
 const problemSchema = z.object({ file: z.string(), line: z.number().int(), message: z.string() });
-const inputSchema = z.object({ name: z.string(), type: z.string().nullable(), description: z.string().nullable(), required: z.boolean(), default: z.unknown().describe('null when none') });
+const inputSchema = z.object({
+  name: z.string(),
+  type: z.string().nullable(),
+  description: z.string().nullable(),
+  required: z.boolean(),
+  default: z.unknown().describe('null when none'),
+});
 const checkSchema = z.object({ valid: z.boolean(), name: z.string().nullable(), problems: z.array(problemSchema) });
 
 const graphQuery = z.object({ format: z.enum(['mermaid', 'dot', 'svg']) }).strict();
@@ -25,7 +31,15 @@ export function workflowRoutes(deps: HttpDeps): ApiRoute[] {
       method: 'get',
       path: '/workflows',
       summary: 'The workflow files under the workspace, each checked',
-      response: z.object({ workflows: z.array(checkSchema.extend({ path: z.string().describe('Relative to the workspace'), inputs: z.array(inputSchema).describe("Its [inputs], in declaration order"), goal: z.string().nullable().describe("Its [run] goal") })) }),
+      response: z.object({
+        workflows: z.array(
+          checkSchema.extend({
+            path: z.string().describe('Relative to the workspace'),
+            inputs: z.array(inputSchema).describe('Its [inputs], in declaration order'),
+            goal: z.string().nullable().describe('Its [run] goal'),
+          }),
+        ),
+      }),
       async handle() {
         return { json: { workflows: await listWorkflows(deps.workspaceRoot) } };
       },
@@ -34,10 +48,20 @@ export function workflowRoutes(deps: HttpDeps): ApiRoute[] {
       method: 'post',
       path: '/workflows/validate',
       summary: 'Check a workflow file of the workspace ({path}) or workflow text ({toml}); every problem with file and line',
-      body: z.object({ path: z.string().min(1).optional(), toml: z.string().min(1).max(256 * 1024).optional() }).strict(),
+      body: z
+        .object({
+          path: z.string().min(1).optional(),
+          toml: z
+            .string()
+            .min(1)
+            .max(256 * 1024)
+            .optional(),
+        })
+        .strict(),
       response: checkSchema,
       async handle({ body }) {
-        if ((body.path === undefined) === (body.toml === undefined)) throw new HttpFailure('INVALID_ARGUMENTS', 'Invalid body: give either path or toml, not both or neither.');
+        if ((body.path === undefined) === (body.toml === undefined))
+          throw new HttpFailure('INVALID_ARGUMENTS', 'Invalid body: give either path or toml, not both or neither.');
         return { json: await validateWorkflow(deps.workspaceRoot, body.toml !== undefined ? { toml: body.toml } : { path: body.path! }) };
       },
     }),

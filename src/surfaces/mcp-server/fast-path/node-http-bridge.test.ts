@@ -38,7 +38,11 @@ describe('sendWebResponse', () => {
   it('sends a body that is complete at once in one piece, with a length and the other headers kept', async () => {
     const url = await serve(() => Response.json(answer, { headers: { 'mcp-session-id': 'session-1' } }));
     const response = await fetch(url);
-    expect({ type: response.headers.get('content-type'), length: response.headers.get('content-length'), session: response.headers.get('mcp-session-id') }).toEqual({
+    expect({
+      type: response.headers.get('content-type'),
+      length: response.headers.get('content-length'),
+      session: response.headers.get('mcp-session-id'),
+    }).toEqual({
       type: 'application/json',
       length: String(JSON.stringify(answer).length),
       session: 'session-1',
@@ -51,7 +55,11 @@ describe('sendWebResponse', () => {
     const twoEvents = event(progress) + event(answer);
     const url = await serve(() => new Response(complete(event(progress), event(answer)), { headers: SSE_HEADERS }));
     const response = await fetch(url);
-    expect([response.headers.get('content-type'), response.headers.get('content-length'), await response.text()]).toEqual(['text/event-stream', String(twoEvents.length), twoEvents]);
+    expect([response.headers.get('content-type'), response.headers.get('content-length'), await response.text()]).toEqual([
+      'text/event-stream',
+      String(twoEvents.length),
+      twoEvents,
+    ]);
   });
 
   it('streams a body that stays open: the headers arrive before the answer exists', async () => {
@@ -96,7 +104,12 @@ describe('readBody', () => {
       res.end();
     });
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const sent = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', method: 'POST', headers: length === undefined ? {} : { 'content-length': String(length) } });
+    const sent = request({
+      port: (server.address() as AddressInfo).port,
+      host: '127.0.0.1',
+      method: 'POST',
+      headers: length === undefined ? {} : { 'content-length': String(length) },
+    });
     sent.on('error', () => undefined).on('response', (res) => res.resume());
     for (const chunk of chunks) sent.write(chunk);
     sent.end();

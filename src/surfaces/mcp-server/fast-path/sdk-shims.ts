@@ -21,7 +21,9 @@ type Validator = { getValidator(schema: JsonSchema): (input: unknown) => Validat
 
 /** The SDK's own validator, by `require` so that nothing loads it while the fast path is on. */
 function sdkValidator(): Validator {
-  const { AjvJsonSchemaValidator } = createRequire(import.meta.url)('@modelcontextprotocol/server/validators/ajv') as { AjvJsonSchemaValidator: new () => Validator };
+  const { AjvJsonSchemaValidator } = createRequire(import.meta.url)('@modelcontextprotocol/server/validators/ajv') as {
+    AjvJsonSchemaValidator: new () => Validator;
+  };
   return new AjvJsonSchemaValidator();
 }
 

@@ -11,7 +11,12 @@ import { readBody } from './node-http-bridge.js';
 import { SessionTransport } from './session-transport.js';
 
 const PROTOCOL = '2025-11-25';
-const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 interface Session {
@@ -42,12 +47,14 @@ function newMcpServer(holds: ((release: () => void) => void)[]): McpServer {
   mcp.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
   mcp.registerTool('steps', { inputSchema: z.object({ count: z.number() }) }, async ({ count }, ctx) => {
     const progressToken = ctx.mcpReq._meta?.progressToken ?? 'none';
-    for (let step = 1; step <= count; step += 1) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: count } });
+    for (let step = 1; step <= count; step += 1)
+      await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: count } });
     return { content: [{ type: 'text', text: `${count} steps` }] };
   });
   // Answers when the test says so; with `progress`, reports once before waiting and once after.
   mcp.registerTool('hold', { inputSchema: z.object({ progress: z.boolean() }) }, async ({ progress }, ctx) => {
-    const report = (step: number) => (progress ? ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: 'held', progress: step } }) : undefined);
+    const report = (step: number) =>
+      progress ? ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: 'held', progress: step } }) : undefined;
     await report(1);
     await new Promise<void>((release) => holds.shift()?.(release));
     await report(2);
@@ -115,7 +122,12 @@ async function initialize(url: string): Promise<Record<string, string>> {
   return headers;
 }
 
-const callTool = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
+const callTool = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+});
 
 /** The `data` of each SSE `message` event in `text`. */
 function events(text: string): unknown[] {
@@ -153,16 +165,25 @@ describe('SessionTransport', () => {
     const { url } = await serve();
     const init = await post(url, INITIALIZE);
     const initText = await init.text();
-    expect([init.status, init.headers.get('content-type'), init.headers.get('content-length'), init.headers.get('mcp-session-id')]).toEqual([200, 'application/json', String(Buffer.byteLength(initText)), 'session-1']);
+    expect([init.status, init.headers.get('content-type'), init.headers.get('content-length'), init.headers.get('mcp-session-id')]).toEqual(
+      [200, 'application/json', String(Buffer.byteLength(initText)), 'session-1'],
+    );
     expect(JSON.parse(initText)).toMatchObject({ id: 0, result: { protocolVersion: PROTOCOL, serverInfo: { name: 'test' } } });
     const headers = await initialize(url);
 
     const echoed = await post(url, callTool(1, 'echo', { text: 'hi' }), headers);
     const text = await echoed.text();
-    expect([echoed.headers.get('content-type'), echoed.headers.get('content-length'), echoed.headers.get('mcp-session-id')]).toEqual(['application/json', String(Buffer.byteLength(text)), headers['mcp-session-id']]);
+    expect([echoed.headers.get('content-type'), echoed.headers.get('content-length'), echoed.headers.get('mcp-session-id')]).toEqual([
+      'application/json',
+      String(Buffer.byteLength(text)),
+      headers['mcp-session-id'],
+    ]);
     expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } });
     // Answered while the request is still being dispatched: the exchange exists before the server sees the request.
-    expect(await (await post(url, { jsonrpc: '2.0', id: 2, method: 'no/such/method' }, headers)).json()).toMatchObject({ id: 2, error: { code: -32601 } });
+    expect(await (await post(url, { jsonrpc: '2.0', id: 2, method: 'no/such/method' }, headers)).json()).toMatchObject({
+      id: 2,
+      error: { code: -32601 },
+    });
     expect(await (await post(url, INITIALIZE, headers)).json()).toEqual(refusal(-32600, 'Invalid Request: Server already initialized'));
   });
 
@@ -173,27 +194,60 @@ describe('SessionTransport', () => {
       const answer = await response;
       return [answer.status, await answer.json()];
     };
-    expect(await refused(post(url, callTool(1, 'echo', { text: 'x' }), { ...headers, accept: 'application/json' }))).toEqual([406, refusal(-32000, 'Not Acceptable: Client must accept both application/json and text/event-stream')]);
-    expect(await refused(post(url, callTool(1, 'echo', { text: 'x' }), { ...headers, 'content-type': 'text/plain' }))).toEqual([415, refusal(-32000, 'Unsupported Media Type: Content-Type must be application/json')]);
+    expect(await refused(post(url, callTool(1, 'echo', { text: 'x' }), { ...headers, accept: 'application/json' }))).toEqual([
+      406,
+      refusal(-32000, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
+    ]);
+    expect(await refused(post(url, callTool(1, 'echo', { text: 'x' }), { ...headers, 'content-type': 'text/plain' }))).toEqual([
+      415,
+      refusal(-32000, 'Unsupported Media Type: Content-Type must be application/json'),
+    ]);
     expect(await refused(post(url, '{"jsonrpc":', headers))).toEqual([400, refusal(-32700, 'Parse error: Invalid JSON')]);
     expect(await refused(post(url, { hello: 'world' }, headers))).toEqual([400, refusal(-32700, 'Parse error: Invalid JSON-RPC message')]);
     const batch = Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
     expect(await refused(post(url, batch, headers))).toEqual([400, refusal(-32600, 'Invalid Request: Batch must not exceed 100 messages')]);
-    const [status, body] = await refused(post(url, callTool(1, 'echo', { text: 'x' }), { ...headers, 'mcp-protocol-version': '1999-01-01' }));
-    expect([status, body]).toMatchObject([400, { error: { code: -32000, message: expect.stringMatching(/^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: .*2025-11-25/) } }]);
+    const [status, body] = await refused(
+      post(url, callTool(1, 'echo', { text: 'x' }), { ...headers, 'mcp-protocol-version': '1999-01-01' }),
+    );
+    expect([status, body]).toMatchObject([
+      400,
+      {
+        error: {
+          code: -32000,
+          message: expect.stringMatching(/^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: .*2025-11-25/),
+        },
+      },
+    ]);
     const put = await fetch(url, { method: 'PUT', headers });
-    expect([put.status, put.headers.get('allow'), await put.json()]).toEqual([405, 'GET, POST, DELETE', refusal(-32000, 'Method not allowed.')]);
-    expect(await refused(fetch(url, { headers: { ...headers, accept: 'application/json' } }))).toEqual([406, refusal(-32000, 'Not Acceptable: Client must accept text/event-stream')]);
+    expect([put.status, put.headers.get('allow'), await put.json()]).toEqual([
+      405,
+      'GET, POST, DELETE',
+      refusal(-32000, 'Method not allowed.'),
+    ]);
+    expect(await refused(fetch(url, { headers: { ...headers, accept: 'application/json' } }))).toEqual([
+      406,
+      refusal(-32000, 'Not Acceptable: Client must accept text/event-stream'),
+    ]);
     // No session header: a fresh transport, which serves nothing before initialize.
-    expect(await refused(post(url, callTool(1, 'echo', { text: 'x' })))).toEqual([400, refusal(-32000, 'Bad Request: Server not initialized')]);
-    expect(await refused(post(url, [INITIALIZE, { jsonrpc: '2.0', id: 9, method: 'ping' }]))).toEqual([400, refusal(-32600, 'Invalid Request: Only one initialization request is allowed')]);
+    expect(await refused(post(url, callTool(1, 'echo', { text: 'x' })))).toEqual([
+      400,
+      refusal(-32000, 'Bad Request: Server not initialized'),
+    ]);
+    expect(await refused(post(url, [INITIALIZE, { jsonrpc: '2.0', id: 9, method: 'ping' }]))).toEqual([
+      400,
+      refusal(-32600, 'Invalid Request: Only one initialization request is allowed'),
+    ]);
   });
 
   it('turns the answer into SSE when progress comes first, and ends the stream with the answer', async () => {
     const { url } = await serve();
     const headers = await initialize(url);
     const response = await post(url, callTool(3, 'steps', { count: 2 }, { progressToken: 'p' }), headers);
-    expect([response.headers.get('content-type'), response.headers.get('mcp-session-id'), response.headers.get('content-length')]).toEqual(['text/event-stream', headers['mcp-session-id'], null]);
+    expect([response.headers.get('content-type'), response.headers.get('mcp-session-id'), response.headers.get('content-length')]).toEqual([
+      'text/event-stream',
+      headers['mcp-session-id'],
+      null,
+    ]);
     expect(events(await response.text())).toEqual([
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 2 } },
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2, total: 2 } },
@@ -214,7 +268,15 @@ describe('SessionTransport', () => {
   it('answers a batch over SSE and ends when every request in it is answered; notifications alone get 202', async () => {
     const { url } = await serve();
     const headers = await initialize(url);
-    const response = await post(url, [callTool(5, 'echo', { text: 'a' }), { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, callTool(6, 'echo', { text: 'b' })], headers);
+    const response = await post(
+      url,
+      [
+        callTool(5, 'echo', { text: 'a' }),
+        { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+        callTool(6, 'echo', { text: 'b' }),
+      ],
+      headers,
+    );
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const answers = events(await response.text()) as { id: number }[];
     expect(answers.map((answer) => answer.id).sort()).toEqual([5, 6]);
@@ -231,7 +293,11 @@ describe('SessionTransport', () => {
 
     const listening = new AbortController();
     const stream = await fetch(harness.url, { headers: { ...headers, accept: 'text/event-stream' }, signal: listening.signal });
-    expect([stream.status, stream.headers.get('content-type'), stream.headers.get('mcp-session-id')]).toEqual([200, 'text/event-stream', headers['mcp-session-id']]);
+    expect([stream.status, stream.headers.get('content-type'), stream.headers.get('mcp-session-id')]).toEqual([
+      200,
+      'text/event-stream',
+      headers['mcp-session-id'],
+    ]);
     const second = await fetch(harness.url, { headers: { ...headers, accept: 'text/event-stream' } });
     expect([second.status, await second.json()]).toEqual([409, refusal(-32000, 'Conflict: Only one SSE stream is allowed per session')]);
     const next = eventReader(stream);
@@ -288,7 +354,10 @@ describe('SessionTransport', () => {
       leaving.abort();
       await gone;
       release();
-      expect(await (await post(harness.url, callTool(10, 'echo', { text: 'still here' }), headers)).json()).toMatchObject({ id: 10, result: { content: [{ text: 'still here' }] } });
+      expect(await (await post(harness.url, callTool(10, 'echo', { text: 'still here' }), headers)).json()).toMatchObject({
+        id: 10,
+        result: { content: [{ text: 'still here' }] },
+      });
       // A rejection nobody handled is reported once the event loop turns.
       await new Promise((resolve) => setImmediate(resolve));
       expect({ errors, rejections }).toEqual({ errors: [], rejections: [] });
@@ -305,7 +374,10 @@ describe('SessionTransport', () => {
       expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['echo', 'hold', 'steps']);
       expect((await client.callTool({ name: 'echo', arguments: { text: 'sdk' } })).content).toEqual([{ type: 'text', text: 'sdk' }]);
       const progress: number[] = [];
-      const stepped = await client.callTool({ name: 'steps', arguments: { count: 3 } }, { onprogress: (update) => void progress.push(update.progress) });
+      const stepped = await client.callTool(
+        { name: 'steps', arguments: { count: 3 } },
+        { onprogress: (update) => void progress.push(update.progress) },
+      );
       expect([stepped.content, progress]).toEqual([[{ type: 'text', text: '3 steps' }], [1, 2, 3]]);
     } finally {
       await client.close();

@@ -178,7 +178,8 @@ export class SessionTransport implements Transport {
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
       return this.refuse(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
-    if (!isJsonContentType(req.headers['content-type'])) return this.refuse(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!isJsonContentType(req.headers['content-type']))
+      return this.refuse(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     const messages = this.parseMessages(res, parsedBody);
     if (!messages) return;
     if (messages.some(isInitialize)) {
@@ -208,7 +209,8 @@ export class SessionTransport implements Transport {
 
   private parseMessages(res: ServerResponse, body: unknown): JSONRPCMessage[] | undefined {
     if (body === undefined) return void this.refuse(res, 400, -32700, 'Parse error: Invalid JSON');
-    if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) return void this.refuse(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+    if (Array.isArray(body) && body.length > MAX_BATCH_SIZE)
+      return void this.refuse(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
     try {
       return Array.isArray(body) ? (body as unknown[]).map((message) => parseJSONRPCMessage(message)) : [parseJSONRPCMessage(body)];
     } catch {
@@ -224,13 +226,19 @@ export class SessionTransport implements Transport {
     else if (!id) this.refuse(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     else if (id !== this.sessionId) this.refuse(res, 404, -32001, 'Session not found');
     else if (version !== undefined && !this.supportedVersions.includes(version)) {
-      this.refuse(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.supportedVersions.join(', ')})`);
+      this.refuse(
+        res,
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.supportedVersions.join(', ')})`,
+      );
     } else return true;
     return false;
   }
 
   private openStandaloneStream(req: IncomingMessage, res: ServerResponse): void {
-    if (!req.headers.accept?.includes('text/event-stream')) return this.refuse(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+    if (!req.headers.accept?.includes('text/event-stream'))
+      return this.refuse(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
     if (!this.admits(req, res)) return;
     if (this.standalone) return this.refuse(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
     res.writeHead(200, this.sseHeaders());

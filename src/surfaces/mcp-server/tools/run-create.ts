@@ -56,7 +56,7 @@ export const runCreateTool = defineTool({
   description: [
     `Create 1–${MAX_RUNS_PER_CREATE} runs of workflow files. Each entry is a workflow path ("ci.toml") or an object with options.`,
     'Started runs wait in "pending" until approved (weft_run_interact action "approve") unless auto_approve is true; then a background runner executes them, independent of this connection.',
-    'Use goal or goal_file (not both); relative paths resolve from cwd, or from the server\'s working directory when cwd is omitted. Follow runs with weft_run_gather or weft_run_get.',
+    "Use goal or goal_file (not both); relative paths resolve from cwd, or from the server's working directory when cwd is omitted. Follow runs with weft_run_gather or weft_run_get.",
   ].join(' '),
   input,
   output,
@@ -67,7 +67,10 @@ export const runCreateTool = defineTool({
       items.map(async (raw, index): Promise<Outcome> => {
         const item: RunArg = typeof raw === 'string' ? { workflow: raw, start: true } : raw;
         if (item.goal !== undefined && item.goal_file !== undefined) {
-          return { index, failed: { code: 'INVALID_ARGUMENTS', message: `runs.${index}: give either goal or goal_file, not both.`, data: {} } };
+          return {
+            index,
+            failed: { code: 'INVALID_ARGUMENTS', message: `runs.${index}: give either goal or goal_file, not both.`, data: {} },
+          };
         }
         try {
           return { index, run: await runs.create(createRunRequest(item, deps.cwd)) };
@@ -91,7 +94,10 @@ export const runCreateTool = defineTool({
     }
     const approve = created.some((run) => run.status === 'pending') ? ' Approve pending runs with weft_run_interact action "approve".' : '';
     const waiting = created.filter((run) => attentionOf(run) === undefined).map((run) => run.id);
-    const nextSteps = [...created.filter((run) => attentionOf(run) !== undefined).flatMap((run) => runNextSteps(run)), ...(waiting.length > 0 ? [`Wait for the runs with weft_run_gather ${JSON.stringify({ run_ids: waiting })}.`] : [])];
+    const nextSteps = [
+      ...created.filter((run) => attentionOf(run) !== undefined).flatMap((run) => runNextSteps(run)),
+      ...(waiting.length > 0 ? [`Wait for the runs with weft_run_gather ${JSON.stringify({ run_ids: waiting })}.`] : []),
+    ];
     const summary =
       failures.length === 0
         ? `Created ${created.length === 1 ? 'run' : `${created.length} runs:`} ${created.map(describeRun).join(', ')}.${approve}`

@@ -22,15 +22,35 @@ const seqArg = (description: string) => z.number().int().min(0).describe(descrip
 const input = z
   .object({
     run_id: runIdArg('The run whose events to read'),
-    action: z.enum(EVENT_ACTIONS).default('list').describe('list: a page of events; details: one event in full (seq); search: events whose type, stage id or payload contains query'),
-    types: z.array(z.string().min(1)).min(1).max(50).optional().describe(`list, search: only these event types, e.g. ["${RUN_EVENT.stageStarted}", "${RUN_EVENT.stageFinished}"]`),
+    action: z
+      .enum(EVENT_ACTIONS)
+      .default('list')
+      .describe('list: a page of events; details: one event in full (seq); search: events whose type, stage id or payload contains query'),
+    types: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(50)
+      .optional()
+      .describe(`list, search: only these event types, e.g. ["${RUN_EVENT.stageStarted}", "${RUN_EVENT.stageFinished}"]`),
     direction: z.enum(['asc', 'desc']).default('asc').describe('list, search: oldest first (asc, default) or newest first (desc)'),
-    after_seq: seqArg('list, search: only events after this seq (for asc paging: the previous page\'s next_after_seq)').optional(),
-    before_seq: seqArg('list, search: only events before this seq (for desc paging: the previous page\'s next_before_seq)').optional(),
-    limit: z.number().int().min(1).max(EVENT_LIMITS.max).default(50).describe(`list, search: at most this many events (default 50, at most ${EVENT_LIMITS.max})`),
+    after_seq: seqArg("list, search: only events after this seq (for asc paging: the previous page's next_after_seq)").optional(),
+    before_seq: seqArg("list, search: only events before this seq (for desc paging: the previous page's next_before_seq)").optional(),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(EVENT_LIMITS.max)
+      .default(50)
+      .describe(`list, search: at most this many events (default 50, at most ${EVENT_LIMITS.max})`),
     seq: z.number().int().min(1).optional().describe('details: the event to read (required for details)'),
     query: z.string().min(1).max(500).optional().describe('search: text to look for, case-insensitive (required for search)'),
-    max_content_length: z.number().int().min(16).max(1_000_000).optional().describe('Cut payload strings longer than this (default 2000 for list and search, 100000 for details)'),
+    max_content_length: z
+      .number()
+      .int()
+      .min(16)
+      .max(1_000_000)
+      .optional()
+      .describe('Cut payload strings longer than this (default 2000 for list and search, 100000 for details)'),
   })
   .strict();
 
@@ -44,7 +64,9 @@ const output = z.object({
   more: z
     .union([z.object({ after_seq: z.number().int() }), z.object({ before_seq: z.number().int() })])
     .nullable()
-    .describe('When there is more: the argument to add (with the same action, types and direction) for the next page; null when there is none'),
+    .describe(
+      'When there is more: the argument to add (with the same action, types and direction) for the next page; null when there is none',
+    ),
 });
 
 type Args = z.output<typeof input>;
@@ -66,7 +88,10 @@ async function search(runs: RunService, args: Args, query: string): Promise<{ ev
   let cursor = args.direction === 'asc' ? args.after_seq : args.before_seq;
   let scanned = 0;
   for (;;) {
-    const page = await runs.events(args.run_id, { ...pageQuery(args, EVENT_LIMITS.max), ...(cursor !== undefined ? (args.direction === 'asc' ? { afterSeq: cursor } : { beforeSeq: cursor }) : {}) });
+    const page = await runs.events(args.run_id, {
+      ...pageQuery(args, EVENT_LIMITS.max),
+      ...(cursor !== undefined ? (args.direction === 'asc' ? { afterSeq: cursor } : { beforeSeq: cursor }) : {}),
+    });
     for (const event of page) {
       scanned += 1;
       cursor = event.seq;
@@ -94,14 +119,26 @@ export const runEventsTool = defineTool({
     const next = (last: number | undefined, more: boolean) => {
       const at = more && last !== undefined ? last : null;
       const asc = args.direction === 'asc';
-      return { next_after_seq: asc ? at : null, next_before_seq: asc ? null : at, more: at === null ? null : asc ? { after_seq: at } : { before_seq: at } };
+      return {
+        next_after_seq: asc ? at : null,
+        next_before_seq: asc ? null : at,
+        more: at === null ? null : asc ? { after_seq: at } : { before_seq: at },
+      };
     };
-    const readOn = (paging: ReturnType<typeof next>) => (paging.more ? [`Read on with weft_run_events ${JSON.stringify({ run_id: run.id, action: args.action, ...(args.types ? { types: args.types } : {}), ...(args.query ? { query: args.query } : {}), direction: args.direction, ...paging.more })}.`] : []);
+    const readOn = (paging: ReturnType<typeof next>) =>
+      paging.more
+        ? [
+            `Read on with weft_run_events ${JSON.stringify({ run_id: run.id, action: args.action, ...(args.types ? { types: args.types } : {}), ...(args.query ? { query: args.query } : {}), direction: args.direction, ...paging.more })}.`,
+          ]
+        : [];
     switch (args.action) {
       case 'details': {
         const seq = needArg(args.seq, 'details', 'seq');
         const [event] = await runs.events(run.id, { afterSeq: seq - 1, limit: 1 });
-        if (!event || event.seq !== seq) throw new ToolFailure(failure('INVALID_ARGUMENTS', `Run ${run.id} has no event ${args.seq}; its events are 1–${run.counts.events}.`));
+        if (!event || event.seq !== seq)
+          throw new ToolFailure(
+            failure('INVALID_ARGUMENTS', `Run ${run.id} has no event ${args.seq}; its events are 1–${run.counts.events}.`),
+          );
         return {
           summary: `Event ${event.seq} of run ${run.id}: ${event.type}${event.stageId ? ` (${event.stageId})` : ''}.`,
           data: { ...base, events: [eventView(event, args.max_content_length ?? 100_000)], ...next(undefined, false) },

@@ -29,7 +29,9 @@ const input = z
       .min(0)
       .max(MAX_GATHER_SECONDS)
       .default(30)
-      .describe(`Give up after this many seconds and return the current states (default 30, at most ${MAX_GATHER_SECONDS}; 0 returns at once). Keep it below your client's request timeout unless it resets the timeout on progress`),
+      .describe(
+        `Give up after this many seconds and return the current states (default 30, at most ${MAX_GATHER_SECONDS}; 0 returns at once). Keep it below your client's request timeout unless it resets the timeout on progress`,
+      ),
   })
   .strict();
 
@@ -38,12 +40,16 @@ const output = z.object({
   all_succeeded: z.boolean(),
   runs: z.array(runPreviewSchema).describe('The runs in the order asked, as they are now'),
   ended: z.number().int().describe('How many of the runs have ended'),
-  results: z.array(runResultsSchema.extend({ run_id: z.string() })).describe('What each run produced so far, in the order asked: final output and stages with their output heads'),
+  results: z
+    .array(runResultsSchema.extend({ run_id: z.string() }))
+    .describe('What each run produced so far, in the order asked: final output and stages with their output heads'),
   needs_attention: z
     .array(
       z.object({
         run_id: z.string(),
-        needs: z.enum(['approval', 'question', 'start']).describe('approval: approve or deny it; question: answer its questions; start: start or resume it'),
+        needs: z
+          .enum(['approval', 'question', 'start'])
+          .describe('approval: approve or deny it; question: answer its questions; start: start or resume it'),
         questions: z.array(questionSchema).describe('question: the pending questions with their id, kind and options'),
       }),
     )
@@ -76,7 +82,7 @@ export const runGatherTool = defineTool({
   name: 'weft_run_gather',
   title: 'Wait for weft runs',
   description:
-    'Wait until the given runs have ended (succeeded, failed or cancelled), one of them needs a person, or timeout_seconds pass; returns their current states, what each produced (final output, each stage\'s status and output head), timed_out, and needs_attention: each run waiting for an approval, an answer (its questions with id, kind and options) or a start. Act on those with weft_run_interact, then gather again. Sends progress notifications while waiting.',
+    "Wait until the given runs have ended (succeeded, failed or cancelled), one of them needs a person, or timeout_seconds pass; returns their current states, what each produced (final output, each stage's status and output head), timed_out, and needs_attention: each run waiting for an approval, an answer (its questions with id, kind and options) or a start. Act on those with weft_run_interact, then gather again. Sends progress notifications while waiting.",
   input,
   output,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -103,7 +109,9 @@ export const runGatherTool = defineTool({
       const allSucceeded = result.runs.every((run) => run.status === 'succeeded');
       const state = result.runs.map((run) => `${run.id} ${run.status}`).join(', ');
       const attention = await attentionList(runs, result.runs);
-      const results = await Promise.all(result.runs.map(async (run) => ({ run_id: run.id, ...runResultsView(await runs.results(run.id), BOUNDS) })));
+      const results = await Promise.all(
+        result.runs.map(async (run) => ({ run_id: run.id, ...runResultsView(await runs.results(run.id), BOUNDS) })),
+      );
       const summary =
         attention.items.length > 0
           ? `${attention.items.length} run${attention.items.length === 1 ? ' needs' : 's need'} attention (${attention.items.map((item) => `${item.run_id}: ${item.needs}`).join(', ')}); ${describeProgress(result.runs)}.`
@@ -115,7 +123,14 @@ export const runGatherTool = defineTool({
       const failed = result.runs.filter((run) => run.status === 'failed').flatMap((run) => runNextSteps(run));
       return {
         summary,
-        data: { timed_out: result.timedOut, all_succeeded: allSucceeded, runs: result.runs.map(runPreview), ended, results, needs_attention: attention.items },
+        data: {
+          timed_out: result.timedOut,
+          all_succeeded: allSucceeded,
+          runs: result.runs.map(runPreview),
+          ended,
+          results,
+          needs_attention: attention.items,
+        },
         nextSteps: [...attention.steps, ...failed, ...keepWaiting, ...results.flatMap((view) => readWholeOutputSteps(view.run_id, view))],
       };
     } finally {

@@ -21,7 +21,7 @@ const output = z.object({
   run: runSummarySchema,
   pending_questions: z.array(questionSchema).describe('Questions waiting for an answer, oldest first'),
   sandbox: runSandboxSchema,
-  results: runResultsSchema.describe('What the run produced: its final output and each stage\'s status with the head of its output'),
+  results: runResultsSchema.describe("What the run produced: its final output and each stage's status with the head of its output"),
 });
 
 const BOUNDS = { headChars: 2000, maxStages: 50 };
@@ -39,7 +39,10 @@ export const runGetTool = defineTool({
     const run = await runs.get(run_id);
     const questions = run.counts.questionsPending > 0 ? await runs.questions(run_id, true) : [];
     const [results, sandbox] = await Promise.all([runs.results(run_id).then((found) => runResultsView(found, BOUNDS)), runs.sandbox(run)]);
-    const said = results.final_output_head === null ? '' : ` Output of ${results.final_stage_id}: ${results.final_output_head.slice(0, 200)}${results.final_output_head.length > 200 || results.final_output_truncated ? '…' : ''}`;
+    const said =
+      results.final_output_head === null
+        ? ''
+        : ` Output of ${results.final_stage_id}: ${results.final_output_head.slice(0, 200)}${results.final_output_head.length > 200 || results.final_output_truncated ? '…' : ''}`;
     const waiting = questions.length > 0 ? `, ${questions.length} question${questions.length === 1 ? '' : 's'} pending` : '';
     return {
       summary: `Run ${run.id} (${run.workflow}) is ${run.status}${run.reason ? ` — ${run.reason}` : ''}${run.currentStageId ? ` at ${run.currentStageId}` : ''}${waiting}.${said}`,

@@ -15,7 +15,24 @@ import { runNextSteps } from '../next-steps.js';
 import { defineTool, needArg, ToolFailure } from '../tool-kit.js';
 import { answerArg, messageTextArg, reasonArg, runIdArg } from '../../../app/views/run-args.js';
 
-export const INTERACT_ACTIONS = ['start', 'approve', 'deny', 'message', 'signal', 'interrupt', 'cancel', 'retry', 'rewind', 'fork', 'archive', 'unarchive', 'link_parent', 'unlink_parent', 'get_questions', 'answer'] as const;
+export const INTERACT_ACTIONS = [
+  'start',
+  'approve',
+  'deny',
+  'message',
+  'signal',
+  'interrupt',
+  'cancel',
+  'retry',
+  'rewind',
+  'fork',
+  'archive',
+  'unarchive',
+  'link_parent',
+  'unlink_parent',
+  'get_questions',
+  'answer',
+] as const;
 
 const input = z
   .object({
@@ -23,7 +40,7 @@ const input = z
     action: z
       .enum(INTERACT_ACTIONS)
       .describe(
-        'start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run\'s agents see on their next turn; signal: send the event a wait stage awaits (event, data); interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; rewind: take a failed or cancelled run back to a stage\'s checkpoint (stage) and run on from there, nothing deleted; fork: a new run from a stage (stage, inputs) whose files start at that checkpoint, the stages up to it done; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question',
+        "start: start a submitted run or resume a paused one; approve / deny: decide a pending run; message: send text the run's agents see on their next turn; signal: send the event a wait stage awaits (event, data); interrupt: stop the current stages and pause; cancel: end the run; retry: run a failed or cancelled run again from where it stopped; rewind: take a failed or cancelled run back to a stage's checkpoint (stage) and run on from there, nothing deleted; fork: a new run from a stage (stage, inputs) whose files start at that checkpoint, the stages up to it done; archive / unarchive: hide or show an ended run in searches; link_parent / unlink_parent: change the parent run; get_questions: list its questions; answer: answer a question",
       ),
     reason: reasonArg.optional().describe('deny, cancel: why (recorded on the run)'),
     text: messageTextArg.optional().describe('message: the text to send (required for message)'),
@@ -31,8 +48,17 @@ const input = z
     data: z.unknown().optional().describe('signal: a JSON value the wait stage gets as its output (default null)'),
     parent_id: runIdArg('link_parent: the new parent run (required for link_parent)').optional(),
     question_id: runIdArg('answer: the question to answer (from pending_question_ids or get_questions; required for answer)').optional(),
-    answer: answerArg.optional().describe('answer: the answer (required for answer); true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted'),
-    stage: z.string().min(1).max(200).optional().describe('rewind, fork: the stage, e.g. build (its latest attempt) or build@2 (required for rewind and fork)'),
+    answer: answerArg
+      .optional()
+      .describe(
+        'answer: the answer (required for answer); true/false for yes_no and confirmation, one option for choice, an array of options for multi_select, text for freeform; text like "yes" or "a,b" is converted',
+      ),
+    stage: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('rewind, fork: the stage, e.g. build (its latest attempt) or build@2 (required for rewind and fork)'),
     inputs: z.record(z.string(), z.unknown()).optional().describe('fork: inputs that differ from the original run'),
     pending_only: z.boolean().default(true).describe('get_questions: only unanswered questions (default true)'),
   })
@@ -60,7 +86,10 @@ async function act(runs: RunService, args: Args): Promise<Done> {
   switch (action) {
     case 'start': {
       const run = await runs.start(id);
-      return { run, summary: run.status === 'pending' ? `Started run ${id}; it is pending approval.` : `Started run ${id} (${run.status}).` };
+      return {
+        run,
+        summary: run.status === 'pending' ? `Started run ${id}; it is pending approval.` : `Started run ${id} (${run.status}).`,
+      };
     }
     case 'approve': {
       const run = await runs.approve(id);
@@ -96,8 +125,14 @@ async function act(runs: RunService, args: Args): Promise<Done> {
       return { run, summary: `Rewound run ${run.id} to ${args.stage ?? ''}; it runs on from that checkpoint (${run.status}).` };
     }
     case 'fork': {
-      const run = await runs.workspaces.fork(id, { fromStage: needArg(args.stage, action, 'stage'), ...(args.inputs === undefined ? {} : { inputs: args.inputs }) });
-      return { run, summary: `Forked run ${run.id} from ${args.stage ?? ''} of run ${id} (${run.status}${run.status === 'pending' ? '; approve it to start' : ''}).` };
+      const run = await runs.workspaces.fork(id, {
+        fromStage: needArg(args.stage, action, 'stage'),
+        ...(args.inputs === undefined ? {} : { inputs: args.inputs }),
+      });
+      return {
+        run,
+        summary: `Forked run ${run.id} from ${args.stage ?? ''} of run ${id} (${run.status}${run.status === 'pending' ? '; approve it to start' : ''}).`,
+      };
     }
     case 'archive':
     case 'unarchive': {
@@ -117,13 +152,25 @@ async function act(runs: RunService, args: Args): Promise<Done> {
       const questions = await runs.questions(id, args.pending_only);
       const run = await runs.get(id);
       const kind = args.pending_only ? 'pending ' : '';
-      return { run, questions, summary: questions.length === 0 ? `Run ${id} has no ${kind}questions.` : `Run ${id} has ${questions.length} ${kind}question${questions.length === 1 ? '' : 's'}: ${questions.map((q) => `${q.id} "${q.prompt.slice(0, 60)}"`).join(', ')}.` };
+      return {
+        run,
+        questions,
+        summary:
+          questions.length === 0
+            ? `Run ${id} has no ${kind}questions.`
+            : `Run ${id} has ${questions.length} ${kind}question${questions.length === 1 ? '' : 's'}: ${questions.map((q) => `${q.id} "${q.prompt.slice(0, 60)}"`).join(', ')}.`,
+      };
     }
     case 'answer': {
       const questionId = needArg(args.question_id, action, 'question_id');
       const answer = needArg(args.answer, action, 'answer');
-      const question = typeof answer === 'string' ? await runs.answerText(id, questionId, answer) : await runs.answer(id, questionId, answer as JsonValue);
-      return { run: await runs.get(id), question, summary: `Answered question ${questionId} of run ${id}: ${JSON.stringify(question.answer)}.` };
+      const question =
+        typeof answer === 'string' ? await runs.answerText(id, questionId, answer) : await runs.answer(id, questionId, answer as JsonValue);
+      return {
+        run: await runs.get(id),
+        question,
+        summary: `Answered question ${questionId} of run ${id}: ${JSON.stringify(question.answer)}.`,
+      };
     }
     default: {
       const unknown: never = action;

@@ -22,18 +22,37 @@ const input = z
     action: z
       .enum(PAIR_ACTIONS)
       .describe(
-        'status: the running agent stages and the open session; start: open a session with an agent stage; message: send text the agent reads on its next turn (to the session\'s stage, or the whole run when none is open); end: close the session; transcript: what was said and done, from since_seq',
+        "status: the running agent stages and the open session; start: open a session with an agent stage; message: send text the agent reads on its next turn (to the session's stage, or the whole run when none is open); end: close the session; transcript: what was said and done, from since_seq",
       ),
-    stage_id: z.string().regex(STAGE_ID).optional().describe('start: the agent stage, e.g. implement@1 (may be omitted when exactly one agent stage runs); transcript: only this stage\'s entries (plus the run\'s own)'),
+    stage_id: z
+      .string()
+      .regex(STAGE_ID)
+      .optional()
+      .describe(
+        "start: the agent stage, e.g. implement@1 (may be omitted when exactly one agent stage runs); transcript: only this stage's entries (plus the run's own)",
+      ),
     text: z.string().min(1).max(MAX_PAIR_MESSAGE_LENGTH).optional().describe('message: the text to send (required for message)'),
     session_id: z
       .string()
       .min(1)
       .max(64)
       .optional()
-      .describe('message, end: the session id start returned (a ULID); a message to a session that is not the open one is refused, ending an ended one reports already_ended'),
-    since_seq: z.number().int().min(1).optional().describe('transcript: the first seq to show (default 1); pass the previous next_seq to read only what is new'),
-    limit: z.number().int().min(1).max(TRANSCRIPT_LIMITS.max).optional().describe(`transcript: read at most this many events (default ${TRANSCRIPT_LIMITS.default})`),
+      .describe(
+        'message, end: the session id start returned (a ULID); a message to a session that is not the open one is refused, ending an ended one reports already_ended',
+      ),
+    since_seq: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('transcript: the first seq to show (default 1); pass the previous next_seq to read only what is new'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(TRANSCRIPT_LIMITS.max)
+      .optional()
+      .describe(`transcript: read at most this many events (default ${TRANSCRIPT_LIMITS.default})`),
   })
   .strict();
 
@@ -72,7 +91,6 @@ const output = z.object({
 type Args = z.output<typeof input>;
 type Output = z.input<typeof output>;
 
-
 const EMPTY = { stages: null, delivered: false, message_seq: null, ended: null, entries: null, next_seq: null };
 
 async function act(pairing: PairService, args: Args): Promise<{ summary: string; data: Output }> {
@@ -81,41 +99,89 @@ async function act(pairing: PairService, args: Args): Promise<{ summary: string;
   switch (action) {
     case 'status': {
       const { run, stages, session } = await pairing.status(id);
-      const running = stages.length === 0 ? 'no agent stage is running' : stages.map((stage) => `${stage.kind} stage ${stage.stageId} running (${stage.turns} turns)`).join(', ');
+      const running =
+        stages.length === 0
+          ? 'no agent stage is running'
+          : stages.map((stage) => `${stage.kind} stage ${stage.stageId} running (${stage.turns} turns)`).join(', ');
       return {
         summary: `Run ${id} (${run.status}): ${running}; ${session ? `pair session ${session.sessionId} is open on ${session.stageId}` : 'no pair session is open'}.`,
-        data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session), stages: stages.map((stage) => ({ stage_id: stage.stageId, node: stage.node, kind: stage.kind, turns: stage.turns, started_at: isoTime(stage.startedAt) })) },
+        data: {
+          action,
+          run: runSummary(run),
+          ...EMPTY,
+          session: pairSessionView(session),
+          stages: stages.map((stage) => ({
+            stage_id: stage.stageId,
+            node: stage.node,
+            kind: stage.kind,
+            turns: stage.turns,
+            started_at: isoTime(stage.startedAt),
+          })),
+        },
       };
     }
     case 'start': {
-      const { run, session } = await pairing.start(id, { ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }), by: 'mcp client' });
-      return { summary: `Pair session ${session.sessionId} started on ${session.stageId} of run ${id}; messages (action "message") now go to that stage.`, data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session) } };
+      const { run, session } = await pairing.start(id, {
+        ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }),
+        by: 'mcp client',
+      });
+      return {
+        summary: `Pair session ${session.sessionId} started on ${session.stageId} of run ${id}; messages (action "message") now go to that stage.`,
+        data: { action, run: runSummary(run), ...EMPTY, session: pairSessionView(session) },
+      };
     }
     case 'message': {
       const sent = await pairing.message(id, needArg(args.text, 'message', 'text'), args.session_id);
-      const where = sent.session ? `${sent.session.stageId} (pair session ${sent.session.sessionId})` : `run ${id} (no pair session is open: every agent stage reads it)`;
+      const where = sent.session
+        ? `${sent.session.stageId} (pair session ${sent.session.sessionId})`
+        : `run ${id} (no pair session is open: every agent stage reads it)`;
       return {
         summary: `Sent message #${sent.seq} to ${where}; the agent reads it on its next turn.`,
-        data: { action, run: runSummary(sent.run), ...EMPTY, session: pairSessionView(sent.session), delivered: true, message_seq: sent.seq },
+        data: {
+          action,
+          run: runSummary(sent.run),
+          ...EMPTY,
+          session: pairSessionView(sent.session),
+          delivered: true,
+          message_seq: sent.seq,
+        },
       };
     }
     case 'end': {
       const ended = await pairing.end(id, args.session_id);
       const why = ended.reason === 'ended' ? '' : ' (its stage finished)';
       return {
-        summary: ended.alreadyEnded ? `Pair session ${ended.session.sessionId} had already ended${why}.` : `Ended pair session ${ended.session.sessionId} on ${ended.session.stageId} of run ${id}.`,
+        summary: ended.alreadyEnded
+          ? `Pair session ${ended.session.sessionId} had already ended${why}.`
+          : `Ended pair session ${ended.session.sessionId} on ${ended.session.stageId} of run ${id}.`,
         data: {
           action,
           run: runSummary(ended.run),
           ...EMPTY,
           session: pairSessionView(ended.run.pairSession ?? null),
-          ended: { session_id: ended.session.sessionId, stage_id: ended.session.stageId, reason: ended.reason, already_ended: ended.alreadyEnded },
+          ended: {
+            session_id: ended.session.sessionId,
+            stage_id: ended.session.stageId,
+            reason: ended.reason,
+            already_ended: ended.alreadyEnded,
+          },
         },
       };
     }
     case 'transcript': {
-      const read = await pairing.transcript(id, { ...(args.since_seq === undefined ? {} : { sinceSeq: args.since_seq }), ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }) });
-      const entries = read.entries.map((entry) => ({ seq: entry.seq, at: isoTime(entry.at), type: entry.type, stage_id: entry.stageId, session_id: entry.sessionId, text: entry.text }));
+      const read = await pairing.transcript(id, {
+        ...(args.since_seq === undefined ? {} : { sinceSeq: args.since_seq }),
+        ...(args.limit === undefined ? {} : { limit: args.limit }),
+        ...(args.stage_id === undefined ? {} : { stageId: args.stage_id }),
+      });
+      const entries = read.entries.map((entry) => ({
+        seq: entry.seq,
+        at: isoTime(entry.at),
+        type: entry.type,
+        stage_id: entry.stageId,
+        session_id: entry.sessionId,
+        text: entry.text,
+      }));
       return {
         summary: `${entries.length} transcript entr${entries.length === 1 ? 'y' : 'ies'} of run ${id} (${read.run.status}); read on with since_seq ${read.nextSeq}.`,
         data: { action, run: runSummary(read.run), ...EMPTY, session: pairSessionView(read.session), entries, next_seq: read.nextSeq },

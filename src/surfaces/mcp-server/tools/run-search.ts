@@ -20,7 +20,11 @@ const input = z
     parent_id: runIdArg('Only the direct children of this run').optional(),
     workflow: z.string().min(1).optional().describe('Only runs of this workflow (its name)'),
     labels: labelsArg.optional().describe('Only runs carrying every one of these labels'),
-    status: z.array(runStatusSchema).min(1).optional().describe(`Only runs in one of these states (${RUN_STATUSES.join(', ')})`),
+    status: z
+      .array(runStatusSchema)
+      .min(1)
+      .optional()
+      .describe(`Only runs in one of these states (${RUN_STATUSES.join(', ')})`),
     archived: z
       .union([z.boolean(), z.literal('any')])
       .default(false)
@@ -35,7 +39,10 @@ const input = z
 const output = z.object({
   runs: z.array(runPreviewSchema).describe('Newest first'),
   next_cursor: z.string().nullable().describe('Pass as cursor to get the next page; null on the last page'),
-  more: z.object({ cursor: z.string() }).nullable().describe('When more runs match: the arguments to add for the next page; null on the last page'),
+  more: z
+    .object({ cursor: z.string() })
+    .nullable()
+    .describe('When more runs match: the arguments to add for the next page; null on the last page'),
 });
 
 export const runSearchTool = defineTool({
@@ -47,15 +54,26 @@ export const runSearchTool = defineTool({
   output,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { deps }) {
-    const page = await (await deps.runs()).search(runSearchQuery(args, (message) => new ToolFailure(failure('INVALID_ARGUMENTS', message))));
+    const page = await (
+      await deps.runs()
+    ).search(runSearchQuery(args, (message) => new ToolFailure(failure('INVALID_ARGUMENTS', message))));
     const more = page.nextCursor ? ' More match: pass next_cursor as cursor.' : '';
     const counts = new Map<string, number>();
     for (const run of page.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
     const breakdown = [...counts].map(([status, count]) => `${count} ${status}`).join(', ');
     return {
-      summary: page.runs.length === 0 ? `No runs match.${args.archived === false ? ' (Archived runs are hidden: pass archived "any" to include them.)' : ''}` : `${page.runs.length} run${page.runs.length === 1 ? '' : 's'} (${breakdown}).${more}`,
-      data: { runs: page.runs.map(runPreview), next_cursor: page.nextCursor ?? null, more: page.nextCursor ? { cursor: page.nextCursor } : null },
-      nextSteps: page.nextCursor ? [`Get the next page with weft_run_search and the same filters plus ${JSON.stringify({ cursor: page.nextCursor })}.`] : [],
+      summary:
+        page.runs.length === 0
+          ? `No runs match.${args.archived === false ? ' (Archived runs are hidden: pass archived "any" to include them.)' : ''}`
+          : `${page.runs.length} run${page.runs.length === 1 ? '' : 's'} (${breakdown}).${more}`,
+      data: {
+        runs: page.runs.map(runPreview),
+        next_cursor: page.nextCursor ?? null,
+        more: page.nextCursor ? { cursor: page.nextCursor } : null,
+      },
+      nextSteps: page.nextCursor
+        ? [`Get the next page with weft_run_search and the same filters plus ${JSON.stringify({ cursor: page.nextCursor })}.`]
+        : [],
     };
   },
 });
