@@ -56,6 +56,9 @@ async function createRun(workflow: string, options: Record<string, unknown> = {}
 }
 
 async function logIn(): Promise<void> {
+  // A fresh document for each test: a hash change alone would keep the last test's page, its
+  // live streams and timers running underneath.
+  await page.goto('about:blank');
   await page.goto(`${serve.url}/#/login`);
   await page.fill('#token', TEST_TOKEN);
   await page.click('form.login button[type=submit]');

@@ -43,7 +43,9 @@ function render(detail, { events, signal }) {
     );
   }
   draw(state, run);
-  return run.parent_id || state.children.length > 0 ? state.element : null;
+  // Always in the page, hidden while it has nothing to show: a tree read after the last redraw
+  // (a finished run is not redrawn again) must still appear when it lands.
+  return state.element;
 }
 
 /** The runs `id` started, each with its own children, `depth` levels down at most. */
@@ -61,6 +63,7 @@ function allEnded(children) {
 }
 
 function draw(state, run) {
+  state.element.hidden = !run.parent_id && state.children.length === 0;
   fill(
     state.element,
     h('h2', {}, 'Parent and children'),
