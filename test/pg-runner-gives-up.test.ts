@@ -39,8 +39,12 @@ describe('an on-demand runner when PostgreSQL is gone', () => {
 
     await pg.stop();
     expect(await exited, runner.stderr()).not.toBe(0);
-    expect(runner.stderr()).toMatch(/STORE_FAILED|run store has not answered for \d+ s/);
-    expect(runner.stderr()).toContain('gives up');
+    // Either the give-up time runs out first, or a write of the running stage fails first (the
+    // runner then stops the run it cannot record, as on a full disk): both end the runner
+    // non-zero, saying the store is unreachable and what happens to the run.
+    expect(runner.stderr()).toMatch(
+      /run store has not answered for \d+ s.*this runner gives up|could not be recorded: .*cannot be reached.*This runner stops the run here/s,
+    );
 
     await pg.start();
     const { writeFile } = await import('node:fs/promises');
