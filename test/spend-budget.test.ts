@@ -8,7 +8,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngineKit, finishedStages, type EngineKit } from './kits/engine-kit.js';
-import { agentRunner, llmSettings, stageFinished } from './fixtures/model-server/agent-kit.js';
+import { stageFinished } from './fixtures/model-server/agent-kit.js';
+import { DONE_TURN, pricedAgent, READ_TURN } from './kits/priced-turns.js';
 import { startModelServer, type ModelServer } from './fixtures/model-server/model-server.js';
 
 const workflow = (budget: string) => `
@@ -22,13 +23,9 @@ prompt = "Keep reading."
 tools = ["read_file"]
 `;
 
-// claude-sonnet-4-5 under 200k tokens: 100k in at $3/M + 10k out at $15/M = $0.45 a turn.
-const READ = {
-  text: 'Reading.',
-  toolCalls: [{ name: 'read_file', arguments: { file_path: 'notes.txt' } }],
-  usage: { input: 100_000, output: 10_000 },
-};
-const DONE = { text: 'Done.', usage: { input: 100_000, output: 10_000 } };
+// $0.45 and 110k tokens a turn (test/kits/priced-turns.ts).
+const READ = READ_TURN;
+const DONE = DONE_TURN;
 
 let kit: EngineKit;
 let server: ModelServer;
@@ -43,7 +40,7 @@ afterEach(async () => {
   await kit.close();
 });
 
-const agent = () => agentRunner(llmSettings(server, 'anthropic', { model: 'claude-sonnet-4-5' }));
+const agent = () => pricedAgent(server);
 const budgetEvents = async (id: string) =>
   (await kit.events(id))
     .filter((event) => event.type.startsWith('budget-'))
