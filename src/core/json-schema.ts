@@ -1,7 +1,13 @@
 /**
  * JSON Schema validation with ajv: 2020-12 by default, draft-07 when a schema says so.
  * Compiled validators are cached per schema object, because tool schemas are validated
- * on every call. ajv is required on first use, not imported: loading it costs ≈ 35 ms,
+ * on every call, and by content in a bounded map, because each run's MCP servers and each
+ * question hand over fresh but equal schema objects. ajv itself keeps every schema it
+ * compiled, keyed by object, for as long as the instance lives: a long-lived `weft serve`
+ * grew by ≈ 5 KB per run that way (the soak's RSS climb). `removeSchema` is not enough:
+ * an instance's code-generation scope keeps what every compilation put in it, so an
+ * instance is replaced after a fixed number of compilations; validators already made keep
+ * working, and memory stays bounded even when every schema differs. ajv is required on first use, not imported: loading it costs ≈ 35 ms,
  * and modules that may validate (run questions) sit on paths that must start fast
  * (`weft mcp start` to its first tools/list, spec §8). It is CommonJS, so `require` is synchronous.
  */
@@ -36,7 +42,12 @@ export interface SchemaCheck {
 
 let ajv2020: AjvInstance | undefined;
 let ajv07: AjvInstance | undefined;
+let compilations = 0;
+const COMPILATIONS_PER_INSTANCE = 256;
 const cache = new WeakMap<object, ValidateFunction>();
+/** By schema text, oldest first: Map keeps insertion order, so eviction drops the first key. */
+const byContent = new Map<string, ValidateFunction>();
+const CONTENT_CACHE_LIMIT = 512;
 
 function ajvFor(schema: JsonSchema): AjvInstance {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
@@ -52,7 +63,21 @@ function ajvFor(schema: JsonSchema): AjvInstance {
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   const cached = cache.get(schema);
   if (cached) return cached;
-  const validate = ajvFor(schema).compile(schema);
+  const text = JSON.stringify(schema);
+  let validate = byContent.get(text);
+  if (validate) {
+    byContent.delete(text);
+  } else {
+    if (++compilations > COMPILATIONS_PER_INSTANCE) {
+      compilations = 1;
+      ajv2020 = ajv07 = undefined;
+    }
+    const ajv = ajvFor(schema);
+    validate = ajv.compile(schema);
+    ajv.removeSchema(schema);
+    if (byContent.size >= CONTENT_CACHE_LIMIT) byContent.delete(byContent.keys().next().value!);
+  }
+  byContent.set(text, validate);
   cache.set(schema, validate);
   return validate;
 }
