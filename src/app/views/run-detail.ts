@@ -77,8 +77,12 @@ function stageView(stage: StageRecord): StageView {
   };
 }
 
-/** How many runs' folds a cache keeps (a few hundred bytes each per stage). */
-const CACHED_RUNS = 1000;
+/**
+ * How many runs' folds a cache keeps (a few hundred bytes each per stage): enough for the runs a
+ * dashboard and a few clients watch at once. At 1,000, `weft serve` took the soak's whole hour
+ * to fill it, which read as a leak.
+ */
+const CACHED_RUNS = 256;
 
 /**
  * Reads run details, keeping the stage fold of the runs read most recently: a run read
