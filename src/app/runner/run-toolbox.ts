@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import type { Logger } from '../../core/logger.js';
 import { loadMcpServerConfigs, localMcpJsonFile } from '../../mcp/config/index.js';
 import type { McpServerConfig } from '../../mcp/config/index.js';
-import { McpHub, toolPatternMayName } from '../../mcp/hub/index.js';
+import { McpHub, qualifiedToolName, toolPatternMayName, withStderrTail } from '../../mcp/hub/index.js';
 import type { RunToolboxFactory } from '../../runs/engine/stage-context.js';
 import type { Workflow } from '../../runs/workflow/index.js';
 import type { ArtifactSink } from '../../tools/artifact-sink.js';
@@ -80,6 +80,7 @@ export function runToolboxFactory(params: {
     return {
       registry,
       executor,
+      whyMissing: (name) => whyToolMissing(hub, name),
       close: () => {
         follower.stop();
         return hub.close();
@@ -130,4 +131,12 @@ export function serversNeededBy(workflow: Workflow): (server: McpServerConfig) =
     }
   }
   return (server) => patterns.some((pattern) => toolPatternMayName(pattern, server.name));
+}
+
+/** A qualified tool name's server that is not ready says why (`mcp__<server>__…`), so a stage names the cause, not just an unknown tool. */
+function whyToolMissing(hub: McpHub, name: string): string | undefined {
+  const server = hub.status().find((status) => name.startsWith(qualifiedToolName(status.name, '')));
+  if (server === undefined || server.state === 'ready') return undefined;
+  const state = `MCP server '${server.name}' is ${server.state}`;
+  return server.error ? withStderrTail(`${state}: ${server.error}`, server.stderrTail ?? [], 5) : state;
 }

@@ -2,6 +2,7 @@
 export { McpHub, type McpCallOptions, type McpHubOptions, type McpStartOptions } from './mcp-hub.js';
 export { qualifiedToolName, toolPatternMayName, MAX_TOOL_NAME_LENGTH } from './tool-names.js';
 export { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+export { withStderrTail } from './startup-failure.js';
 export { applyElicitationDefaults, type ElicitationContent, type ElicitationSchema } from './elicitation-defaults.js';
 export type {
   ElicitationHandler,

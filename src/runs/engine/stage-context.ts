@@ -22,6 +22,8 @@ import type { PreparedSandbox, SandboxViolation } from '../../core/sandbox/sandb
 export interface RunToolbox {
   registry: ToolRegistry;
   executor: ToolExecutor;
+  /** Why a tool the registry lacks is missing (its MCP server failed or is still connecting), when known. */
+  whyMissing?(name: string): string | undefined;
   close(): Promise<void>;
 }
 

@@ -13,6 +13,8 @@ export const executeToolNode: NodeExecutor<ToolNode> = async (stage) => {
   const { node, context } = stage;
   const args = resolveArgs(node.args, context) as JsonObject;
   const toolbox = await stage.services.toolbox();
+  const missing = toolbox.registry.get(node.tool) === undefined ? toolbox.whyMissing?.(node.tool) : undefined;
+  if (missing !== undefined) return { status: 'failed', error: `tool '${node.tool}' is not available: ${missing}` };
   const started = [{ type: RUN_EVENT.toolCallStarted, payload: { tool: node.tool, arguments: args } satisfies ToolCallStartedPayload }];
   // A built-in that only reads the workspace (and is quick) changes nothing a lost runner leaves behind: its start goes with its end.
   if (readsWorkspaceOnly(toolbox.registry.get(node.tool))) stage.hold(started);
