@@ -22,6 +22,8 @@ import { listeningUrl } from '../../test/helpers/listening-url.js';
 import { EVERYTHING, FILESYSTEM, MEMORY } from '../../test/fixtures/servers/hub-kit.js';
 import { McpSoakClient } from './soak-mcp.js';
 import { sampleProcesses, type ProcessSample } from './soak-processes.js';
+import { probeHeap, type HeapProbe } from './heap-probe.js';
+import { createServer } from 'node:net';
 
 const TOKEN = 'soak-token-0123456789abcdef';
 const IN_FLIGHT = 4;
@@ -100,6 +102,8 @@ interface Window {
   mcpToolCalls: number;
   mcpNotices: number;
   processes: ProcessSample[];
+  /** `weft serve`'s and `weft mcp start`'s heap after a full collection, probed after the RSS sample. */
+  heaps: Record<string, HeapProbe>;
   dbBytes: number;
 }
 
@@ -124,10 +128,38 @@ function sqliteBytes(storageDir: string): number {
   }, 0);
 }
 
-async function startServe(dir: string, storageDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** A port free on 127.0.0.1 now, for a process's inspector (opened only while its heap is probed). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startServe(
+  dir: string,
+  storageDir: string,
+  env: Record<string, string>,
+  inspectPort: number,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'serve', '--port', '0', '--token-env', 'SOAK_TOKEN', '--max-parallel', '8'],
+    [
+      `--inspect-port=127.0.0.1:${inspectPort}`,
+      WEFT_BIN,
+      '--storage-dir',
+      storageDir,
+      '--cwd',
+      dir,
+      'serve',
+      '--port',
+      '0',
+      '--token-env',
+      'SOAK_TOKEN',
+      '--max-parallel',
+      '8',
+    ],
     {
       cwd: dir,
       env: { ...process.env, SOAK_TOKEN: TOKEN, WEFT_MCP_TOKEN: '', ...env },
@@ -139,12 +171,33 @@ async function startServe(dir: string, storageDir: string, env: Record<string, s
 }
 
 /** The stand-alone MCP server over Streamable HTTP, on the same store: its URL ends in /mcp. */
-async function startMcpServer(dir: string, storageDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, 'mcp', 'start', '--http', '--port', '0'], {
-    cwd: dir,
-    env: { ...process.env, WEFT_MCP_TOKEN: TOKEN, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function startMcpServer(
+  dir: string,
+  storageDir: string,
+  env: Record<string, string>,
+  inspectPort: number,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      `--inspect-port=127.0.0.1:${inspectPort}`,
+      WEFT_BIN,
+      '--storage-dir',
+      storageDir,
+      '--cwd',
+      dir,
+      'mcp',
+      'start',
+      '--http',
+      '--port',
+      '0',
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, WEFT_MCP_TOKEN: TOKEN, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const { url } = await listeningUrl(child);
   return { child, url };
 }
@@ -198,8 +251,9 @@ async function soak(
   writeWorkspace(dir);
   const databaseUrl = postgres ? await postgres.createDatabase() : undefined;
   const env: Record<string, string> = databaseUrl ? { WEFT_DATABASE_URL: databaseUrl } : {};
-  const serve = await startServe(dir, storageDir, env);
-  const mcpServer = await startMcpServer(dir, storageDir, env);
+  const inspectPorts = { 'weft serve': await freePort(), 'weft mcp start': await freePort() };
+  const serve = await startServe(dir, storageDir, env, inspectPorts['weft serve']);
+  const mcpServer = await startMcpServer(dir, storageDir, env, inspectPorts['weft mcp start']);
   const clients = [
     await McpSoakClient.connect('serve /mcp', `${serve.url}/mcp`, TOKEN),
     await McpSoakClient.connect('weft mcp', mcpServer.url, TOKEN),
@@ -225,6 +279,7 @@ async function soak(
     mcpToolCalls: 0,
     mcpNotices: 0,
     processes: [],
+    heaps: {},
     dbBytes: 0,
   });
   let window = fresh(0);
@@ -244,11 +299,16 @@ async function soak(
     reported = { ...reported, ...totals };
     window.load1 = loadavg()[0]!;
     window.processes = sampleProcesses(roots);
+    window.heaps = {
+      'weft serve': await probeHeap(serve.child.pid!, inspectPorts['weft serve']),
+      'weft mcp start': await probeHeap(mcpServer.child.pid!, inspectPorts['weft mcp start']),
+    };
     window.dbBytes = databaseUrl ? await postgres!.databaseBytes(databaseUrl) : sqliteBytes(storageDir);
     windows.push(window);
     const processes = window.processes.map((sample) => `${sample.name} ${sample.rssMb.toFixed(0)} MB/${sample.fds} fds`).join(', ');
+    const heaps = Object.entries(window.heaps).map(([name, heap]) => `${name} live heap ${heap.heapUsedMb} MB`);
     console.log(
-      `${store} window ${window.index}: ${window.completed} runs, ${window.errors} errors, stage p50 ${percentile(window.stageMs, 50)} ms p99 ${percentile(window.stageMs, 99)} ms, load ${window.load1.toFixed(2)}, ${processes}`,
+      `${store} window ${window.index}: ${window.completed} runs, ${window.errors} errors, stage p50 ${percentile(window.stageMs, 50)} ms p99 ${percentile(window.stageMs, 99)} ms, load ${window.load1.toFixed(2)}, ${processes}, ${heaps.join(', ')}`,
     );
     window = fresh(window.index + 1);
   };
@@ -345,6 +405,20 @@ function markdown(
     `| window | ${names.join(' | ')} |`,
     `|---:|${names.map(() => '---:').join('|')}|`,
     ...processRows,
+    '',
+    "Heap after a full collection at the end of each window (probed through the process's inspector, after the RSS sample above): live objects / what V8 holds for the heap / RSS right after, in MB. Flat live objects mean no leak; RSS above follows how much freed heap V8 keeps between collections.",
+    '',
+    '| window | weft serve | weft mcp start |',
+    '|---:|---:|---:|',
+    ...result.windows.map(
+      (window) =>
+        `| ${window.index + 1} | ${['weft serve', 'weft mcp start']
+          .map((name) => {
+            const heap = window.heaps[name];
+            return heap ? `${heap.heapUsedMb} / ${heap.heapTotalMb} / ${heap.rssMb}` : '—';
+          })
+          .join(' | ')} |`,
+    ),
     '',
     ...(result.failures.length > 0
       ? [`Errors (${result.failures.length}, first 20):`, '', ...result.failures.slice(0, 20).map((failure) => `- ${failure}`), '']
