@@ -10,6 +10,7 @@ import type { ScheduleService } from '../../../app/services/schedule-service.js'
 import type { TriggerService } from '../../../app/services/trigger-service.js';
 import { scheduleSchema, scheduleView, triggerSchema, triggerView } from '../../../app/views/schedule-view.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
+import { errorAnswer } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
 
 const addBody = z
@@ -142,11 +143,10 @@ export function scheduleRoutes(deps: HttpDeps): ApiRoute[] {
       async handle({ params, context }) {
         const body = new Uint8Array(await context.req.arrayBuffer());
         const result = await (await triggers()).deliver({ name: params.name!, body, header: (name) => context.req.header(name) });
-        if (!result.ok)
-          return context.json(
-            { error: { code: result.code, message: result.message, hint: 'See docs/schedules.md: webhook triggers.' } },
-            result.status,
-          );
+        if (!result.ok) {
+          const refusal = errorAnswer(result.code, result.message);
+          return context.json(refusal.body, refusal.status);
+        }
         return { status: result.created ? 201 : 200, json: { run_id: result.runId, created: result.created } };
       },
     }),
