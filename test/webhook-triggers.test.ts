@@ -105,6 +105,14 @@ beforeAll(async () => {
     { cwd: dir },
   );
   expect(unset.code).toBe(0);
+  // A trigger whose workflow file is removed after it was added.
+  await writeFile(join(dir, 'gone.toml'), WORKFLOW);
+  const gone = await runCli(
+    ['--storage-dir', join(dir, '.home'), '--cwd', dir, 'trigger', 'add', 'gone', 'gone.toml', '--secret-env', 'HOOK_SECRET'],
+    { cwd: dir },
+  );
+  expect(gone.code).toBe(0);
+  rmSync(join(dir, 'gone.toml'));
   serve = await startServe({ dir, env: { HOOK_SECRET: SECRET } });
 });
 
@@ -215,6 +223,15 @@ describe('POST /api/v1/triggers/{name}', () => {
         /No trigger named 'nope'/,
       ],
       [
+        "the trigger's workflow file gone",
+        'gone',
+        body,
+        { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-g' },
+        404,
+        'FILE_NOT_FOUND',
+        /gone\.toml' does not exist/,
+      ],
+      [
         "the secret's variable not set on the server",
         'unset',
         body,
@@ -241,6 +258,7 @@ describe('POST /api/v1/triggers/{name}', () => {
     const listed = await callApi<{ triggers: { name: string; secret_env: string }[] }>(serve, 'GET', '/triggers');
     expect(listed.body.triggers).toEqual([
       expect.objectContaining({ name: 'gh', secret_env: 'HOOK_SECRET' }),
+      expect.objectContaining({ name: 'gone', secret_env: 'HOOK_SECRET' }),
       expect.objectContaining({ name: 'unset', secret_env: 'UNSET_HOOK_SECRET' }),
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(SECRET);

@@ -136,7 +136,7 @@ export function scheduleRoutes(deps: HttpDeps): ApiRoute[] {
       method: 'post',
       path: '/triggers/{name}',
       summary:
-        'Deliver a webhook: a JSON body signed with X-Hub-Signature-256: sha256=<HMAC-SHA256 hex of the raw body> (no bearer token) and a delivery id (X-GitHub-Delivery or X-Weft-Delivery); makes one run per delivery id. 401 unsigned or badly signed, 400 malformed, 404 unknown trigger, 413 over 1 MiB',
+        'Deliver a webhook: a JSON body signed with X-Hub-Signature-256: sha256=<HMAC-SHA256 hex of the raw body> (no bearer token) and a delivery id (X-GitHub-Delivery or X-Weft-Delivery); makes one run per delivery id. 401 unsigned or badly signed, 400 malformed, 404 unknown trigger, 413 over 1 MiB, 503 secret not set on the server',
       auth: false,
       response: deliveryAnswer,
       status: 201,
