@@ -145,7 +145,8 @@ export default tseslint.config(
     },
   },
   {
-    // weft-runtime/server mounts the HTTP and MCP server surfaces, through their entries only.
+    // weft-runtime/server mounts the HTTP and MCP server surfaces, through their entries only
+    // (and reports their errors as the CLI does, through what the surfaces share).
     files: ['src/lib/server.ts'],
     rules: {
       'no-restricted-imports': [
@@ -153,7 +154,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '/surfaces/(?!http/index\\.js$|mcp-server/index\\.js$|shared/loopback\\.js$)',
+              regex: '/surfaces/(?!http/index\\.js$|mcp-server/index\\.js$|shared/loopback\\.js$|shared/server-error-report\\.js$)',
               message: 'weft-runtime/server mounts the HTTP and MCP server surfaces through their entries only.',
             },
           ],

@@ -13,6 +13,7 @@ import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from '../src/surfaces/cli/exit-
 /** The fault class an HTTP status tells a client. */
 const FAULT_OF_STATUS: Partial<Record<HttpStatus, FaultClass>> = {
   400: 'caller',
+  401: 'caller',
   403: 'caller',
   422: 'caller',
   404: 'missing',

@@ -2,14 +2,15 @@
  * What a client sends never floods the MCP server's stderr: a message with a 1 MB unknown
  * key (which the SDK's issue list quoted eight times over: 8 MB of stderr) and a burst of
  * malformed messages give a bounded number of one-line, bounded reports, and the server
- * still answers the next request.
+ * still answers the next request. Alike for `weft mcp start` and for a library user's
+ * program serving `serveWeftMcpStdio` without an `onError` of its own.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { WEFT_BIN } from './helpers/run-cli.js';
+import { REPO_ROOT, WEFT_BIN } from './helpers/run-cli.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -17,10 +18,16 @@ const dir = mkdtempSync(join(tmpdir(), 'weft-mcp-stderr-'));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('weft mcp start (stdio) with hostile messages', () => {
+const SERVERS = [
+  { name: 'weft mcp start', args: [WEFT_BIN, '--storage-dir', join(dir, 'home'), 'mcp', 'start'], prefix: 'weft: mcp server:' },
+  { name: 'the library: serveWeftMcpStdio', args: [join(REPO_ROOT, 'test/fixtures/library-mcp-stdio.mjs')], prefix: 'weft: server:' },
+];
+
+describe.each(SERVERS)('$name (stdio) with hostile messages', ({ args, prefix }) => {
   it('reports each rejected message on one bounded line, at most 20, and goes on answering', async () => {
-    const child = spawn(process.execPath, [WEFT_BIN, '--storage-dir', join(dir, 'home'), 'mcp', 'start'], {
+    const child = spawn(process.execPath, args, {
       cwd: dir,
+      env: { ...process.env, WEFT_HOME: join(dir, 'home') },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -43,7 +50,7 @@ describe('weft mcp start (stdio) with hostile messages', () => {
     child.kill('SIGTERM');
     await exited;
 
-    const lines = stderr.split('\n').filter((line) => line.startsWith('weft: mcp server:'));
+    const lines = stderr.split('\n').filter((line) => line.startsWith(prefix));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(20);
     expect(stderr.length).toBeLessThan(20 * 400);

@@ -10,15 +10,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRunStore } from '../src/runs/store/postgres/postgres-run-store.js';
 import { isAlive, readLines, stopProcesses, until } from './fixtures/workflows-e2e/harness.js';
 import { allEvents, expectSoundLog } from './helpers/pg-workers.js';
 import { canCreateNamespaces, createTestNet, type TestNet } from './helpers/netns.js';
-import { REPO_ROOT, WEFT_BIN } from './helpers/run-cli.js';
+import { startPgHost, type PgHost } from './helpers/pg-host.js';
+import { WEFT_BIN } from './helpers/run-cli.js';
 import { runNode } from './helpers/run-node.js';
 import { TEST_TOKEN } from './helpers/serve-kit.js';
 import { listeningUrl } from './helpers/listening-url.js';
@@ -47,53 +47,24 @@ run = 'echo two >> trail.txt'
 `;
 
 let net: TestNet | undefined;
-let pgHost: ChildProcess | undefined;
+let pgHost: PgHost | undefined;
 let url = '';
 let store: PostgresRunStore | undefined;
 let api: { child: ChildProcess; url: string; output: () => string } | undefined;
 let base = '';
 let workers: { name: string; child: ChildProcess; stderr: () => string }[] = [];
 
-/** Tells the PostgreSQL host to `stop` or `start` its server; resolves once it has. */
-async function pgControl(command: 'stop' | 'start'): Promise<void> {
-  const lines = createInterface({ input: pgHost!.stdout! });
-  const done = new Promise<void>((resolve) =>
-    lines.on('line', (line) => line === `${command === 'stop' ? 'stopped' : 'started'}` && resolve()),
-  );
-  pgHost!.stdin!.write(`${command}\n`);
-  await done;
-  lines.close();
-}
-
-async function startPgHost(address: string): Promise<string> {
-  const child = net!.spawnIn('pg', process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, 'test/fixtures/chaos/pg-host.ts'), address], {
-    cwd: REPO_ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  pgHost = child;
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout! });
-  return new Promise((resolve, reject) => {
-    lines.on('line', (line) => line.startsWith('url ') && resolve(line.slice(4)));
-    child.once('exit', (code) => reject(new Error(`the PostgreSQL host exited (${code}): ${stderr}`)));
-  });
-}
-
 beforeAll(async () => {
   if (!(await canCreateNamespaces())) throw new Error('These tests need root and `ip netns` (iproute2) to create network namespaces.');
   net = await createTestNet(['pg', 'api', 'w1', 'w2']);
-  url = await startPgHost(net.hosts.get('pg')!.address);
+  pgHost = await startPgHost(net);
+  url = pgHost.url;
   store = await PostgresRunStore.open({ url });
 }, 120_000);
 
 afterAll(async () => {
   await store?.close().catch(() => undefined);
-  if (pgHost && pgHost.exitCode === null) {
-    const exited = new Promise((resolve) => pgHost!.once('exit', resolve));
-    pgHost.stdin!.end();
-    await exited;
-  }
+  await pgHost?.close();
   await net?.dispose();
 }, 60_000);
 
@@ -328,10 +299,10 @@ describe('workers on separate hosts, PostgreSQL on its own, the network failing'
       async () => ((await listeners(net!.rootAddress)) >= listening + 2 ? true : undefined),
       30_000,
     );
-    await pgControl('stop');
+    await pgHost!.command('stop');
     // Down for a while (the fault's length, shorter than the lease), then back.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    await pgControl('start');
+    await pgHost!.command('start');
     const back = Date.now();
     await writeFile(join(ws, 'release.marker'), '');
 

@@ -9,11 +9,11 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { readLines, until } from './fixtures/workflows-e2e/harness.js';
-import { allEvents, expectSoundLog, pgCluster, stagesStarted, type PgCluster, type WorkerProcess } from './helpers/pg-workers.js';
-import { testPostgres } from './helpers/postgres.js';
+import { allEvents, expectSoundLog, stagesStarted, type PgCluster, type WorkerProcess } from './helpers/pg-workers.js';
+import { usePgClusters } from './helpers/pg-clusters.js';
 import { ensureSystemPackages, LIBFAKETIME } from './system-packages.js';
 
 // Real processes and a real database on a possibly busy machine.
@@ -44,17 +44,9 @@ kind = "command"
 run = 'echo "{{ run.id }} two" >> trail.txt'
 `;
 
-let url: string;
+beforeAll(() => ensureSystemPackages());
+const pg = usePgClusters();
 let cluster: PgCluster | undefined;
-beforeAll(async () => {
-  ensureSystemPackages();
-  url = await (await testPostgres()).createDatabase();
-});
-afterEach(async () => {
-  await cluster?.dispose();
-  cluster = undefined;
-});
-afterAll(async () => (await testPostgres()).dispose());
 
 /** Which worker started each run's `hold` stage (one line per start). */
 async function holdStarts(ws: string): Promise<{ run: string; worker: string; clock: number }[]> {
@@ -75,7 +67,7 @@ describe('clock skew between worker hosts sharing PostgreSQL', () => {
     ['ahead', '+30s'],
     ['behind', '-30s'],
   ])('a worker whose clock is 30 s %s neither takes live runs over nor loses its own', async (_, offset) => {
-    cluster = await pgCluster(url, LEASE_MS);
+    cluster = await pg.start(LEASE_MS);
     const ws = cluster.ws;
     const file = await cluster.workflow('hold', HOLD);
     // The first host(s) to join fill up (two runs each at most) and hold their runs mid-stage;

@@ -6,23 +6,15 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import type { RunEvent } from '../src/runs/model/run-event.js';
 import { readLines, until } from './fixtures/workflows-e2e/harness.js';
-import { startEmbeddedPostgres, type TestPostgres } from './helpers/postgres.js';
-import { allEvents, expectGapless, pgCluster, stagesStarted, type PgCluster } from './helpers/pg-workers.js';
+import { usePgClusters } from './helpers/pg-clusters.js';
+import { allEvents, expectGapless, stagesStarted } from './helpers/pg-workers.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
-let server: TestPostgres;
-let cluster: PgCluster | undefined;
-beforeAll(async () => {
-  server = await startEmbeddedPostgres();
-});
-afterAll(async () => {
-  await cluster?.dispose();
-  await server.dispose();
-});
+const pg = usePgClusters({ ownServer: true });
 
 const HOLD = `
 [workflow]
@@ -48,7 +40,7 @@ run = 'echo "{{ run.id }} two" >> trail.txt'
 `;
 
 it('a worker cut off from PostgreSQL for a while recovers without losing or duplicating events', async () => {
-  cluster = await pgCluster(await server.createDatabase(), 1500);
+  const cluster = await pg.start(1500);
   const file = await cluster.workflow('outage', HOLD);
   const ids = [await cluster.queue(file, 'outage'), await cluster.queue(file, 'outage'), await cluster.queue(file, 'outage')];
   const worker = await cluster.startWorker('w1');
@@ -61,7 +53,7 @@ it('a worker cut off from PostgreSQL for a while recovers without losing or dupl
   const before = new Map<string, RunEvent[]>();
   for (const id of ids) before.set(id, await allEvents(cluster.store, id));
 
-  await server.stop();
+  await pg.server.stop();
   // The worker notices (its heartbeats fail); the stages finish while the database is away.
   await until(
     'the worker to notice the outage',
@@ -74,12 +66,12 @@ it('a worker cut off from PostgreSQL for a while recovers without losing or dupl
     async () => ((await readLines(join(ws, 'trail.txt'))).filter((line) => line.endsWith(' hold')).length >= ids.length ? true : undefined),
     30_000,
   );
-  await server.start();
+  await pg.server.start();
 
   await until(
     'every run to succeed',
     async () =>
-      (await Promise.all(ids.map((id) => cluster!.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined,
+      (await Promise.all(ids.map((id) => cluster.store.getRun(id)))).every((run) => run?.status === 'succeeded') ? true : undefined,
     60_000,
     200,
   );

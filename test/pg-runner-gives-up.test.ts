@@ -5,24 +5,17 @@
  * used to stay forever, retrying alone. When the server is back, the run's lease has run
  * out and a new runner finishes it.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pgCluster, type PgCluster } from './helpers/pg-workers.js';
-import { startEmbeddedPostgres, type TestPostgres } from './helpers/postgres.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { usePgClusters } from './helpers/pg-clusters.js';
+import type { PgCluster } from './helpers/pg-workers.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
 
 const LEASE_MS = 2000;
-let pg: TestPostgres;
+const pg = usePgClusters({ ownServer: true });
 let cluster: PgCluster;
-
 beforeAll(async () => {
-  pg = await startEmbeddedPostgres();
-  cluster = await pgCluster(await pg.createDatabase(), LEASE_MS);
-});
-
-afterAll(async () => {
-  await cluster?.dispose();
-  await pg?.dispose();
+  cluster = await pg.start(LEASE_MS);
 });
 
 describe('an on-demand runner when PostgreSQL is gone', () => {
@@ -37,7 +30,7 @@ describe('an on-demand runner when PostgreSQL is gone', () => {
     const exited = new Promise<number | null>((resolve) => runner.child.once('exit', (code) => resolve(code)));
     await vi.waitFor(async () => expect((await cluster.store.getRun(id))?.status).toBe('running'), { timeout: 30_000, interval: 100 });
 
-    await pg.stop();
+    await pg.server.stop();
     expect(await exited, runner.stderr()).not.toBe(0);
     // Either the give-up time runs out first, or a write of the running stage fails first (the
     // runner then stops the run it cannot record, as on a full disk): both end the runner
@@ -46,7 +39,7 @@ describe('an on-demand runner when PostgreSQL is gone', () => {
       /run store has not answered for \d+ s.*this runner gives up|could not be recorded: .*cannot be reached.*This runner stops the run here/s,
     );
 
-    await pg.start();
+    await pg.server.start();
     const { writeFile } = await import('node:fs/promises');
     await writeFile(marker, '');
     const later = await cluster.startWorker('w2', {}, ['--until-idle']);

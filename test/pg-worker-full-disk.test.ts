@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { allEvents, pgCluster, type PgCluster } from './helpers/pg-workers.js';
-import { startEmbeddedPostgres, type TestPostgres } from './helpers/postgres.js';
+import { usePgClusters } from './helpers/pg-clusters.js';
+import { allEvents, type PgCluster } from './helpers/pg-workers.js';
 import { runCli } from './helpers/run-cli.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
@@ -18,9 +18,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 const base = mkdtempSync(join(tmpdir(), 'weft-pg-full-disk-'));
 const disk = join(base, 'disk');
 const repo = join(base, 'repo');
-let pg: TestPostgres;
 let cluster: PgCluster;
-let url: string;
 
 beforeAll(async () => {
   if (userInfo().uid !== 0) throw new Error('This test mounts a tmpfs: run it as root.');
@@ -32,16 +30,15 @@ beforeAll(async () => {
   writeFileSync(join(repo, 'README'), 'hello\n');
   git('add', 'README');
   git('commit', '-q', '-m', 'first');
-  pg = await startEmbeddedPostgres();
-  url = await pg.createDatabase();
-  cluster = await pgCluster(url, 4000);
 });
-
-afterAll(async () => {
-  await cluster?.dispose();
-  await pg?.dispose();
+// Registered first, so it runs last: the workers and the server are gone before the disk is.
+afterAll(() => {
   execFileSync('umount', ['--lazy', disk]);
   rmSync(base, { recursive: true, force: true });
+});
+const pg = usePgClusters({ ownServer: true });
+beforeAll(async () => {
+  cluster = await pg.start(4000);
 });
 
 describe('a worker whose disk fills up, the store on PostgreSQL', () => {
@@ -85,7 +82,7 @@ describe('a worker whose disk fills up, the store on PostgreSQL', () => {
     // Created as `weft run` does (the workspace is resolved at creation), on the worker's host.
     const created = await runCli(['--cwd', cluster.ws, 'run', '--detach', fill], {
       cwd: cluster.ws,
-      env: { ...hostEnv, WEFT_DATABASE_URL: url },
+      env: { ...hostEnv, WEFT_DATABASE_URL: pg.url },
     });
     expect(created.code, created.stderr).toBe(0);
     const filled = created.stdout.trim().split('\n').at(-1)!;

@@ -8,25 +8,17 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isAlive, readLines, readPid, until } from './fixtures/workflows-e2e/harness.js';
-import { testPostgres } from './helpers/postgres.js';
-import { allEvents, expectGapless, pgCluster, stagesStarted, type PgCluster } from './helpers/pg-workers.js';
+import { usePgClusters } from './helpers/pg-clusters.js';
+import { allEvents, expectGapless, stagesStarted, type PgCluster } from './helpers/pg-workers.js';
 import { runCli } from './helpers/run-cli.js';
 
 // Real processes and a real database on a possibly busy machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-let url: string;
+const pg = usePgClusters();
 let cluster: PgCluster | undefined;
-beforeAll(async () => {
-  url = await (await testPostgres()).createDatabase();
-});
-afterEach(async () => {
-  await cluster?.dispose();
-  cluster = undefined;
-});
-afterAll(async () => (await testPostgres()).dispose());
 
 const THREE_STAGES = `
 [workflow]
@@ -73,7 +65,7 @@ run = 'echo two >> trail.txt'
 
 /** Two workers on the HOLD workflow, its `hold` stage started on one of them (the holder). */
 async function holdOnOneOfTwoWorkers() {
-  cluster = await pgCluster(url, 1000);
+  cluster = await pg.start(1000);
   const file = await cluster.workflow('hold', HOLD);
   const id = await cluster.queue(file, 'hold');
   const workers = await Promise.all(['w1', 'w2'].map((name) => cluster!.startWorker(name)));
@@ -107,7 +99,7 @@ async function expectHoldRanTwiceAfterTakeover(id: string, ws: string): Promise<
 
 describe('workers on several hosts sharing PostgreSQL', () => {
   it('4 workers drain 200 queued runs, each run executed exactly once', async () => {
-    cluster = await pgCluster(url, 5000);
+    cluster = await pg.start(5000);
     const file = await cluster.workflow('three', THREE_STAGES);
     const ids = new Set<string>();
     for (let index = 0; index < 200; index += 1) ids.add(await cluster.queue(file, 'three'));
@@ -210,7 +202,7 @@ describe('workers on several hosts sharing PostgreSQL', () => {
 
 describe('artifacts on a shared store', () => {
   it('keeps a full tool output in PostgreSQL, readable from another host', async () => {
-    cluster = await pgCluster(url, 5000);
+    cluster = await pg.start(5000);
     await mkdir(join(cluster.ws, '.weft'));
     await writeFile(
       join(cluster.ws, '.weft', 'settings.toml'),
@@ -229,7 +221,10 @@ describe('artifacts on a shared store', () => {
 
     // Another host: its own storage dir, only the database in common.
     const otherHome = join(cluster.ws, '..', 'host-reader');
-    const read = await runCli(['--storage-dir', otherHome, 'store', 'artifact', ref], { cwd: cluster.ws, env: { WEFT_DATABASE_URL: url } });
+    const read = await runCli(['--storage-dir', otherHome, 'store', 'artifact', ref], {
+      cwd: cluster.ws,
+      env: { WEFT_DATABASE_URL: pg.url },
+    });
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain('line-1\n');
     expect(read.stdout).toContain('line-400');

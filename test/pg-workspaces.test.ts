@@ -8,31 +8,23 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ENGINE_EVENT, RUN_EVENT } from '../src/runs/model/event-types.js';
 import { isAlive, readLines, readPid, until } from './fixtures/workflows-e2e/harness.js';
-import { testPostgres } from './helpers/postgres.js';
-import { allEvents, pgCluster, type PgCluster } from './helpers/pg-workers.js';
+import { usePgClusters } from './helpers/pg-clusters.js';
+import { allEvents, type PgCluster } from './helpers/pg-workers.js';
 import { runCli } from './helpers/run-cli.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
-let url: string;
+const pg = usePgClusters();
 let cluster: PgCluster | undefined;
-beforeAll(async () => {
-  url = await (await testPostgres()).createDatabase();
-});
-afterEach(async () => {
-  await cluster?.dispose();
-  cluster = undefined;
-});
-afterAll(async () => (await testPostgres()).dispose());
 
 const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
 
 describe('workspaces on several hosts sharing PostgreSQL', () => {
   it('a worker killed after the first stage is replaced by one with another root, and its stage sees the first stage’s files', async () => {
-    cluster = await pgCluster(url, 1000);
+    cluster = await pg.start(1000);
     const base = join(cluster.ws, '..');
     const source = join(base, 'source');
     const remote = join(base, 'remote.git');
@@ -69,7 +61,7 @@ run = "echo $$ > '${signals}/hold.pid'; echo \\"start $WORKER_NAME\\" >> '${sign
     // Created (submitted) on a host of its own (no runner there), then queued for the workers.
     const created = await runCli(['--cwd', cluster.ws, 'create', file, '--json'], {
       cwd: cluster.ws,
-      env: { WEFT_HOME: join(base, 'creator'), WEFT_DATABASE_URL: url },
+      env: { WEFT_HOME: join(base, 'creator'), WEFT_DATABASE_URL: pg.url },
     });
     expect(created.code, created.stderr).toBe(0);
     const id = (JSON.parse(created.stdout) as { id: string }).id;

@@ -2,7 +2,8 @@
  * Webhook triggers and the schedules API on a real `weft serve`: a signed delivery makes one
  * run with inputs mapped from the body; the same delivery again answers the same run and
  * makes nothing; unsigned, badly signed, oversized, malformed, id-less and unknown-trigger
- * requests get their 4xx and store nothing; the secret appears nowhere in the store or the
+ * requests get their 4xx (a trigger whose secret the server lacks 503), each with its code and
+ * the catalogue's hint, and store nothing; the secret appears nowhere in the store or the
  * server's output. Also `weft schedule add`'s errors for a bad cron, zone or workflow.
  */
 import { createHmac } from 'node:crypto';
@@ -12,6 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { httpErrorRow, type HttpErrorCode } from '../src/surfaces/http/error-response.js';
 import { runCli } from './helpers/run-cli.js';
 import { callApi, startServe, type Serve } from './helpers/serve-kit.js';
 
@@ -46,7 +48,7 @@ function sign(body: string, secret = SECRET): string {
 
 interface Answer {
   status: number;
-  body: { run_id?: string; created?: boolean; error?: { code: string; message: string } };
+  body: { run_id?: string; created?: boolean; error?: { code: string; message: string; hint: string } };
 }
 
 /** A raw POST: the server may answer 413 and close before the whole body is sent. */
@@ -98,6 +100,19 @@ beforeAll(async () => {
   );
   expect(added.stderr).toBe('');
   expect(added.code).toBe(0);
+  const unset = await runCli(
+    ['--storage-dir', join(dir, '.home'), '--cwd', dir, 'trigger', 'add', 'unset', 'pr.toml', '--secret-env', 'UNSET_HOOK_SECRET'],
+    { cwd: dir },
+  );
+  expect(unset.code).toBe(0);
+  // A trigger whose workflow file is removed after it was added.
+  await writeFile(join(dir, 'gone.toml'), WORKFLOW);
+  const gone = await runCli(
+    ['--storage-dir', join(dir, '.home'), '--cwd', dir, 'trigger', 'add', 'gone', 'gone.toml', '--secret-env', 'HOOK_SECRET'],
+    { cwd: dir },
+  );
+  expect(gone.code).toBe(0);
+  rmSync(join(dir, 'gone.toml'));
   serve = await startServe({ dir, env: { HOOK_SECRET: SECRET } });
 });
 
@@ -132,14 +147,15 @@ describe('POST /api/v1/triggers/{name}', () => {
   it('refuses bad requests with a clear 4xx and stores nothing', async () => {
     const before = (await triggeredRuns()).length;
     const big = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
-    const cases: [string, string, string, Record<string, string>, number, RegExp][] = [
-      ['unsigned', 'gh', body, { 'x-github-delivery': 'd-u' }, 401, /Unsigned delivery/],
+    const cases: [string, string, string, Record<string, string>, number, string, RegExp][] = [
+      ['unsigned', 'gh', body, { 'x-github-delivery': 'd-u' }, 401, 'SIGNATURE_MISSING', /Unsigned delivery/],
       [
         'badly signed',
         'gh',
         body,
         { 'x-hub-signature-256': sign(body, 'wrong-secret'), 'x-github-delivery': 'd-b' },
         401,
+        'SIGNATURE_INVALID',
         /does not match/,
       ],
       [
@@ -148,34 +164,88 @@ describe('POST /api/v1/triggers/{name}', () => {
         body,
         { 'x-hub-signature-256': sign(`${body} `), 'x-github-delivery': 'd-c' },
         401,
+        'SIGNATURE_INVALID',
         /does not match/,
       ],
-      ['not a signature', 'gh', body, { 'x-hub-signature-256': 'sha1=abc', 'x-github-delivery': 'd-s' }, 401, /does not match/],
-      ['oversized', 'gh', big, { 'x-hub-signature-256': sign(big), 'x-github-delivery': 'd-o' }, 413, /larger than 1048576 bytes/],
+      [
+        'not a signature',
+        'gh',
+        body,
+        { 'x-hub-signature-256': 'sha1=abc', 'x-github-delivery': 'd-s' },
+        401,
+        'SIGNATURE_INVALID',
+        /does not match/,
+      ],
+      [
+        'oversized',
+        'gh',
+        big,
+        { 'x-hub-signature-256': sign(big), 'x-github-delivery': 'd-o' },
+        413,
+        'TOO_LARGE',
+        /larger than 1048576 bytes/,
+      ],
       [
         'malformed JSON',
         'gh',
         '{"action": ',
         { 'x-hub-signature-256': sign('{"action": '), 'x-github-delivery': 'd-m' },
         400,
+        'INVALID_JSON',
         /not valid JSON/,
       ],
-      ['a JSON array', 'gh', '[1]', { 'x-hub-signature-256': sign('[1]'), 'x-github-delivery': 'd-a' }, 400, /must be a JSON object/],
-      ['no delivery id', 'gh', body, { 'x-hub-signature-256': sign(body) }, 400, /delivery id/],
+      [
+        'a JSON array',
+        'gh',
+        '[1]',
+        { 'x-hub-signature-256': sign('[1]'), 'x-github-delivery': 'd-a' },
+        400,
+        'INVALID_JSON',
+        /must be a JSON object/,
+      ],
+      ['no delivery id', 'gh', body, { 'x-hub-signature-256': sign(body) }, 400, 'DELIVERY_ID_MISSING', /delivery id/],
       [
         'inputs that do not fit',
         'gh',
         '{"pull_request": {"number": "x"}}',
         { 'x-hub-signature-256': sign('{"pull_request": {"number": "x"}}'), 'x-github-delivery': 'd-i' },
         400,
+        'RUN_INVALID_PARAMS',
         /number/,
       ],
-      ['unknown trigger', 'nope', body, { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-n' }, 404, /No trigger named 'nope'/],
+      [
+        'unknown trigger',
+        'nope',
+        body,
+        { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-n' },
+        404,
+        'TRIGGER_NOT_FOUND',
+        /No trigger named 'nope'/,
+      ],
+      [
+        "the trigger's workflow file gone",
+        'gone',
+        body,
+        { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-g' },
+        404,
+        'FILE_NOT_FOUND',
+        /gone\.toml' does not exist/,
+      ],
+      [
+        "the secret's variable not set on the server",
+        'unset',
+        body,
+        { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-x' },
+        503,
+        'TRIGGER_SECRET_MISSING',
+        /UNSET_HOOK_SECRET is not set/,
+      ],
     ];
-    for (const [what, name, text, headers, status, message] of cases) {
+    for (const [what, name, text, headers, status, code, message] of cases) {
       const answer = await deliver(name, text, headers);
-      expect({ what, status: answer.status }).toEqual({ what, status });
+      expect({ what, status: answer.status, code: answer.body.error?.code }).toEqual({ what, status, code });
       expect(answer.body.error?.message).toMatch(message);
+      expect(answer.body.error?.hint).toBe(httpErrorRow(code as HttpErrorCode).hint);
     }
     expect(await triggeredRuns()).toHaveLength(before);
     // A refused delivery id is not used up: the same id, signed, makes its run.
@@ -186,7 +256,11 @@ describe('POST /api/v1/triggers/{name}', () => {
   it('needs no bearer token, while the rest of the API still does; the secret is nowhere', async () => {
     expect((await callApi(serve, 'GET', '/triggers', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
     const listed = await callApi<{ triggers: { name: string; secret_env: string }[] }>(serve, 'GET', '/triggers');
-    expect(listed.body.triggers).toEqual([expect.objectContaining({ name: 'gh', secret_env: 'HOOK_SECRET' })]);
+    expect(listed.body.triggers).toEqual([
+      expect.objectContaining({ name: 'gh', secret_env: 'HOOK_SECRET' }),
+      expect.objectContaining({ name: 'gone', secret_env: 'HOOK_SECRET' }),
+      expect.objectContaining({ name: 'unset', secret_env: 'UNSET_HOOK_SECRET' }),
+    ]);
     expect(JSON.stringify(listed.body)).not.toContain(SECRET);
     const database = await readFile(join(dir, '.home', 'weft.db'));
     expect(database.includes(SECRET)).toBe(false);

@@ -253,6 +253,27 @@ export const ERROR_CATALOGUE = {
   ),
   TRIGGER_NOT_FOUND: entry<{ trigger: string }>('missing', false, "List the triggers ('weft trigger list')."),
   TRIGGER_EXISTS: entry<{ trigger: string }>('state', false, 'Pick another name, or remove the trigger with that name first.'),
+  // A webhook delivery's refusals (docs/schedules.md); the sender reads them, not the operator.
+  TRIGGER_SECRET_MISSING: entry<{ trigger: string; variable: string }>(
+    'upstream',
+    true,
+    "The server cannot check signatures yet: set the trigger's secret variable in weft serve's environment and restart it; a retried delivery then succeeds.",
+  ),
+  SIGNATURE_MISSING: entry<{ trigger: string }>(
+    'caller',
+    false,
+    "Sign the delivery: X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the trigger's secret> (docs/schedules.md).",
+  ),
+  SIGNATURE_INVALID: entry<{ trigger: string }>(
+    'caller',
+    false,
+    "Sign with the trigger's secret and send the body byte for byte as signed (docs/schedules.md).",
+  ),
+  DELIVERY_ID_MISSING: entry<{ trigger: string }>(
+    'caller',
+    false,
+    'Send X-GitHub-Delivery or X-Weft-Delivery (1–200 visible ASCII characters) so a retried delivery makes no second run.',
+  ),
   INTERNAL: entry('internal', true, 'This is a bug in weft; retry, and report it if it persists.'),
 } satisfies Record<WeftErrorCode, ErrorEntry>;
 

@@ -62,6 +62,10 @@ export type WeftErrorCode =
   | 'TRIGGER_INVALID'
   | 'TRIGGER_NOT_FOUND'
   | 'TRIGGER_EXISTS'
+  | 'TRIGGER_SECRET_MISSING'
+  | 'SIGNATURE_MISSING'
+  | 'SIGNATURE_INVALID'
+  | 'DELIVERY_ID_MISSING'
   | 'INTERNAL';
 
 /** What a `WeftError` carries besides its code and message: `data` of the shape the catalogue gives its code. */

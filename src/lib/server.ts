@@ -11,8 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { WeftError } from '../core/errors.js';
 import { version } from '../core/package-version.js';
-import { redactSecrets, registerSecret } from '../core/redact.js';
+import { registerSecret } from '../core/redact.js';
 import { isLoopbackHost } from '../surfaces/shared/loopback.js';
+import { serverErrorReporter } from '../surfaces/shared/server-error-report.js';
 import { appOf } from './app-of.js';
 import type { Weft } from './index.js';
 
@@ -43,7 +44,12 @@ export interface WeftHttpHandlerOptions {
   allowedHosts?: readonly string[];
   /** Serve the dashboard's page and files at `/` (default `true`). */
   dashboard?: boolean;
-  /** Told about errors no client was answered with (a failed stream, a broken connection). Default: a line on stderr. */
+  /**
+   * Told about errors no client was answered with (a failed stream, a broken connection, a
+   * malformed MCP message). Their messages may quote what a client sent, at any length.
+   * Default: as `weft serve` reports them, on stderr, one redacted line of at most 300
+   * characters each and at most 20 lines a minute (then a count of those left out).
+   */
   onError?: (error: Error) => void;
 }
 
@@ -96,8 +102,6 @@ function checkedToken(options: WeftHttpHandlerOptions, host: string): string | u
   return token;
 }
 
-const reportToStderr = (error: Error) => void process.stderr.write(`weft: server: ${redactSecrets(error.message)}\n`);
-
 /**
  * @example
  * const weft = await createWeft();
@@ -125,7 +129,7 @@ export async function createWeftHttpHandler(options: WeftHttpHandlerOptions): Pr
     },
     version,
     assets: options.dashboard === false ? new Map() : http.dashboardAssets(),
-    onError: options.onError ?? reportToStderr,
+    onError: options.onError ?? serverErrorReporter('weft: server'),
   });
   return {
     listener: (req, res, next) => {
@@ -168,7 +172,7 @@ export interface ServeWeftMcpStdioOptions {
   weft: Weft;
   /** Stops serving; otherwise it serves until stdin ends. */
   signal?: AbortSignal;
-  /** Told about transport errors. Default: a line on stderr. */
+  /** Told about transport errors (a malformed message; its text may quote it, at any length). Default: bounded stderr lines, as for `createWeftHttpHandler`. */
   onError?: (error: Error) => void;
 }
 
@@ -184,7 +188,7 @@ export async function serveWeftMcpStdio(options: ServeWeftMcpStdioOptions): Prom
     runs: app.runs,
     cwd: app.workspaceRoot,
     version,
-    onError: options.onError ?? reportToStderr,
+    onError: options.onError ?? serverErrorReporter('weft: server'),
     signal: options.signal ?? new AbortController().signal,
   });
 }

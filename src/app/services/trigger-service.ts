@@ -10,7 +10,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { resolve } from 'node:path';
-import { WeftError } from '../../core/errors.js';
+import { WeftError, type WeftErrorCode } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { parseJsonPath, readJsonPath } from '../../core/json-path.js';
 import type { JsonObject } from '../../runs/model/json.js';
@@ -51,8 +51,11 @@ export interface Delivery {
   header: (name: string) => string | undefined;
 }
 
-export type DeliveryResult =
-  { ok: true; runId: string; created: boolean } | { ok: false; status: 400 | 401 | 404 | 503; code: string; message: string };
+/** A refused delivery's code: the catalogue's (`core/error-catalogue.ts`), or the HTTP surface's `INVALID_JSON` for a body that is not a JSON object. */
+export type DeliveryRefusalCode = WeftErrorCode | 'INVALID_JSON';
+
+/** Made or found a run, or refused, creating nothing; the surface maps the code to its status. */
+export type DeliveryResult = { ok: true; runId: string; created: boolean } | { ok: false; code: DeliveryRefusalCode; message: string };
 
 export interface TriggerServiceDeps {
   store: ScheduleStore;
@@ -62,8 +65,8 @@ export interface TriggerServiceDeps {
   env: Record<string, string | undefined>;
 }
 
-function refuse(status: 400 | 401 | 404 | 503, code: string, message: string): DeliveryResult {
-  return { ok: false, status, code, message };
+function refuse(code: DeliveryRefusalCode, message: string): DeliveryResult {
+  return { ok: false, code, message };
 }
 
 /** `input=$.path` strings (CLI `--input-map`) into a map; each path is checked. */
@@ -146,24 +149,21 @@ export class TriggerService {
 
   async deliver(delivery: Delivery): Promise<DeliveryResult> {
     const trigger = NAME.test(delivery.name) ? await this.#deps.store.getTrigger(delivery.name) : undefined;
-    if (trigger === undefined) return refuse(404, 'TRIGGER_NOT_FOUND', `No trigger named '${delivery.name.slice(0, 80)}'.`);
+    if (trigger === undefined) return refuse('TRIGGER_NOT_FOUND', `No trigger named '${delivery.name.slice(0, 80)}'.`);
     const secret = this.#deps.env[trigger.spec.secretEnv];
     if (secret === undefined || secret === '')
       return refuse(
-        503,
         'TRIGGER_SECRET_MISSING',
         `Trigger '${trigger.name}' cannot check signatures: the server's environment variable ${trigger.spec.secretEnv} is not set. Set it and restart weft serve.`,
       );
     const signature = SIGNATURE_HEADERS.map((name) => delivery.header(name)).find((value) => value !== undefined);
     if (signature === undefined)
       return refuse(
-        401,
         'SIGNATURE_MISSING',
         `Unsigned delivery: send X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body with the trigger's secret>.`,
       );
     if (!signatureMatches(signature, delivery.body, secret))
       return refuse(
-        401,
         'SIGNATURE_INVALID',
         'The X-Hub-Signature-256 signature does not match the body: check the secret and that the body is sent unchanged.',
       );
@@ -171,14 +171,12 @@ export class TriggerService {
     try {
       body = JSON.parse(Buffer.from(delivery.body).toString('utf8'));
     } catch (error) {
-      return refuse(400, 'INVALID_JSON', `The body is not valid JSON (${(error as Error).message}).`);
+      return refuse('INVALID_JSON', `The body is not valid JSON (${(error as Error).message}).`);
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body))
-      return refuse(400, 'INVALID_JSON', 'The body must be a JSON object.');
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return refuse('INVALID_JSON', 'The body must be a JSON object.');
     const deliveryId = DELIVERY_HEADERS.map((name) => delivery.header(name)).find((value) => value !== undefined);
     if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId))
       return refuse(
-        400,
         'DELIVERY_ID_MISSING',
         'Send a delivery id (X-GitHub-Delivery or X-Weft-Delivery, 1–200 visible ASCII characters): it keeps a retried delivery from making a second run.',
       );
@@ -188,8 +186,7 @@ export class TriggerService {
     try {
       inputs = resolveInputs(await loadWorkflow(resolve(spec.cwd, spec.workflow)), mapInputs(spec.inputMap, body)) as JsonObject;
     } catch (error) {
-      if (WeftError.is(error))
-        return refuse(400, error.code, `The delivery's inputs do not fit workflow ${spec.workflow}: ${error.message}`);
+      if (WeftError.is(error)) return refuse(error.code, `The delivery's inputs do not fit workflow ${spec.workflow}: ${error.message}`);
       throw error;
     }
     const recorded = await this.#deps.store.recordDelivery(trigger.name, deliveryId, newId(), this.#deps.clock());

@@ -5,8 +5,7 @@
  * string at once (3× the line before it was even parsed). Copied into one buffer as they
  * arrive, the chunks are garbage at once; the buffer is dropped when the line is decoded.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullGc } from '../../core/full-gc.js';
 
 /** A line's buffer up to this size is kept for the next line; a bigger one is dropped with its line. */
 const KEPT_CAPACITY = 1024 * 1024;
@@ -34,7 +33,7 @@ export class LineBuffer {
     // it collects, which a few small objects holding megabytes outside its heap do not make
     // it do: left alone, they pile up to the size of the line.
     if (needed >= this.#collectAt) {
-      collectGarbage();
+      fullGc();
       this.#collectAt = needed + COLLECT_EVERY;
     }
   }
@@ -49,7 +48,7 @@ export class LineBuffer {
     if (buffer.length > KEPT_CAPACITY) this.#buffer = undefined;
     // The chunks copied since the last growth are garbage as big as a few MB each; the
     // decoded line is about to need as much memory again as the buffer holds.
-    if (size >= HUGE_LINE_CHARS) collectGarbage();
+    if (size >= HUGE_LINE_CHARS) fullGc();
     const end = size > 0 && buffer[size - 1] === 13 ? size - 1 : size;
     return buffer.toString('utf8', 0, end);
   }
@@ -71,30 +70,14 @@ export class LineBuffer {
   }
 }
 
-let collect: (() => void) | undefined;
-
 /**
  * Called with a huge line just decoded, before it is parsed: collects garbage so the line's
  * bytes (and the chunks they came in) are freed now rather than at V8's leisure — parsing
  * makes one more copy of the same size, and without this the process held bytes, line and
  * parsed value at once. One full collection per huge message costs milliseconds, next to
- * the hundreds it takes to read and parse one.
+ * the hundreds it takes to read and parse one. Only where the process allows it
+ * (`core/full-gc.ts`: the `weft` CLI does; a library user's process only with `--expose-gc`).
  */
 export function releaseHugeLine(line: string): void {
-  if (line.length >= HUGE_LINE_CHARS) collectGarbage();
-}
-
-function collectGarbage(): void {
-  if (!collect) {
-    const exposed = (globalThis as { gc?: () => void }).gc;
-    if (typeof exposed === 'function') collect = exposed;
-    else {
-      // `gc` is only handed to contexts created while the flag is on; this process's own
-      // global stays as it was.
-      setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
-      setFlagsFromString('--no-expose-gc');
-    }
-  }
-  collect();
+  if (line.length >= HUGE_LINE_CHARS) fullGc();
 }

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { WeftError } from '../../core/errors.js';
 import { endQuietlyWhenOutputCloses } from './closed-output.js';
+import { enableFullGc } from './full-gc-access.js';
 import { redactSecrets } from '../../core/redact.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { version } from '../../core/package-version.js';
@@ -137,6 +138,9 @@ function applyToTree(command: Command): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // A huge MCP result is freed as soon as it is read (`core/full-gc.ts`): this process is
+  // weft's own, so it may reach `gc`; a library user's never does unless started so.
+  enableFullGc();
   // The stdio MCP server's transport handles its own closed stdout and shuts down in order;
   // `mcp start --help` only prints, like any other command.
   if (!startsMcpServer(argv) || argv.includes('--help') || argv.includes('-h')) endQuietlyWhenOutputCloses();

@@ -34,8 +34,15 @@ const STATUS_EXCEPTIONS: Partial<Record<WeftErrorCode, HttpStatus>> = {
   WORKSPACE_INVALID: 400,
   // Refused by an approval rule, not mistaken.
   TOOL_DENIED: 403,
-  // The database is unavailable for now: a client should come back, not blame a gateway.
+  // A malformed webhook delivery.
+  DELIVERY_ID_MISSING: 400,
+  // A webhook's signature is its authentication.
+  SIGNATURE_MISSING: 401,
+  SIGNATURE_INVALID: 401,
+  // The database is unavailable for now, or the server cannot check a webhook's signature
+  // until its secret is set: a client should come back, not blame a gateway.
   STORE_FAILED: 503,
+  TRIGGER_SECRET_MISSING: 503,
 };
 
 /** Hints that name this surface's routes in place of the catalogue's. */
@@ -96,10 +103,13 @@ export interface ErrorBody {
 
 /** The status and JSON body for anything thrown; unknown errors become INTERNAL (500). */
 export function errorResponse(error: unknown): { status: HttpStatus; body: ErrorBody } {
-  const { code, message } =
-    error instanceof HttpFailure || WeftError.is(error)
-      ? { code: error.code, message: error.message }
-      : { code: 'INTERNAL' as const, message: `internal error: ${errorMessage(error)}` };
+  return error instanceof HttpFailure || WeftError.is(error)
+    ? errorAnswer(error.code, error.message)
+    : errorAnswer('INTERNAL', `internal error: ${errorMessage(error)}`);
+}
+
+/** The status and JSON body of a refusal a service returns rather than throws (a webhook delivery's). */
+export function errorAnswer(code: HttpErrorCode, message: string): { status: HttpStatus; body: ErrorBody } {
   const entry = httpErrorRow(code);
   return { status: entry.status, body: { error: { code, message: redactSecrets(message), hint: entry.hint } } };
 }

@@ -8,7 +8,9 @@ import type { ToolContext, ToolResult } from '../tool.js';
 import { createFileReadTracker, resultText } from '../tool.js';
 import type { GroupWatchdog } from '../../core/process-watchdog.js';
 import { recordingWatchdog } from '../../../test/kits/watchdog-kit.js';
-import { StreamCapture, createShellTool, runCommand, shellTool } from './shell.js';
+import { runCommand } from './run-command.js';
+import { createShellTool, shellTool } from './shell.js';
+import { StreamCapture } from './stream-capture.js';
 
 let workspace: string;
 let controller: AbortController;

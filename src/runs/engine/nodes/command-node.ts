@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { formatDuration } from '../../../core/duration.js';
-import { runCommand } from '../../../tools/builtin/shell.js';
+import { runCommand } from '../../../tools/builtin/run-command.js';
 import { describeViolation } from '../../../core/sandbox/index.js';
 import { renderTemplate, type CommandNode } from '../../workflow/index.js';
 import { ENGINE_EVENT, type StageProcessStartedPayload } from '../../model/event-types.js';

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
-import { serverErrorReporter } from '../server-error-report.js';
+import { serverErrorReporter } from '../../shared/server-error-report.js';
 import type { WeftApp } from '../../../app/weft-app.js';
 import { globalOptions, openApp, printJson } from '../command-context.js';
 import { collect } from '../options.js';

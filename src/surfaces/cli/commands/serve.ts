@@ -11,7 +11,7 @@ import { registerSecret } from '../../../core/redact.js';
 import { withApp } from '../command-context.js';
 import { untilInterrupted } from '../interrupt.js';
 import { collect } from '../options.js';
-import { serverErrorReporter } from '../server-error-report.js';
+import { serverErrorReporter } from '../../shared/server-error-report.js';
 import { parsePort } from './mcp-server.js';
 
 export const DEFAULT_SERVE_PORT = 7777;

@@ -10,6 +10,7 @@ import type { ScheduleService } from '../../../app/services/schedule-service.js'
 import type { TriggerService } from '../../../app/services/trigger-service.js';
 import { scheduleSchema, scheduleView, triggerSchema, triggerView } from '../../../app/views/schedule-view.js';
 import { defineRoute, type ApiRoute } from '../api-route.js';
+import { errorAnswer } from '../error-response.js';
 import type { HttpDeps } from '../http-deps.js';
 
 const addBody = z
@@ -135,18 +136,17 @@ export function scheduleRoutes(deps: HttpDeps): ApiRoute[] {
       method: 'post',
       path: '/triggers/{name}',
       summary:
-        'Deliver a webhook: a JSON body signed with X-Hub-Signature-256: sha256=<HMAC-SHA256 hex of the raw body> (no bearer token) and a delivery id (X-GitHub-Delivery or X-Weft-Delivery); makes one run per delivery id. 401 unsigned or badly signed, 400 malformed, 404 unknown trigger, 413 over 1 MiB',
+        'Deliver a webhook: a JSON body signed with X-Hub-Signature-256: sha256=<HMAC-SHA256 hex of the raw body> (no bearer token) and a delivery id (X-GitHub-Delivery or X-Weft-Delivery); makes one run per delivery id. 401 unsigned or badly signed, 400 malformed, 404 unknown trigger, 413 over 1 MiB, 503 secret not set on the server',
       auth: false,
       response: deliveryAnswer,
       status: 201,
       async handle({ params, context }) {
         const body = new Uint8Array(await context.req.arrayBuffer());
         const result = await (await triggers()).deliver({ name: params.name!, body, header: (name) => context.req.header(name) });
-        if (!result.ok)
-          return context.json(
-            { error: { code: result.code, message: result.message, hint: 'See docs/schedules.md: webhook triggers.' } },
-            result.status,
-          );
+        if (!result.ok) {
+          const refusal = errorAnswer(result.code, result.message);
+          return context.json(refusal.body, refusal.status);
+        }
         return { status: result.created ? 201 : 200, json: { run_id: result.runId, created: result.created } };
       },
     }),

@@ -1,5 +1,6 @@
 /**
- * How `weft serve` and `weft mcp start` report the protocol errors their transports raise:
+ * How `weft serve`, `weft mcp start` and the library's servers (`weft-runtime/server`, when
+ * the application gives no `onError`) report the protocol errors their transports raise:
  * those messages quote what a client sent (a zod issue lists every unknown key, a 1 MB key
  * becomes 8 MB of stderr), so each is redacted, put on one line with control characters
  * escaped (no terminal escapes from a client), and cut to a bounded length; and at most
