@@ -157,7 +157,7 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   const subscription = await modern.listen({ resourceSubscriptions: [uri] });
   expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri] });
   // A run that does not change across the outage (created, never started).
-  const still = await callApi<{ run: { id: string } }>(serve, 'POST', '/runs', { workflow: 'hold.toml', start: false });
+  const still = await callApi<{ run: { id: string; status: string } }>(serve, 'POST', '/runs', { workflow: 'hold.toml', start: false });
   expect(still.status, JSON.stringify(still.body)).toBe(201);
   // The dashboard: the runs list and the run's own page, each showing the run running.
   const listPage = await runsList();
@@ -179,9 +179,14 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   // Someone opens the runs list while the database is away: it says so, and comes right by itself.
   const latePage = await runsListBeside(listPage);
   await latePage.locator('p[role=alert].notice.error:not([hidden])').waitFor();
+  // And the page of a run that does not change, opened during the outage too.
+  const lateRunPage = await latePage.context().newPage();
+  await lateRunPage.goto(`${serve.url}/#/runs/${still.body.run.id}`);
+  await lateRunPage.locator('p[role=alert].notice.error:not([hidden])').waitFor();
   await server.start();
   const back = Date.now();
   const lateWhole = shownAt(latePage, `tr[data-run="${still.body.run.id}"]`);
+  const lateSummary = shownAt(lateRunPage, `.run-head .badge[data-status="${still.body.run.status}"]`);
 
   const messages = await list;
   const listMs = Date.now() - back;
@@ -204,10 +209,11 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   expect(await runPage.locator('tr[data-stage="two@1"] .badge').textContent()).toBe('succeeded');
   // The list opened during the outage reads the list again once it can: the run that did not change is there too.
   const latePageMs = (await lateWhole) - back;
+  const lateRunPageMs = (await lateSummary) - back;
   await latePage.locator(`tr[data-run="${id}"] .badge[data-status="succeeded"]`).waitFor({ timeout: 60_000 });
   await latePage.locator('#runs-live[data-state="live"]').waitFor({ timeout: 60_000 });
   // Nothing the outage showed is left on any page.
-  for (const page of [listPage, runPage, latePage]) expect(await page.locator('.notice.error:not([hidden])').count()).toBe(0);
+  for (const page of [listPage, runPage, latePage, lateRunPage]) expect(await page.locator('.notice.error:not([hidden])').count()).toBe(0);
   await subscription.close();
   // When the run's end was recorded: the notices came with it, not later.
   const ended = await callApi<{ run: { finished_at: string } }>(serve, 'GET', `/runs/${id}`);
@@ -216,6 +222,6 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   console.log(
     `PostgreSQL restarted with a run whose stage ended during the outage: its end recorded ${recordedMs} ms after the server was back; ` +
       `after it: SSE list ${listMs} ms, MCP resources/subscribe ${mcpMs} ms, MCP subscriptions/listen ${listenMs} ms, ` +
-      `dashboard list ${listPageMs} ms, run page ${runPageMs} ms; the list opened during the outage showed the unchanged run ${latePageMs} ms after the server was back`,
+      `dashboard list ${listPageMs} ms, run page ${runPageMs} ms; the list opened during the outage showed the unchanged run ${latePageMs} ms after the server was back, that run's page ${lateRunPageMs} ms`,
   );
 }, 180_000);
