@@ -169,6 +169,7 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   const pageShown = shownAt(runPage, '.run-head .badge[data-status="succeeded"]');
 
   await server.stop();
+  const down = Date.now();
   // The stage ends while the database is away; its end is recorded once it is back.
   await writeFile(join(serve.dir, 'release.marker'), '');
   await until(
@@ -185,6 +186,7 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   await lateRunPage.locator('p[role=alert].notice.error:not([hidden])').waitFor();
   await server.start();
   const back = Date.now();
+  const outageMs = back - down;
   const lateWhole = shownAt(latePage, `tr[data-run="${still.body.run.id}"]`);
   const lateSummary = shownAt(lateRunPage, `.run-head .badge[data-status="${still.body.run.status}"]`);
 
@@ -220,7 +222,7 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
   const recordedMs = Date.parse(ended.body.run.finished_at) - back;
   expect(listMs).toBeGreaterThanOrEqual(recordedMs);
   console.log(
-    `PostgreSQL restarted with a run whose stage ended during the outage: its end recorded ${recordedMs} ms after the server was back; ` +
+    `PostgreSQL stopped for ${outageMs} ms with a run whose stage ended during the outage: its end recorded ${recordedMs} ms after the server was back; ` +
       `after it: SSE list ${listMs} ms, MCP resources/subscribe ${mcpMs} ms, MCP subscriptions/listen ${listenMs} ms, ` +
       `dashboard list ${listPageMs} ms, run page ${runPageMs} ms; the list opened during the outage showed the unchanged run ${latePageMs} ms after the server was back, that run's page ${lateRunPageMs} ms`,
   );
