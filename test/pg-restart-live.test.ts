@@ -177,6 +177,10 @@ it('the live runs list, MCP subscriptions of both eras and the dashboard learn o
     async () => ((await readLines(join(serve!.dir, 'hold-starts.txt'))).length === 2 ? true : undefined),
     10_000,
   );
+  // A listen sent while the database is away is refused at once with the store's error, not left hanging.
+  const late = await waitingClient('late-listener', uri, MODERN_CLIENT_OPTIONS);
+  await expect(late.client.listen({ resourceSubscriptions: [uri] })).rejects.toThrow(/STORE_FAILED.*cannot be reached/);
+  await late.client.close();
   // Someone opens the runs list while the database is away: it says so, and comes right by itself.
   const latePage = await runsListBeside(listPage);
   await latePage.locator('p[role=alert].notice.error:not([hidden])').waitFor();
