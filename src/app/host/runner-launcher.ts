@@ -55,9 +55,10 @@ export function detachedRunnerLauncher(storageDir: string, env: Record<string, s
         // Neither the runner nor its report keeps this process alive: a launcher that exits is simply not told.
         channel?.unref?.();
         child.unref();
+        // Unheard, a failed spawn would be an uncaught 'error' event in the process that created the run.
+        child.once('error', (error) => logger?.error(`could not start a runner: ${error.message}`));
         if (channel && logger) {
           const report = collectReport(channel);
-          child.once('error', (error) => logger.error(`could not start a runner: ${error.message}`));
           child.once('exit', (code, signal) => {
             if (code === 0) return;
             void report
