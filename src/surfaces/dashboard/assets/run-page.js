@@ -108,8 +108,15 @@ export async function renderRun(root, signal, runId) {
     h('section', { class: 'card', 'aria-label': 'Events' }, h('h2', {}, 'Events ', live), feed.element),
   );
 
-  const refresh = coalesced(() => Promise.all([loadSummary(), loadGraph()]));
+  // Set while the last summary or graph read failed (the store away): the next time the event
+  // stream is live they are read again, since a run that does not change sends nothing to refresh them.
+  let stale = false;
+  const refresh = coalesced(async () => {
+    const read = await Promise.all([loadSummary(), loadGraph()]);
+    stale = read.includes(false);
+  });
 
+  /** Resolves to whether the read went through. */
   async function loadSummary() {
     try {
       const next = await api('GET', `/runs/${runId}`);
@@ -117,12 +124,14 @@ export async function renderRun(root, signal, runId) {
       current = next;
       notice(message, '');
       renderSummary();
+      return true;
     } catch (error) {
       if (!signal.aborted) notice(message, errorText(error));
+      return false;
     }
   }
 
-  /** The server draws the graph with the states (one renderer for CLI and page); its text is escaped there. */
+  /** The server draws the graph with the states (one renderer for CLI and page); its text is escaped there. Resolves to whether it was read. */
   async function loadGraph() {
     try {
       const svg = await api('GET', `/runs/${runId}/graph?format=svg`);
@@ -130,8 +139,10 @@ export async function renderRun(root, signal, runId) {
       graph.innerHTML = svg;
       markBlocked();
       if (current) messages.update();
+      return true;
     } catch (error) {
       if (!signal.aborted) fill(graph, h('p', { class: 'muted' }, `No graph: ${errorText(error)}`));
+      return false;
     }
   }
 
@@ -278,7 +289,10 @@ export async function renderRun(root, signal, runId) {
   await refresh();
   void followEvents(runId, {
     signal,
-    onState: (state) => (live.textContent = state),
+    onState: (state) => {
+      live.textContent = state;
+      if (state === 'live' && stale) void refresh();
+    },
     onEvent: (event) => {
       events.push(event);
       feed.add(event);

@@ -128,7 +128,10 @@ export async function renderRuns(root, signal) {
   }
   // Changes that came while pages were being read: the pages may predate them.
   let duringLoad;
-  /** Reads the first `pages` pages again (after a filter change or a reconnect), one cursor step at a time. */
+  /**
+   * Reads the first `pages` pages again (after a filter change or a reconnect), one cursor step
+   * at a time; resolves to whether the read went through.
+   */
   function load() {
     loading = loading.then(async () => {
       duringLoad = [];
@@ -144,7 +147,7 @@ export async function renderRuns(root, signal) {
           next = answer.next_cursor ?? null;
           if (!next) break;
         }
-        if (signal.aborted) return;
+        if (signal.aborted) return false;
         notice(message, '');
         shownRuns = runs;
         cursor = next;
@@ -154,8 +157,10 @@ export async function renderRuns(root, signal) {
         drawNow();
         if (first) performance.mark('weft:runs-first-page');
         first = false;
+        return true;
       } catch (error) {
         if (!signal.aborted) notice(message, `The runs could not be read: ${errorText(error)}`);
+        return false;
       } finally {
         duringLoad = undefined;
       }
@@ -224,26 +229,40 @@ export async function renderRuns(root, signal) {
     if (redraw) draw();
   }
 
-  // The stream of the current filters; polling only while it is down.
+  // The stream of the current filters; polling only while it is down, or open but not yet
+  // joined by a list read that went through (the store was away when it opened: the stream
+  // brings only what changes from then on, so the runs that did not change would be missing).
   let following;
   let timer;
+  let streamOpen = false;
   function poll(on) {
     const mode = on ? 'polling' : 'live';
     if (liveState.dataset.state === mode) return;
     clearInterval(timer);
-    timer = on ? setInterval(() => document.visibilityState === 'visible' && void load(), REFRESH_MS) : undefined;
+    timer = on ? setInterval(() => document.visibilityState === 'visible' && void load().then(joined), REFRESH_MS) : undefined;
     liveState.textContent = mode;
     liveState.dataset.state = mode;
+  }
+  /** After a list read: live once one went through with the stream open. */
+  function joined(read) {
+    if (read && streamOpen) poll(false);
   }
   function follow() {
     following?.abort();
     following = new AbortController();
+    streamOpen = false;
     void followRunList(query(), {
       signal: AbortSignal.any([signal, following.signal]),
       onChange: (kind, run) => apply(kind, run),
       // Whatever changed while the stream was down or opening, the list read now has it; live from then on.
-      onOpen: () => void load().then(() => poll(false)),
-      onDrop: () => poll(true),
+      onOpen: () => {
+        streamOpen = true;
+        void load().then((read) => (read ? poll(false) : poll(true)));
+      },
+      onDrop: () => {
+        streamOpen = false;
+        poll(true);
+      },
     });
   }
   function refilter() {
