@@ -271,7 +271,7 @@ describe('dashboard in a browser', () => {
     const call = page.locator('#events li.tool');
     expect(await call.count()).toBe(1);
     expect(await page.locator('#events li[data-type^="tool-call-"]:not(.tool)').count()).toBe(0);
-    expect(await call.locator('summary').textContent()).toMatch(/^✓ read_file \(\d+ ms\)$/);
+    expect(await call.locator('summary').textContent()).toMatch(/^✓ read_file \((\d+ ms|\d+\.\d s)\)$/);
     expect(await call.locator('details').getAttribute('open')).toBeNull();
     await call.locator('summary').click();
     const [args, result] = await call.locator('pre').allTextContents();
