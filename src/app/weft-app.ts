@@ -278,7 +278,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);
-      const { store: runStore, artifacts, clock } = await opened.get();
+      const { store: runStore, artifacts, clock, modelCalls } = await opened.get();
       return new Worker({
         store: runStore,
         workerId: runnerId(newId()),
@@ -324,6 +324,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         ...(untilIdle ? { idleExitMs: 2000, storeGiveUpMs: Number(env.WEFT_STORE_GIVE_UP_MS ?? Math.max(60_000, 4 * leaseMs)) } : {}),
         ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
         workspaces: workspaceHost(storageDir, settings, env),
+        modelCalls,
       });
     },
     close: async () => {

@@ -9,6 +9,7 @@ import { CLI_NAMES } from '../cli-names.js';
 import { describeValue } from '../config-text/describe-value.js';
 import { suggestion } from '../config-text/did-you-mean.js';
 import { mismatches, type ValueKind } from '../config-text/value-kinds.js';
+import { LIMIT_TABLE } from './llm-limits.js';
 
 /** Tables without `fields` belong to another layer, which validates them itself (e.g. `mcp.servers`). */
 export type Shape = ValueKind;
@@ -98,6 +99,7 @@ export const SETTINGS_SHAPE: Shape = {
           of: { kind: 'table', fields: { api: { kind: 'string' }, base_url: { kind: 'string' }, api_key_env: { kind: 'string' } } },
         },
         prices: { kind: 'map', of: PRICE_TABLE },
+        limits: { kind: 'map', of: LIMIT_TABLE },
       },
     },
   },

@@ -158,7 +158,7 @@ describe('loadSettings', () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[llm]\nprovder = "x"\n[llm.aliases]\nfast = 3\n');
     expect((await failure()).message).toBe(
-      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers, prices); key 'llm.aliases.fast' must be a string, not a number (3).`,
+      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers, prices, limits); key 'llm.aliases.fast' must be a string, not a number (3).`,
     );
   });
 

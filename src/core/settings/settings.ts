@@ -12,6 +12,9 @@ import { CLI_NAMES, type CliName } from '../cli-names.js';
 import { SETTINGS_SHAPE, checkShape } from './settings-shape.js';
 import { mergeSandboxSpecs, readSandboxSpec, type SandboxSpec } from '../sandbox/sandbox-rules.js';
 import { readTomlFile, type TomlDocument } from './toml-file.js';
+import { checkLimitTables, mergeLimitTables, type LlmLimitSetting } from './llm-limits.js';
+
+export type { LlmLimitSetting } from './llm-limits.js';
 
 export interface ApprovalRuleSetting {
   pattern: string;
@@ -57,6 +60,8 @@ export interface LlmSettings {
   providers: Record<string, LlmProviderSetting>;
   /** Price overrides by `provider:model` or pattern; merged by key, the project's entry winning. */
   prices?: Record<string, LlmPriceSetting>;
+  /** `[llm.limits."pattern"]`: shared pools of model calls by `provider:model` pattern; merged by pattern, the project's table winning whole. */
+  limits?: Record<string, LlmLimitSetting>;
 }
 
 export { CLI_NAMES, type CliName };
@@ -112,6 +117,7 @@ export function projectSettingsFile(workspaceRoot: string): string {
 function check(document: TomlDocument | undefined): void {
   if (!document) return;
   const problems = checkShape(document.data, SETTINGS_SHAPE, '');
+  if (problems.length === 0) problems.push(...checkLimitTables(section(document, 'llm').limits));
   if (problems.length > 0) {
     throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
   }
@@ -163,6 +169,7 @@ function readLlm(user: TomlDocument | undefined, project: TomlDocument | undefin
     aliases: { ...(table(user, 'aliases') as Record<string, string>), ...(table(project, 'aliases') as Record<string, string>) },
     providers,
     prices,
+    ...optionalLimits(mergeLimitTables(llm(user).limits, llm(project).limits)),
   };
 }
 
@@ -226,6 +233,10 @@ function readSandbox(document: TomlDocument | undefined): SandboxSpec | undefine
 
 function optionalFlag<K extends string>(key: K, value: boolean | undefined): { [P in K]?: boolean } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: boolean };
+}
+
+function optionalLimits(limits: Record<string, LlmLimitSetting>): { limits?: Record<string, LlmLimitSetting> } {
+  return Object.keys(limits).length === 0 ? {} : { limits };
 }
 
 function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {
