@@ -47,7 +47,12 @@ function suite(name: string, open: () => Promise<Subject>): void {
       const first = newId();
       expect(await start(runs[0]!, 'w1', pool, first)).toEqual({ started: true });
       expect(await start(runs[1]!, 'w2', pool)).toEqual({ started: true });
-      expect(await start(runs[2]!, 'w3', pool)).toEqual({ started: false, pattern: 'anthropic:*', limit: 'concurrent', retryAfterMs: null });
+      expect(await start(runs[2]!, 'w3', pool)).toEqual({
+        started: false,
+        pattern: 'anthropic:*',
+        limit: 'concurrent',
+        retryAfterMs: null,
+      });
       await subject.calls.finish(first, 10);
       expect(await start(runs[2]!, 'w3', pool)).toEqual({ started: true });
     });

@@ -83,8 +83,10 @@ async function cluster(kind: 'postgres' | 'sqlite', server: ModelServer, url?: s
     join(ws, '.weft', 'settings.toml'),
     `[llm]\nprovider = "openai-compatible"\nbase_url = "${server.baseUrl('openai-chat')}"\nmodel = "m"\nmax_retries = 0\n\n[llm.limits."openai-compatible:*"]\nconcurrent = 2\n`,
   );
-  const store: RunStore = kind === 'postgres' ? await PostgresRunStore.open({ url: url! }) : await SqliteRunStore.open({ storageDir: shared });
-  const env: Record<string, string> = kind === 'postgres' ? { WEFT_DATABASE_URL: url!, WEFT_HOME: join(base, 'reader') } : { WEFT_HOME: shared };
+  const store: RunStore =
+    kind === 'postgres' ? await PostgresRunStore.open({ url: url! }) : await SqliteRunStore.open({ storageDir: shared });
+  const env: Record<string, string> =
+    kind === 'postgres' ? { WEFT_DATABASE_URL: url!, WEFT_HOME: join(base, 'reader') } : { WEFT_HOME: shared };
   const workers: ChildProcess[] = [];
   for (const name of ['w1', 'w2', 'w3', 'w4']) {
     workers.push(
@@ -141,9 +143,11 @@ async function limitAcrossWorkers(kind: 'postgres' | 'sqlite', url?: string): Pr
   for (let index = 0; index < RUNS; index += 1) ids.push((await service.create({ workflow: file, cwd: c.ws })).id);
 
   // Two calls held and a third stage calling: the limit holds it back.
-  await until('two calls held and a third calling', async () =>
-    answers.held.length >= 2 && (await calling(c.store, ids)).length > answers.held.length ? true : undefined,
-  60_000);
+  await until(
+    'two calls held and a third calling',
+    async () => (answers.held.length >= 2 && (await calling(c.store, ids)).length > answers.held.length ? true : undefined),
+    60_000,
+  );
   expect(answers.held.length).toBe(2);
 
   // The worker behind the oldest held call dies: its slot frees when its lease runs out,
@@ -188,7 +192,13 @@ async function limitAcrossWorkers(kind: 'postgres' | 'sqlite', url?: string): Pr
   }
   expect(throttled.length).toBeGreaterThanOrEqual(1);
   for (const entry of throttled)
-    expect(entry).toMatchObject({ turn: 1, model: 'openai-compatible:m', pattern: 'openai-compatible:*', limit: 'concurrent', waitedMs: expect.any(Number) });
+    expect(entry).toMatchObject({
+      turn: 1,
+      model: 'openai-compatible:m',
+      pattern: 'openai-compatible:*',
+      limit: 'concurrent',
+      waitedMs: expect.any(Number),
+    });
   const logs = await runCli(['logs', throttled[0]!.run], { cwd: c.ws, env: c.env });
   expect(logs.stdout).toMatch(/⏳ openai-compatible:m waited \S+ for \[llm\.limits\."openai-compatible:\*"\] concurrent/);
   return c;

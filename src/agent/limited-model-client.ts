@@ -11,7 +11,11 @@ import type { ModelLimitPool } from '../runs/model/model-limits.js';
 import type { ModelClient, ModelRequest, ModelTurn } from './model-client.js';
 
 /** The pools a call to `provider:model` falls under: every `[llm.limits]` table whose pattern matches. */
-export function limitPools(limits: Readonly<Record<string, LlmLimitSetting>> | undefined, provider: string, model: string): ModelLimitPool[] {
+export function limitPools(
+  limits: Readonly<Record<string, LlmLimitSetting>> | undefined,
+  provider: string,
+  model: string,
+): ModelLimitPool[] {
   const key = `${provider}:${model}`;
   return Object.entries(limits ?? {})
     .filter(([pattern]) => limitPatternMatches(pattern, key))

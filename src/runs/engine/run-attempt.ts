@@ -31,8 +31,6 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs'
   workspaces?: WorkspaceHost;
   /** Model-limit slots and windows (`[llm.limits]`); stages get a gate over it bound to the run and `leaseOwner`. */
   modelCalls?: ModelCallStore;
-  /** The model limits' rate window (60 s; tests shorten it). */
-  modelLimitWindowMs?: number;
 }
 
 export interface RunAttempt {

@@ -51,7 +51,6 @@ export class StagePorts {
               clock,
               newId,
               logger,
-              ...(deps.modelLimitWindowMs === undefined ? {} : { windowMs: deps.modelLimitWindowMs }),
             }),
           }),
     };

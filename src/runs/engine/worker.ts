@@ -52,8 +52,6 @@ export interface WorkerOptions {
   workspaces?: WorkspaceHost;
   /** Model-limit slots and windows in the store (`[llm.limits]`); absent: model calls are not limited. */
   modelCalls?: ModelCallStore;
-  /** The model limits' rate window (60 s; tests shorten it). */
-  modelLimitWindowMs?: number;
 }
 
 export class Worker {
@@ -260,7 +258,6 @@ export class Worker {
       leaseOwner: workerId,
       ...(this.#options.workspaces === undefined ? {} : { workspaces: this.#options.workspaces }),
       ...(this.#options.modelCalls === undefined ? {} : { modelCalls: this.#options.modelCalls }),
-      ...(this.#options.modelLimitWindowMs === undefined ? {} : { modelLimitWindowMs: this.#options.modelLimitWindowMs }),
     });
     const done = executor
       .execute()
