@@ -127,7 +127,8 @@ async function calling(store: RunStore, ids: readonly string[]): Promise<string[
 async function limitAcrossWorkers(kind: 'postgres' | 'sqlite', url?: string): Promise<Cluster> {
   const answers = new HeldAnswers();
   const server = await startModelServer({
-    script: (request) => answers.answer(/for (\S+)\./.exec(request.messages.map((message) => message.text).join(' '))?.[1] ?? '?'),
+    script: (request) =>
+      answers.answer(/for (\S+)\./.exec(request.messages.map((message) => ('text' in message ? message.text : '')).join(' '))?.[1] ?? '?'),
   });
   const c = await cluster(kind, server, url);
   const dispose = c.dispose;
