@@ -32,6 +32,7 @@ import { ChangeLatch } from '../../runs/store/change-latch.js';
 import { isOrphaned, waitForRuns } from './run-waiter.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, resolveConcurrency, type Workflow } from '../../runs/workflow/index.js';
+import { concurrencyTemplates, type ConcurrencyDefaultsReader } from './concurrency-defaults.js';
 import { concurrencyWaits, type ConcurrencyWait } from './concurrency-waits.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 import type { RunSandboxView } from './run-sandbox-view.js';
@@ -54,6 +55,8 @@ export interface RunServiceDeps {
   logger?: Logger;
   /** Whether a run is sandboxed and with which rules (`run-sandbox-view.ts`); absent: reported as unknown. */
   sandboxView?: (run: RunRecord) => Promise<RunSandboxView>;
+  /** `[run.concurrency]` of the settings in a run's directory, for workflows without keys; absent: none. */
+  concurrencyDefaults?: ConcurrencyDefaultsReader;
 }
 
 function notFound(id: string): WeftError {
@@ -125,7 +128,7 @@ export class RunService {
     const goal =
       request.goalFile !== undefined ? await this.#readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
     const inputs = resolveInputs(workflow, request.inputs ?? {});
-    const concurrency = resolveConcurrency(workflow.run.concurrency, inputs, goal);
+    const concurrency = resolveConcurrency(await concurrencyTemplates(workflow, cwd, this.#deps.concurrencyDefaults), inputs, goal);
     const parentId = request.parentId === undefined ? undefined : (await this.get(request.parentId)).id;
     const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
     const id = request.id === undefined ? newId() : assertUlid(request.id, 'run id');

@@ -78,6 +78,23 @@ function keyIsKnownAtCreation(reader: FieldReader, key: string, inputs: Readonly
 }
 
 /**
+ * What is wrong with a key template that comes from elsewhere than the workflow (a settings
+ * file's default): the same references a workflow's own key may use, against its declared inputs.
+ */
+export function keyTemplateProblems(template: string, inputs: ReadonlySet<string>): string[] {
+  const scan = scanTemplate(template);
+  return [
+    ...scan.invalid.map((bad) => `'${bad.source}' is not a reference — write e.g. "repo:{{ inputs.repo }}"`),
+    ...scan.references
+      .filter(
+        ({ path: [root, name, ...rest] }) =>
+          !((root === 'inputs' && name !== undefined && inputs.has(name)) || (root === 'run' && name === 'goal' && rest.length === 0)),
+      )
+      .map((reference) => `'${reference.source}' is not an input this workflow declares, nor {{ run.goal }}`),
+  ];
+}
+
+/**
  * The run's keys: each template rendered over its inputs and goal, one slot per distinct
  * key. A key that renders empty or too long is refused by name.
  */
