@@ -20,6 +20,7 @@
 import { errorMessage, WeftError } from '../core/errors.js';
 import type { NewRunEvent } from '../runs/model/run-event.js';
 import type { BudgetCheck, BudgetStop } from '../runs/engine/budget-guard.js';
+import type { ModelCallThrottle } from '../runs/engine/model-call-gate.js';
 import type { ToolCall, ToolCallOutcome, ToolExecutor, ToolSession } from '../tools/tool-executor.js';
 import { errorResult } from '../tools/tool.js';
 import {
@@ -41,6 +42,7 @@ import type { AdaptedTools } from './tool-schemas.js';
 import {
   messageDeliveredEvent,
   modelRetryEvent,
+  modelThrottledEvent,
   modelTurnEvent,
   toolCallFinishedEvent,
   toolCallStartedEvent,
@@ -204,6 +206,9 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopOu
         onRetry: async (retry: ModelRetry) => {
           await streamed.flush();
           await emit([modelRetryEvent(number, retry)]);
+        },
+        onThrottled: async (throttle: ModelCallThrottle) => {
+          await emit([modelThrottledEvent(number, `${client.provider}:${client.modelId}`, throttle)]);
         },
       };
       turn = await tracedGenerate(client, request, number, params.traceContext);

@@ -18,6 +18,7 @@ import { createFileReadTracker, type Tool } from '../tools/tool.js';
 import { runAgentLoop, type AgentLoopOutcome } from './agent-loop.js';
 import { firstMessage, stageOutputText, systemPrompt } from './agent-prompt.js';
 import type { ModelClient } from './model-client.js';
+import { limitModelCalls } from './limited-model-client.js';
 import { checkModelConfig, createModelClient, type ModelClientOptions } from './providers/create-model-client.js';
 import type { ModelSource } from './providers/model-selection.js';
 import { runMessageInbox } from './run-messages.js';
@@ -143,7 +144,12 @@ export class ModelStageRunner implements AgentStageRunner {
     const logger = this.#options.logger.child(`run ${run.id}:${stage.stageId}`);
     const sources = modelSources(node, workflow, run);
     const llm = await this.#options.llmSettings(run);
-    const client = (this.#options.createClient ?? createModelClient)(sources, { llm, env: this.#options.env });
+    // Shared model limits (`[llm.limits]`) hold each call until its pools have room, on every host.
+    const client = limitModelCalls(
+      (this.#options.createClient ?? createModelClient)(sources, { llm, env: this.#options.env }),
+      llm.limits,
+      stage.services.modelCalls,
+    );
     const system = systemPrompt({ run, workflow, node, context: stage.context, workDir: stage.workDir });
     const prompt = firstMessage({ run, node, context: stage.context });
 

@@ -10,6 +10,7 @@
 import type { ModelMessage } from 'ai';
 import type { JsonSchema } from '../core/json-schema.js';
 import { addTokenUsage, NO_TOKENS, type TokenUsage } from '../runs/model/token-usage.js';
+import type { ModelCallThrottle } from '../runs/engine/model-call-gate.js';
 
 export type { ModelMessage } from 'ai';
 
@@ -43,6 +44,8 @@ export interface ModelRequest {
   onTextDelta?: (delta: string) => void;
   /** Called before each retry of a request that failed in a way that can pass (429, 5xx, a reset); the retry waits for it. */
   onRetry?: (retry: ModelRetry) => Promise<void> | void;
+  /** Called once, before the request is sent, when it had to wait for a model-limit slot (`[llm.limits]`). */
+  onThrottled?: (throttle: ModelCallThrottle) => Promise<void> | void;
 }
 
 /** A retry the client is about to make. */

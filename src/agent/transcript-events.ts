@@ -10,6 +10,7 @@ import {
   AGENT_EVENT,
   type AgentStartedPayload,
   type MessageDeliveredPayload,
+  type ModelCallThrottledPayload,
   type ModelRequestRetriedPayload,
   type ModelTurnFinishedPayload,
   type TokenUsagePayload,
@@ -22,6 +23,7 @@ import type { ToolCallOutcome } from '../tools/tool-executor.js';
 import { resultText } from '../tools/tool.js';
 import type { ModelRetry, ModelTurn, ModelUsage } from './model-client.js';
 import { clipText } from '../core/clip-text.js';
+import type { ModelCallThrottle } from '../runs/engine/model-call-gate.js';
 
 /** Most characters of text one event keeps. */
 export const MAX_EVENT_TEXT = 64 * 1024;
@@ -68,6 +70,13 @@ export function modelTurnEvent(turn: number, response: ModelTurn, calls: readonl
 
 export function modelRetryEvent(turn: number, retry: ModelRetry): NewRunEvent {
   return { type: AGENT_EVENT.modelRequestRetried, payload: { turn, ...retry } satisfies ModelRequestRetriedPayload };
+}
+
+export function modelThrottledEvent(turn: number, model: string, throttle: ModelCallThrottle): NewRunEvent {
+  return {
+    type: AGENT_EVENT.modelCallThrottled,
+    payload: { turn, model, pattern: throttle.pattern, limit: throttle.limit, waitedMs: throttle.waitedMs } satisfies ModelCallThrottledPayload,
+  };
 }
 
 export function toolCallStartedEvent(turn: number, call: TurnCall): NewRunEvent {

@@ -156,6 +156,9 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       { storageDir, workspaceRoot: workspaceHost(storageDir, settings, env).root, env },
       run,
     );
+  // `[run.concurrency]` defaults come from the settings of each run's own directory, as its `[llm]` does.
+  const concurrencyDefaults = async (cwd: string) =>
+    cwd === workspaceRoot ? settings.runConcurrency : (await loadSettings({ storageDir, workspaceRoot: cwd })).runConcurrency;
   const runs = once(async () => {
     if (options.runners === 'in-process' || options.runners === 'none') {
       const { RunService } = await import('./services/run-service.js');
@@ -166,6 +169,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         logger,
         workspaces: workspaceHost(storageDir, settings, env),
         sandboxView,
+        concurrencyDefaults,
       });
     }
     const [{ RunService }, { detachedRunnerLauncher }, { environmentFingerprint }] = await Promise.all([
@@ -185,6 +189,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       logger,
       workspaces: workspaceHost(storageDir, settings, env),
       sandboxView,
+      concurrencyDefaults,
     });
   });
 
@@ -200,6 +205,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       wakeRunners: () => undefined,
       logger,
       workspaces: workspaceHost(storageDir, settings, env),
+      concurrencyDefaults,
     });
   });
   const schedules = once(async () => {
@@ -278,7 +284,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       ]);
       await tracing.get();
       const runSettings = runSettingsReader(storageDir);
-      const { store: runStore, artifacts, clock } = await opened.get();
+      const { store: runStore, artifacts, clock, modelCalls } = await opened.get();
       return new Worker({
         store: runStore,
         workerId: runnerId(newId()),
@@ -324,6 +330,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
         ...(untilIdle ? { idleExitMs: 2000, storeGiveUpMs: Number(env.WEFT_STORE_GIVE_UP_MS ?? Math.max(60_000, 4 * leaseMs)) } : {}),
         ...(sameEnvironment ? { envFingerprint: environmentFingerprint(storageDir, env) } : {}),
         workspaces: workspaceHost(storageDir, settings, env),
+        modelCalls,
       });
     },
     close: async () => {

@@ -19,6 +19,7 @@ import { MemoryRunStore } from '../../src/runs/store/memory/memory-run-store.js'
 import type { RunStore } from '../../src/runs/store/run-store.js';
 import type { AgentStageRunner, RunSandboxFactory, RunToolboxFactory } from '../../src/runs/engine/stage-context.js';
 import { Worker } from '../../src/runs/engine/worker.js';
+import type { ModelCallStore } from '../../src/runs/store/model-call-store.js';
 
 export interface EngineKit {
   dir: string;
@@ -48,6 +49,8 @@ export interface EngineKitOptions {
   wakeOnCreate?: boolean;
   /** Each run's sandbox (default: none). */
   sandboxFactory?: RunSandboxFactory;
+  /** Model-limit slots and windows (`[llm.limits]`); default none: calls are not limited. */
+  modelCalls?: ModelCallStore;
 }
 
 export async function createEngineKit(options: EngineKitOptions = {}): Promise<EngineKit> {
@@ -81,6 +84,7 @@ export async function createEngineKit(options: EngineKitOptions = {}): Promise<E
       newId,
       toolboxFactory,
       ...(options.sandboxFactory ? { sandboxFactory: options.sandboxFactory } : {}),
+      ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
       agent,
       leaseMs: 5000,
       heartbeatMs: 1000,

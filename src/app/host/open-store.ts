@@ -8,6 +8,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Settings } from '../../core/settings/settings.js';
 import type { Clock, RunStore } from '../../runs/store/run-store.js';
 import type { ScheduleStore } from '../../runs/store/schedule-store.js';
+import type { ModelCallStore } from '../../runs/store/model-call-store.js';
 import { isPostgresUrl, maskDatabaseUrl } from '../../runs/store/postgres/database-url.js';
 import type { ArtifactSink } from '../../tools/artifact-sink.js';
 
@@ -15,6 +16,8 @@ export interface OpenedStore {
   store: RunStore;
   /** Schedules and webhook triggers, in the same database as the runs. */
   schedules: ScheduleStore;
+  /** Model-limit slots and windows (`[llm.limits]`), in the same database as the runs. */
+  modelCalls: ModelCallStore;
   /**
    * The time the store stamps and leases with: the database's for a shared store (hosts'
    * clocks differ), else this host's. Whatever compares a lease's expiry or a change time
@@ -57,6 +60,7 @@ export async function openStore(params: {
     return {
       store,
       schedules: store.schedules(),
+      modelCalls: store.modelCalls(),
       clock: () => store.now(),
       artifacts: (runId) => postgresArtifactSink(store, runId),
       async readArtifact(ref) {
@@ -80,6 +84,7 @@ export async function openStore(params: {
   return {
     store,
     schedules: store.schedules(),
+    modelCalls: store.modelCalls(),
     clock: Date.now,
     artifacts: (runId) => fileArtifactSink(join(params.storageDir, 'artifacts', runId)),
     readArtifact: async () => {

@@ -17,6 +17,7 @@ import { resolveInputs } from '../../runs/run-inputs.js';
 import type { RunStore } from '../../runs/store/run-store.js';
 import { loadWorkflow, resolveConcurrency } from '../../runs/workflow/index.js';
 import { setUpRunWorkspace } from './run-workspace-setup.js';
+import { concurrencyTemplates, type ConcurrencyDefaultsReader } from './concurrency-defaults.js';
 
 /** What creating a run needs of the run service. */
 export interface RunCreationDeps {
@@ -24,6 +25,8 @@ export interface RunCreationDeps {
   wakeRunners: () => void;
   envFingerprint?: () => string;
   workspaces?: WorkspaceHost;
+  /** `[run.concurrency]` of the settings in a run's directory, for workflows without keys; absent: none. */
+  concurrencyDefaults?: ConcurrencyDefaultsReader;
   /** Reads a run by id or reference (the parent's, the run just made). */
   get: (ref: string) => Promise<RunRecord>;
 }
@@ -41,7 +44,7 @@ export async function createRun(deps: RunCreationDeps, request: CreateRunRequest
   }
   const goal = request.goalFile !== undefined ? await readGoalFile(cwd, request.goalFile) : (request.goal ?? workflow.run.goal ?? '');
   const inputs = resolveInputs(workflow, request.inputs ?? {});
-  const concurrency = resolveConcurrency(workflow.run.concurrency, inputs, goal);
+  const concurrency = resolveConcurrency(await concurrencyTemplates(workflow, cwd, deps.concurrencyDefaults), inputs, goal);
   const parentId = request.parentId === undefined ? undefined : (await deps.get(request.parentId)).id;
   const autoApprove = request.autoApprove ?? workflow.run.autoApprove ?? false;
   const id = request.id === undefined ? newId() : assertUlid(request.id, 'run id');

@@ -28,6 +28,7 @@ import { isOrphaned, waitForRuns } from './run-waiter.js';
 import type { ListEventsOptions, RunFilter, RunPage, RunStore, StoreChangeListener } from '../../runs/store/run-store.js';
 import { loadWorkflow, type Workflow } from '../../runs/workflow/index.js';
 import { concurrencyWaits, type ConcurrencyWait } from './concurrency-waits.js';
+import type { ConcurrencyDefaultsReader } from './concurrency-defaults.js';
 import type { CreateRunRequest } from '../../runs/model/create-run-request.js';
 import { createRun } from './run-creation.js';
 import type { RunSandboxView } from './run-sandbox-view.js';
@@ -50,6 +51,8 @@ export interface RunServiceDeps {
   logger?: Logger;
   /** Whether a run is sandboxed and with which rules (`run-sandbox-view.ts`); absent: reported as unknown. */
   sandboxView?: (run: RunRecord) => Promise<RunSandboxView>;
+  /** `[run.concurrency]` of the settings in a run's directory, for workflows without keys; absent: none. */
+  concurrencyDefaults?: ConcurrencyDefaultsReader;
 }
 
 function notFound(id: string): WeftError {

@@ -9,6 +9,7 @@ import { CLI_NAMES } from '../cli-names.js';
 import { describeValue } from '../config-text/describe-value.js';
 import { suggestion } from '../config-text/did-you-mean.js';
 import { mismatches, type ValueKind } from '../config-text/value-kinds.js';
+import { LIMIT_TABLE } from './llm-limits.js';
 
 /** Tables without `fields` belong to another layer, which validates them itself (e.g. `mcp.servers`). */
 export type Shape = ValueKind;
@@ -62,8 +63,9 @@ export const SETTINGS_SHAPE: Shape = {
     mcp: { kind: 'table', fields: { servers: { kind: 'table' }, fast_path: { kind: 'boolean' } } },
     runs: { kind: 'table', fields: { retention: { kind: 'duration' } } },
     workspace: { kind: 'table', fields: { root: { kind: 'string' }, author_name: { kind: 'string' }, author_email: { kind: 'string' } } },
-    // `[run.sandbox]` is checked by core/sandbox/sandbox-rules.ts (its `network` is a string or a table).
-    run: { kind: 'table', fields: { sandbox: { kind: 'table' } } },
+    // `[run.sandbox]` is checked by core/sandbox/sandbox-rules.ts (its `network` is a string or a table),
+    // `[run.concurrency]` (a table or an array of tables) by run-concurrency-setting.ts.
+    run: { kind: 'table', fields: { sandbox: { kind: 'table' }, concurrency: { kind: 'table' } } },
     // `[schedules.<name>]` is checked by app/services/schedule-settings.ts.
     schedules: { kind: 'table' },
     log: { kind: 'table', fields: { level: { kind: 'string', values: ['debug', 'info', 'warn', 'error'] } } },
@@ -98,6 +100,7 @@ export const SETTINGS_SHAPE: Shape = {
           of: { kind: 'table', fields: { api: { kind: 'string' }, base_url: { kind: 'string' }, api_key_env: { kind: 'string' } } },
         },
         prices: { kind: 'map', of: PRICE_TABLE },
+        limits: { kind: 'map', of: LIMIT_TABLE },
       },
     },
   },

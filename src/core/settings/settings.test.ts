@@ -154,11 +154,37 @@ describe('loadSettings', () => {
     );
   });
 
+  it('reads [llm.limits] from both files, a project table replacing the user’s of the same pattern', async () => {
+    await writeFile(
+      join(storageDir, 'settings.toml'),
+      '[llm.limits."anthropic:*"]\nconcurrent = 4\nrequests_per_minute = 50\ntokens_per_minute = 40000\n[llm.limits."openai:*"]\nconcurrent = 8\n',
+    );
+    await writeFile(join(workspaceRoot, '.weft/settings.toml'), '[llm.limits."anthropic:*"]\nconcurrent = 2\n');
+    expect((await loadSettings({ storageDir, workspaceRoot })).llm.limits).toEqual({
+      'anthropic:*': { concurrent: 2 },
+      'openai:*': { concurrent: 8 },
+    });
+  });
+
+  it('refuses an unknown [llm.limits] field, a limit that is not a whole number ≥ 1 and a bad pattern, naming the file, table and field', async () => {
+    const file = join(storageDir, 'settings.toml');
+    await writeFile(file, '[llm.limits."anthropic:*"]\nconcurent = 4\nrequests_per_minute = 0\ntokens_per_minute = 1.5\n');
+    expect((await failure()).message).toBe(
+      `${file}: unknown key 'llm.limits.anthropic:*.concurent' — did you mean 'concurrent'? (known keys in [llm.limits.anthropic:*]: concurrent, requests_per_minute, tokens_per_minute); ` +
+        `key 'llm.limits.anthropic:*.requests_per_minute' must be an integer ≥ 1, not a number (0); ` +
+        `key 'llm.limits.anthropic:*.tokens_per_minute' must be an integer ≥ 1, not a number (1.5).`,
+    );
+    await writeFile(file, '[llm.limits.anthropic]\nconcurrent = 4\n');
+    expect((await failure()).message).toBe(
+      `${file}: table [llm.limits."anthropic"]: the pattern must be a "provider:model" pattern such as "anthropic:*" or "openai:gpt-5*" (only * is a wildcard).`,
+    );
+  });
+
   it('refuses a non-string alias and unknown [llm] keys', async () => {
     const file = join(storageDir, 'settings.toml');
     await writeFile(file, '[llm]\nprovder = "x"\n[llm.aliases]\nfast = 3\n');
     expect((await failure()).message).toBe(
-      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers, prices); key 'llm.aliases.fast' must be a string, not a number (3).`,
+      `${file}: unknown key 'llm.provder' — did you mean 'provider'? (known keys in [llm]: backend, cli, provider, model, base_url, api_key_env, max_retries, stream, aliases, providers, prices, limits); key 'llm.aliases.fast' must be a string, not a number (3).`,
     );
   });
 

@@ -12,6 +12,11 @@ import { CLI_NAMES, type CliName } from '../cli-names.js';
 import { SETTINGS_SHAPE, checkShape } from './settings-shape.js';
 import { mergeSandboxSpecs, readSandboxSpec, type SandboxSpec } from '../sandbox/sandbox-rules.js';
 import { readTomlFile, type TomlDocument } from './toml-file.js';
+import { checkLimitTables, mergeLimitTables, type LlmLimitSetting } from './llm-limits.js';
+import { readConcurrencySetting, type ConcurrencyDefaults } from './run-concurrency-setting.js';
+
+export type { LlmLimitSetting } from './llm-limits.js';
+export type { ConcurrencyDefaults, ConcurrencyKeySetting } from './run-concurrency-setting.js';
 
 export interface ApprovalRuleSetting {
   pattern: string;
@@ -57,6 +62,8 @@ export interface LlmSettings {
   providers: Record<string, LlmProviderSetting>;
   /** Price overrides by `provider:model` or pattern; merged by key, the project's entry winning. */
   prices?: Record<string, LlmPriceSetting>;
+  /** `[llm.limits."pattern"]`: shared pools of model calls by `provider:model` pattern; merged by pattern, the project's table winning whole. */
+  limits?: Record<string, LlmLimitSetting>;
 }
 
 export { CLI_NAMES, type CliName };
@@ -88,6 +95,8 @@ export interface Settings {
   workspace: WorkspaceSettings;
   /** `[run.sandbox]`: the user's, then the project's (paths add up, the rest the project's). */
   sandbox: SandboxSpec;
+  /** `[run.concurrency]`: keys for runs whose workflow sets none; the project's file's, else the user's (never merged). */
+  runConcurrency?: ConcurrencyDefaults;
   /** `[mcp] fast_path`: false turns weft's MCP SDK fast path off (as `WEFT_MCP_FAST_PATH=0` does); absent: on. */
   mcpFastPath?: boolean;
   /** The parsed files, for layers that own a table of their own (`[mcp.servers]`). */
@@ -111,7 +120,13 @@ export function projectSettingsFile(workspaceRoot: string): string {
 
 function check(document: TomlDocument | undefined): void {
   if (!document) return;
-  const problems = checkShape(document.data, SETTINGS_SHAPE, '');
+  // `[run.concurrency]` may be an array of tables, which the shape cannot say: it is read on its own.
+  const run = section(document, 'run');
+  const { concurrency, ...rest } = run;
+  const data = concurrency === undefined ? document.data : { ...document.data, run: rest };
+  const problems = checkShape(data, SETTINGS_SHAPE, '');
+  if (problems.length === 0) problems.push(...checkLimitTables(section(document, 'llm').limits));
+  problems.push(...readConcurrencySetting(concurrency).problems);
   if (problems.length > 0) {
     throw new WeftError('SETTINGS_INVALID', `${document.file}: ${problems.join('; ')}.`, { data: { file: document.file, problems } });
   }
@@ -163,6 +178,7 @@ function readLlm(user: TomlDocument | undefined, project: TomlDocument | undefin
     aliases: { ...(table(user, 'aliases') as Record<string, string>), ...(table(project, 'aliases') as Record<string, string>) },
     providers,
     prices,
+    ...optionalLimits(mergeLimitTables(llm(user).limits, llm(project).limits)),
   };
 }
 
@@ -188,6 +204,7 @@ export async function loadSettings(params: { storageDir: string; workspaceRoot: 
     runRetentionMs: retention === undefined ? undefined : (parseDuration(retention) as number),
     workspace: readWorkspace(userDocument, projectDocument),
     sandbox: mergeSandboxSpecs(readSandbox(userDocument), readSandbox(projectDocument)),
+    ...optionalConcurrency(projectDocument, userDocument),
     ...optionalFlag('mcpFastPath', pick<boolean>('mcp', 'fast_path', userDocument, projectDocument)),
     userDocument,
     projectDocument,
@@ -226,6 +243,22 @@ function readSandbox(document: TomlDocument | undefined): SandboxSpec | undefine
 
 function optionalFlag<K extends string>(key: K, value: boolean | undefined): { [P in K]?: boolean } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: boolean };
+}
+
+/** The project's `[run.concurrency]` when it has one, else the user's. */
+function optionalConcurrency(
+  project: TomlDocument | undefined,
+  user: TomlDocument | undefined,
+): { runConcurrency?: ConcurrencyDefaults } {
+  for (const document of [project, user]) {
+    const keys = document === undefined ? undefined : readConcurrencySetting(section(document, 'run').concurrency).keys;
+    if (document !== undefined && keys !== undefined) return { runConcurrency: { keys, file: document.file } };
+  }
+  return {};
+}
+
+function optionalLimits(limits: Record<string, LlmLimitSetting>): { limits?: Record<string, LlmLimitSetting> } {
+  return Object.keys(limits).length === 0 ? {} : { limits };
 }
 
 function optionalStoreUrl(url: string | undefined): { storeUrl?: string } {

@@ -15,8 +15,9 @@ import type { RunFiles, WorkspaceHost } from './run-files.js';
 import type { RunLog } from './run-log.js';
 import type { RunTracing } from './run-tracing.js';
 import type { EngineServices, RunSandboxFactory, RunToolboxFactory } from './stage-context.js';
+import type { ModelCallStore } from '../store/model-call-store.js';
 
-export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs' | 'sandbox'> {
+export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs' | 'sandbox' | 'modelCalls'> {
   /** The executor's own: stages get `stageRuns` over it, never the store. */
   store: RunStore;
   toolboxFactory: RunToolboxFactory;
@@ -28,6 +29,8 @@ export interface RunExecutorDeps extends Omit<EngineServices, 'toolbox' | 'runs'
   leaseOwner?: string;
   /** Where this host keeps run workspaces; without it every run works in its cwd (in place). */
   workspaces?: WorkspaceHost;
+  /** Model-limit slots and windows (`[llm.limits]`); stages get a gate over it bound to the run and `leaseOwner`. */
+  modelCalls?: ModelCallStore;
 }
 
 export interface RunAttempt {

@@ -17,6 +17,7 @@ import type { Workflow, WorkflowContext, WorkflowNode } from '../workflow/index.
 import type { RunControl } from './run-control.js';
 import type { TraceContext } from '../../core/telemetry/tracing.js';
 import type { PreparedSandbox, SandboxViolation } from '../../core/sandbox/sandbox-provider.js';
+import type { ModelCallGate } from './model-call-gate.js';
 
 /** The tools one run can call: built-ins plus its MCP servers, behind the run's approval rules. */
 export interface RunToolbox {
@@ -108,6 +109,8 @@ export interface EngineServices {
   wakeRunners: () => void;
   /** How often waiting stages (children) look at the store again. */
   pollMs: number;
+  /** Model limits (`[llm.limits]`), shared by every runner: absent where the store keeps none or the runner holds no lease (tests). */
+  modelCalls?: ModelCallGate;
 }
 
 export interface StageRun {

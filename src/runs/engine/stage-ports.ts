@@ -18,6 +18,7 @@ import type { RunAttempt } from './run-attempt.js';
 import type { EngineServices, RunBridge, RunToolbox, StageResult, StageRun } from './stage-context.js';
 import { askStageQuestion, type StageQuestionDeps } from './stage-question.js';
 import { stageRuns } from './stage-runs.js';
+import { modelCallGate } from './model-call-gate.js';
 
 export class StagePorts {
   readonly #attempt: RunAttempt;
@@ -40,6 +41,18 @@ export class StagePorts {
       pollMs,
       toolbox: () => this.#toolboxFor(),
       sandbox: () => sandbox,
+      ...(deps.modelCalls === undefined || deps.leaseOwner === undefined
+        ? {}
+        : {
+            modelCalls: modelCallGate({
+              store: deps.modelCalls,
+              runId: run.id,
+              leaseOwner: deps.leaseOwner,
+              clock,
+              newId,
+              logger,
+            }),
+          }),
     };
   }
 

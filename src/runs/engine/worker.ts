@@ -18,6 +18,7 @@ import { RunExecutor } from './run-executor.js';
 import type { AgentStageRunner, RunSandboxFactory, RunToolboxFactory } from './stage-context.js';
 import type { WorkspaceHost } from './run-files.js';
 import { pruneStaleWorkspaces } from '../workspace/index.js';
+import type { ModelCallStore } from '../store/model-call-store.js';
 
 export interface WorkerOptions {
   store: RunStore;
@@ -49,6 +50,8 @@ export interface WorkerOptions {
   envFingerprint?: string;
   /** Where this host keeps run workspaces (worktrees, clones); without it runs work in their cwd. */
   workspaces?: WorkspaceHost;
+  /** Model-limit slots and windows in the store (`[llm.limits]`); absent: model calls are not limited. */
+  modelCalls?: ModelCallStore;
 }
 
 export class Worker {
@@ -254,6 +257,7 @@ export class Worker {
       leaseLost: leaseLost.signal,
       leaseOwner: workerId,
       ...(this.#options.workspaces === undefined ? {} : { workspaces: this.#options.workspaces }),
+      ...(this.#options.modelCalls === undefined ? {} : { modelCalls: this.#options.modelCalls }),
     });
     const done = executor
       .execute()

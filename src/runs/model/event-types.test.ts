@@ -71,9 +71,10 @@ describe('the event type catalogue', () => {
         'budget-warning',
         'budget-exceeded',
         'budget-raised',
+        'model-call-throttled',
       ]),
     );
-    expect(EVENT_TYPES.size).toBe(43);
+    expect(EVENT_TYPES.size).toBe(44);
   });
 });
 

@@ -45,6 +45,7 @@ import type {
   ToolCallStartedPayload,
   ToolCallFinishedPayload,
   MessageDeliveredPayload,
+  ModelCallThrottledPayload,
 } from './payloads/agent-payloads.js';
 import type {
   SamplingRequestedPayload,
@@ -129,6 +130,8 @@ export const AGENT_EVENT = {
   toolCallStarted: RUN_EVENT.toolCallStarted,
   toolCallFinished: RUN_EVENT.toolCallFinished,
   messageDelivered: 'message-delivered',
+  /** A model call waited for a slot under `[llm.limits]` (once per call, when the wait ends); not a retry. */
+  modelCallThrottled: 'model-call-throttled',
 } as const;
 
 /** An MCP server's sampling request served by the run's model (see `app/mcp-host/sampling-handler.ts`). */
@@ -193,6 +196,7 @@ export interface EventPayloads {
   [AGENT_EVENT.modelRequestRetried]: ModelRequestRetriedPayload;
   [AGENT_EVENT.modelTurnFinished]: ModelTurnFinishedPayload;
   [AGENT_EVENT.messageDelivered]: MessageDeliveredPayload;
+  [AGENT_EVENT.modelCallThrottled]: ModelCallThrottledPayload;
   [SAMPLING_EVENT.requested]: SamplingRequestedPayload;
   [SAMPLING_EVENT.retried]: SamplingRequestRetriedPayload;
   [SAMPLING_EVENT.finished]: SamplingFinishedPayload;

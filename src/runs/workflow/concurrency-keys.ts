@@ -61,20 +61,42 @@ export function parseConcurrency(
   return specs.length === tables.length ? specs : undefined;
 }
 
+/** The parts of a key template that are no reference, and the references a run does not have when it is created. */
+function templateFaults(template: string, inputs: ReadonlySet<string>): { invalid: string[]; unknown: string[] } {
+  const scan = scanTemplate(template);
+  return {
+    invalid: scan.invalid.map((bad) => bad.source),
+    unknown: scan.references
+      .filter(
+        ({ path: [root, name, ...rest] }) =>
+          !((root === 'inputs' && name !== undefined && inputs.has(name)) || (root === 'run' && name === 'goal' && rest.length === 0)),
+      )
+      .map((reference) => reference.source),
+  };
+}
+
 /** Reports references a run does not have when it is created; true when there are none. */
 function keyIsKnownAtCreation(reader: FieldReader, key: string, inputs: ReadonlySet<string>): boolean {
-  const scan = scanTemplate(key);
-  for (const bad of scan.invalid) reader.problem('key', `'${bad.source}' is not a reference — write e.g. "repo:{{ inputs.repo }}"`);
-  const unknown = scan.references.filter(
-    ({ path: [root, name, ...rest] }) =>
-      !((root === 'inputs' && name !== undefined && inputs.has(name)) || (root === 'run' && name === 'goal' && rest.length === 0)),
-  );
-  for (const reference of unknown)
+  const { invalid, unknown } = templateFaults(key, inputs);
+  for (const bad of invalid) reader.problem('key', `'${bad}' is not a reference — write e.g. "repo:{{ inputs.repo }}"`);
+  for (const source of unknown)
     reader.problem(
       'key',
-      `'${reference.source}' cannot be known when a run is created — a key may use {{ inputs.<declared input> }} and {{ run.goal }}`,
+      `'${source}' cannot be known when a run is created — a key may use {{ inputs.<declared input> }} and {{ run.goal }}`,
     );
-  return scan.invalid.length === 0 && unknown.length === 0;
+  return invalid.length === 0 && unknown.length === 0;
+}
+
+/**
+ * What is wrong with a key template that comes from elsewhere than the workflow (a settings
+ * file's default): the same references a workflow's own key may use, against its declared inputs.
+ */
+export function keyTemplateProblems(template: string, inputs: ReadonlySet<string>): string[] {
+  const { invalid, unknown } = templateFaults(template, inputs);
+  return [
+    ...invalid.map((bad) => `'${bad}' is not a reference — write e.g. "repo:{{ inputs.repo }}"`),
+    ...unknown.map((source) => `'${source}' is not an input this workflow declares, nor {{ run.goal }}`),
+  ];
 }
 
 /**

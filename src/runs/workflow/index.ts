@@ -9,5 +9,5 @@ export { validateWorkflowText, type WorkflowValidation } from './validate-workfl
 export { selectEdge } from './select-edge.js';
 export { compileCondition, evaluateCondition, type CompiledCondition, type CompileResult, type ConditionAst } from './condition.js';
 export { renderTemplate, resolveArgs, scanTemplate, type TemplateReference, type TemplateScan } from './template.js';
-export { resolveConcurrency } from './concurrency-keys.js';
+export { keyTemplateProblems, resolveConcurrency } from './concurrency-keys.js';
 export * from './types.js';

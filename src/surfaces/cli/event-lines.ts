@@ -100,6 +100,8 @@ export function eventLine(event: RunEvent, options: EventLineOptions = {}): stri
     }
     case AGENT_EVENT.modelRequestRetried:
       return retryLine('model request', p);
+    case AGENT_EVENT.modelCallThrottled:
+      return `  ⏳ ${String(p.model)} waited ${formatDuration(Number(p.waitedMs))} for [llm.limits."${String(p.pattern)}"] ${String(p.limit)}`;
     case SAMPLING_EVENT.retried:
       return retryLine(`model request for ${String(p.server)}'s sampling`, p);
     case AGENT_EVENT.messageDelivered:

@@ -92,6 +92,22 @@ export type ToolCallFinishedPayload = {
   media?: { type: string; mimeType: string; bytes: number }[];
 };
 
+/**
+ * A model call waited for a model-limit slot (`[llm.limits]`) before it started: written
+ * once per throttled call, when the wait ends. Not a retry: nothing was sent before.
+ */
+export type ModelCallThrottledPayload = {
+  turn: number;
+  /** `provider:model` of the call. */
+  model: string;
+  /** The `[llm.limits]` pattern whose pool held it back first. */
+  pattern: string;
+  /** Which of that pool's limits: `concurrent`, `requests_per_minute` or `tokens_per_minute`. */
+  limit: 'concurrent' | 'requests_per_minute' | 'tokens_per_minute';
+  /** From its first look at the limits to its start. */
+  waitedMs: number;
+};
+
 /** A message the agent stage passed on to its model. */
 export type MessageDeliveredPayload = {
   turn: number;

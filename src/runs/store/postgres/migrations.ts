@@ -171,6 +171,26 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    // Model limits (`[llm.limits]`): as SQLite's migration 7.
+    version: 7,
+    name: 'model limits (calls per pool: slots and rate windows)',
+    sql: `
+      CREATE TABLE model_calls (
+        pool TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        lease_owner TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        ended_at BIGINT,
+        tokens BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (pool, call_id)
+      );
+      CREATE INDEX model_calls_by_start ON model_calls (pool, started_at);
+      CREATE INDEX model_calls_by_end ON model_calls (pool, ended_at);
+      CREATE INDEX model_calls_by_call ON model_calls (call_id);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

@@ -70,7 +70,7 @@ describe('PostgresRunStore', () => {
     await client.end();
     const error = await PostgresRunStore.open({ url: fresh }).catch((failure: unknown) => failure);
     expect(WeftError.is(error, 'STORE_FAILED')).toBe(true);
-    expect((error as Error).message).toMatch(/schema version 99.*knows up to version 6.*Upgrade weft/);
+    expect((error as Error).message).toMatch(/schema version 99.*knows up to version 7.*Upgrade weft/);
   });
 
   it('refuses the append of a runner whose lease another runner took over (fencing), from another store too', async () => {

@@ -8,6 +8,8 @@
  */
 import type { ScheduleStore } from '../schedule-store.js';
 import { PgScheduleStore } from './pg-schedule-store.js';
+import type { ModelCallStore } from '../model-call-store.js';
+import { PgModelCallStore } from './pg-model-call-store.js';
 import pg from 'pg';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
@@ -161,6 +163,11 @@ export class PostgresRunStore implements RunStore {
   /** Schedules and webhook triggers, in this store's database. */
   schedules(): ScheduleStore {
     return new PgScheduleStore(this.#sql);
+  }
+
+  /** Model-limit slots and windows, in this store's database (on its clock, like leases). */
+  modelCalls(): ModelCallStore {
+    return new PgModelCallStore(this.#sql, this.#leaseOnClock ? this.#clock : undefined);
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {

@@ -151,6 +151,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // Model limits (`[llm.limits]`, docs/spend-and-flow.md): one row per model call and
+    // pool it falls under — who holds it (run, lease owner), when it started and ended, its
+    // tokens once known. A call in flight counts only while its run's lease is its owner's
+    // and live, so a crashed runner's slots free themselves when its lease runs out.
+    version: 7,
+    name: 'model limits (calls per pool: slots and rate windows)',
+    sql: `
+      CREATE TABLE model_calls (
+        pool TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        lease_owner TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        tokens INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (pool, call_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX model_calls_by_start ON model_calls (pool, started_at);
+      CREATE INDEX model_calls_by_end ON model_calls (pool, ended_at);
+      CREATE INDEX model_calls_by_call ON model_calls (call_id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

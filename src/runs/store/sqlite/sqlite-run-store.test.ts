@@ -61,6 +61,7 @@ describe('SqliteRunStore', () => {
       { version: 4, applied_at: 1000 },
       { version: 5, applied_at: 1000 },
       { version: 6, applied_at: 1000 },
+      { version: 7, applied_at: 1000 },
     ]);
     raw.close();
     const reopened = await SqliteRunStore.open({ storageDir: dir });

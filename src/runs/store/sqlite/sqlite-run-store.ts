@@ -9,6 +9,8 @@
  */
 import type { ScheduleStore } from '../schedule-store.js';
 import { SqliteScheduleStore } from './sqlite-schedule-store.js';
+import type { ModelCallStore } from '../model-call-store.js';
+import { SqliteModelCallStore } from './sqlite-model-call-store.js';
 import { WeftError } from '../../../core/errors.js';
 import { assertUlid, newId as defaultNewId, type IdGenerator } from '../../../core/ids.js';
 import { silentLogger, type Logger } from '../../../core/logger.js';
@@ -121,6 +123,11 @@ export class SqliteRunStore implements RunStore {
   /** Schedules and webhook triggers, in this store's database. */
   schedules(): ScheduleStore {
     return new SqliteScheduleStore(this.db.connection);
+  }
+
+  /** Model-limit slots and windows, in this store's database. */
+  modelCalls(): ModelCallStore {
+    return new SqliteModelCallStore(this.db.connection, this.clock);
   }
 
   async createRun(params: CreateRunParams): Promise<RunRecord> {

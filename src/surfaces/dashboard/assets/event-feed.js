@@ -41,6 +41,8 @@ function eventLine(event) {
       return `◆ turn ${p.turn}: ${clip(p.text ?? '', 160)}`;
     case 'model-request-retried':
       return `↻ model request failed (${clip(p.error, 160)}); retry ${p.attempt} of ${p.maxRetries} in ${duration(p.delayMs)}`;
+    case 'model-call-throttled':
+      return `⏳ ${p.model} waited ${duration(p.waitedMs)} for [llm.limits."${p.pattern}"] ${p.limit}`;
     case 'message-sent':
       return `✉ message${event.stage_id ? ` to ${event.stage_id}` : ''}: ${clip(p.text, 200)}`;
     case 'message-delivered':
