@@ -137,32 +137,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startServe(
+/** A long-lived weft process on the soak's store, its inspector port set (opened only while its heap is probed); resolves once it listens. */
+async function startWeft(
   dir: string,
   storageDir: string,
+  args: string[],
   env: Record<string, string>,
   inspectPort: number,
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [
-      `--inspect-port=127.0.0.1:${inspectPort}`,
-      WEFT_BIN,
-      '--storage-dir',
-      storageDir,
-      '--cwd',
-      dir,
-      'serve',
-      '--port',
-      '0',
-      '--token-env',
-      'SOAK_TOKEN',
-      '--max-parallel',
-      '8',
-    ],
+    [`--inspect-port=127.0.0.1:${inspectPort}`, WEFT_BIN, '--storage-dir', storageDir, '--cwd', dir, ...args],
     {
       cwd: dir,
-      env: { ...process.env, SOAK_TOKEN: TOKEN, WEFT_MCP_TOKEN: '', ...env },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -170,37 +158,19 @@ async function startServe(
   return { child, url };
 }
 
-/** The stand-alone MCP server over Streamable HTTP, on the same store: its URL ends in /mcp. */
-async function startMcpServer(
-  dir: string,
-  storageDir: string,
-  env: Record<string, string>,
-  inspectPort: number,
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      `--inspect-port=127.0.0.1:${inspectPort}`,
-      WEFT_BIN,
-      '--storage-dir',
-      storageDir,
-      '--cwd',
-      dir,
-      'mcp',
-      'start',
-      '--http',
-      '--port',
-      '0',
-    ],
-    {
-      cwd: dir,
-      env: { ...process.env, WEFT_MCP_TOKEN: TOKEN, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+/** `weft serve` (API, /mcp and an in-process worker). */
+const startServe = (dir: string, storageDir: string, env: Record<string, string>, inspectPort: number) =>
+  startWeft(
+    dir,
+    storageDir,
+    ['serve', '--port', '0', '--token-env', 'SOAK_TOKEN', '--max-parallel', '8'],
+    { SOAK_TOKEN: TOKEN, WEFT_MCP_TOKEN: '', ...env },
+    inspectPort,
   );
-  const { url } = await listeningUrl(child);
-  return { child, url };
-}
+
+/** The stand-alone MCP server over Streamable HTTP, on the same store: its URL ends in /mcp. */
+const startMcpServer = (dir: string, storageDir: string, env: Record<string, string>, inspectPort: number) =>
+  startWeft(dir, storageDir, ['mcp', 'start', '--http', '--port', '0'], { WEFT_MCP_TOKEN: TOKEN, ...env }, inspectPort);
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
