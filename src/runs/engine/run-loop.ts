@@ -4,6 +4,7 @@
  * its branches arrived), records each stage's end, follows edges, retries with backoff,
  * stops on cancel or interrupt, and ends the run when nothing is left to run.
  */
+import { linkedAbort } from '../../core/linked-abort.js';
 import { errorMessage, WeftError } from '../../core/errors.js';
 import { ENGINE_EVENT, type StageStartedPayload } from '../model/event-types.js';
 import type { NewRunEvent } from '../model/run-event.js';
@@ -73,13 +74,15 @@ export class RunLoop {
       }
       this.#startRunnable();
       if (this.#running.size === 0) return this.#conclude();
-      const waker = new AbortController();
-      await Promise.race([
-        ...[...this.#running.values()].map((entry) => entry.promise),
-        control.next(AbortSignal.any([waker.signal, deps.leaseLost])),
-      ]);
-      // A reason of our own: without one, every abort builds a DOMException.
-      waker.abort(LOOP_WOKEN);
+      // Every turn of the loop waits here: the attempt's lost-lease signal must not gather a dependant each time.
+      const waker = linkedAbort(deps.leaseLost);
+      try {
+        await Promise.race([...[...this.#running.values()].map((entry) => entry.promise), control.next(waker.signal)]);
+      } finally {
+        waker.dispose();
+        // A reason of our own: without one, every abort builds a DOMException.
+        waker.abort(LOOP_WOKEN);
+      }
     }
   }
 

@@ -14,6 +14,7 @@ import type { RunStore } from '../store/run-store.js';
 import { mayBeClaimable } from '../store/store-change.js';
 import { releaseDeadLeases } from './dead-leases.js';
 import { abortableDelay } from './nodes/abortable-delay.js';
+import { linkedAbort } from '../../core/linked-abort.js';
 import { RunExecutor } from './run-executor.js';
 import type { AgentStageRunner, RunSandboxFactory, RunToolboxFactory } from './stage-context.js';
 import type { WorkspaceHost } from './run-files.js';
@@ -138,10 +139,14 @@ export class Worker {
       // Nor while the store does not answer: nobody knows then whether work is waiting.
       if (claimed || this.#active.size > 0 || this.#heldElsewhere > 0 || this.#storeFailing !== undefined) idleSince = clock();
       else if (this.#options.idleExitMs !== undefined && clock() - idleSince >= this.#options.idleExitMs) break;
-      const wake = new AbortController();
+      const wake = linkedAbort(stopping.signal);
       this.#poke = () => wake.abort();
-      await Promise.race([abortableDelay(this.#options.pollMs, AbortSignal.any([wake.signal, stopping.signal])), ...this.#active.values()]);
-      this.#poke = undefined;
+      try {
+        await Promise.race([abortableDelay(this.#options.pollMs, wake.signal), ...this.#active.values()]);
+      } finally {
+        wake.dispose();
+        this.#poke = undefined;
+      }
     }
     return undefined;
   }
