@@ -47,7 +47,14 @@ export async function modelLimitWait(
   const run = await store.createRun({ workflow: 'bench', workflowPath: 'bench.toml', cwd: '/tmp', initialStatus: 'queued' });
   const claimed = await store.claimRun('bench-runner', 600_000);
   if (claimed?.id !== run.id) throw new Error('the bench run was not claimed');
-  const gate = modelCallGate({ store: modelCalls, runId: run.id, leaseOwner: 'bench-runner', clock: Date.now, newId, logger: silentLogger });
+  const gate = modelCallGate({
+    store: modelCalls,
+    runId: run.id,
+    leaseOwner: 'bench-runner',
+    clock: Date.now,
+    newId,
+    logger: silentLogger,
+  });
   const limited = limitModelCalls(instant, { 'bench:*': limits }, gate);
   if (limited === instant) throw new Error('the pool did not apply');
   const request = { messages: [], tools: [], signal: new AbortController().signal };

@@ -75,7 +75,13 @@ export function modelRetryEvent(turn: number, retry: ModelRetry): NewRunEvent {
 export function modelThrottledEvent(turn: number, model: string, throttle: ModelCallThrottle): NewRunEvent {
   return {
     type: AGENT_EVENT.modelCallThrottled,
-    payload: { turn, model, pattern: throttle.pattern, limit: throttle.limit, waitedMs: throttle.waitedMs } satisfies ModelCallThrottledPayload,
+    payload: {
+      turn,
+      model,
+      pattern: throttle.pattern,
+      limit: throttle.limit,
+      waitedMs: throttle.waitedMs,
+    } satisfies ModelCallThrottledPayload,
   };
 }
 

@@ -246,10 +246,7 @@ function optionalFlag<K extends string>(key: K, value: boolean | undefined): { [
 }
 
 /** The project's `[run.concurrency]` when it has one, else the user's. */
-function optionalConcurrency(
-  project: TomlDocument | undefined,
-  user: TomlDocument | undefined,
-): { runConcurrency?: ConcurrencyDefaults } {
+function optionalConcurrency(project: TomlDocument | undefined, user: TomlDocument | undefined): { runConcurrency?: ConcurrencyDefaults } {
   for (const document of [project, user]) {
     const keys = document === undefined ? undefined : readConcurrencySetting(section(document, 'run').concurrency).keys;
     if (document !== undefined && keys !== undefined) return { runConcurrency: { keys, file: document.file } };
