@@ -177,7 +177,7 @@ export async function createWeftApp(options: WeftAppOptions = {}): Promise<WeftA
       import('./host/runner-launcher.js'),
       import('./host/environment-fingerprint.js'),
     ]);
-    const launcher = detachedRunnerLauncher(storageDir, env, logger.child('runner'));
+    const launcher = detachedRunnerLauncher(storageDir, env);
     let fingerprint: string | undefined;
     // Only creators need it: `weft ps` neither computes it nor creates the key.
     const envFingerprint = () => (fingerprint ??= environmentFingerprint(storageDir, env));

@@ -9,7 +9,6 @@ import { enableFullGc } from './full-gc-access.js';
 import { redactSecrets } from '../../core/redact.js';
 import { EXIT_FAILURE, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { version } from '../../core/package-version.js';
-import { tellLauncher } from '../../app/host/runner-report.js';
 
 /** Global options that take a value, so the word after them is not a command. */
 const VALUE_OPTIONS = new Set(['--storage-dir', '--cwd']);
@@ -158,17 +157,12 @@ function reportError(error: unknown): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return EXIT_USAGE;
   }
-  // A detached runner tells its launcher first: its stderr may be a log on a full disk.
   if (error instanceof WeftError) {
-    const text = `weft: ${redactSecrets(error.message)}\n`;
-    tellLauncher(text);
-    process.stderr.write(text);
+    process.stderr.write(`weft: ${redactSecrets(error.message)}\n`);
     return exitCodeFor(error.code);
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  const text = `weft: internal error: ${redactSecrets(message)}\n`;
-  tellLauncher(text);
-  process.stderr.write(text);
+  process.stderr.write(`weft: internal error: ${redactSecrets(message)}\n`);
   return EXIT_FAILURE;
 }
 

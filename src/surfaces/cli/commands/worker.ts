@@ -3,20 +3,12 @@
  * runner died). SIGINT/SIGTERM stop it cleanly: its leases are released so another
  * runner can carry on at once.
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { WeftError } from '../../../core/errors.js';
 import { pruneRuns } from '../../../app/services/run-prune.js';
 import { withApp } from '../command-context.js';
 import { runScheduleTicks } from '../../../app/services/schedule-ticker.js';
 import { untilInterrupted } from '../interrupt.js';
-import { reportToLauncherOn } from '../../../app/host/runner-report.js';
-
-interface WorkerOptions {
-  maxParallel: string;
-  untilIdle?: boolean;
-  sameEnvironment?: boolean;
-  reportFd?: string;
-}
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -28,15 +20,7 @@ export function registerWorkerCommand(program: Command): void {
       '--same-environment',
       'execute only runs created with exactly this environment (what the runners weft run starts do); default: any run, with this environment',
     )
-    // Given by whoever launches a detached runner: where its final error goes besides stderr (runner-report.ts).
-    .addOption(new Option('--report-fd <fd>', 'also write the final error to this file descriptor').hideHelp())
-    .action(async (options: WorkerOptions, command: Command) => {
-      if (options.reportFd !== undefined) {
-        const fd = Number(options.reportFd);
-        if (!Number.isInteger(fd) || fd < 3)
-          throw new WeftError('USAGE', `--report-fd must be a file descriptor number ≥ 3, not '${options.reportFd}'.`);
-        reportToLauncherOn(fd);
-      }
+    .action(async (options: { maxParallel: string; untilIdle?: boolean; sameEnvironment?: boolean }, command: Command) => {
       const maxParallel = Number(options.maxParallel);
       if (!Number.isInteger(maxParallel) || maxParallel < 1)
         throw new WeftError('USAGE', `--max-parallel must be a whole number ≥ 1, not '${options.maxParallel}'.`);
