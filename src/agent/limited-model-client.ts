@@ -5,7 +5,7 @@
  * record a `model-call-throttled` event — not a retry), and frees the slot when the call
  * ends, however it ends, with the tokens it used (0 when it failed: none are known).
  */
-import { limitPatternMatches, type LlmLimitSetting } from '../core/settings/llm-limits.js';
+import { modelPatternMatches, type LlmLimitSetting } from '../core/settings/llm-limits.js';
 import type { ModelCallGate } from '../runs/engine/model-call-gate.js';
 import type { ModelLimitPool } from '../runs/model/model-limits.js';
 import type { ModelClient, ModelRequest, ModelTurn } from './model-client.js';
@@ -18,7 +18,7 @@ export function limitPools(
 ): ModelLimitPool[] {
   const key = `${provider}:${model}`;
   return Object.entries(limits ?? {})
-    .filter(([pattern]) => limitPatternMatches(pattern, key))
+    .filter(([pattern]) => modelPatternMatches(pattern, key))
     .map(([pattern, limit]) => ({ pattern, ...limit }));
 }
 

@@ -5,6 +5,7 @@
  * writes priced apart). The table is ~800 KB of JavaScript, so it is imported on the
  * first turn that needs it, never at start-up. A model nobody prices is *unpriced*, never $0.
  */
+import { modelPatternMatches } from '../../core/settings/llm-limits.js';
 import type { calcPrice as calcPriceType } from '@pydantic/genai-prices';
 import type { LlmPriceSetting } from '../../core/settings/settings.js';
 import type { TokenUsage } from '../../runs/model/token-usage.js';
@@ -61,15 +62,6 @@ export function isLocalEndpoint(provider: PricedProvider): boolean {
   }
 }
 
-function patternMatches(pattern: string, key: string): boolean {
-  if (!pattern.includes('*')) return pattern === key;
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(key);
-}
-
 /** The override for `provider:model`: the exact key, else the longest matching pattern. */
 export function priceOverride(
   prices: Readonly<Record<string, LlmPriceSetting>>,
@@ -79,7 +71,7 @@ export function priceOverride(
   const key = `${provider}:${model}`;
   if (Object.hasOwn(prices, key)) return prices[key];
   const patterns = Object.keys(prices)
-    .filter((pattern) => pattern.includes('*') && patternMatches(pattern, key))
+    .filter((pattern) => pattern.includes('*') && modelPatternMatches(pattern, key))
     .sort((a, b) => b.length - a.length);
   return patterns.length > 0 ? prices[patterns[0]!] : undefined;
 }

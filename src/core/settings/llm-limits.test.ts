@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkLimitTables, limitPatternMatches, limitPatternProblem, mergeLimitTables } from './llm-limits.js';
+import { checkLimitTables, modelPatternMatches, limitPatternProblem, mergeLimitTables } from './llm-limits.js';
 
 describe('[llm.limits] patterns and tables', () => {
   it('matches provider:model patterns whole, * matching any run of characters', () => {
-    expect(limitPatternMatches('anthropic:*', 'anthropic:claude-sonnet-4-5')).toBe(true);
-    expect(limitPatternMatches('anthropic:*', 'openai:gpt-5')).toBe(false);
-    expect(limitPatternMatches('*:gpt-5*', 'azure:gpt-5-mini')).toBe(true);
-    expect(limitPatternMatches('ollama:llama3.1', 'ollama:llama3x1')).toBe(false);
-    expect(limitPatternMatches('ollama:qwen3:32b', 'ollama:qwen3:32b')).toBe(true);
+    expect(modelPatternMatches('anthropic:*', 'anthropic:claude-sonnet-4-5')).toBe(true);
+    expect(modelPatternMatches('anthropic:*', 'openai:gpt-5')).toBe(false);
+    expect(modelPatternMatches('*:gpt-5*', 'azure:gpt-5-mini')).toBe(true);
+    expect(modelPatternMatches('ollama:llama3.1', 'ollama:llama3x1')).toBe(false);
+    expect(modelPatternMatches('ollama:qwen3:32b', 'ollama:qwen3:32b')).toBe(true);
   });
 
   it('refuses a pattern without a provider and a model, with spaces, or with wildcards other than *', () => {

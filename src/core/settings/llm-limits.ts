@@ -36,8 +36,8 @@ export function limitPatternProblem(pattern: string): string | undefined {
   return undefined;
 }
 
-/** Whether `pattern` (`*` matching any run of characters) matches `provider:model` whole. */
-export function limitPatternMatches(pattern: string, key: string): boolean {
+/** Whether `pattern` (`*` matching any run of characters) matches `provider:model` whole: the glob of `[llm.limits]` and `[llm.prices]`. */
+export function modelPatternMatches(pattern: string, key: string): boolean {
   if (!pattern.includes('*')) return pattern === key;
   const source = pattern
     .split('*')
