@@ -16,6 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WEFT_BIN } from '../../test/helpers/run-cli.js';
+import { freePort } from '../../test/helpers/postgres.js';
 import { benchPostgres, type BenchPostgres } from '../lib/postgres.js';
 import { RESULTS_DIR } from '../lib/paths.js';
 import { listeningUrl } from '../../test/helpers/listening-url.js';
@@ -23,7 +24,6 @@ import { EVERYTHING, FILESYSTEM, MEMORY } from '../../test/fixtures/servers/hub-
 import { McpSoakClient } from './soak-mcp.js';
 import { sampleProcesses, type ProcessSample } from './soak-processes.js';
 import { probeHeap, type HeapProbe } from './heap-probe.js';
-import { createServer } from 'node:net';
 
 const TOKEN = 'soak-token-0123456789abcdef';
 const IN_FLIGHT = 4;
@@ -126,15 +126,6 @@ function sqliteBytes(storageDir: string): number {
       return sum;
     }
   }, 0);
-}
-
-/** A port free on 127.0.0.1 now, for a process's inspector (opened only while its heap is probed). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A long-lived weft process on the soak's store, its inspector port set (opened only while its heap is probed); resolves once it listens. */
